@@ -1,0 +1,150 @@
+// Package guest holds what the tool needs to talk to a guest machine: the
+// Transport that carries commands to it (network-namespace exec, SSH) and the
+// settings an experiment asks for together with what was observed afterwards.
+// OS drivers (guest/linux, guest/freebsd) decide which commands to run.
+package guest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Cmd is one command to run on a guest. Argv is never passed through a shell
+// by the netns transport; transports that need a shell (SSH) quote every word.
+type Cmd struct {
+	Argv  []string
+	Stdin io.Reader
+}
+
+// String renders the command the way a person would type it (quoted).
+func (c Cmd) String() string { return ShellJoin(c.Argv) }
+
+// Result is what a finished command produced.
+type Result struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+}
+
+// Transport carries commands to one guest.
+type Transport interface {
+	// Run runs the command and waits for it. A non-zero exit status is
+	// returned as a *CommandError that carries the command and its output.
+	Run(ctx context.Context, c Cmd) (Result, error)
+	// Upload writes r to path on the guest.
+	Upload(ctx context.Context, path string, r io.Reader) error
+	// Name is the guest's name for messages ("pair.fast.server").
+	Name() string
+	Close() error
+}
+
+// CommandError is a remote command that failed: it names the guest, the
+// command, the exit status and what the command printed on stderr.
+type CommandError struct {
+	Guest    string
+	Cmd      string
+	ExitCode int
+	Stderr   string
+	Err      error // underlying error when the command could not be started
+}
+
+func (e *CommandError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Guest, e.Cmd, e.Err)
+	}
+	if msg == "" {
+		return fmt.Sprintf("%s: %s: exit status %d", e.Guest, e.Cmd, e.ExitCode)
+	}
+	return fmt.Sprintf("%s: %s: exit status %d: %s", e.Guest, e.Cmd, e.ExitCode, msg)
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// Settings are what an experiment asks of a guest for one cell. Zero values
+// mean "leave as it is".
+type Settings struct {
+	MTU int `json:"mtu,omitempty"`
+	// Offloads maps a feature name (lro, gro, gso, tso, rx, tx) to on/off.
+	Offloads          map[string]bool   `json:"offloads,omitempty"`
+	CongestionControl string            `json:"congestion_control,omitempty"`
+	Sysctl            map[string]string `json:"sysctl,omitempty"`
+	Loss              *Loss             `json:"loss,omitempty"`
+	// Strict makes a setting that did not take effect an error (the default).
+	// With Strict false it is recorded as a warning.
+	Strict bool `json:"strict"`
+}
+
+// Loss is packet loss emulated on a guest's interface (ingress drop for the
+// nth method, egress for netem).
+type Loss struct {
+	Percent float64 `json:"percent"`
+	// Method is "nth" (iptables statistic --mode nth, deterministic, the
+	// seed-003 method) or "random" (iptables statistic --mode random) or
+	// "netem" (tc qdisc netem; needs the sch_netem module).
+	Method string `json:"method"`
+}
+
+// Observed is what a guest reported after settings were applied.
+type Observed struct {
+	Interface         string            `json:"interface"`
+	MTU               int               `json:"mtu"`
+	Offloads          map[string]string `json:"offloads,omitempty"` // "on", "off", "on [fixed]", "off [requested on]"
+	CongestionControl string            `json:"congestion_control,omitempty"`
+	// CCScope is "namespace" when the algorithm was set for the whole guest
+	// and "socket" when only per-socket selection was possible (the
+	// benchmark then selects it itself).
+	CCScope  string            `json:"cc_scope,omitempty"`
+	Sysctl   map[string]string `json:"sysctl,omitempty"`
+	Loss     string            `json:"loss,omitempty"`
+	Kernel   string            `json:"kernel,omitempty"`
+	Driver   string            `json:"driver,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
+}
+
+// OS is the operating-system driver of a guest: it decides which commands
+// apply settings and reads back what took effect.
+type OS interface {
+	Apply(ctx context.Context, t Transport, iface string, s Settings) error
+	Observe(ctx context.Context, t Transport, iface string, s Settings) (Observed, error)
+}
+
+// ShellQuote quotes one word for a POSIX shell.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellJoin quotes every word and joins them with spaces.
+func ShellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// SortedKeys returns the keys of a settings map in a stable order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,74 @@
+// Package results holds the record written for every benchmark run — intent,
+// observed settings, metrics, raw tool output and provenance — and the store
+// that lays records out under the lab's results/ directory.
+package results
+
+import (
+	"time"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+)
+
+// Schema is the record format version.
+const Schema = 1
+
+// Record is one benchmark run.
+type Record struct {
+	Schema     int    `json:"schema"`
+	RunID      string `json:"run_id"` // one apply = one run id ("20261129T232100Z")
+	Lab        string `json:"lab"`
+	Experiment string `json:"experiment"`
+	Pair       string `json:"pair"`
+	// Cell is the matrix values of this run in matrix order, and CellKey
+	// their canonical rendering ("mtu=1500,gro=false,streams=1").
+	Cell    []CellValue `json:"cell"`
+	CellKey string      `json:"cell_key"`
+	Repeat  int         `json:"repeat"` // 1-based
+	Warmup  bool        `json:"warmup,omitempty"`
+
+	Intent     Intent       `json:"intent"`
+	Observed   Observed     `json:"observed"`
+	Metrics    bench.Sample `json:"metrics"`
+	Raw        bench.Raw    `json:"raw"`
+	Provenance Provenance   `json:"provenance"`
+	Start      time.Time    `json:"start"`
+	End        time.Time    `json:"end"`
+	// Error is set when the run failed; Metrics is then empty.
+	Error string `json:"error,omitempty"`
+}
+
+// CellValue is one matrix value.
+type CellValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Intent is what the spec asked for.
+type Intent struct {
+	Server    guest.Settings `json:"server"`
+	Client    guest.Settings `json:"client"`
+	Bench     bench.Params   `json:"bench"`
+	VCPU      int            `json:"vcpu,omitempty"`
+	MemoryMiB int            `json:"memory_mib,omitempty"`
+}
+
+// Observed is what the guests reported after the settings were applied.
+type Observed struct {
+	Server guest.Observed `json:"server"`
+	Client guest.Observed `json:"client"`
+}
+
+// Provenance says where a result came from, so two records can be compared.
+type Provenance struct {
+	LabVersion   string `json:"lab_version"`
+	LabFileHash  string `json:"lab_file_hash"`
+	GitCommit    string `json:"git_commit,omitempty"`
+	GitDirty     bool   `json:"git_dirty,omitempty"`
+	Provider     string `json:"provider"`
+	Host         string `json:"host"` // hostname of the machine running lab
+	ServerKernel string `json:"server_kernel,omitempty"`
+	ClientKernel string `json:"client_kernel,omitempty"`
+	ToolVersion  string `json:"tool_version,omitempty"`
+	Template     string `json:"template,omitempty"`
+}

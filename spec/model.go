@@ -1,0 +1,138 @@
+package spec
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/providers"
+)
+
+// Lab is a decoded lab directory: every *.hcl file in it, variables resolved.
+type Lab struct {
+	Name        string
+	Description string
+	// Dir is the lab directory as given to Load.
+	Dir string
+	// Files are the parsed files by file name, kept for diagnostics.
+	Files map[string]*hcl.File
+	// Hash is the sha256 (hex) over the sorted file names and contents.
+	Hash string
+	// Variables are the final variable values (defaults, -var-file, -var,
+	// LAB_VAR_x environment). Sensitive ones are listed in Sensitive.
+	Variables map[string]cty.Value
+	Sensitive map[string]bool
+	// Providers by key "type.name" ("local.default").
+	Providers map[string]*Provider
+	Templates map[string]*Template
+	Pairs     map[string]*Pair
+	// Experiments in the order they appear (files sorted by name).
+	Experiments []*Experiment
+}
+
+// Provider is a provider block. Its body is decoded later by the provider
+// itself (the second decode phase), against the provider's own schema.
+type Provider struct {
+	Type      string
+	Name      string
+	Body      hcl.Body
+	DeclRange hcl.Range
+}
+
+// Key is "type.name", the way templates refer to a provider.
+func (p *Provider) Key() string { return p.Type + "." + p.Name }
+
+// Template is a template block: what guests are made from.
+type Template struct {
+	Name string
+	// Provider is the key ("local.default") of the provider that makes
+	// guests from this template.
+	Provider  string
+	Source    string
+	OS        string // "linux" (default) or "freebsd"
+	SSH       *SSH
+	DeclRange hcl.Range
+}
+
+// SSH tells how to reach guests made from a template.
+type SSH struct {
+	User           string
+	PrivateKeyFile string
+	Port           int
+}
+
+// Pair is a pair block: a server and a client guest joined by a link.
+type Pair struct {
+	Name string
+	// Server and Client are template names; equal when the pair uses one
+	// template for both ends.
+	Server    string
+	Client    string
+	VCPU      int // 0: the template's/provider's default
+	MemoryMiB int
+	NIC       providers.NIC
+	// LinkMTU is the MTU of the link joining the pair on the host side
+	// (vSwitch, bridge, veth); 0 leaves it to the guest settings.
+	LinkMTU   int
+	DeclRange hcl.Range
+}
+
+// Experiment is an experiment block.
+type Experiment struct {
+	Name        string
+	Description string
+	Pairs       []string
+	// Matrix dimensions in the order written.
+	Matrix    []Dimension
+	Repeat    int // default 1
+	Warmup    int // runs discarded before the repeats
+	Expects   []*Expect
+	DeclRange hcl.Range
+
+	// eval holds the unevaluated per-cell expressions; set by the decoder.
+	eval *cellExprs
+}
+
+// Dimension is one matrix key and its values in the order written.
+type Dimension struct {
+	Name   string
+	Values []cty.Value
+}
+
+// CellSpec is what an experiment asks for in one cell (one combination of
+// matrix values), after evaluating its expressions.
+type CellSpec struct {
+	Server guest.Settings
+	Client guest.Settings
+	Bench  bench.Params
+	// Hardware overrides the pair's hardware for this cell; zero fields
+	// keep the pair's values. Changing it changes the hardware shape.
+	VCPU      int
+	MemoryMiB int
+}
+
+// Expect is an expect block: a published number the results must meet.
+type Expect struct {
+	Name string
+	// Where selects cells by matrix values; the key "pair" selects a pair.
+	Where       map[string]cty.Value
+	Throughput  *Absolute
+	Retransmits *Absolute
+	Ratio       *Ratio
+	DeclRange   hcl.Range
+}
+
+// Absolute is an absolute expectation with a relative tolerance.
+type Absolute struct {
+	Value     float64 // Gb/s for throughput, a count for retransmits
+	Tolerance float64 // fraction: 0.15 for "15%"
+}
+
+// Ratio compares two groups of cells: mean(of) / mean(over).
+type Ratio struct {
+	Of      string // "lro=true"
+	Over    string // "lro=false"
+	AtLeast float64
+	Between [2]float64 // zero when unset
+}
