@@ -24,8 +24,11 @@ type Record struct {
 	// their canonical rendering ("mtu=1500,gro=false,streams=1").
 	Cell    []CellValue `json:"cell"`
 	CellKey string      `json:"cell_key"`
-	Repeat  int         `json:"repeat"` // 1-based
-	Warmup  bool        `json:"warmup,omitempty"`
+	// CellIndex is the cell's 0-based position in the expanded matrix; it
+	// orders cells in reports (matrix order, not alphabetical).
+	CellIndex int  `json:"cell_index"`
+	Repeat    int  `json:"repeat"` // 1-based
+	Warmup    bool `json:"warmup,omitempty"`
 
 	Intent     Intent       `json:"intent"`
 	Observed   Observed     `json:"observed"`

@@ -75,3 +75,10 @@ func (s *State) Remove(address string) {
 	}
 	s.Resources = out
 }
+
+// Fingerprint identifies this version of the state: a saved plan records it
+// and refuses to apply once the state has moved on (another lineage, or a
+// save since the plan was made).
+func (s *State) Fingerprint() (lineage string, serial int64) {
+	return s.Lineage, s.Serial
+}

@@ -1,0 +1,43 @@
+// Package report renders a run's summarised results for people (a terminal
+// table, a markdown table to paste into a mailing-list post) and for
+// programs (CSV, JSON). Plots (svg) are planned behind the same Render.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lab-bench/lab/results"
+)
+
+// Formats lists the formats Render knows, in the order help text shows them.
+var Formats = []string{"table", "markdown", "csv", "json", "svg"}
+
+// ErrNotImplemented is returned for a known format that is not written yet.
+var ErrNotImplemented = errors.New("not implemented yet")
+
+// Options tune rendering.
+type Options struct {
+	// Color allows ANSI colour in the table format (never in the others).
+	Color bool
+}
+
+// Render writes the groups of run info in the named format.
+func Render(w io.Writer, format string, info results.RunInfo, groups []results.CellGroup, opt Options) error {
+	switch format {
+	case "table":
+		return renderTable(w, info, groups, opt)
+	case "markdown", "md":
+		return renderMarkdown(w, info, groups)
+	case "csv":
+		return renderCSV(w, groups)
+	case "json":
+		return renderJSON(w, groups)
+	case "svg":
+		return fmt.Errorf("report format svg: %w (use -format csv or json and plot from that)", ErrNotImplemented)
+	default:
+		return fmt.Errorf("unknown report format %q (known: %s)", format, strings.Join(Formats, ", "))
+	}
+}

@@ -1,0 +1,179 @@
+package results
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var started = time.Date(2026, 11, 29, 23, 45, 1, 0, time.UTC)
+
+func TestNewRunIDs(t *testing.T) {
+	s := Store{Dir: filepath.Join(t.TempDir(), "results")}
+	local := started.In(time.FixedZone("CET", 3600))
+	for _, want := range []string{"20261129T234501Z", "20261129T234501Z-2", "20261129T234501Z-3"} {
+		r, err := s.NewRun(RunInfo{Lab: "l", Started: local})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ID() != want {
+			t.Errorf("run id = %s, want %s", r.ID(), want)
+		}
+	}
+	if _, err := s.NewRun(RunInfo{ID: "20261129T234501Z"}); err == nil {
+		t.Error("NewRun with a taken explicit id succeeded")
+	}
+}
+
+func TestWriteFinishLoad(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	r, err := s.NewRun(RunInfo{Lab: "vmx", Started: started, Experiments: []string{"mtu", "lro"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _, err := s.Load(r.ID())
+	if err != nil || info.Status != StatusRunning {
+		t.Fatalf("new run: status %q, err %v", info.Status, err)
+	}
+
+	at := func(min int) time.Time { return started.Add(time.Duration(min) * time.Minute) }
+	var written []Record
+	add := func(exp, pair, cell string, idx, repeat, min int, warm bool) {
+		rec := rec(exp, pair, cell, repeat, 1)
+		rec.CellIndex, rec.Start, rec.Warmup = idx, at(min), warm
+		written = append(written, rec)
+	}
+	// Written out of order, concurrently; Load must put them in order.
+	add("lro", "fbsd", "lro=true", 1, 1, 30, false)
+	add("lro", "fbsd", "lro=false", 0, 1, 20, false)
+	add("mtu", "deb", "mtu=1500", 0, 1, 10, false)
+	add("mtu", "fbsd", "mtu=9000,streams=2", 1, 2, 4, false)
+	add("mtu", "fbsd", "mtu=9000,streams=2", 1, 1, 3, false)
+	add("mtu", "fbsd", "mtu=1500,streams=2", 0, 1, 1, false)
+	add("mtu", "fbsd", "mtu=1500,streams=2", 0, 1, 0, true)
+	var wg sync.WaitGroup
+	for _, rec := range written {
+		wg.Go(func() {
+			if err := r.Write(rec); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := r.Finish(StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+
+	info, recs, err := s.Load(r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Status != StatusComplete || info.Ended.IsZero() || info.Lab != "vmx" {
+		t.Errorf("run info = %+v", info)
+	}
+	var got []string
+	for _, rec := range recs {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%d/%v", rec.Experiment, rec.Pair, rec.CellKey, rec.Repeat, rec.Warmup))
+		if rec.RunID != r.ID() || rec.Schema != Schema {
+			t.Errorf("record run id %q schema %d", rec.RunID, rec.Schema)
+		}
+	}
+	want := []string{
+		"mtu/fbsd/mtu=1500,streams=2/1/true",
+		"mtu/fbsd/mtu=1500,streams=2/1/false",
+		"mtu/fbsd/mtu=9000,streams=2/1/false",
+		"mtu/fbsd/mtu=9000,streams=2/2/false",
+		"mtu/deb/mtu=1500/1/false",
+		"lro/fbsd/lro=false/1/false",
+		"lro/fbsd/lro=true/1/false",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Load order:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	path := filepath.Join(r.Dir(), "mtu", "fbsd", "mtu=9000_streams=2", "r2.json")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("%s mode %v, want 0644", path, fi.Mode().Perm())
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir(), "mtu", "fbsd", "mtu=1500_streams=2", "w1.json")); err != nil {
+		t.Errorf("warm-up record: %v", err)
+	}
+}
+
+func TestWriteRefuses(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	r, _ := s.NewRun(RunInfo{Started: started})
+	if err := r.Write(rec("e", "p", "c", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(rec("e", "p", "c", 1, 2)); err == nil || !strings.Contains(err.Error(), "already written") {
+		t.Errorf("second write of the same record: %v", err)
+	}
+	other := rec("e", "p", "c", 2, 1)
+	other.RunID = "19990101T000000Z"
+	if err := r.Write(other); err == nil {
+		t.Error("record of another run accepted")
+	}
+	if err := r.Finish("done"); err == nil {
+		t.Error("unknown status accepted")
+	}
+}
+
+func TestRunsAndLatest(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	if _, err := s.Latest(); err == nil {
+		t.Error("Latest of an empty store succeeded")
+	}
+	ids := []string{"20261129T234501Z-10", "20261129T234501Z", "20250101T000000Z", "20261129T234501Z-2"}
+	for _, id := range ids {
+		if _, err := s.NewRun(RunInfo{ID: id, Started: started}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(s.Dir, "not-a-run"), 0o755)
+	runs, err := s.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.ID)
+	}
+	want := "20250101T000000Z 20261129T234501Z 20261129T234501Z-2 20261129T234501Z-10"
+	if strings.Join(got, " ") != want {
+		t.Errorf("Runs = %v, want %s", got, want)
+	}
+	if latest, _ := s.Latest(); latest != "20261129T234501Z-10" {
+		t.Errorf("Latest = %s", latest)
+	}
+	if _, _, err := s.Load("../etc"); err == nil {
+		t.Error("Load accepted a path as run id")
+	}
+	if _, _, err := s.Load("19990101T000000Z"); err == nil || !strings.Contains(err.Error(), "no run") {
+		t.Errorf("Load of a missing run: %v", err)
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	tests := map[string]string{
+		"mtu=1500,gro=false,streams=1": "mtu=1500_gro=false_streams=1",
+		"":                             "default",
+		"..":                           "default",
+		"a/b c":                        "a-b-c",
+		"loss=0.5%":                    "loss=0.5-",
+		"Fast_Pair-1":                  "Fast_Pair-1",
+	}
+	for in, want := range tests {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package state
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// File names inside a lab's .lab/ directory.
+const (
+	FileName   = "state.json"
+	BackupName = "state.json.backup"
+	LockName   = "state.lock"
+)
+
+// fileMode is the mode of every file the store writes: state names machines,
+// addresses and credentials' locations, so it is the owner's only.
+const fileMode = 0o600
+
+// Store keeps one lab's state under Dir (the lab's .lab/ directory).
+// Callers hold the lock (see Lock) around a Load … Save sequence.
+type Store struct {
+	Dir string
+
+	// wrap, when set, wraps the writer of a save's temporary file; tests
+	// use it to fail a write half-way.
+	wrap func(io.Writer) io.Writer
+}
+
+// saveMu serialises saves within the process, so that concurrent callers
+// sharing one *State cannot race on its serial or interleave their renames.
+var saveMu sync.Mutex
+
+// Path is the state file's path.
+func (st Store) Path() string { return filepath.Join(st.Dir, FileName) }
+
+// BackupPath is the path of the previous state file.
+func (st Store) BackupPath() string { return filepath.Join(st.Dir, BackupName) }
+
+// Load reads the state file. A missing file gives a fresh state with a new
+// lineage and serial 0; a file written by a newer lab, or one that does not
+// parse, is an error naming the file (Load never silently starts over).
+func (st Store) Load() (*State, error) {
+	path := st.Path()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &State{Version: Version, Lineage: NewLineage()}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("state file %s is corrupt (%v); its previous version is in %s", path, err, BackupName)
+	}
+	switch {
+	case probe.Version == nil || *probe.Version < 1:
+		return nil, fmt.Errorf("state file %s has no valid format version", path)
+	case *probe.Version > Version:
+		return nil, fmt.Errorf("state file %s has format version %d, newer than this lab understands (%d): upgrade lab", path, *probe.Version, Version)
+	}
+	s := new(State)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("state file %s is corrupt (%v); its previous version is in %s", path, err, BackupName)
+	}
+	if s.Lineage == "" {
+		return nil, fmt.Errorf("state file %s has no lineage", path)
+	}
+	return s, nil
+}
+
+// Save increments s.Serial and writes s atomically: a temporary file in the
+// same directory (mode 0600) is written and synced, the current state file
+// is copied to state.json.backup, the temporary file is renamed over
+// state.json and the directory is synced. A failure at any step leaves the
+// previous state file intact and s.Serial unchanged. Secrets are scrubbed
+// from every resource's Attrs on the way out (s itself is not modified).
+func (st Store) Save(s *State) error {
+	saveMu.Lock()
+	defer saveMu.Unlock()
+
+	if s.Version == 0 {
+		s.Version = Version
+	}
+	if s.Lineage == "" {
+		s.Lineage = NewLineage()
+	}
+	s.Serial++
+	if err := st.save(scrubbed(s)); err != nil {
+		s.Serial--
+		return err
+	}
+	return nil
+}
+
+func (st Store) save(s *State) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	data = append(data, '\n')
+	if err := os.MkdirAll(st.Dir, 0o700); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	tmp, err := st.writeTemp(FileName, data)
+	if err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	defer os.Remove(tmp) // a no-op once renamed
+
+	if err := st.backup(); err != nil {
+		return fmt.Errorf("save state: back up %s: %w", FileName, err)
+	}
+	if err := os.Rename(tmp, st.Path()); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	if err := syncDir(st.Dir); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file beside name and syncs it.
+func (st Store) writeTemp(name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(st.Dir, "."+name+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	path := f.Name()
+	fail := func(err error) (string, error) {
+		f.Close()
+		os.Remove(path)
+		return "", err
+	}
+	if err := f.Chmod(fileMode); err != nil {
+		return fail(err)
+	}
+	var w io.Writer = f
+	if st.wrap != nil {
+		w = st.wrap(f)
+	}
+	if _, err := w.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return path, nil
+}
+
+// backup copies the current state file (if any) to the backup file, itself
+// atomically, so that the backup is always a complete earlier state.
+func (st Store) backup() error {
+	data, err := os.ReadFile(st.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	tmp, err := st.writeTemp(BackupName, data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, st.BackupPath()); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// secretWords mark attribute keys that are never written to disk.
+var secretWords = []string{"password", "secret", "token"}
+
+// Scrub deletes from attrs every key that contains "password", "secret" or
+// "token" (in any case).
+func Scrub(attrs map[string]string) {
+	for k := range attrs {
+		lk := strings.ToLower(k)
+		for _, w := range secretWords {
+			if strings.Contains(lk, w) {
+				delete(attrs, k)
+				break
+			}
+		}
+	}
+}
+
+// scrubbed returns a copy of s whose resources' Attrs have been scrubbed.
+func scrubbed(s *State) *State {
+	out := *s
+	out.Resources = make([]Resource, len(s.Resources))
+	for i, r := range s.Resources {
+		if r.Attrs != nil {
+			attrs := make(map[string]string, len(r.Attrs))
+			for k, v := range r.Attrs {
+				attrs[k] = v
+			}
+			Scrub(attrs)
+			r.Attrs = attrs
+		}
+		out.Resources[i] = r
+	}
+	return &out
+}
+
+// NewLineage returns a new random lineage in the UUID text layout.
+func NewLineage() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("state: no randomness: " + err.Error()) // crypto/rand does not fail on supported systems
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
