@@ -1,0 +1,44 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Link creates the veth pair joining a pair's namespaces. Both ends start
+// in the host namespace, tagged with the lab's alias; Create moves each end
+// into its machine's namespace. A leftover pair of the same name (a crash
+// before state was written) is replaced.
+func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
+	s, c := vethNames(l.LabID, l.Address)
+	if _, err := p.exec(ctx, "ip", "link", "del", s); err != nil && !notFound(err) {
+		return providers.Instance{}, fmt.Errorf("link %s: remove leftover %s: %w", l.Address, s, err)
+	}
+	argv := []string{"ip", "link", "add", s}
+	if l.MTU > 0 {
+		argv = append(argv, "mtu", strconv.Itoa(l.MTU))
+	}
+	argv = append(argv, "type", "veth", "peer", "name", c)
+	if l.MTU > 0 {
+		argv = append(argv, "mtu", strconv.Itoa(l.MTU))
+	}
+	if _, err := p.exec(ctx, argv...); err != nil {
+		return providers.Instance{}, fmt.Errorf("link %s: create veth: %w", l.Address, err)
+	}
+	in := providers.Instance{
+		Address: l.Address, Provider: TypeName, Kind: "link", ID: s, Name: s + "/" + c,
+		Attrs: map[string]string{"server_if": s, "client_if": c, "index": strconv.Itoa(l.Index)},
+	}
+	for _, end := range []string{s, c} {
+		if _, err := p.exec(ctx, "ip", "link", "set", "dev", end, "alias", alias(l.LabID, l.Address)); err != nil {
+			_ = p.Delete(context.WithoutCancel(ctx), in)
+			return providers.Instance{}, fmt.Errorf("link %s: tag %s: %w", l.Address, end, err)
+		}
+	}
+	sa, ca := linkAddrs(l.Index)
+	in.Attrs["server_addr"], in.Attrs["client_addr"] = sa, ca
+	return in, nil
+}

@@ -1,0 +1,115 @@
+// Package local is the zero-setup back end: a pair is two Linux network
+// namespaces joined by a veth pair, on the machine running lab. It needs
+// root and iproute2. It only ever touches namespaces and interfaces it
+// created itself: namespaces are named "lab-<labid>-…" and every veth
+// carries the interface alias "lab:<labid>:<address>".
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/providers"
+)
+
+// TypeName is the provider type in specs: provider "local" "name" {}.
+const TypeName = "local"
+
+func init() { providers.Register(TypeName, func() providers.Provider { return New() }) }
+
+// Provider creates namespaces and veth pairs on this machine.
+type Provider struct {
+	// CPUs is how many CPUs the machine has, for pinning (defaults to
+	// runtime.NumCPU at Configure).
+	CPUs int
+	// exec runs a host command; replaced in tests.
+	exec func(ctx context.Context, argv ...string) ([]byte, error)
+}
+
+var _ providers.Provider = (*Provider)(nil)
+
+// New returns a local provider that runs iproute2 on this machine.
+func New() *Provider { return &Provider{CPUs: numCPU(), exec: hostExec} }
+
+type config struct {
+	// CPUs caps the CPUs used for pinning (0: all of this machine's).
+	CPUs   int      `hcl:"cpus,optional"`
+	Remain hcl.Body `hcl:",remain"`
+}
+
+// Configure decodes the provider block. The local back end needs root.
+func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics {
+	var c config
+	diags := gohcl.DecodeBody(body, nil, &c)
+	if diags.HasErrors() {
+		return diags
+	}
+	if attrs, d := c.Remain.JustAttributes(); !d.HasErrors() {
+		for name, a := range attrs {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Unsupported argument",
+				Detail:   fmt.Sprintf("The local provider has no argument %q (it takes: cpus).", name),
+				Subject:  a.NameRange.Ptr(),
+			})
+		}
+	}
+	if c.CPUs > 0 && c.CPUs < p.CPUs {
+		p.CPUs = c.CPUs
+	}
+	return diags
+}
+
+// hostExec runs argv in the host namespace and returns stdout; a failure
+// carries the command and its stderr.
+func hostExec(ctx context.Context, argv ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		ce := &guest.CommandError{Guest: "local host", Cmd: guest.ShellJoin(argv), Stderr: stderr.String()}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			ce.ExitCode = ee.ExitCode()
+		} else {
+			ce.Err = err
+		}
+		return stdout.Bytes(), ce
+	}
+	return stdout.Bytes(), nil
+}
+
+// notFound reports whether a failed iproute2 command said the object does
+// not exist, which Delete treats as success.
+func notFound(err error) bool {
+	var ce *guest.CommandError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	s := ce.Stderr
+	return strings.Contains(s, "Cannot find device") || strings.Contains(s, "No such file") ||
+		strings.Contains(s, "does not exist") || strings.Contains(s, "Invalid \"netns\" value")
+}
+
+func numCPU() int {
+	n := 0
+	if b, err := os.ReadFile("/sys/fs/cgroup/cpuset.cpus.effective"); err == nil {
+		if cpus, err := parseCPUList(strings.TrimSpace(string(b))); err == nil {
+			n = len(cpus)
+		}
+	}
+	if n == 0 {
+		n = runtimeNumCPU()
+	}
+	return n
+}

@@ -1,0 +1,177 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+func TestCPUSets(t *testing.T) {
+	tests := []struct {
+		vcpu, ncpu     int
+		server, client []int
+	}{
+		{1, 2, []int{0}, []int{1}},
+		{2, 4, []int{0, 1}, []int{3, 2}},
+		{2, 2, []int{0, 1}, []int{1, 0}},
+		{4, 2, []int{0, 1}, []int{1, 0}},
+		{0, 2, nil, nil},
+	}
+	for _, tc := range tests {
+		s, c := cpuSets(tc.vcpu, tc.ncpu)
+		if !reflect.DeepEqual(s, tc.server) || !reflect.DeepEqual(c, tc.client) {
+			t.Errorf("cpuSets(%d, %d) = %v, %v; want %v, %v", tc.vcpu, tc.ncpu, s, c, tc.server, tc.client)
+		}
+	}
+}
+
+func TestLinkAddrs(t *testing.T) {
+	tests := []struct {
+		index          int
+		server, client string
+	}{
+		{0, "198.18.0.1", "198.18.0.2"},
+		{1, "198.18.0.5", "198.18.0.6"},
+		{64, "198.18.1.1", "198.18.1.2"},
+		{32767, "198.19.255.253", "198.19.255.254"},
+		{32768, "198.18.0.1", "198.18.0.2"},
+	}
+	for _, tc := range tests {
+		s, c := linkAddrs(tc.index)
+		if s != tc.server || c != tc.client {
+			t.Errorf("linkAddrs(%d) = %s, %s; want %s, %s", tc.index, s, c, tc.server, tc.client)
+		}
+	}
+}
+
+func TestParseCPUList(t *testing.T) {
+	got, err := parseCPUList("0-2,5")
+	if err != nil || !reflect.DeepEqual(got, []int{0, 1, 2, 5}) {
+		t.Errorf("parseCPUList = %v, %v", got, err)
+	}
+	if _, err := parseCPUList("x"); err == nil {
+		t.Error("bad list accepted")
+	}
+}
+
+func TestVethNamesFitIFNAMSIZ(t *testing.T) {
+	s, c := vethNames(strings.Repeat("a", 24), "pair."+strings.Repeat("b", 60)+".link")
+	if len(s) > 15 || len(c) > 15 || s == c {
+		t.Errorf("veth names %q %q", s, c)
+	}
+}
+
+func TestDeleteRefusesForeignNamespace(t *testing.T) {
+	p := New()
+	err := p.deleteNamespace(context.Background(), "host-ns")
+	if err == nil || !strings.Contains(err.Error(), "not made by lab") {
+		t.Errorf("deleteNamespace(host-ns) = %v", err)
+	}
+}
+
+// TestLifecycleForReal creates a link and two machines in real namespaces,
+// checks the link works, lists, deletes twice, and checks nothing is left.
+func TestLifecycleForReal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("needs iproute2")
+	}
+	ctx := context.Background()
+	p := New()
+	labID := fmt.Sprintf("t%d", os.Getpid())
+	var made []providers.Instance
+	t.Cleanup(func() {
+		for i := len(made) - 1; i >= 0; i-- {
+			_ = p.Delete(ctx, made[i])
+		}
+	})
+	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.x.link", LabID: labID, Pair: "x", MTU: 9000, Index: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made = append(made, link)
+	var ins []providers.Instance
+	for _, role := range []string{"server", "client"} {
+		in, err := p.Create(ctx, providers.Machine{Address: "pair.x." + role, LabID: labID, Pair: "x", Role: role,
+			Name: labID + "-x-" + role[:1], VCPU: 1, Link: link})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, in)
+		ins = append(ins, in)
+	}
+	if ins[0].Attrs["addr"] != "198.18.0.13" || ins[1].Attrs["addr"] != "198.18.0.14" {
+		t.Errorf("addresses %v %v", ins[0].Attrs, ins[1].Attrs)
+	}
+	for _, in := range ins {
+		out, err := exec.Command("ip", "-n", in.ID, "-o", "addr", "show", "dev", "eth0").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), in.Attrs["addr"]+"/30") {
+			t.Errorf("%s: eth0 has no %s: %v\n%s", in.ID, in.Attrs["addr"], err, out)
+		}
+		out, _ = exec.Command("ip", "-n", in.ID, "link", "show", "dev", "eth0").CombinedOutput()
+		if !strings.Contains(string(out), "mtu 9000") || !strings.Contains(string(out), "state UP") {
+			t.Errorf("%s: eth0 not up at MTU 9000:\n%s", in.ID, out)
+		}
+	}
+	found, err := p.List(ctx, labID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 2 {
+		t.Errorf("List found %d objects, want the 2 namespaces: %+v", len(found), found)
+	}
+	for _, in := range []providers.Instance{ins[0], ins[1], link} {
+		for i := 0; i < 2; i++ { // idempotent
+			if err := p.Delete(ctx, in); err != nil {
+				t.Errorf("delete %s (try %d): %v", in.Address, i+1, err)
+			}
+		}
+		if _, ok, err := p.Read(ctx, in); ok || err != nil {
+			t.Errorf("%s still exists after delete (err %v)", in.Address, err)
+		}
+	}
+	if found, _ := p.List(ctx, labID); len(found) != 0 {
+		t.Errorf("left after delete: %+v", found)
+	}
+}
+
+// TestDeletePendingByName deletes objects recorded only as pending (no id):
+// what a crash between the state write and the create's end leaves.
+func TestDeletePendingByName(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	ctx := context.Background()
+	p := New()
+	labID := fmt.Sprintf("p%d", os.Getpid())
+	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.y.link", LabID: labID, Pair: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingLink := providers.Instance{Address: "pair.y.link", Kind: "link", Attrs: map[string]string{"lab_id": labID}}
+	if err := p.Delete(ctx, pendingLink); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := p.Read(ctx, link); ok {
+		t.Error("pending link not removed by name")
+	}
+	ns := Namespace(labID + "-y-s")
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if err := p.Delete(ctx, providers.Instance{Address: "pair.y.server", Kind: "machine", Name: labID + "-y-s"}); err != nil {
+		t.Fatal(err)
+	}
+	if names, _ := p.namespaces(ctx); strings.Contains(strings.Join(names, " "), ns) {
+		exec.Command("ip", "netns", "del", ns).Run()
+		t.Error("pending namespace not removed by name")
+	}
+}

@@ -1,0 +1,192 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"syscall"
+
+	"github.com/hashicorp/go-multierror"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Create makes a machine's namespace, moves its end of the link into it as
+// eth0, addresses it and brings it up.
+func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+	ns := Namespace(m.Name)
+	end, addr := m.Link.Attrs[m.Role+"_if"], m.Link.Attrs[m.Role+"_addr"]
+	if end == "" || addr == "" {
+		return providers.Instance{}, fmt.Errorf("create %s: link %s has no %s end", m.Address, m.Link.Address, m.Role)
+	}
+	in := providers.Instance{
+		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns,
+		Attrs: map[string]string{"netns": ns, "iface": "eth0", "addr": addr, "role": m.Role},
+	}
+	server, client := cpuSets(m.VCPU, p.CPUs)
+	if m.Role == "server" {
+		in.Attrs["cpus"] = formatCPUList(server)
+	} else {
+		in.Attrs["cpus"] = formatCPUList(client)
+	}
+	// A namespace of the same name is a leftover of this lab (the prefix and
+	// lab id say so): remove it so the new machine starts clean.
+	if err := p.deleteNamespace(ctx, ns); err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: remove leftover namespace %s: %w", m.Address, ns, err)
+	}
+	steps := [][]string{
+		{"ip", "netns", "add", ns},
+		{"ip", "-n", ns, "link", "set", "dev", "lo", "up"},
+		{"ip", "link", "set", "dev", end, "netns", ns},
+		{"ip", "-n", ns, "link", "set", "dev", end, "name", "eth0"},
+		{"ip", "-n", ns, "addr", "add", addr + "/30", "dev", "eth0"},
+		{"ip", "-n", ns, "link", "set", "dev", "eth0", "up"},
+	}
+	for _, argv := range steps {
+		if _, err := p.exec(ctx, argv...); err != nil {
+			return in, fmt.Errorf("create %s (namespace %s): %w", m.Address, ns, err)
+		}
+	}
+	return in, nil
+}
+
+// Read reports whether the namespace or veth still exists.
+func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+	switch in.Kind {
+	case "link":
+		_, err := p.exec(ctx, "ip", "link", "show", "dev", in.ID)
+		if notFound(err) {
+			// Once both ends moved into namespaces the link lives there.
+			return in, false, nil
+		}
+		return in, err == nil, err
+	default:
+		names, err := p.namespaces(ctx)
+		if err != nil {
+			return in, false, err
+		}
+		for _, n := range names {
+			if n == in.ID {
+				return in, true, nil
+			}
+		}
+		return in, false, nil
+	}
+}
+
+// Delete removes a namespace (after killing what runs in it) or a veth
+// pair. Removing something that is gone succeeds.
+func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+	if in.Kind == "link" {
+		var errs *multierror.Error
+		ends := []string{in.Attrs["server_if"], in.Attrs["client_if"]}
+		if ends[0] == "" && in.Attrs["lab_id"] != "" {
+			// Recorded as pending before the create: derive the names.
+			ends[0], ends[1] = vethNames(in.Attrs["lab_id"], in.Address)
+		}
+		for _, end := range ends {
+			if end == "" {
+				continue
+			}
+			if _, err := p.exec(ctx, "ip", "link", "del", end); err != nil && !notFound(err) {
+				errs = multierror.Append(errs, fmt.Errorf("delete %s: %w", in.Address, err))
+			}
+		}
+		return errs.ErrorOrNil()
+	}
+	ns := in.ID
+	if ns == "" {
+		ns = Namespace(in.Name) // recorded as pending before the create
+	}
+	if err := p.deleteNamespace(ctx, ns); err != nil {
+		return fmt.Errorf("delete %s: %w", in.Address, err)
+	}
+	return nil
+}
+
+func (p *Provider) deleteNamespace(ctx context.Context, ns string) error {
+	if !strings.HasPrefix(ns, NamespacePrefix) {
+		return fmt.Errorf("refusing to delete namespace %q: not made by lab", ns)
+	}
+	names, err := p.namespaces(ctx)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, n := range names {
+		found = found || n == ns
+	}
+	if !found {
+		return nil
+	}
+	if out, err := p.exec(ctx, "ip", "netns", "pids", ns); err == nil {
+		for _, f := range strings.Fields(string(out)) {
+			var pid int
+			if _, err := fmt.Sscan(f, &pid); err == nil && pid > 1 {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	if _, err := p.exec(ctx, "ip", "netns", "del", ns); err != nil && !notFound(err) {
+		return err
+	}
+	return nil
+}
+
+// namespaces lists the network namespaces on this machine.
+func (p *Provider) namespaces(ctx context.Context) ([]string, error) {
+	out, err := p.exec(ctx, "ip", "-j", "netns", "list")
+	if err != nil {
+		return nil, fmt.Errorf("list namespaces: %w", err)
+	}
+	var list []struct {
+		Name string `json:"name"`
+	}
+	if len(strings.TrimSpace(string(out))) > 0 {
+		if err := json.Unmarshal(out, &list); err != nil {
+			return nil, fmt.Errorf("list namespaces: parse %q: %w", out, err)
+		}
+	}
+	names := make([]string, len(list))
+	for i, l := range list {
+		names[i] = l.Name
+	}
+	return names, nil
+}
+
+// List finds every namespace and host-side veth of the lab: namespaces by
+// name prefix "lab-<labid>-", veths by their alias.
+func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+	names, err := p.namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []providers.Instance
+	prefix := NamespacePrefix + labID + "-"
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, providers.Instance{Address: "orphan:" + n, Provider: TypeName, Kind: "machine", ID: n, Name: n,
+				Attrs: map[string]string{"netns": n}})
+		}
+	}
+	links, err := p.exec(ctx, "ip", "-j", "link", "show", "type", "veth")
+	if err != nil {
+		return out, fmt.Errorf("list veths: %w", err)
+	}
+	var ifs []struct {
+		Name  string `json:"ifname"`
+		Alias string `json:"ifalias"`
+	}
+	if err := json.Unmarshal(links, &ifs); err != nil {
+		return out, fmt.Errorf("list veths: %w", err)
+	}
+	tag := "lab:" + labID + ":"
+	for _, i := range ifs {
+		if strings.HasPrefix(i.Alias, tag) {
+			out = append(out, providers.Instance{Address: "orphan:" + i.Name, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name,
+				Attrs: map[string]string{"server_if": i.Name}})
+		}
+	}
+	return out, nil
+}
