@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/go-multierror"
+)
+
+// Destroy removes everything in state. With orphans it also asks every
+// provider for objects tagged with the lab id that state does not list
+// (left by a crash before state could be written, or by a lost state file).
+func (e *Engine) Destroy(ctx context.Context, labID string, orphans bool) error {
+	err := e.Teardown(ctx, nil)
+	if !orphans {
+		return err
+	}
+	errs := multierror.Append(nil, err)
+	for key, prov := range e.Providers {
+		found, lerr := prov.List(ctx, labID)
+		if lerr != nil {
+			errs = multierror.Append(errs, fmt.Errorf("list %s: %w", key, lerr))
+		}
+		for _, kind := range []string{"machine", "link"} {
+			for _, in := range found {
+				if in.Kind != kind {
+					continue
+				}
+				e.emit(Event{Type: EvDelete, Address: in.Address, Message: in.Name + " (orphan)"})
+				if derr := prov.Delete(ctx, in); derr != nil {
+					errs = multierror.Append(errs, fmt.Errorf("delete orphan %s: %w", in.Name, derr))
+					continue
+				}
+				e.emit(Event{Type: EvDeleted, Address: in.Address, Message: in.Name})
+			}
+		}
+	}
+	return errs.ErrorOrNil()
+}

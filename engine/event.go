@@ -1,0 +1,55 @@
+package engine
+
+import "time"
+
+// Event types, in the order a run usually emits them.
+const (
+	EvCreate    = "create"    // a machine or link create starts
+	EvCreated   = "created"   // … and finished
+	EvReuse     = "reuse"     // an existing machine is reused
+	EvDelete    = "delete"    // a delete starts
+	EvDeleted   = "deleted"   // … and finished
+	EvConfigure = "configure" // settings are being applied for a run
+	EvRun       = "run"       // a benchmark run starts
+	EvResult    = "result"    // a run finished with a result
+	EvRunFailed = "run_failed"
+	EvWarning   = "warning"
+	EvError     = "error"
+	EvTeardown  = "teardown" // teardown of everything starts
+	EvDone      = "done"
+)
+
+// Event is one step of an apply or destroy, for progress display and
+// `-json` output.
+type Event struct {
+	Time    time.Time     `json:"time"`
+	Type    string        `json:"type"`
+	Address string        `json:"address,omitempty"`
+	Message string        `json:"message,omitempty"`
+	Elapsed time.Duration `json:"elapsed_ns,omitempty"`
+	// Run fields (run, result, run_failed).
+	Index      int           `json:"index,omitempty"`
+	Total      int           `json:"total,omitempty"`
+	Experiment string        `json:"experiment,omitempty"`
+	Pair       string        `json:"pair,omitempty"`
+	Cell       string        `json:"cell,omitempty"`
+	Repeat     int           `json:"repeat,omitempty"`
+	Warmup     bool          `json:"warmup,omitempty"`
+	Duration   time.Duration `json:"duration_ns,omitempty"` // the run's planned benchmark duration
+	// Result fields.
+	ThroughputBps float64 `json:"throughput_bps,omitempty"`
+	Retransmits   int64   `json:"retransmits,omitempty"`
+	ServerCPU     float64 `json:"server_cpu_pct,omitempty"`
+	ClientCPU     float64 `json:"client_cpu_pct,omitempty"`
+}
+
+// View receives events. It must be safe for concurrent use.
+type View interface {
+	Event(Event)
+}
+
+// ViewFunc adapts a function to View.
+type ViewFunc func(Event)
+
+// Event calls f.
+func (f ViewFunc) Event(e Event) { f(e) }

@@ -1,0 +1,205 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/results"
+)
+
+// SettingsError is a requested guest setting that did not take effect
+// while the spec is strict.
+type SettingsError struct {
+	Guest    string
+	Problems []string
+}
+
+func (e *SettingsError) Error() string {
+	return fmt.Sprintf("%s: settings did not take effect: %s (set strict = false in the guest block to record this as a warning instead)",
+		e.Guest, strings.Join(e.Problems, "; "))
+}
+
+// end is one side of a pair, connected.
+type end struct {
+	in providers.Instance
+	t  guest.Transport
+	os guest.OS
+}
+
+// runGroup runs a group's runs in order on its machines.
+func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome) error {
+	g := l.group
+	prov, err := e.provider(g.ProviderKey)
+	if err != nil {
+		return err
+	}
+	conn, ok := prov.(Connector)
+	if !ok {
+		return fmt.Errorf("provider %s cannot run commands on its machines", g.ProviderKey)
+	}
+	server, err := e.connect(conn, l.server, g.Server.Template.OS)
+	if err != nil {
+		return err
+	}
+	defer server.t.Close()
+	client, err := e.connect(conn, l.client, g.Client.Template.OS)
+	if err != nil {
+		return err
+	}
+	defer client.t.Close()
+
+	for _, r := range g.Runs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out.Runs++
+		rec, err := e.run(ctx, server, client, r, total)
+		if err != nil {
+			var se *SettingsError
+			if errors.As(err, &se) || ctx.Err() != nil {
+				return err
+			}
+			out.Failed++
+			rec.Error = err.Error()
+			e.emit(Event{Type: EvRunFailed, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: err.Error()})
+		}
+		if werr := e.Results.Write(rec); werr != nil {
+			return fmt.Errorf("write result of run %d: %w", r.Index, werr)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) connect(conn Connector, in providers.Instance, osName string) (end, error) {
+	t, err := conn.Connect(in)
+	if err != nil {
+		return end{}, fmt.Errorf("connect %s: %w", in.Address, err)
+	}
+	drv, err := e.OS(osName)
+	if err != nil {
+		t.Close()
+		return end{}, fmt.Errorf("%s: %w", in.Address, err)
+	}
+	return end{in: in, t: t, os: drv}, nil
+}
+
+// run configures both ends for one run, verifies the settings by
+// observation, runs the benchmark and returns the record.
+func (e *Engine) run(ctx context.Context, server, client end, r plan.Run, total int) (results.Record, error) {
+	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
+		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
+		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
+	rec.Provenance.Provider = server.in.Provider
+	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
+		Duration: r.Spec.Bench.Duration}
+	rec.Start = e.clock().UTC()
+
+	cfg := ev
+	cfg.Type = EvConfigure
+	e.emit(cfg)
+	var obsS, obsC guest.Observed
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.Go(func() (err error) { obsS, err = configure(gctx, server, r.Spec.Server); return })
+	eg.Go(func() (err error) { obsC, err = configure(gctx, client, r.Spec.Client); return })
+	err := eg.Wait()
+	rec.Observed = results.Observed{Server: obsS, Client: obsC}
+	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
+	if err != nil {
+		rec.End = e.clock().UTC()
+		return rec, err
+	}
+	for _, side := range []struct {
+		name string
+		o    guest.Observed
+	}{{server.in.Address, obsS}, {client.in.Address, obsC}} {
+		for _, w := range side.o.Warnings {
+			e.emit(Event{Type: EvWarning, Address: side.name, Message: w})
+		}
+	}
+
+	params := r.Spec.Bench
+	if params.CongestionControl == "" {
+		params.CongestionControl = socketCC(r.Spec.Client, obsC, r.Spec.Server, obsS)
+	}
+	runner, err := e.Runner(params.Tool)
+	if err != nil {
+		return rec, err
+	}
+	start := ev
+	start.Type = EvRun
+	e.emit(start)
+	raw, err := runner.Run(ctx,
+		bench.Endpoint{T: server.t, Addr: server.in.Attrs["addr"], CPUs: cpus(server.in)},
+		bench.Endpoint{T: client.t, Addr: client.in.Attrs["addr"], CPUs: cpus(client.in)}, params)
+	rec.Raw = raw
+	rec.End = e.clock().UTC()
+	if err != nil {
+		return rec, err
+	}
+	sample, err := runner.Parse(raw)
+	if err != nil {
+		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)
+	}
+	rec.Metrics = sample
+	rec.Provenance.ToolVersion = sample.Version
+	done := ev
+	done.Type, done.Elapsed = EvResult, rec.End.Sub(rec.Start)
+	done.ThroughputBps, done.Retransmits = sample.ThroughputBps, sample.Retransmits
+	done.ServerCPU, done.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
+	e.emit(done)
+	return rec, nil
+}
+
+// configure applies settings to one end and verifies them by observation.
+func configure(ctx context.Context, side end, s guest.Settings) (guest.Observed, error) {
+	iface := side.in.Attrs["iface"]
+	if err := side.os.Apply(ctx, side.t, iface, s); err != nil {
+		return guest.Observed{}, fmt.Errorf("configure %s: %w", side.in.Address, err)
+	}
+	obs, err := side.os.Observe(ctx, side.t, iface, s)
+	if err != nil {
+		return obs, fmt.Errorf("observe %s: %w", side.in.Address, err)
+	}
+	if problems := guest.Verify(s, obs); len(problems) > 0 {
+		if s.Strict {
+			return obs, &SettingsError{Guest: side.in.Address, Problems: problems}
+		}
+		obs.Warnings = append(obs.Warnings, problems...)
+	}
+	return obs, nil
+}
+
+// socketCC is the congestion control the benchmark must select per socket
+// when a guest could not set it for the whole namespace.
+func socketCC(client guest.Settings, oc guest.Observed, server guest.Settings, os guest.Observed) string {
+	if client.CongestionControl != "" && oc.CCScope == "socket" {
+		return client.CongestionControl
+	}
+	if server.CongestionControl != "" && os.CCScope == "socket" {
+		return server.CongestionControl
+	}
+	return ""
+}
+
+func cpus(in providers.Instance) []int {
+	s := in.Attrs["cpus"]
+	if s == "" {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lab-bench/lab/state"
+)
+
+// Save writes the plan to path (0600), atomically.
+func (p *Plan) Save(path string) error {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".plan-*")
+	if err != nil {
+		return fmt.Errorf("save plan: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err == nil {
+		_, err = tmp.Write(b)
+	}
+	if err != nil {
+		tmp.Close()
+		return fmt.Errorf("save plan %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save plan %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Load reads a saved plan.
+func Load(path string) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	var p Plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("%s is not a saved lab plan: %w", path, err)
+	}
+	if p.Format != Format {
+		return nil, fmt.Errorf("%s: plan format %d, this lab reads format %d", path, p.Format, Format)
+	}
+	return &p, nil
+}
+
+// StaleError says a saved plan no longer matches the state or the spec.
+type StaleError struct{ Why string }
+
+func (e *StaleError) Error() string {
+	return "saved plan is stale: " + e.Why + "; run `lab plan -out` again"
+}
+
+// CheckFresh refuses a saved plan made against another state or spec.
+func (p *Plan) CheckFresh(st *state.State, labHash string) error {
+	switch {
+	case st.Lineage != p.Lineage && p.Serial > 0:
+		return &StaleError{fmt.Sprintf("state lineage is %s, the plan was made for %s", st.Lineage, p.Lineage)}
+	case st.Serial != p.Serial:
+		return &StaleError{fmt.Sprintf("state serial is %d, the plan was made at serial %d", st.Serial, p.Serial)}
+	case labHash != p.LabHash:
+		return &StaleError{"the lab's .hcl files changed since the plan was made"}
+	}
+	return nil
+}

@@ -1,0 +1,352 @@
+// Package plan turns a decoded lab and its state into a plan: the machines
+// and links to create, keep, replace or destroy, and the ordered list of
+// benchmark runs, with an estimate of how long it all takes.
+//
+// Cells are grouped by hardware shape (pair, vCPU, memory, NIC, link MTU):
+// everything else a cell changes (MTU, offloads, congestion control,
+// sysctls, loss, streams) is applied inside running guests, so a group's
+// machines are made once and reused for all its runs.
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/state"
+)
+
+// Format is the saved-plan file format version.
+const Format = 1
+
+// Operations an action can have.
+const (
+	OpCreate  = "create"  // +
+	OpReplace = "replace" // -/+
+	OpDelete  = "delete"  // -
+	OpKeep    = "keep"    // already exists in the right shape
+)
+
+// Plan is what `lab plan` shows and `lab apply` executes.
+type Plan struct {
+	Format  int    `json:"format"`
+	LabID   string `json:"lab_id"`
+	LabHash string `json:"lab_hash"`
+	// Lineage and Serial are the state's when the plan was made; a saved
+	// plan refuses to apply to any other state.
+	Lineage string    `json:"lineage"`
+	Serial  int64     `json:"serial"`
+	Created time.Time `json:"created"`
+	// Vars and VarFiles are the variable arguments the plan was made with,
+	// so a saved plan reloads the same spec.
+	Vars     []string      `json:"vars,omitempty"`
+	VarFiles []string      `json:"var_files,omitempty"`
+	Groups   []*Group      `json:"groups"`
+	Actions  []Action      `json:"actions"`
+	Estimate time.Duration `json:"estimate"`
+}
+
+// Group is the machines of one pair in one hardware shape, and the runs
+// that use them, in order.
+type Group struct {
+	Address      string             `json:"address"` // "pair.veth" or "pair.veth[1a2b3c]"
+	Pair         string             `json:"pair"`
+	ProviderKey  string             `json:"provider_key"`
+	ProviderType string             `json:"provider_type"`
+	Shape        string             `json:"shape"`
+	ShapeDesc    string             `json:"shape_desc"`
+	Link         providers.LinkSpec `json:"link"`
+	Server       providers.Machine  `json:"server"`
+	Client       providers.Machine  `json:"client"`
+	Runs         []Run              `json:"runs"`
+}
+
+// Run is one benchmark run of one cell.
+type Run struct {
+	Index      int                 `json:"index"` // 1-based position in the plan
+	Experiment string              `json:"experiment"`
+	Pair       string              `json:"pair"`
+	Group      string              `json:"group"`
+	Cell       []results.CellValue `json:"cell"`
+	CellKey    string              `json:"cell_key"`
+	CellIndex  int                 `json:"cell_index"` // 0-based position in the experiment's matrix
+	Repeat     int                 `json:"repeat"` // 1-based; warmups count separately
+	Warmup     bool                `json:"warmup,omitempty"`
+	Spec       spec.CellSpec       `json:"spec"`
+}
+
+// Action is one change to machines or links.
+type Action struct {
+	Op      string `json:"op"`
+	Address string `json:"address"`
+	Kind    string `json:"kind"` // "machine" or "link"
+	Group   string `json:"group,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Old is the state's resource for replace and delete.
+	Old *state.Resource `json:"old,omitempty"`
+}
+
+// Options are the inputs of New besides the lab and state.
+type Options struct {
+	Vars     []string
+	VarFiles []string
+	Now      time.Time
+	// CreateCost and RunOverhead tune the estimate (defaults: 1 s per
+	// machine, 1 s per run for configuration, observation and start-up).
+	CreateCost  time.Duration
+	RunOverhead time.Duration
+}
+
+// New makes the plan for lab given the current state.
+func New(lab *spec.Lab, st *state.State, opt Options) (*Plan, hcl.Diagnostics) {
+	if opt.Now.IsZero() {
+		opt.Now = time.Now()
+	}
+	if opt.CreateCost == 0 {
+		opt.CreateCost = time.Second
+	}
+	if opt.RunOverhead == 0 {
+		opt.RunOverhead = time.Second
+	}
+	p := &Plan{Format: Format, LabID: lab.Name, LabHash: lab.Hash, Lineage: st.Lineage, Serial: st.Serial,
+		Created: opt.Now.UTC(), Vars: opt.Vars, VarFiles: opt.VarFiles}
+	diags := p.expand(lab)
+	if diags.HasErrors() {
+		return p, diags
+	}
+	p.diff(st)
+	p.estimate(opt)
+	return p, diags
+}
+
+// expand evaluates every cell of every experiment and places its runs in
+// the group of its hardware shape.
+func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	groups := map[string]*Group{}
+	for _, e := range lab.Experiments {
+		for _, pairName := range e.Pairs {
+			pair := lab.Pairs[pairName]
+			if pair == nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown pair",
+					Detail: fmt.Sprintf("Experiment %q uses pair %q, which is not declared.", e.Name, pairName), Subject: e.DeclRange.Ptr()})
+				continue
+			}
+			var cellDiags hcl.Diagnostics
+			cellIndex := -1
+			forEachCell(e.Matrix, func(values map[string]cty.Value, cell []results.CellValue) bool {
+				cs, d := e.Eval(values)
+				if d.HasErrors() {
+					cellDiags = append(cellDiags, d...)
+					return false
+				}
+				g := p.group(lab, groups, pair, cs)
+				key := CellKey(cell)
+				cellIndex++
+				for w := 1; w <= e.Warmup; w++ {
+					g.Runs = append(g.Runs, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell, CellKey: key, CellIndex: cellIndex, Repeat: w, Warmup: true, Spec: cs})
+				}
+				for r := 1; r <= max(e.Repeat, 1); r++ {
+					g.Runs = append(g.Runs, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell, CellKey: key, CellIndex: cellIndex, Repeat: r, Spec: cs})
+				}
+				return true
+			})
+			diags = append(diags, cellDiags...)
+		}
+	}
+	n := 0
+	for _, g := range p.Groups {
+		for i := range g.Runs {
+			n++
+			g.Runs[i].Index = n
+		}
+	}
+	return diags
+}
+
+// group returns (making it when new) the group of pair in the cell's
+// hardware shape.
+func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, cs spec.CellSpec) *Group {
+	vcpu, mem := pair.VCPU, pair.MemoryMiB
+	if cs.VCPU > 0 {
+		vcpu = cs.VCPU
+	}
+	if cs.MemoryMiB > 0 {
+		mem = cs.MemoryMiB
+	}
+	shapeDesc := describeShape(vcpu, mem, pair)
+	shape := fingerprint(pair.Name, pair.Server, pair.Client, shapeDesc)
+	defaultShape := cs.VCPU == 0 && cs.MemoryMiB == 0 || vcpu == pair.VCPU && mem == pair.MemoryMiB
+	address := "pair." + pair.Name
+	name := lab.Name + "-" + pair.Name
+	if !defaultShape {
+		address += "[" + shape[:6] + "]"
+		name += "-" + shape[:6]
+	}
+	if g, ok := groups[address]; ok {
+		return g
+	}
+	tmpl := lab.Templates[pair.Server]
+	providerKey := ""
+	if tmpl != nil {
+		providerKey = tmpl.Provider
+	}
+	provType := providerKey
+	if pr := lab.Providers[providerKey]; pr != nil {
+		provType = pr.Type
+	}
+	g := &Group{Address: address, Pair: pair.Name, ProviderKey: providerKey, ProviderType: provType, Shape: shape, ShapeDesc: shapeDesc,
+		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Pair: pair.Name, Name: name, MTU: pair.LinkMTU, Index: len(p.Groups)}}
+	for _, role := range []string{"server", "client"} {
+		tn := pair.Server
+		if role == "client" {
+			tn = pair.Client
+		}
+		var t providers.Template
+		if tt := lab.Templates[tn]; tt != nil {
+			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS}
+		}
+		m := providers.Machine{Address: address + "." + role, LabID: lab.Name, Pair: pair.Name, Role: role,
+			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC}
+		if role == "server" {
+			g.Server = m
+		} else {
+			g.Client = m
+		}
+	}
+	groups[address] = g
+	p.Groups = append(p.Groups, g)
+	return g
+}
+
+func describeShape(vcpu, mem int, pair *spec.Pair) string {
+	var parts []string
+	if vcpu > 0 {
+		parts = append(parts, fmt.Sprintf("%d vCPU", vcpu))
+	}
+	if mem > 0 {
+		parts = append(parts, fmt.Sprintf("%d MiB", mem))
+	}
+	if pair.NIC.Model != "" {
+		parts = append(parts, "nic "+pair.NIC.Model)
+	}
+	if pair.NIC.Queues > 0 {
+		parts = append(parts, fmt.Sprintf("%d queues", pair.NIC.Queues))
+	}
+	for _, k := range sortedKeys(pair.NIC.Host) {
+		parts = append(parts, fmt.Sprintf("host %s=%v", k, pair.NIC.Host[k]))
+	}
+	if pair.LinkMTU > 0 {
+		parts = append(parts, fmt.Sprintf("link mtu %d", pair.LinkMTU))
+	}
+	if len(parts) == 0 {
+		return "defaults"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fingerprint(parts ...string) string {
+	b, _ := json.Marshal(parts)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])[:16]
+}
+
+// CellKey renders a cell's matrix values canonically: "mtu=1500,gro=false".
+func CellKey(cell []results.CellValue) string {
+	parts := make([]string, len(cell))
+	for i, c := range cell {
+		parts[i] = c.Name + "=" + c.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+// forEachCell calls fn for every combination of matrix values, the first
+// dimension varying slowest. fn returns false to stop.
+func forEachCell(dims []spec.Dimension, fn func(map[string]cty.Value, []results.CellValue) bool) {
+	if len(dims) == 0 {
+		fn(map[string]cty.Value{}, nil)
+		return
+	}
+	idx := make([]int, len(dims))
+	rendered := make([][]string, len(dims))
+	for i, d := range dims {
+		rendered[i] = make([]string, len(d.Values))
+		for j, v := range d.Values {
+			rendered[i][j] = Render(v)
+		}
+	}
+	for {
+		values := make(map[string]cty.Value, len(dims))
+		cell := make([]results.CellValue, len(dims))
+		for i, d := range dims {
+			values[d.Name] = d.Values[idx[i]]
+			cell[i] = results.CellValue{Name: d.Name, Value: rendered[i][idx[i]]}
+		}
+		if !fn(values, cell) {
+			return
+		}
+		i := len(dims) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(dims[i].Values) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+// Render formats a matrix value for cell keys and tables.
+func Render(v cty.Value) string {
+	if v.IsNull() || !v.IsKnown() {
+		return "null"
+	}
+	switch v.Type() {
+	case cty.Number:
+		f := v.AsBigFloat()
+		if f.IsInt() {
+			i, _ := f.Int(nil)
+			return i.String()
+		}
+		return f.Text('g', -1)
+	case cty.Bool:
+		if v.True() {
+			return "true"
+		}
+		return "false"
+	case cty.String:
+		return v.AsString()
+	}
+	return strings.TrimSpace(fmt.Sprint(v.GoString()))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Runs returns every run of the plan in order.
+func (p *Plan) Runs() []Run {
+	var out []Run
+	for _, g := range p.Groups {
+		out = append(out, g.Runs...)
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// RenderOptions control how a plan is printed.
+type RenderOptions struct {
+	Color bool
+	// MaxRuns caps the listed runs (0: 200); the rest are counted.
+	MaxRuns int
+}
+
+var symbols = map[string]string{OpCreate: "+", OpReplace: "-/+", OpDelete: "-", OpKeep: " "}
+var colors = map[string]string{OpCreate: "\x1b[32m", OpReplace: "\x1b[33m", OpDelete: "\x1b[31m", OpKeep: ""}
+
+// Render prints the plan the way Terraform does: one line per change, the
+// runs with their estimated duration, and a summary line.
+func (p *Plan) Render(w io.Writer, o RenderOptions) error {
+	if o.MaxRuns == 0 {
+		o.MaxRuns = 200
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "lab %q will perform the following actions:\n\n", p.LabID)
+	groups := map[string]*Group{}
+	for _, g := range p.Groups {
+		groups[g.Address] = g
+	}
+	changes := 0
+	for _, a := range p.Actions {
+		sym := symbols[a.Op]
+		line := fmt.Sprintf("  %3s %-7s %s", sym, a.Kind, a.Address)
+		if g := groups[a.Group]; g != nil && a.Kind == "machine" {
+			line += fmt.Sprintf("  (%s, %s)", g.ProviderType, g.ShapeDesc)
+		}
+		if a.Op == OpKeep {
+			line += "  (exists, reused)"
+		}
+		if a.Reason != "" {
+			line += "  # " + a.Reason
+		}
+		if o.Color && colors[a.Op] != "" {
+			line = colors[a.Op] + line + "\x1b[0m"
+		}
+		if a.Op != OpKeep {
+			changes++
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(p.Actions) == 0 {
+		b.WriteString("  (no machines)\n")
+	}
+	runs := p.Runs()
+	fmt.Fprintf(&b, "\nRuns (%d):\n", len(runs))
+	for i, r := range runs {
+		if i == o.MaxRuns {
+			fmt.Fprintf(&b, "  … and %d more (lab plan -json lists them all)\n", len(runs)-i)
+			break
+		}
+		tag := fmt.Sprintf("#%d", r.Repeat)
+		if r.Warmup {
+			tag = fmt.Sprintf("warmup %d", r.Repeat)
+		}
+		cell := r.CellKey
+		if cell == "" {
+			cell = "(single cell)"
+		}
+		fmt.Fprintf(&b, "  %4d  %s/%s  %s  %s  %s\n", r.Index, r.Experiment, r.Pair, cell, tag, short(r.Spec.Bench.Duration))
+	}
+	add, replace, del, _ := p.Counts()
+	fmt.Fprintf(&b, "\nPlan: %d to add, %d to replace, %d to destroy; %d runs, estimated %s.\n", add, replace, del, len(runs), short(p.Estimate))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// short formats a duration for people: "48s", "3m12s", "1h4m".
+func short(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return d.String()
+	case d < time.Hour:
+		return strings.TrimSuffix(d.String(), "0s")
+	default:
+		return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+	}
+}
