@@ -6,14 +6,12 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/state"
@@ -117,6 +115,3 @@ func (e *Engine) parallelism() int {
 	}
 	return e.Parallelism
 }
-
-// Plan-level helper so the engine's files need not import plan everywhere.
-type group = plan.Group

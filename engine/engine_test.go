@@ -1,0 +1,271 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/state"
+)
+
+// fakeProvider records what exists; fail makes one operation fail.
+type fakeProvider struct {
+	mu     sync.Mutex
+	exists map[string]bool
+	fail   map[string]error // "create:pair.p.server", "delete:pair.p.link"
+	log    []string
+}
+
+func newFake() *fakeProvider {
+	return &fakeProvider{exists: map[string]bool{}, fail: map[string]error{}}
+}
+
+func (f *fakeProvider) op(name, addr string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log = append(f.log, name+" "+addr)
+	if err := f.fail[name+":"+addr]; err != nil {
+		return err
+	}
+	switch name {
+	case "create", "link":
+		f.exists[addr] = true
+	case "delete":
+		delete(f.exists, addr)
+	}
+	return nil
+}
+
+func (f *fakeProvider) Configure(context.Context, hcl.Body) hcl.Diagnostics { return nil }
+func (f *fakeProvider) Link(_ context.Context, l providers.LinkSpec) (providers.Instance, error) {
+	return providers.Instance{Address: l.Address, Kind: "link", ID: l.Name}, f.op("link", l.Address)
+}
+func (f *fakeProvider) Create(_ context.Context, m providers.Machine) (providers.Instance, error) {
+	in := providers.Instance{Address: m.Address, Kind: "machine", ID: m.Name, Attrs: map[string]string{"addr": "198.18.0.1", "iface": "eth0"}}
+	return in, f.op("create", m.Address)
+}
+func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers.Instance, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return in, f.exists[in.Address], nil
+}
+func (f *fakeProvider) Delete(_ context.Context, in providers.Instance) error {
+	return f.op("delete", in.Address)
+}
+func (f *fakeProvider) List(context.Context, string) ([]providers.Instance, error) { return nil, nil }
+func (f *fakeProvider) Connect(in providers.Instance) (guest.Transport, error) {
+	return nopTransport{in.Address}, nil
+}
+
+type nopTransport struct{ name string }
+
+func (n nopTransport) Run(context.Context, guest.Cmd) (guest.Result, error) {
+	return guest.Result{}, nil
+}
+func (n nopTransport) Upload(context.Context, string, io.Reader) error { return nil }
+func (n nopTransport) Name() string                                    { return n.name }
+func (n nopTransport) Close() error                                    { return nil }
+
+// fakeOS reports MTU 1500 whatever it is asked, when stuck is set.
+type fakeOS struct{ stuck bool }
+
+func (o fakeOS) Apply(context.Context, guest.Transport, string, guest.Settings) error { return nil }
+func (o fakeOS) Observe(_ context.Context, _ guest.Transport, iface string, s guest.Settings) (guest.Observed, error) {
+	mtu := s.MTU
+	if o.stuck {
+		mtu = 1500
+	}
+	return guest.Observed{Interface: iface, MTU: mtu, Kernel: "6.1"}, nil
+}
+
+type fakeRunner struct{ fail bool }
+
+func (r fakeRunner) Run(ctx context.Context, s, c bench.Endpoint, p bench.Params) (bench.Raw, error) {
+	if r.fail {
+		return bench.Raw{}, errors.New("iperf3: unable to connect")
+	}
+	return bench.Raw{Client: "ok"}, ctx.Err()
+}
+func (r fakeRunner) Parse(bench.Raw) (bench.Sample, error) {
+	return bench.Sample{ThroughputBps: 1e9, Version: "iperf 3.12"}, nil
+}
+
+type memStore struct{ saves int }
+
+func (m *memStore) Save(*state.State) error { m.saves++; return nil }
+
+type memResults struct {
+	mu   sync.Mutex
+	recs []results.Record
+}
+
+func (m *memResults) Write(r results.Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs = append(m.recs, r)
+	return nil
+}
+
+func testPlan(runs int, mtu int) *plan.Plan {
+	g := &plan.Group{Address: "pair.p", Pair: "p", ProviderKey: "fake.x", ProviderType: "fake", Shape: "s1",
+		Link:   providers.LinkSpec{Address: "pair.p.link", LabID: "t", Name: "t-p"},
+		Server: providers.Machine{Address: "pair.p.server", Role: "server", Name: "t-p-s"},
+		Client: providers.Machine{Address: "pair.p.client", Role: "client", Name: "t-p-c"}}
+	for i := 1; i <= runs; i++ {
+		g.Runs = append(g.Runs, plan.Run{Index: i, Experiment: "e", Pair: "p", Group: g.Address, CellKey: fmt.Sprintf("n=%d", i), Repeat: 1,
+			Spec: specWithMTU(mtu)})
+	}
+	p := &plan.Plan{Groups: []*plan.Group{g}}
+	for _, a := range []struct{ addr, kind string }{{"pair.p.link", "link"}, {"pair.p.server", "machine"}, {"pair.p.client", "machine"}} {
+		p.Actions = append(p.Actions, plan.Action{Op: plan.OpCreate, Address: a.addr, Kind: a.kind, Group: g.Address})
+	}
+	return p
+}
+
+func newEngine(prov *fakeProvider, os fakeOS, r fakeRunner) (*Engine, *memResults, *[]Event) {
+	res := &memResults{}
+	var events []Event
+	var mu sync.Mutex
+	e := &Engine{State: &state.State{}, Store: &memStore{}, Providers: map[string]providers.Provider{"fake.x": prov},
+		OS:      func(string) (guest.OS, error) { return os, nil },
+		Runner:  func(string) (bench.Runner, error) { return r, nil },
+		Results: res, RunID: "r1", Lab: "t",
+		View: ViewFunc(func(ev Event) { mu.Lock(); events = append(events, ev); mu.Unlock() })}
+	return e, res, &events
+}
+
+func TestApply(t *testing.T) {
+	tests := []struct {
+		name        string
+		fail        map[string]error
+		os          fakeOS
+		runner      fakeRunner
+		keep        bool
+		wantErr     string
+		wantRecords int
+		wantState   []string // addresses left in state, with status
+		wantExists  int
+	}{
+		{name: "all good", wantRecords: 3},
+		{name: "keep leaves machines in state", keep: true, wantRecords: 3,
+			wantState: []string{"pair.p.link created", "pair.p.server created", "pair.p.client created"}, wantExists: 3},
+		{name: "create fails: error names the machine, everything removed",
+			fail: map[string]error{"create:pair.p.client": errors.New("boom")}, wantErr: "provision pair.p: boom"},
+		{name: "delete fails: object stays tainted for lab destroy",
+			fail: map[string]error{"delete:pair.p.server": errors.New("busy")}, wantRecords: 3,
+			wantErr: "delete pair.p.server: busy", wantState: []string{"pair.p.server tainted"}, wantExists: 1},
+		{name: "setting did not take effect: strict run fails, teardown still runs",
+			os: fakeOS{stuck: true}, wantErr: "mtu", wantRecords: 0},
+		{name: "benchmark fails: recorded, apply reports failed runs",
+			runner: fakeRunner{fail: true}, wantRecords: 3, wantErr: "3 of 3 runs failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prov := newFake()
+			for k, v := range tc.fail {
+				prov.fail[k] = v
+			}
+			e, res, _ := newEngine(prov, tc.os, tc.runner)
+			e.Keep = tc.keep
+			_, err := e.Apply(context.Background(), context.Background(), testPlan(3, 9000))
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if len(res.recs) != tc.wantRecords {
+				t.Errorf("%d records, want %d", len(res.recs), tc.wantRecords)
+			}
+			var left []string
+			for _, r := range e.State.Resources {
+				left = append(left, r.Address+" "+r.Status)
+			}
+			sort.Strings(left)
+			want := append([]string(nil), tc.wantState...)
+			sort.Strings(want)
+			if strings.Join(left, ",") != strings.Join(want, ",") {
+				t.Errorf("state %v, want %v", left, tc.wantState)
+			}
+			if len(prov.exists) != tc.wantExists {
+				t.Errorf("%d objects exist after apply, want %d: %v", len(prov.exists), tc.wantExists, prov.exists)
+			}
+		})
+	}
+}
+
+func TestApplyCancelledStillTearsDown(t *testing.T) {
+	prov := newFake()
+	e, _, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	ctx, cancel := context.WithCancel(context.Background())
+	e.View = ViewFunc(func(ev Event) {
+		if ev.Type == EvRun {
+			cancel()
+		}
+	})
+	out, err := e.Apply(ctx, context.Background(), testPlan(3, 1500))
+	if err == nil || !out.Interrupted {
+		t.Fatalf("err %v interrupted %v", err, out.Interrupted)
+	}
+	if len(prov.exists) != 0 || len(e.State.Resources) != 0 {
+		t.Errorf("left: %v / %v", prov.exists, e.State.Resources)
+	}
+}
+
+func TestTeardownAbandonedLeavesStateForDestroy(t *testing.T) {
+	prov := newFake()
+	e, _, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	work, cancel := context.WithCancel(context.Background())
+	teardown, cancelTeardown := context.WithCancel(context.Background())
+	e.View = ViewFunc(func(ev Event) {
+		if ev.Type == EvRun {
+			cancel()
+			cancelTeardown()
+		}
+	})
+	if _, err := e.Apply(work, teardown, testPlan(2, 1500)); err == nil {
+		t.Fatal("no error")
+	}
+	if len(e.State.Resources) != 3 {
+		t.Fatalf("state lists %d objects, want all 3 left", len(e.State.Resources))
+	}
+	e.View = nil
+	if err := e.Destroy(context.Background(), "t", false); err != nil {
+		t.Fatal(err)
+	}
+	if len(prov.exists) != 0 || len(e.State.Resources) != 0 {
+		t.Errorf("left after destroy: %v / %v", prov.exists, e.State.Resources)
+	}
+}
+
+func TestPendingWrittenBeforeCreate(t *testing.T) {
+	prov := newFake()
+	e, _, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	var seen []string
+	e.Store = saverFunc(func(s *state.State) error {
+		for _, r := range s.Resources {
+			seen = append(seen, r.Address+" "+r.Status)
+		}
+		return nil
+	})
+	prov.fail["create:pair.p.server"] = errors.New("half-made")
+	e.Keep = true
+	_, _ = e.Apply(context.Background(), context.Background(), testPlan(1, 1500))
+	joined := strings.Join(seen, "\n")
+	if !strings.Contains(joined, "pair.p.server pending") || !strings.Contains(joined, "pair.p.server tainted") {
+		t.Errorf("server not written pending then tainted:\n%s", joined)
+	}
+}
+
+type saverFunc func(*state.State) error
+
+func (f saverFunc) Save(s *state.State) error { return f(s) }
