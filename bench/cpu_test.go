@@ -1,0 +1,88 @@
+package bench
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+func readStat(t *testing.T, name string) map[int]CPUTimes {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseCPUStat(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestUsageGolden: two /proc/stat samples recorded around one second of a
+// busy loop on a 2-CPU machine.
+func TestUsageGolden(t *testing.T) {
+	before, after := readStat(t, "proc-stat-before.txt"), readStat(t, "proc-stat-after.txt")
+	got := map[string]any{
+		"before_cpu1": before[1],
+		"all":         Usage(before, after, nil),
+		"cpu0":        Usage(before, after, []int{0}),
+		"cpu1":        Usage(before, after, []int{1}),
+		"cpu0,1":      Usage(before, after, []int{0, 1}),
+		"absent":      Usage(before, after, []int{7}),
+	}
+	js, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "usage.golden")
+	if *update {
+		if err := os.WriteFile(path, append(js, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(js)+"\n" {
+		t.Errorf("usage differs (go test -update):\n%s", js)
+	}
+	if all := Usage(before, after, nil); all.Busy < 40 {
+		t.Errorf("a busy loop on one of two CPUs: busy %.1f%%, want >= 40", all.Busy)
+	}
+}
+
+func TestParseCPUStat(t *testing.T) {
+	m, err := ParseCPUStat("cpu  1 2 3 4 5 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu12 10 0 10 80 0 0 0 0\nintr 1 2\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]CPUTimes{0: {1, 2, 3, 4, 5, 6, 7, 8}, 12: {10, 0, 10, 80, 0, 0, 0, 0}}
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("got %+v", m)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3\n", "cpuX 1 2 3 4 5 6 7 8\n", "cpu0 1 2 3 4 5 6 7 -8\n"} {
+		if _, err := ParseCPUStat(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	u := Usage(map[int]CPUTimes{0: {}}, map[int]CPUTimes{0: {User: 10, Nice: 10, System: 20, Idle: 40, IRQ: 5, SoftIRQ: 5, Steal: 10}}, nil)
+	if !reflect.DeepEqual(u, CPUUsage{User: 20, System: 20, IRQ: 5, SoftIRQ: 5, Busy: 50}) {
+		t.Errorf("Usage: %+v", u)
+	}
+}
+
+func TestPin(t *testing.T) {
+	if got := Pin([]int{0, 1}, "iperf3", "-s"); !reflect.DeepEqual(got, []string{"taskset", "-c", "0,1", "iperf3", "-s"}) {
+		t.Errorf("Pin: %q", got)
+	}
+	if got := Pin(nil, "iperf3"); !reflect.DeepEqual(got, []string{"iperf3"}) {
+		t.Errorf("Pin(nil): %q", got)
+	}
+}

@@ -1,0 +1,85 @@
+package iperf3
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/lab-bench/lab/bench"
+)
+
+// MaxParallel is iperf3's limit on -P.
+const MaxParallel = 128
+
+var (
+	sizeRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[KMGTkmgt]?$`)
+	ccRE   = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+)
+
+// Validate checks p and the server address before they reach a command
+// line. iperf3 takes whole seconds for -t and --omit.
+func Validate(serverAddr string, p bench.Params) error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if _, err := netip.ParseAddr(serverAddr); err != nil {
+		bad("server address %q: not an IP address", serverAddr)
+	}
+	if p.Duration < time.Second || p.Duration%time.Second != 0 {
+		bad("duration %v: want whole seconds, at least 1s", p.Duration)
+	}
+	if p.Omit < 0 || p.Omit%time.Second != 0 {
+		bad("omit %v: want whole seconds", p.Omit)
+	}
+	if p.Parallel < 0 || p.Parallel > MaxParallel {
+		bad("parallel %d: out of range 1..%d", p.Parallel, MaxParallel)
+	}
+	if p.Length != "" && !sizeRE.MatchString(p.Length) {
+		bad("length %q: want a size like 128K", p.Length)
+	}
+	if p.Bitrate != "" && !sizeRE.MatchString(p.Bitrate) {
+		bad("bitrate %q: want a rate like 100M", p.Bitrate)
+	}
+	if p.CongestionControl != "" && !ccRE.MatchString(p.CongestionControl) {
+		bad("congestion control %q: not an algorithm name", p.CongestionControl)
+	}
+	if p.Port < 0 || p.Port > 65535 {
+		bad("port %d: out of range", p.Port)
+	}
+	return errors.Join(errs...)
+}
+
+// ServerArgs is the server command: one test, bound to addr, JSON output.
+func ServerArgs(addr string, port int) []string {
+	return []string{"iperf3", "-s", "-1", "-p", strconv.Itoa(port), "-B", addr, "-J"}
+}
+
+// ClientArgs is the client command for p (validated by Validate).
+func ClientArgs(serverAddr string, port int, p bench.Params) []string {
+	argv := []string{"iperf3", "-c", serverAddr, "-p", strconv.Itoa(port), "-J",
+		"-t", secs(p.Duration)}
+	if p.Omit > 0 {
+		argv = append(argv, "--omit", secs(p.Omit))
+	}
+	argv = append(argv, "-P", strconv.Itoa(max(1, p.Parallel)))
+	if p.Reverse {
+		argv = append(argv, "-R")
+	}
+	if p.Length != "" {
+		argv = append(argv, "-l", p.Length)
+	}
+	if p.UDP {
+		argv = append(argv, "-u")
+	}
+	if p.Bitrate != "" {
+		argv = append(argv, "-b", p.Bitrate)
+	}
+	if p.CongestionControl != "" {
+		argv = append(argv, "-C", p.CongestionControl)
+	}
+	return argv
+}
+
+func secs(d time.Duration) string { return strconv.Itoa(int(d / time.Second)) }

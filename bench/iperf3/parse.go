@@ -1,0 +1,99 @@
+package iperf3
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/lab-bench/lab/bench"
+)
+
+// report is the part of iperf3's -J output (client side) that Parse reads.
+type report struct {
+	Error string `json:"error"`
+	Start struct {
+		Version       string `json:"version"`
+		TCPMSSDefault int    `json:"tcp_mss_default"`
+		TestStart     struct {
+			Protocol string `json:"protocol"`
+			Reverse  int    `json:"reverse"`
+		} `json:"test_start"`
+	} `json:"start"`
+	End struct {
+		Streams []struct {
+			Sender   *summary `json:"sender"`
+			Receiver *summary `json:"receiver"`
+			UDP      *summary `json:"udp"`
+		} `json:"streams"`
+		Sum         *summary `json:"sum"` // UDP
+		SumSent     *summary `json:"sum_sent"`
+		SumReceived *summary `json:"sum_received"`
+		CPU         struct {
+			HostTotal   float64 `json:"host_total"`
+			RemoteTotal float64 `json:"remote_total"`
+		} `json:"cpu_utilization_percent"`
+	} `json:"end"`
+}
+
+// summary is one of iperf3's end-of-test sums.
+type summary struct {
+	BitsPerSecond float64 `json:"bits_per_second"`
+	Retransmits   int64   `json:"retransmits"`
+	LostPercent   float64 `json:"lost_percent"`
+	JitterMs      float64 `json:"jitter_ms"`
+	// Sender is true when the reporting host (the client) sent the data.
+	Sender *bool `json:"sender"`
+}
+
+// Parse reads the client's JSON in raw. Throughput is what the receiver
+// got (sum_received), whichever end sent; with -R the client is the
+// receiver, so iperf3's host/remote CPU figures swap roles. UDP runs also
+// carry loss and jitter (end.sum). The system-wide CPU figures are copied
+// from raw.
+func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
+	var rep report
+	if err := json.Unmarshal([]byte(raw.Client), &rep); err != nil {
+		return bench.Sample{}, fmt.Errorf("iperf3 client output: %w", err)
+	}
+	if rep.Error != "" {
+		return bench.Sample{}, fmt.Errorf("iperf3: %s", rep.Error)
+	}
+	e := rep.End
+	if e.SumSent == nil || e.SumReceived == nil {
+		return bench.Sample{}, errors.New("iperf3 client output: no end.sum_sent / end.sum_received")
+	}
+	s := bench.Sample{
+		ThroughputBps: e.SumReceived.BitsPerSecond,
+		SenderBps:     e.SumSent.BitsPerSecond,
+		Retransmits:   e.SumSent.Retransmits,
+		ServerCPU:     raw.ServerCPU,
+		ClientCPU:     raw.ClientCPU,
+		Version:       rep.Start.Version,
+		MSS:           rep.Start.TCPMSSDefault,
+	}
+	clientSends := rep.Start.TestStart.Reverse == 0
+	if e.SumSent.Sender != nil {
+		clientSends = *e.SumSent.Sender
+	}
+	if clientSends {
+		s.ToolCPUSender, s.ToolCPUReceiver = e.CPU.HostTotal, e.CPU.RemoteTotal
+	} else {
+		s.ToolCPUSender, s.ToolCPUReceiver = e.CPU.RemoteTotal, e.CPU.HostTotal
+	}
+	for _, st := range e.Streams {
+		switch {
+		case st.Receiver != nil:
+			ss := bench.StreamSample{ThroughputBps: st.Receiver.BitsPerSecond}
+			if st.Sender != nil {
+				ss.Retransmits = st.Sender.Retransmits
+			}
+			s.Streams = append(s.Streams, ss)
+		case st.UDP != nil:
+			s.Streams = append(s.Streams, bench.StreamSample{ThroughputBps: st.UDP.BitsPerSecond})
+		}
+	}
+	if udp := e.Sum; udp != nil && rep.Start.TestStart.Protocol == "UDP" {
+		s.LossPct, s.JitterMs = udp.LostPercent, udp.JitterMs
+	}
+	return s, nil
+}

@@ -1,0 +1,87 @@
+package linux
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// applyLoss makes iface's emulated loss exactly l: it installs the rule for
+// l's method and removes whatever an earlier Apply left of the others.
+func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Loss) error {
+	method := ""
+	if l != nil && l.Percent > 0 {
+		method = l.Method
+	}
+	if method == "nth" || method == "random" {
+		if err := resetLossChain(ctx, t); err != nil {
+			return err
+		}
+		argv := append([]string{ipt, "-w", "-A", LossChain, "-i", iface}, LossMatch(*l)...)
+		if _, err := run(ctx, t, append(argv, "-j", "DROP")...); err != nil {
+			return err
+		}
+	} else if _, err := run(ctx, t, ipt, "-w", "-F", LossChain); err != nil && !missing(err) {
+		return err
+	}
+
+	if method == "netem" {
+		_, err := run(ctx, t, "tc", "qdisc", "replace", "dev", iface, "root", "netem", "loss", formatPct(l.Percent)+"%")
+		return err
+	}
+	out, err := run(ctx, t, "tc", "qdisc", "show", "dev", iface, "root")
+	if err != nil {
+		return err
+	}
+	if netemLine(out) != "" {
+		_, err = run(ctx, t, "tc", "qdisc", "del", "dev", iface, "root")
+	}
+	return err
+}
+
+// resetLossChain makes sure LossChain exists, is empty and is jumped to from
+// the top of INPUT (once).
+func resetLossChain(ctx context.Context, t guest.Transport) error {
+	_, err := run(ctx, t, ipt, "-w", "-N", LossChain)
+	if ce := (*guest.CommandError)(nil); errors.As(err, &ce) && strings.Contains(ce.Stderr, "already exists") {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := run(ctx, t, ipt, "-w", "-F", LossChain); err != nil {
+		return err
+	}
+	if _, err := run(ctx, t, ipt, "-w", "-C", "INPUT", "-j", LossChain); err == nil {
+		return nil
+	}
+	_, err = run(ctx, t, ipt, "-w", "-I", "INPUT", "1", "-j", LossChain)
+	return err
+}
+
+// LossMatch is the iptables match for an nth or random loss: nth drops
+// every N-th packet with N = round(100/percent) (so the effective loss is
+// 100/N %), random drops with probability percent/100.
+func LossMatch(l guest.Loss) []string {
+	if l.Method == "nth" {
+		n := max(1, int(math.Round(100/l.Percent)))
+		return []string{"-m", "statistic", "--mode", "nth", "--every", strconv.Itoa(n), "--packet", "0"}
+	}
+	return []string{"-m", "statistic", "--mode", "random", "--probability", strconv.FormatFloat(l.Percent/100, 'f', -1, 64)}
+}
+
+// netemLine returns the netem qdisc line of `tc qdisc show`, "" if none.
+func netemLine(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "qdisc" && f[1] == "netem" {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+func formatPct(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }

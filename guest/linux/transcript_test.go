@@ -1,0 +1,207 @@
+package linux_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/linux"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// reply is a canned answer of the fake transport.
+type reply struct {
+	out, stderr string
+	code        int
+}
+
+// fake is a recording guest.Transport: it logs every command and answers
+// from canned replies (exact command string; default: success, no output).
+type fake struct {
+	replies map[string]reply
+	log     strings.Builder
+}
+
+var _ guest.Transport = (*fake)(nil)
+
+func (f *fake) Run(_ context.Context, c guest.Cmd) (guest.Result, error) {
+	r := f.replies[c.String()]
+	fmt.Fprintf(&f.log, "$ %s\n", c)
+	res := guest.Result{Stdout: []byte(r.out), Stderr: []byte(r.stderr), ExitCode: r.code}
+	if r.code != 0 {
+		fmt.Fprintf(&f.log, "  exit %d: %s\n", r.code, strings.TrimSpace(r.stderr))
+		return res, &guest.CommandError{Guest: f.Name(), Cmd: c.String(), ExitCode: r.code, Stderr: r.stderr}
+	}
+	return res, nil
+}
+func (f *fake) Upload(context.Context, string, io.Reader) error { return nil }
+func (f *fake) Name() string                                    { return "pair.t.server" }
+func (f *fake) Close() error                                    { return nil }
+
+func testdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// veth answers like a Debian 12 namespace on this kernel: cubic is
+// available but not allowed in the namespace, LRO is fixed off.
+func veth(t *testing.T) map[string]reply {
+	return map[string]reply{
+		"cat /proc/sys/net/ipv4/tcp_available_congestion_control": {out: "reno bbr cubic\n"},
+		"sysctl -w net.ipv4.tcp_congestion_control=cubic": {code: 255,
+			stderr: `sysctl: setting key "net.ipv4.tcp_congestion_control": Operation not permitted` + "\n"},
+		"sysctl -n net.ipv4.tcp_congestion_control": {out: "bbr\n"},
+		"sysctl -n net.ipv4.tcp_rmem":               {out: "4096\t131072\t6291456\n"},
+		"iptables -w -C INPUT -j LAB-LOSS":          {code: 1, stderr: "iptables: Bad rule (does a matching rule exist in that chain?).\n"},
+		"ethtool -K veth0 lro on":                   {code: 1, stderr: "Could not change any device features\n", out: "Actual changes:\nrx-lro: off [requested on]\n"},
+		"ip -j link show dev veth0":                 {out: testdata(t, "veth-ip-link.json")},
+		"ethtool -k veth0":                          {out: testdata(t, "veth-ethtool-k.txt")},
+		"ethtool -i veth0":                          {out: testdata(t, "veth-ethtool-i.txt")},
+		"uname -r":                                  {out: "6.1.0-28-amd64\n"},
+		"tc qdisc show dev veth0 root":              {out: "qdisc noqueue 0: root refcnt 2 \n"},
+		"iptables -w -S LAB-LOSS":                   {out: "-N LAB-LOSS\n-A LAB-LOSS -i veth0 -m statistic --mode nth --every 100 --packet 0 -j DROP\n"},
+	}
+}
+
+func TestTranscripts(t *testing.T) {
+	cases := []struct {
+		name     string
+		s        guest.Settings
+		replies  map[string]reply // added to veth's
+		observe  bool
+		wantFail bool
+	}{
+		{name: "apply-full", s: guest.Settings{
+			MTU:               9000,
+			Offloads:          map[string]bool{"gro": true, "tso": false, "gso": false},
+			CongestionControl: "cubic",
+			Sysctl:            map[string]string{"net.ipv4.tcp_rmem": "4096 131072 6291456", "net.core.rmem_max": "6291456"},
+			Loss:              &guest.Loss{Percent: 1, Method: "nth"},
+		}},
+		{name: "apply-fixed-lro", s: guest.Settings{Offloads: map[string]bool{"lro": true}}},
+		{name: "apply-random-existing-chain", s: guest.Settings{Loss: &guest.Loss{Percent: 1.5, Method: "random"}},
+			replies: map[string]reply{
+				"iptables -w -N LAB-LOSS":          {code: 1, stderr: "iptables: Chain already exists.\n"},
+				"iptables -w -C INPUT -j LAB-LOSS": {},
+			}},
+		{name: "apply-netem", s: guest.Settings{Loss: &guest.Loss{Percent: 0.5, Method: "netem"}}},
+		{name: "apply-none-removes-loss", s: guest.Settings{},
+			replies: map[string]reply{
+				"tc qdisc show dev veth0 root": {out: "qdisc netem 8001: root refcnt 2 limit 1000 loss 0.5%\n"},
+			}},
+		{name: "apply-none-no-iptables", s: guest.Settings{},
+			replies: map[string]reply{
+				"iptables -w -F LAB-LOSS": {code: 127, stderr: "sh: iptables: command not found\n"},
+			}},
+		{name: "apply-cc-unavailable", s: guest.Settings{CongestionControl: "dctcp"}, wantFail: true,
+			replies: map[string]reply{"modprobe tcp_dctcp": {code: 1, stderr: "modprobe: FATAL: Module tcp_dctcp not found.\n"}}},
+		{name: "apply-cc-namespace", s: guest.Settings{CongestionControl: "reno"}},
+		{name: "observe-full", observe: true, s: guest.Settings{
+			MTU:               9000,
+			Offloads:          map[string]bool{"gro": true, "lro": true},
+			CongestionControl: "cubic",
+			Sysctl:            map[string]string{"net.ipv4.tcp_rmem": "4096 131072 6291456"},
+			Loss:              &guest.Loss{Percent: 1, Method: "nth"},
+		}},
+		{name: "observe-minimal", observe: true, s: guest.Settings{},
+			replies: map[string]reply{
+				"iptables -w -S LAB-LOSS": {code: 1, stderr: "iptables v1.8.9 (nf_tables): chain `LAB-LOSS' in table `filter' is incompatible, use 'nft' tool.\n"},
+				"ethtool -i veth0":        {code: 127, stderr: "sh: ethtool: command not found\n"},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{replies: veth(t)}
+			for k, v := range tc.replies {
+				f.replies[k] = v
+			}
+			js, _ := json.Marshal(tc.s)
+			fmt.Fprintf(&f.log, "# settings: %s\n", js)
+			var err error
+			if tc.observe {
+				var o guest.Observed
+				o, err = linux.New().Observe(context.Background(), f, "veth0", tc.s)
+				js, _ := json.MarshalIndent(o, "", "  ")
+				fmt.Fprintf(&f.log, "# observed: %s\n# verify: %q\n", js, guest.Verify(tc.s, o))
+			} else {
+				err = linux.New().Apply(context.Background(), f, "veth0", tc.s)
+			}
+			fmt.Fprintf(&f.log, "# error: %v\n", err)
+			if (err != nil) != tc.wantFail {
+				t.Errorf("error = %v, want failure %v", err, tc.wantFail)
+			}
+			golden(t, tc.name, f.log.String())
+		})
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestRejectsInjection: no command runs when any value could smuggle in
+// shell syntax or options.
+func TestRejectsInjection(t *testing.T) {
+	evil := []string{"; rm -rf /", "$(x)", "a\nb", "`x`", "a|b", "a&b", "a>b", "'x'", `"x"`, "-x", "a\\b", "a\x00b", "a\tb", ""}
+	mk := func(v string) []guest.Settings {
+		return []guest.Settings{
+			{Offloads: map[string]bool{v: true}},
+			{CongestionControl: v + "x"},
+			{Sysctl: map[string]string{v: "1"}},
+			{Sysctl: map[string]string{"net.core.rmem_max": v}},
+			{Loss: &guest.Loss{Percent: 1, Method: v}},
+		}
+	}
+	for _, v := range evil {
+		cases := mk(v)
+		for i, s := range cases {
+			if v == "" && i == 1 || v == "-x" && i == 3 {
+				continue // "x" is a valid algorithm; "k=-x" is one word (sysctl values may be negative)
+			}
+			f := &fake{}
+			if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.log.Len() > 0 {
+				t.Errorf("value %q in case %d: err=%v, commands run:\n%s", v, i, err, f.log.String())
+			}
+		}
+		f := &fake{}
+		if err := linux.New().Apply(context.Background(), f, v, guest.Settings{MTU: 1500}); err == nil || f.log.Len() > 0 {
+			t.Errorf("interface %q accepted", v)
+		}
+		if _, err := linux.New().Observe(context.Background(), f, v, guest.Settings{}); err == nil || f.log.Len() > 0 {
+			t.Errorf("Observe: interface %q accepted", v)
+		}
+	}
+	for _, s := range []guest.Settings{{MTU: 67}, {MTU: 65536}, {MTU: -1}, {Loss: &guest.Loss{Percent: 101, Method: "nth"}},
+		{Loss: &guest.Loss{Percent: -1, Method: "nth"}}, {Sysctl: map[string]string{"../../etc/passwd": "1"}}, {Sysctl: map[string]string{"/proc/x": "1"}}} {
+		f := &fake{}
+		if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.log.Len() > 0 {
+			t.Errorf("%+v accepted", s)
+		}
+	}
+}

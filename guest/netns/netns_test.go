@@ -1,0 +1,110 @@
+package netns_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/netns"
+	"github.com/lab-bench/lab/guest/netns/netnstest"
+)
+
+func TestRunInsideNamespace(t *testing.T) {
+	p := netnstest.NewPair(t)
+	tr := netns.New("pair.t.server", p.A.NS, nil)
+	res, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"ip", "-brief", "addr", "show", "dev", p.A.Iface}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Stdout), p.A.Addr+"/24") {
+		t.Errorf("ip addr in %s: got %q, want %s", p.A.NS, res.Stdout, p.A.Addr)
+	}
+	// The other end's interface is not visible here.
+	if _, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"ip", "link", "show", "dev", p.B.Iface}}); err == nil {
+		t.Errorf("%s visible inside %s", p.B.Iface, p.A.NS)
+	}
+}
+
+func TestExitStatusCarriesStderr(t *testing.T) {
+	p := netnstest.NewPair(t)
+	tr := netns.New("pair.t.client", p.B.NS, nil)
+	_, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"ls", "/does/not exist"}})
+	var ce *guest.CommandError
+	if !errors.As(err, &ce) {
+		t.Fatalf("got %v, want *guest.CommandError", err)
+	}
+	if ce.ExitCode == 0 || !strings.Contains(ce.Stderr, "No such file") || ce.Guest != "pair.t.client" {
+		t.Errorf("error lacks detail: %+v", ce)
+	}
+	if ce.Cmd != "ls '/does/not exist'" {
+		t.Errorf("Cmd = %q, want the quoted command", ce.Cmd)
+	}
+	if !strings.Contains(err.Error(), "pair.t.client: ls '/does/not exist': exit status 2") {
+		t.Errorf("message: %v", err)
+	}
+}
+
+func TestStdinAndPinning(t *testing.T) {
+	p := netnstest.NewPair(t)
+	tr := netns.New("g", p.A.NS, nil).Pinned([]int{0})
+	res, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"sh", "-c", "cat; taskset -pc $$"}, Stdin: strings.NewReader("hello\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Stdout)
+	if !strings.HasPrefix(out, "hello\n") || !strings.Contains(out, "current affinity list: 0") {
+		t.Errorf("output %q: want stdin echoed and affinity 0", out)
+	}
+}
+
+func TestCancelKillsProcessGroup(t *testing.T) {
+	p := netnstest.NewPair(t)
+	tr := netns.New("g", p.A.NS, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		// sh forks sleep: killing only sh would leave sleep running.
+		_, err := tr.Run(ctx, guest.Cmd{Argv: []string{"sh", "-c", "sleep 100; true"}})
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("took %v to die", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("sleep 100 survived cancellation")
+	}
+	// From the host namespace: a command run inside would list itself.
+	out, _ := netns.New("host", "", nil).Run(context.Background(), guest.Cmd{Argv: []string{"ip", "netns", "pids", p.A.NS}})
+	if strings.TrimSpace(string(out.Stdout)) != "" {
+		t.Errorf("processes left in namespace: %q", out.Stdout)
+	}
+}
+
+func TestUpload(t *testing.T) {
+	p := netnstest.NewPair(t)
+	tr := netns.New("g", p.A.NS, nil)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	if err := tr.Upload(context.Background(), path, strings.NewReader("data")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"cat", path}})
+	if err != nil || string(res.Stdout) != "data" {
+		t.Fatalf("cat inside ns: %q, %v", res.Stdout, err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+}
