@@ -1,0 +1,32 @@
+# lab — see README.md. Every target works on a fresh Debian 12 machine as root.
+GO      ?= $(shell command -v go || echo /usr/local/go/bin/go)
+BIN     := bin/lab
+FUZZTIME ?= 20s
+
+.PHONY: demo deps build test unit e2e fuzz bench vet clean
+
+## demo: install prerequisites, build lab, run the quickstart lab for real
+demo: deps build
+	./$(BIN) -chdir=examples/quickstart apply -auto-approve
+
+deps:
+	./scripts/install-deps.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/lab
+
+## test: every test — unit, golden, real namespaces end to end, a short fuzz run
+test: deps vet
+	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./spec
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
+
+## bench: speed and fidelity figures, printed as ratios against the targets
+bench: deps build
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/... ./plan/... ./cmd/lab/...
+
+clean:
+	rm -rf bin

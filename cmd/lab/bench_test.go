@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/bench/iperf3"
+	"github.com/lab-bench/lab/results"
+)
+
+// BenchmarkApplyOverhead runs a 12-cell local matrix at 5 s per run and
+// reports wall(lab apply) / (cells × duration). Target: ≤ 1.05.
+func BenchmarkApplyOverhead(b *testing.B) {
+	needNamespacesB(b)
+	const src = `
+template "host" {}
+pair "veth" {
+  template = template.host
+  vcpu     = 1
+}
+experiment "overhead" {
+  pairs  = [pair.veth]
+  matrix = { mtu = [1500, 9000], gro = [false, true], streams = [1, 2, 3] }
+  guest {
+    mtu = matrix.mtu
+    gro = matrix.gro
+  }
+  iperf3 {
+    duration = "5s"
+    omit     = "0s"
+    parallel = matrix.streams
+  }
+}
+`
+	for i := 0; i < b.N; i++ {
+		dir := labDirB(b, "bench-ovh", src)
+		start := time.Now()
+		if out, err := exec.Command(labBin, "-chdir="+dir, "apply", "-auto-approve").CombinedOutput(); err != nil {
+			b.Fatalf("apply: %v\n%s", err, out)
+		}
+		wall := time.Since(start)
+		ratio := wall.Seconds() / (12 * 5)
+		b.ReportMetric(wall.Seconds(), "s-wall")
+		b.ReportMetric(ratio, "overhead-ratio(target<=1.05)")
+		fmt.Printf("overhead: wall %.1fs for 12 cells x 5s = ratio %.3f (target <= 1.05)\n", wall.Seconds(), ratio)
+	}
+}
+
+// BenchmarkFidelity compares lab's throughput with iperf3 run by hand on
+// the same namespace pair with the same CPU pinning: median of 5 each,
+// interleaved so drift hits both alike. Target: within ±3 %.
+func BenchmarkFidelity(b *testing.B) {
+	needNamespacesB(b)
+	const src = `
+template "host" {}
+pair "veth" {
+  template = template.host
+  vcpu     = 1
+}
+experiment "fidelity" {
+  pairs  = [pair.veth]
+  repeat = 1
+  iperf3 {
+    duration = "3s"
+    omit     = "0s"
+  }
+}
+`
+	dir := labDirB(b, "bench-fid", src)
+	b.Cleanup(func() { exec.Command(labBin, "-chdir="+dir, "destroy", "-auto-approve").Run() })
+	// -keep leaves the namespaces for the hand runs; each apply reuses them.
+	var labRuns, handRuns []float64
+	for i := 0; i < 5; i++ {
+		if out, err := exec.Command(labBin, "-chdir="+dir, "apply", "-auto-approve", "-keep").CombinedOutput(); err != nil {
+			b.Fatalf("apply: %v\n%s", err, out)
+		}
+		rs := results.Store{Dir: filepath.Join(dir, "results")}
+		id, _ := rs.Latest()
+		_, recs, err := rs.Load(id)
+		if err != nil || len(recs) != 1 {
+			b.Fatalf("results: %v (%d)", err, len(recs))
+		}
+		labRuns = append(labRuns, recs[0].Metrics.ThroughputBps)
+		handRuns = append(handRuns, handRun(b, "lab-bench-fid-veth-s", "lab-bench-fid-veth-c", "198.18.0.1"))
+	}
+	ml, mh := median(labRuns), median(handRuns)
+	ratio := ml / mh
+	b.ReportMetric(ratio, "lab/hand(target 0.97..1.03)")
+	fmt.Printf("fidelity: lab median %.2f Gb/s, hand-run median %.2f Gb/s, ratio %.3f (target within ±3%%)\n  lab:  %v\n  hand: %v\n",
+		ml/1e9, mh/1e9, ratio, gbps(labRuns), gbps(handRuns))
+}
+
+// handRun runs iperf3 the way a person would, pinned like lab pins.
+func handRun(b *testing.B, serverNS, clientNS, addr string) float64 {
+	srv := exec.Command("ip", "netns", "exec", serverNS, "taskset", "-c", "0", "iperf3", "-s", "-1", "-p", "5999", "-B", addr)
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Wait()
+	var out []byte
+	var err error
+	for try := 0; try < 50; try++ {
+		time.Sleep(20 * time.Millisecond)
+		out, err = exec.Command("ip", "netns", "exec", clientNS, "taskset", "-c", "1", "iperf3", "-c", addr, "-p", "5999", "-J", "-t", "3").Output()
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		srv.Process.Kill()
+		b.Fatalf("hand-run iperf3: %v\n%s", err, out)
+	}
+	s, err := (&iperf3.Runner{}).Parse(bench.Raw{Client: string(out)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s.ThroughputBps
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func gbps(xs []float64) string {
+	var p []string
+	for _, x := range xs {
+		p = append(p, fmt.Sprintf("%.1f", x/1e9))
+	}
+	return strings.Join(p, " ")
+}
+
+func needNamespacesB(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		b.Skip("needs iperf3")
+	}
+}
+
+func labDirB(b *testing.B, name, body string) string {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(fmt.Sprintf("lab %q {}\n%s", name, body)), 0o644)
+	return dir
+}

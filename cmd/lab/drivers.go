@@ -1,0 +1,30 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/bench/iperf3"
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/linux"
+)
+
+// osDriver maps a template's os to its driver.
+func osDriver(name string) (guest.OS, error) {
+	switch name {
+	case "", "linux":
+		return linux.New(), nil
+	default:
+		return nil, fmt.Errorf("no driver for guest os %q yet (known: linux)", name)
+	}
+}
+
+// benchRunner maps a benchmark block to its runner.
+func benchRunner(tool string) (bench.Runner, error) {
+	switch tool {
+	case "", "iperf3":
+		return &iperf3.Runner{}, nil
+	default:
+		return nil, fmt.Errorf("no runner for benchmark %q yet (known: iperf3)", tool)
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/term"
+
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/spec"
+)
+
+// varFlags are -var and -var-file, repeatable.
+type varFlags struct {
+	vars  []string
+	files []string
+}
+
+func (v *varFlags) register(fs *flag.FlagSet) {
+	fs.Func("var", "set a variable: `name=value` (repeatable)", func(s string) error { v.vars = append(v.vars, s); return nil })
+	fs.Func("var-file", "read variables from `FILE` (repeatable)", func(s string) error { v.files = append(v.files, s); return nil })
+}
+
+// loadLab decodes the lab directory and prints diagnostics. Warnings are
+// printed too; an error comes back as reported{1}.
+func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
+	lab, diags := spec.Load(g.dir, spec.Options{Vars: v.vars, VarFiles: v.files, Env: g.env, KnownProviders: providers.Names()})
+	if len(diags) > 0 {
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+	}
+	if diags.HasErrors() {
+		return nil, reported{exitError}
+	}
+	return lab, nil
+}
+
+// configureProviders makes and configures every provider the lab declares
+// (the second phase of decoding: each provider reads its own block).
+func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[string]providers.Provider, error) {
+	out := map[string]providers.Provider{}
+	var diags hcl.Diagnostics
+	for key, pb := range lab.Providers {
+		p, err := providers.New(pb.Type)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown provider type", Detail: err.Error(), Subject: pb.DeclRange.Ptr()})
+			continue
+		}
+		diags = append(diags, p.Configure(ctx, pb.Body)...)
+		out[key] = p
+	}
+	if len(diags) > 0 {
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+	}
+	if diags.HasErrors() {
+		return nil, reported{exitError}
+	}
+	return out, nil
+}
+
+func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }
+func resultsDir(g *globals) string { return filepath.Join(g.dir, "results") }
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func termWidth() uint {
+	if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil && w > 20 {
+		return uint(w)
+	}
+	return 100
+}
+
+// newFlags makes a verb's flag set writing usage to stderr.
+func newFlags(g *globals, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(g.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(g.stderr, "Usage: lab %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns -h into a clean exit.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return reported{exitOK}
+		}
+		return reported{exitError}
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+// Command lab makes network-performance comparisons between guest operating
+// systems and virtual NICs reproducible: a lab directory of *.hcl files
+// describes pairs of guests and a matrix of settings; `lab apply` creates
+// the guests, runs the benchmarks, records the results and tears down.
+//
+// Usage: lab [-chdir=DIR] <verb> [flags] [args]
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	_ "github.com/lab-bench/lab/providers/local" // registers "local"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitError  = 1
+	exitExpect = 2 // an expect block failed (lab check)
+)
+
+// verb is one subcommand.
+type verb struct {
+	name    string
+	summary string
+	run     func(g *globals, args []string) error
+}
+
+func verbs() []verb {
+	return []verb{
+		{"validate", "Check the lab's .hcl files", runValidate},
+		{"plan", "Show what apply would create and run", runPlan},
+		{"apply", "Create the machines, run the benchmarks, record results, tear down", runApply},
+		{"destroy", "Remove everything the lab created", runDestroy},
+		{"state", "Inspect the state (state list)", runState},
+		{"report", "Render a run's results (table, markdown, csv, json)", runReport},
+		{"version", "Print the version", runVersion},
+	}
+}
+
+// globals are the flags before the verb.
+type globals struct {
+	dir    string
+	stdout io.Writer
+	stderr io.Writer
+	stdin  io.Reader
+	env    []string
+}
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+}
+
+// Main runs lab with args and returns the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
+	g := &globals{dir: ".", stdout: stdout, stderr: stderr, stdin: stdin, env: env}
+	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&g.dir, "chdir", ".", "switch to `DIR` (the lab directory) before running the verb")
+	fs.Usage = func() { usage(stderr) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitError
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		usage(stderr)
+		return exitError
+	}
+	for _, v := range verbs() {
+		if v.name == rest[0] {
+			err := v.run(g, rest[1:])
+			return exitCode(stderr, err)
+		}
+	}
+	fmt.Fprintf(stderr, "lab: unknown verb %q\n\n", rest[0])
+	usage(stderr)
+	return exitError
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: lab [-chdir=DIR] <verb> [flags]\n\nVerbs:\n")
+	for _, v := range verbs() {
+		fmt.Fprintf(w, "  %-9s %s\n", v.name, v.summary)
+	}
+	fmt.Fprintf(w, "\nRun `lab <verb> -h` for a verb's flags.\n")
+}
+
+// reported is an error whose message was already printed (diagnostics).
+type reported struct{ code int }
+
+func (r reported) Error() string { return "already reported" }
+
+func exitCode(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var r reported
+	if errors.As(err, &r) {
+		return r.code
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", err)
+	return exitError
+}

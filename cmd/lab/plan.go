@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/state"
+)
+
+func runPlan(g *globals, args []string) error {
+	fs := newFlags(g, "plan", "plan [-out FILE] [-var k=v] [-var-file F] [-json]")
+	var v varFlags
+	v.register(fs)
+	out := fs.String("out", "", "save the plan to `FILE` for `lab apply FILE`")
+	asJSON := fs.Bool("json", false, "print the plan as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	lab, err := loadLab(g, v)
+	if err != nil {
+		return err
+	}
+	if _, err := configureProviders(context.Background(), g, lab); err != nil {
+		return err
+	}
+	st, err := readState(g, lab.Name)
+	if err != nil {
+		return err
+	}
+	p, err := makePlan(g, lab, st, v)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+	} else if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := p.Save(*out); err != nil {
+			return err
+		}
+		if !*asJSON {
+			fmt.Fprintf(g.stdout, "\nSaved the plan to %s; run `lab apply %s` to carry it out exactly.\n", *out, *out)
+		}
+	}
+	return nil
+}
+
+// readState loads the state under a short-lived lock, so a plan never reads
+// a state that an apply is writing.
+func readState(g *globals, labID string) (*state.State, error) {
+	store := state.Store{Dir: stateDir(g)}
+	unlock, err := store.Lock(state.NewLockInfo(labID, "plan"))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return store.Load()
+}
+
+func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags) (*plan.Plan, error) {
+	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now()})
+	if len(diags) > 0 {
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+	}
+	if diags.HasErrors() {
+		return nil, reported{exitError}
+	}
+	return p, nil
+}

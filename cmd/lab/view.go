@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/lab-bench/lab/engine"
+)
+
+// jsonView writes one JSON object per event (the -json flag).
+type jsonView struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func newJSONView(w io.Writer) *jsonView { return &jsonView{enc: json.NewEncoder(w)} }
+
+func (v *jsonView) Event(e engine.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_ = v.enc.Encode(e)
+}
+
+// humanView prints progress for people. On a terminal the line of the run
+// in progress is redrawn with its elapsed time; elsewhere every event is
+// one plain line.
+type humanView struct {
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool
+	live    string    // the run line being redrawn
+	since   time.Time // when it started
+	planned time.Duration
+	stop    chan struct{}
+}
+
+func newHumanView(w io.Writer, tty bool) *humanView {
+	v := &humanView{w: w, tty: tty, stop: make(chan struct{})}
+	if tty {
+		go v.tick()
+	}
+	return v
+}
+
+func (v *humanView) tick() {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-v.stop:
+			return
+		case <-t.C:
+			v.mu.Lock()
+			if v.live != "" {
+				fmt.Fprintf(v.w, "\r\x1b[K%s  %s / %s", v.live, time.Since(v.since).Round(100*time.Millisecond), v.planned)
+			}
+			v.mu.Unlock()
+		}
+	}
+}
+
+// Close stops redrawing.
+func (v *humanView) Close() {
+	select {
+	case <-v.stop:
+	default:
+		close(v.stop)
+	}
+}
+
+func (v *humanView) line(s string) {
+	if v.tty && v.live != "" {
+		fmt.Fprint(v.w, "\r\x1b[K")
+	}
+	fmt.Fprintln(v.w, s)
+}
+
+func (v *humanView) Event(e engine.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	run := fmt.Sprintf("[%d/%d] %s/%s %s #%d", e.Index, e.Total, e.Experiment, e.Pair, e.Cell, e.Repeat)
+	if e.Warmup {
+		run = fmt.Sprintf("[%d/%d] %s/%s %s warmup %d", e.Index, e.Total, e.Experiment, e.Pair, e.Cell, e.Repeat)
+	}
+	switch e.Type {
+	case engine.EvCreate:
+		if !v.tty {
+			v.line(fmt.Sprintf("%s: creating %s", e.Address, e.Message))
+		}
+	case engine.EvCreated:
+		v.line(fmt.Sprintf("%s: created %s (%s)", e.Address, e.Message, e.Elapsed.Round(time.Millisecond)))
+	case engine.EvReuse:
+		v.line(fmt.Sprintf("%s: reusing %s", e.Address, e.Message))
+	case engine.EvDelete:
+		if !v.tty {
+			v.line(fmt.Sprintf("%s: destroying %s", e.Address, e.Message))
+		}
+	case engine.EvDeleted:
+		v.line(fmt.Sprintf("%s: destroyed (%s)", e.Address, e.Elapsed.Round(time.Millisecond)))
+	case engine.EvRun:
+		v.live, v.since, v.planned = run, time.Now(), e.Duration
+		if !v.tty {
+			v.line(run + ": running")
+		}
+	case engine.EvResult:
+		v.line(fmt.Sprintf("%s: %.2f Gb/s, %d retransmits, CPU server %.0f%% client %.0f%% (%s)",
+			run, e.ThroughputBps/1e9, e.Retransmits, e.ServerCPU, e.ClientCPU, e.Elapsed.Round(100*time.Millisecond)))
+		v.live = ""
+	case engine.EvRunFailed:
+		v.line(fmt.Sprintf("%s: FAILED: %s", run, e.Message))
+		v.live = ""
+	case engine.EvWarning:
+		v.line(fmt.Sprintf("Warning: %s: %s", e.Address, e.Message))
+	case engine.EvTeardown:
+		v.live = ""
+		v.line("Tearing down…")
+	}
+}
