@@ -79,7 +79,9 @@ func hostExec(ctx context.Context, argv ...string) ([]byte, error) {
 	if err != nil {
 		ce := &guest.CommandError{Guest: "local host", Cmd: guest.ShellJoin(argv), Stderr: stderr.String()}
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if ctx.Err() != nil {
+			ce.Err = fmt.Errorf("interrupted: %w", ctx.Err())
+		} else if errors.As(err, &ee) {
 			ce.ExitCode = ee.ExitCode()
 		} else {
 			ce.Err = err
