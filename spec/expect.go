@@ -1,0 +1,239 @@
+package spec
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var expectSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "where"}, {Name: "throughput"}, {Name: "retransmits"}, {Name: "ratio"},
+	},
+}
+
+// expectDecoder decodes expect blocks of one experiment; it records which
+// matrix keys they select on.
+type expectDecoder struct {
+	l    *loader
+	e    *Experiment
+	used map[int]bool
+}
+
+func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
+	ex := &Expect{Name: b.Labels[0], DeclRange: b.DefRange}
+	content, diags := b.Body.Content(expectSchema)
+	if strings.TrimSpace(ex.Name) == "" {
+		diags = append(diags, errorf(b.LabelRanges[0], "Invalid expect name",
+			"An expect block needs a name saying what is expected."))
+	}
+	attrs := content.Attributes
+	for _, n := range sortedKeys(attrs) {
+		a := attrs[n]
+		if _, d := x.l.checkRefs(a.Expr, nil); d.HasErrors() {
+			diags = append(diags, d...)
+			continue
+		}
+		items, d := objectItems(a.Expr, x.l.ctx, a.Name)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		switch n {
+		case "where":
+			ex.Where, d = x.where(items)
+		case "throughput":
+			ex.Throughput, d = absolute(a, items, "gbps", true)
+		case "retransmits":
+			ex.Retransmits, d = absolute(a, items, "max", false)
+		case "ratio":
+			ex.Ratio, d = x.ratio(a, items)
+		}
+		diags = append(diags, d...)
+	}
+	if attrs["throughput"] == nil && attrs["retransmits"] == nil && attrs["ratio"] == nil {
+		diags = append(diags, errorf(b.DefRange, "Empty expectation",
+			"An expect block needs throughput = {…}, retransmits = {…} or ratio = {…}."))
+	}
+	return ex, diags
+}
+
+// where decodes where = { key = value }: matrix keys or "pair".
+func (x *expectDecoder) where(items []objItem) (map[string]cty.Value, hcl.Diagnostics) {
+	w := map[string]cty.Value{}
+	var diags hcl.Diagnostics
+	for _, it := range items {
+		v, d := x.selector(it.Key, it.Value, it.KeyRange, it.ValueRange)
+		if d != nil {
+			diags = append(diags, d)
+			continue
+		}
+		w[it.Key] = v
+	}
+	return w, diags
+}
+
+// selector resolves key = value against the pairs and the matrix and
+// marks the key used.
+func (x *expectDecoder) selector(key string, v cty.Value, keyRng, valRng hcl.Range) (cty.Value, *hcl.Diagnostic) {
+	if key == "pair" {
+		s, d := toString(v, valRng, "pair")
+		if d != nil {
+			return cty.NilVal, d
+		}
+		if !slices.Contains(x.e.Pairs, s) {
+			return cty.NilVal, errorf(valRng, "Unknown pair in selector",
+				"The experiment has no pair %q (its pairs: %s).", s, joinNames(x.e.Pairs))
+		}
+		return cty.StringVal(s), nil
+	}
+	i := dimIndex(x.e.Matrix, key)
+	if i < 0 {
+		return cty.NilVal, errorf(keyRng, "Undeclared matrix key",
+			"matrix has no key %s; a selector uses a matrix key (%s) or pair.", key, joinNames(dimNames(x.e.Matrix)))
+	}
+	x.used[i] = true
+	dv, ok := findDimValue(x.e.Matrix[i], v)
+	if !ok {
+		var vals []string
+		for _, dv := range x.e.Matrix[i].Values {
+			vals = append(vals, displayValue(dv))
+		}
+		return cty.NilVal, errorf(valRng, "Value not in matrix",
+			"matrix.%s has no value %s (its values: %s).", key, displayValue(v), strings.Join(vals, ", "))
+	}
+	return dv, nil
+}
+
+// absolute decodes { gbps = 17.5, tolerance = "15%" } or { max = 0 }.
+func absolute(a *hcl.Attribute, items []objItem, valueKey string, withTolerance bool) (*Absolute, hcl.Diagnostics) {
+	abs := &Absolute{}
+	var diags hcl.Diagnostics
+	seen := false
+	for _, it := range items {
+		switch {
+		case it.Key == valueKey:
+			f, d := toFloat(it.Value, it.ValueRange, valueKey)
+			if d == nil && (math.IsInf(f, 0) || f < 0) {
+				d = errorf(it.ValueRange, "Invalid expectation", "%s must be a finite number ≥ 0.", valueKey)
+			}
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			abs.Value, seen = f, true
+		case it.Key == "tolerance" && withTolerance:
+			pct, d := parsePercent(it.Value, it.ValueRange, "tolerance")
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			abs.Tolerance = pct / 100
+		default:
+			allowed := valueKey
+			if withTolerance {
+				allowed += ", tolerance"
+			}
+			diags = append(diags, errorf(it.KeyRange, "Unsupported key",
+				"%s has no key %q (keys: %s).", a.Name, truncate(it.Key, 40), allowed))
+		}
+	}
+	if !seen && !diags.HasErrors() {
+		diags = append(diags, errorf(a.Expr.Range(), "Missing key", "%s needs %s = ….", a.Name, valueKey))
+	}
+	return abs, diags
+}
+
+// ratio decodes { of = "lro=true", over = "lro=false", at_least = 2.5 }
+// (or between = [lo, hi]).
+func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Diagnostics) {
+	r := &Ratio{}
+	var diags hcl.Diagnostics
+	var haveAtLeast, haveBetween bool
+	for _, it := range items {
+		switch it.Key {
+		case "of", "over":
+			s, d := toString(it.Value, it.ValueRange, it.Key)
+			if d == nil {
+				d = x.ratioSelector(s, it.ValueRange)
+			}
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			if it.Key == "of" {
+				r.Of = s
+			} else {
+				r.Over = s
+			}
+		case "at_least":
+			f, d := toFloat(it.Value, it.ValueRange, "at_least")
+			if d == nil && (math.IsInf(f, 0) || f <= 0) {
+				d = errorf(it.ValueRange, "Invalid expectation", "at_least must be a finite number > 0.")
+			}
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			r.AtLeast, haveAtLeast = f, true
+		case "between":
+			b, d := between(it)
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			r.Between, haveBetween = b, true
+		default:
+			diags = append(diags, errorf(it.KeyRange, "Unsupported key",
+				"ratio has no key %q (keys: of, over, at_least, between).", truncate(it.Key, 40)))
+		}
+	}
+	if diags.HasErrors() {
+		return r, diags
+	}
+	switch {
+	case r.Of == "" || r.Over == "":
+		diags = append(diags, errorf(a.Expr.Range(), "Missing key",
+			`ratio needs of = "key=value" and over = "key=value".`))
+	case haveAtLeast == haveBetween:
+		diags = append(diags, errorf(a.Expr.Range(), "Invalid ratio",
+			"ratio needs exactly one of at_least = … or between = [low, high]."))
+	}
+	return r, diags
+}
+
+func between(it objItem) ([2]float64, *hcl.Diagnostic) {
+	var b [2]float64
+	v := it.Value
+	ty := v.Type()
+	if !v.IsWhollyKnown() {
+		return b, nil
+	}
+	if v.IsNull() || !(ty.IsListType() || ty.IsTupleType()) || v.LengthInt() != 2 {
+		return b, errorf(it.ValueRange, "Invalid ratio", "between must be a list of two numbers [low, high].")
+	}
+	for i, ev := range v.AsValueSlice() {
+		f, d := toFloat(ev, it.ValueRange, "between")
+		if d != nil {
+			return b, d
+		}
+		b[i] = f
+	}
+	if !(b[0] > 0 && b[0] <= b[1]) || math.IsInf(b[1], 0) {
+		return b, errorf(it.ValueRange, "Invalid ratio", "between = [low, high] needs 0 < low ≤ high.")
+	}
+	return b, nil
+}
+
+// ratioSelector checks "key=value" against the matrix (or the pairs).
+func (x *expectDecoder) ratioSelector(s string, rng hcl.Range) *hcl.Diagnostic {
+	key, val, ok := strings.Cut(s, "=")
+	if !ok || key == "" {
+		return errorf(rng, "Invalid selector", `%q is not a selector: write "key=value", like "lro=true".`, truncate(s, 40))
+	}
+	_, d := x.selector(strings.TrimSpace(key), cty.StringVal(strings.TrimSpace(val)), rng, rng)
+	return d
+}

@@ -1,0 +1,255 @@
+package spec
+
+import (
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// experimentSchema lists the experiment block's contents; benchmark block
+// types are added from benchKinds.
+func experimentSchema() *hcl.BodySchema {
+	s := &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{
+			{Name: "description"}, {Name: "pairs"}, {Name: "matrix"}, {Name: "repeat"}, {Name: "warmup"},
+		},
+		Blocks: []hcl.BlockHeaderSchema{
+			{Type: "guest"}, {Type: "server"}, {Type: "client"}, {Type: "hardware"},
+			{Type: "expect", LabelNames: []string{"name"}},
+		},
+	}
+	for _, n := range sortedKeys(benchKinds) {
+		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
+	}
+	return s
+}
+
+const maxRepeat = 1000
+
+// decodeExperiments decodes experiment blocks; pairs must be decoded first.
+func (l *loader) decodeExperiments(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	seen := map[string]*Experiment{}
+	schema := experimentSchema()
+	for _, b := range blocks {
+		e, d := l.decodeExperiment(b, schema)
+		diags = append(diags, d...)
+		if prev := seen[e.Name]; prev != nil {
+			diags = append(diags, errorf(b.DefRange, "Duplicate experiment",
+				"An experiment named %q was already declared at %s.", e.Name, declaredAt(prev.DeclRange)))
+			continue
+		}
+		seen[e.Name] = e
+		l.lab.Experiments = append(l.lab.Experiments, e)
+	}
+	return diags
+}
+
+func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experiment, hcl.Diagnostics) {
+	e := &Experiment{Name: b.Labels[0], Repeat: 1, DeclRange: b.DefRange}
+	var diags hcl.Diagnostics
+	if d := checkName(b, 0, "experiment", blockNameRe, blockNameRule); d != nil {
+		diags = append(diags, d)
+	}
+	content, d := b.Body.Content(schema)
+	diags = append(diags, d...)
+	attrs := content.Attributes
+
+	if a := attrs["description"]; a != nil {
+		s, d := l.evalString(a)
+		diags = append(diags, d...)
+		e.Description = s
+	}
+	if a := attrs["pairs"]; a != nil {
+		diags = append(diags, l.decodePairList(e, a)...)
+	} else {
+		diags = append(diags, errorf(b.DefRange, "Missing pairs",
+			"An experiment needs pairs = [pair.<name>, …]."))
+	}
+	var keyRanges []hcl.Range
+	if a := attrs["matrix"]; a != nil {
+		var d hcl.Diagnostics
+		e.Matrix, keyRanges, d = l.decodeMatrix(a)
+		diags = append(diags, d...)
+	}
+	if a := attrs["repeat"]; a != nil {
+		n, d := l.evalInt(a, 1, maxRepeat)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			e.Repeat = n
+		}
+	}
+	if a := attrs["warmup"]; a != nil {
+		n, d := l.evalInt(a, 0, maxRepeat)
+		diags = append(diags, d...)
+		e.Warmup = n
+	}
+
+	used := map[int]bool{}
+	ce, cellOK, d := l.decodeCellBlocks(e, content, used)
+	diags = append(diags, d...)
+	e.eval = ce
+
+	x := &expectDecoder{l: l, e: e, used: used}
+	names := map[string]hcl.Range{}
+	for _, eb := range content.Blocks.OfType("expect") {
+		if prev, dup := names[eb.Labels[0]]; dup {
+			diags = append(diags, errorf(eb.DefRange, "Duplicate expect",
+				"An expect block named %q was already declared at %s.", eb.Labels[0], declaredAt(prev)))
+			continue
+		}
+		names[eb.Labels[0]] = eb.DefRange
+		ex, d := x.decode(eb)
+		diags = append(diags, d...)
+		e.Expects = append(e.Expects, ex)
+	}
+
+	// An unused key is only reported when nothing else is wrong: an
+	// attribute rejected above may well have been the one using it.
+	for i, dim := range e.Matrix {
+		if !used[i] && !diags.HasErrors() {
+			diags = append(diags, errorf(keyRanges[i], "Unused matrix key",
+				"matrix.%s is not used by any guest, server, client, hardware or benchmark setting, nor by an expect block; every value of it would repeat the same runs. Use it (as in guest { mtu = matrix.%s }) or remove it.",
+				dim.Name, dim.Name))
+		}
+	}
+	if cellOK && ce.bench != nil {
+		diags = append(diags, ce.validate()...)
+	}
+	return e, diags
+}
+
+// decodePairList decodes pairs = [pair.a, pair.b].
+func (l *loader) decodePairList(e *Experiment, a *hcl.Attribute) hcl.Diagnostics {
+	exprs, diags := hcl.ExprList(a.Expr)
+	if diags.HasErrors() {
+		return hcl.Diagnostics{errorf(a.Expr.Range(), "Invalid pairs",
+			"pairs must be a list of pair references, like [pair.a, pair.b].")}
+	}
+	if len(exprs) == 0 {
+		return hcl.Diagnostics{errorf(a.Expr.Range(), "Missing pairs", "pairs must list at least one pair.")}
+	}
+	for _, ex := range exprs {
+		names, d := refTraversal(ex, "pair", 1)
+		if d != nil {
+			diags = append(diags, d)
+			continue
+		}
+		name := names[0]
+		switch {
+		case l.lab.Pairs[name] == nil:
+			diags = append(diags, errorf(ex.Range(), "Reference to undeclared pair",
+				"No pair %q is declared (declared: %s).", name, joinNames(sortedKeys(l.lab.Pairs))))
+		case slices.Contains(e.Pairs, name):
+			diags = append(diags, errorf(ex.Range(), "Duplicate pair", "pair.%s is listed twice.", name))
+		default:
+			e.Pairs = append(e.Pairs, name)
+		}
+	}
+	return diags
+}
+
+// decodeCellBlocks collects the per-cell attributes of the guest, server,
+// client, hardware and benchmark blocks. used receives the matrix keys
+// they read; ok is false when an attribute could not be prepared.
+func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used map[int]bool) (*cellExprs, bool, hcl.Diagnostics) {
+	ce := &cellExprs{dims: e.Matrix, ctx: l.ctx}
+	var diags hcl.Diagnostics
+	ok := true
+
+	add := func(a *hcl.Attribute, apply func(c *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic) *cellAttr {
+		dims, d := l.checkRefs(a.Expr, e.Matrix)
+		for _, i := range dims {
+			used[i] = true
+		}
+		if d.HasErrors() {
+			diags = append(diags, d...)
+			ok = false
+			return nil
+		}
+		ca := &cellAttr{attr: a, apply: apply, dims: unionInts(nil, dims)}
+		if len(ca.dims) == 0 {
+			v, d := a.Expr.Value(l.ctx)
+			if d.HasErrors() {
+				diags = append(diags, d...)
+				ok = false
+				return nil
+			}
+			ca.konst = v
+		}
+		ce.attrs = append(ce.attrs, ca)
+		return ca
+	}
+
+	// guest applies to both ends; server and client to one end, after it.
+	for _, role := range []string{"guest", "server", "client"} {
+		blk, d := singleBlock(content.Blocks.OfType(role), role)
+		diags = append(diags, d...)
+		if blk == nil {
+			continue
+		}
+		c, d := blk.Body.Content(settingsSchema)
+		diags = append(diags, d...)
+		ends := map[string][]int{"guest": {0, 1}, "server": {0}, "client": {1}}[role]
+		for _, n := range sortedKeys(c.Attributes) {
+			set := settingsAttrs[n]
+			add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+				for _, i := range ends {
+					if d := set(&cs.ends[i], v, a); d != nil {
+						return d
+					}
+				}
+				return nil
+			})
+		}
+	}
+
+	if hw, d := singleBlock(content.Blocks.OfType("hardware"), "hardware"); hw != nil || d != nil {
+		diags = append(diags, d...)
+		if hw != nil {
+			c, d := hw.Body.Content(hardwareSchema)
+			diags = append(diags, d...)
+			for _, n := range sortedKeys(c.Attributes) {
+				add(c.Attributes[n], hardwareAttrs[n])
+			}
+		}
+	}
+
+	var benchBlocks []*hcl.Block
+	for _, blk := range content.Blocks {
+		if benchKinds[blk.Type] != nil {
+			benchBlocks = append(benchBlocks, blk)
+		}
+	}
+	bb, d := singleBlock(benchBlocks, "benchmark")
+	diags = append(diags, d...)
+	if bb == nil {
+		diags = append(diags, errorf(e.DeclRange, "Missing benchmark block",
+			"An experiment needs one benchmark block: %s { … }.", joinNames(sortedKeys(benchKinds))))
+		return ce, false, diags
+	}
+	kind := benchKinds[bb.Type]
+	ce.bench = kind
+	c, d := bb.Body.Content(kind.schema())
+	diags = append(diags, d...)
+	byName := map[string]*cellAttr{}
+	for _, n := range sortedKeys(c.Attributes) {
+		set := kind.Attrs[n]
+		byName[n] = add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+			return set(&cs.bench, v, a)
+		})
+	}
+	for _, chk := range kind.Checks {
+		check := &cellCheck{check: func(cs *cellState) *hcl.Diagnostic {
+			return chk.Check(&cs.bench, c.Attributes, bb.DefRange)
+		}}
+		for _, n := range chk.Attrs {
+			if a := byName[n]; a != nil {
+				check.attrs = append(check.attrs, a)
+			}
+		}
+		ce.checks = append(ce.checks, check)
+	}
+	return ce, ok, diags
+}

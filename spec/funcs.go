@@ -1,0 +1,125 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+)
+
+// maxFileSize bounds what file() reads.
+const maxFileSize = 1 << 20
+
+// functions returns the functions expressions may call: env, file and the
+// go-cty standard library under Terraform's names.
+func functions(dir string, env map[string]string) map[string]function.Function {
+	return map[string]function.Function{
+		"env":  envFunc(env),
+		"file": fileFunc(dir),
+
+		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
+		"log": stdlib.LogFunc, "max": stdlib.MaxFunc, "min": stdlib.MinFunc,
+		"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "signum": stdlib.SignumFunc,
+		"int": stdlib.IntFunc,
+
+		"chomp": stdlib.ChompFunc, "format": stdlib.FormatFunc, "formatlist": stdlib.FormatListFunc,
+		"indent": stdlib.IndentFunc, "join": stdlib.JoinFunc, "lower": stdlib.LowerFunc,
+		"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc,
+		"split": stdlib.SplitFunc, "strlen": stdlib.StrlenFunc, "strrev": stdlib.ReverseFunc,
+		"substr": stdlib.SubstrFunc, "title": stdlib.TitleFunc, "trim": stdlib.TrimFunc,
+		"trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
+		"trimspace": stdlib.TrimSpaceFunc, "upper": stdlib.UpperFunc,
+
+		"chunklist": stdlib.ChunklistFunc, "coalesce": stdlib.CoalesceFunc,
+		"coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
+		"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc,
+		"element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc, "index": stdlib.IndexFunc,
+		"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "lookup": stdlib.LookupFunc,
+		"merge": stdlib.MergeFunc, "reverse": stdlib.ReverseListFunc, "slice": stdlib.SliceFunc,
+		"sort": stdlib.SortFunc, "values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
+		"setunion": stdlib.SetUnionFunc, "setintersection": stdlib.SetIntersectionFunc,
+
+		"jsonencode": stdlib.JSONEncodeFunc, "jsondecode": stdlib.JSONDecodeFunc,
+		"csvdecode": stdlib.CSVDecodeFunc,
+		"tostring":  stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
+		"tobool": stdlib.MakeToFunc(cty.Bool),
+	}
+}
+
+// envMap turns os.Environ()-style strings into a map (the last one wins).
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// envFunc is env(name): the value of an environment variable from
+// Options.Env, "" when unset.
+func envFunc(env map[string]string) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "name", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			return cty.StringVal(env[args[0].AsString()]), nil
+		},
+	})
+}
+
+// fileFunc is file(path): the contents of a regular UTF-8 file of at most
+// 1 MiB, relative to the lab directory.
+func fileFunc(dir string) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			p := args[0].AsString()
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			s, err := readSmallFile(p)
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal(s), nil
+		},
+	})
+}
+
+func readSmallFile(p string) (string, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", p)
+	}
+	if fi.Size() > maxFileSize {
+		return "", fmt.Errorf("%s is larger than %d bytes", p, maxFileSize)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxFileSize {
+		return "", fmt.Errorf("%s is larger than %d bytes", p, maxFileSize)
+	}
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("%s is not valid UTF-8", p)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,51 @@
+package spec
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/bench"
+)
+
+func init() { registerBench(iperf3Kind) }
+
+// iperf3Kind is the iperf3 { … } benchmark block.
+var iperf3Kind = &benchKind{
+	Tool: "iperf3",
+	Defaults: func(p *bench.Params) {
+		p.Duration = 10 * time.Second
+		p.Parallel = 1
+	},
+	Attrs: map[string]benchSetter{
+		"duration": durationSetter(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		"omit":     durationSetter(func(p *bench.Params, d time.Duration) { p.Omit = d }),
+		"parallel": intSetter(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
+		"reverse":  boolSetter(func(p *bench.Params, b bool) { p.Reverse = b }),
+		"udp":      boolSetter(func(p *bench.Params, b bool) { p.UDP = b }),
+		"port":     intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
+		"length": patternSetter(lengthRe, "Invalid buffer length",
+			`write a number of bytes with an optional K, M or G suffix, like "128K"`,
+			func(p *bench.Params, s string) { p.Length = s }),
+		"bitrate": patternSetter(bitrateRe, "Invalid bitrate",
+			`write a number of bits per second with an optional K, M or G suffix, like "1G" or "2.5G"`,
+			func(p *bench.Params, s string) { p.Bitrate = s }),
+		"congestion_control": ccSetter(func(p *bench.Params, s string) { p.CongestionControl = s }),
+	},
+	Checks: []benchCheck{{
+		Attrs: []string{"duration", "omit"},
+		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
+			if p.Duration > p.Omit && p.Duration > 0 {
+				return nil
+			}
+			rng := block
+			if a := attrs["duration"]; a != nil {
+				rng = a.Expr.Range()
+			} else if a := attrs["omit"]; a != nil {
+				rng = a.Expr.Range()
+			}
+			return errorf(rng, "Invalid duration",
+				"duration (%s) must be longer than omit (%s): omitted seconds are part of the duration.", p.Duration, p.Omit)
+		},
+	}},
+}

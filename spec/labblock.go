@@ -1,0 +1,84 @@
+package spec
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var labSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "description"}},
+}
+
+// decodeLab decodes the one lab block of the directory.
+func (l *loader) decodeLab(blocks []*hcl.Block) hcl.Diagnostics {
+	if len(blocks) == 0 {
+		var rng hcl.Range
+		for _, n := range sortedKeys(l.lab.Files) {
+			rng = hcl.Range{Filename: n, Start: hcl.InitialPos, End: hcl.InitialPos}
+			break
+		}
+		return hcl.Diagnostics{errorf(rng, "Missing lab block",
+			`A lab directory needs exactly one lab "<name>" { … } block.`)}
+	}
+	b, diags := singleBlock(blocks, "lab")
+	if d := checkName(b, 0, "lab", labNameRe, labNameRule); d != nil {
+		diags = append(diags, d)
+	}
+	l.lab.Name = b.Labels[0]
+	content, d := b.Body.Content(labSchema)
+	diags = append(diags, d...)
+	if a := content.Attributes["description"]; a != nil {
+		s, d := l.evalString(a)
+		diags = append(diags, d...)
+		l.lab.Description = s
+	}
+	return diags
+}
+
+// evalValue checks an attribute's references and evaluates it with the
+// top-level context (var.* and functions).
+func (l *loader) evalValue(a *hcl.Attribute) (cty.Value, hcl.Diagnostics) {
+	if _, d := l.checkRefs(a.Expr, nil); d.HasErrors() {
+		return cty.NilVal, d
+	}
+	return a.Expr.Value(l.ctx)
+}
+
+// evalString evaluates an attribute that must be a string.
+func (l *loader) evalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
+	v, diags := l.evalValue(a)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	s, d := toString(v, a.Expr.Range(), a.Name)
+	if d != nil {
+		return "", append(diags, d)
+	}
+	return s, diags
+}
+
+// evalInt evaluates an attribute that must be a whole number in [lo, hi].
+func (l *loader) evalInt(a *hcl.Attribute, lo, hi int) (int, hcl.Diagnostics) {
+	v, diags := l.evalValue(a)
+	if diags.HasErrors() {
+		return 0, diags
+	}
+	i, d := toInt(v, a.Expr.Range(), a.Name, lo, hi)
+	if d != nil {
+		return 0, append(diags, d)
+	}
+	return i, diags
+}
+
+// evalBool evaluates an attribute that must be a bool.
+func (l *loader) evalBool(a *hcl.Attribute) (bool, hcl.Diagnostics) {
+	v, diags := l.evalValue(a)
+	if diags.HasErrors() {
+		return false, diags
+	}
+	b, d := toBool(v, a.Expr.Range(), a.Name)
+	if d != nil {
+		return false, append(diags, d)
+	}
+	return b, diags
+}

@@ -1,0 +1,175 @@
+package spec
+
+import (
+	"github.com/hashicorp/hcl/v2"
+)
+
+var pairSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "template"}, {Name: "server"}, {Name: "client"}, {Name: "vcpu"}, {Name: "memory"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "nic"}, {Type: "link"}},
+}
+
+var nicSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "model"}, {Name: "queues"}, {Name: "host"}},
+}
+
+var linkSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "mtu"}},
+}
+
+// Limits shared by pairs and per-cell hardware.
+const (
+	maxVCPU   = 1024
+	minMTU    = 68
+	maxMTU    = 65535
+	maxQueues = 256
+)
+
+// decodePairs decodes pair blocks; templates must be decoded first.
+func (l *loader) decodePairs(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, b := range blocks {
+		p, d := l.decodePair(b)
+		diags = append(diags, d...)
+		if prev := l.lab.Pairs[p.Name]; prev != nil {
+			diags = append(diags, errorf(b.DefRange, "Duplicate pair",
+				"A pair named %q was already declared at %s.", p.Name, declaredAt(prev.DeclRange)))
+			continue
+		}
+		l.lab.Pairs[p.Name] = p
+	}
+	return diags
+}
+
+func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
+	p := &Pair{Name: b.Labels[0], DeclRange: b.DefRange}
+	var diags hcl.Diagnostics
+	if d := checkName(b, 0, "pair", labNameRe, labNameRule); d != nil {
+		diags = append(diags, d)
+	}
+	content, d := b.Body.Content(pairSchema)
+	diags = append(diags, d...)
+
+	tmpl, server, client := content.Attributes["template"], content.Attributes["server"], content.Attributes["client"]
+	switch {
+	case tmpl != nil && (server != nil || client != nil):
+		other := server
+		if other == nil {
+			other = client
+		}
+		diags = append(diags, errorf(other.NameRange, "Conflicting template attributes",
+			"A pair uses either template = … for both ends or server = … and client = …, not both."))
+	case tmpl != nil:
+		name, d := l.templateRef(tmpl)
+		diags = append(diags, d...)
+		p.Server, p.Client = name, name
+	case server != nil && client != nil:
+		var d hcl.Diagnostics
+		p.Server, d = l.templateRef(server)
+		diags = append(diags, d...)
+		p.Client, d = l.templateRef(client)
+		diags = append(diags, d...)
+	case server != nil || client != nil:
+		missing := "client"
+		if server == nil {
+			missing = "server"
+		}
+		diags = append(diags, errorf(b.DefRange, "Missing "+missing+" template",
+			"A pair with server = … needs client = … too (and the other way round)."))
+	default:
+		diags = append(diags, errorf(b.DefRange, "Missing template",
+			"A pair needs template = template.<name>, or server = template.<a> and client = template.<b>."))
+	}
+
+	if a := content.Attributes["vcpu"]; a != nil {
+		n, d := l.evalInt(a, 1, maxVCPU)
+		diags = append(diags, d...)
+		p.VCPU = n
+	}
+	if a := content.Attributes["memory"]; a != nil {
+		v, d := l.evalValue(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			m, dd := parseMemoryMiB(v, a.Expr.Range(), a.Name)
+			if dd != nil {
+				diags = append(diags, dd)
+			}
+			p.MemoryMiB = m
+		}
+	}
+
+	nb, d := singleBlock(content.Blocks.OfType("nic"), "nic")
+	diags = append(diags, d...)
+	if nb != nil {
+		diags = append(diags, l.decodeNIC(nb, p)...)
+	}
+	lb, d := singleBlock(content.Blocks.OfType("link"), "link")
+	diags = append(diags, d...)
+	if lb != nil {
+		c, d := lb.Body.Content(linkSchema)
+		diags = append(diags, d...)
+		if a := c.Attributes["mtu"]; a != nil {
+			n, d := l.evalInt(a, minMTU, maxMTU)
+			diags = append(diags, d...)
+			p.LinkMTU = n
+		}
+	}
+	return p, diags
+}
+
+// templateRef resolves template = template.<name>.
+func (l *loader) templateRef(a *hcl.Attribute) (string, hcl.Diagnostics) {
+	names, d := refTraversal(a.Expr, "template", 1)
+	if d != nil {
+		return "", hcl.Diagnostics{d}
+	}
+	if l.lab.Templates[names[0]] == nil {
+		return "", hcl.Diagnostics{errorf(a.Expr.Range(), "Reference to undeclared template",
+			"No template %q is declared (declared: %s).", names[0], joinNames(sortedKeys(l.lab.Templates)))}
+	}
+	return names[0], nil
+}
+
+func (l *loader) decodeNIC(b *hcl.Block, p *Pair) hcl.Diagnostics {
+	content, diags := b.Body.Content(nicSchema)
+	if a := content.Attributes["model"]; a != nil {
+		s, d := l.evalString(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() && !nicModelRe.MatchString(s) {
+			diags = append(diags, attrErr(a, "Invalid NIC model",
+				"%q is not a valid NIC model: use lower-case letters, digits, _ and - (at most 32).", truncate(s, 40)))
+		}
+		p.NIC.Model = s
+	}
+	if a := content.Attributes["queues"]; a != nil {
+		n, d := l.evalInt(a, 1, maxQueues)
+		diags = append(diags, d...)
+		p.NIC.Queues = n
+	}
+	if a := content.Attributes["host"]; a != nil {
+		if _, d := l.checkRefs(a.Expr, nil); d.HasErrors() {
+			return append(diags, d...)
+		}
+		items, d := objectItems(a.Expr, l.ctx, "host")
+		diags = append(diags, d...)
+		for _, it := range items {
+			if !offloadKeyRe.MatchString(it.Key) {
+				diags = append(diags, errorf(it.KeyRange, "Invalid offload name",
+					"%q is not a valid offload name: use lower-case letters, digits, _ and - (at most 32).", truncate(it.Key, 40)))
+				continue
+			}
+			on, dd := toBool(it.Value, it.ValueRange, "host."+it.Key)
+			if dd != nil {
+				diags = append(diags, dd)
+				continue
+			}
+			if p.NIC.Host == nil {
+				p.NIC.Host = map[string]bool{}
+			}
+			p.NIC.Host[it.Key] = on
+		}
+	}
+	return diags
+}

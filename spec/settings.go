@@ -1,0 +1,168 @@
+package spec
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// endState is one end's settings while a cell is evaluated. Loss is kept
+// apart so that loss and loss_method can come from different blocks.
+type endState struct {
+	s          guest.Settings
+	lossSet    bool
+	lossPct    float64
+	lossMethod string
+}
+
+// endSetter applies one guest/server/client attribute's value to an end.
+type endSetter func(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic
+
+// offloadNames are the guest offload toggles (Settings.Offloads keys).
+var offloadNames = []string{"lro", "gro", "gso", "tso", "rx", "tx"}
+
+// settingsAttrs are the attributes of guest, server and client blocks.
+var settingsAttrs = func() map[string]endSetter {
+	m := map[string]endSetter{
+		"mtu":                setMTU,
+		"congestion_control": setCC,
+		"sysctl":             setSysctl,
+		"loss":               setLoss,
+		"loss_method":        setLossMethod,
+		"strict":             setStrict,
+	}
+	for _, n := range offloadNames {
+		m[n] = setOffload(n)
+	}
+	return m
+}()
+
+// settingsSchema is built from settingsAttrs.
+var settingsSchema = func() *hcl.BodySchema {
+	s := &hcl.BodySchema{}
+	for _, n := range sortedKeys(settingsAttrs) {
+		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
+	}
+	return s
+}()
+
+func setMTU(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	n, d := toInt(v, a.Expr.Range(), "mtu", minMTU, maxMTU)
+	if d == nil {
+		e.s.MTU = n
+	}
+	return d
+}
+
+func setOffload(name string) endSetter {
+	return func(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+		on, d := toBool(v, a.Expr.Range(), name)
+		if d != nil {
+			return d
+		}
+		if e.s.Offloads == nil {
+			e.s.Offloads = map[string]bool{}
+		}
+		e.s.Offloads[name] = on
+		return nil
+	}
+}
+
+// checkCC validates a congestion control algorithm name.
+func checkCC(s string, rng hcl.Range) *hcl.Diagnostic {
+	if ccRe.MatchString(s) {
+		return nil
+	}
+	return errorf(rng, "Invalid congestion control",
+		"%q is not a congestion control algorithm name: use 1 to 32 lower-case letters, digits and underscores (cubic, bbr, new_reno).",
+		truncate(s, 40))
+}
+
+func setCC(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	s, d := toString(v, a.Expr.Range(), a.Name)
+	if d == nil {
+		d = checkCC(s, a.Expr.Range())
+	}
+	if d == nil {
+		e.s.CongestionControl = s
+	}
+	return d
+}
+
+// setSysctl merges a map of sysctl name = value into the end's sysctls
+// (numbers and bools are written as strings).
+func setSysctl(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	rng := a.Expr.Range()
+	ty := v.Type()
+	if !v.IsWhollyKnown() {
+		return nil
+	}
+	if v.IsNull() || !(ty.IsObjectType() || ty.IsMapType()) {
+		return typeErr(rng, "sysctl", "map of string", v)
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		k, ev := it.Element()
+		key := k.AsString()
+		if !sysctlKeyRe.MatchString(key) {
+			return errorf(rng, "Invalid sysctl name",
+				"%q is not a sysctl name: use lower-case letters, digits and _ . - / (at most 128).", truncate(key, 60))
+		}
+		s, d := toString(ev, rng, "sysctl "+key)
+		if d != nil {
+			return d
+		}
+		if !sysctlValueRe.MatchString(s) {
+			return errorf(rng, "Invalid sysctl value",
+				"The value %q of sysctl %s is not allowed: use letters, digits, spaces and . _ , : / = + - (at most 256, no shell metacharacters or control characters).",
+				truncate(s, 60), key)
+		}
+		if e.s.Sysctl == nil {
+			e.s.Sysctl = map[string]string{}
+		}
+		e.s.Sysctl[key] = s
+	}
+	return nil
+}
+
+func setLoss(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	pct, d := parsePercent(v, a.Expr.Range(), "loss")
+	if d == nil {
+		e.lossSet, e.lossPct = true, pct
+	}
+	return d
+}
+
+func setLossMethod(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	s, d := toString(v, a.Expr.Range(), a.Name)
+	if d != nil {
+		return d
+	}
+	switch s {
+	case "nth", "random", "netem":
+		e.lossMethod = s
+		return nil
+	}
+	return errorf(a.Expr.Range(), "Invalid loss method", `loss_method must be "nth", "random" or "netem", got %q.`, truncate(s, 40))
+}
+
+func setStrict(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	b, d := toBool(v, a.Expr.Range(), a.Name)
+	if d == nil {
+		e.s.Strict = b
+	}
+	return d
+}
+
+// finish turns the end's state into guest.Settings.
+func (e *endState) finish() guest.Settings {
+	s := e.s
+	if e.lossSet {
+		m := e.lossMethod
+		if m == "" {
+			m = "nth"
+		}
+		s.Loss = &guest.Loss{Percent: e.lossPct, Method: m}
+	}
+	return s
+}

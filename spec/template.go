@@ -1,0 +1,126 @@
+package spec
+
+import (
+	"github.com/hashicorp/hcl/v2"
+)
+
+var templateSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "provider"}, {Name: "source"}, {Name: "os"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "ssh"}},
+}
+
+var sshSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "private_key_file"}, {Name: "port"}},
+}
+
+// decodeTemplates decodes template blocks; providers must be decoded first.
+func (l *loader) decodeTemplates(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, b := range blocks {
+		t, d := l.decodeTemplate(b)
+		diags = append(diags, d...)
+		if prev := l.lab.Templates[t.Name]; prev != nil {
+			diags = append(diags, errorf(b.DefRange, "Duplicate template",
+				"A template named %q was already declared at %s.", t.Name, declaredAt(prev.DeclRange)))
+			continue
+		}
+		l.lab.Templates[t.Name] = t
+	}
+	return diags
+}
+
+func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
+	t := &Template{Name: b.Labels[0], OS: "linux", DeclRange: b.DefRange}
+	var diags hcl.Diagnostics
+	if d := checkName(b, 0, "template", blockNameRe, blockNameRule); d != nil {
+		diags = append(diags, d)
+	}
+	content, d := b.Body.Content(templateSchema)
+	diags = append(diags, d...)
+
+	if a := content.Attributes["provider"]; a != nil {
+		names, d := refTraversal(a.Expr, "provider", 2)
+		if d != nil {
+			diags = append(diags, d)
+		} else if key := names[0] + "." + names[1]; l.lab.Providers[key] == nil {
+			diags = append(diags, errorf(a.Expr.Range(), "Reference to undeclared provider",
+				"No provider %q %q is declared (declared: %s).", names[0], names[1], joinNames(sortedKeys(l.lab.Providers))))
+		} else {
+			t.Provider = key
+		}
+	} else if len(l.lab.Providers) == 1 {
+		for k := range l.lab.Providers {
+			t.Provider = k
+		}
+	} else {
+		diags = append(diags, errorf(b.DefRange, "Missing provider",
+			"The lab declares %d providers (%s); say which one this template uses with provider = provider.<type>.<name>.",
+			len(l.lab.Providers), joinNames(sortedKeys(l.lab.Providers))))
+	}
+
+	if a := content.Attributes["source"]; a != nil {
+		s, d := l.evalString(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if !sourceRe.MatchString(s) {
+				diags = append(diags, attrErr(a, "Invalid template source",
+					"%q is not a valid source: use letters, digits, spaces and . _ : / @ + ~ - (at most 255).", truncate(s, 60)))
+			}
+			t.Source = s
+		}
+	}
+	if a := content.Attributes["os"]; a != nil {
+		s, d := l.evalString(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			switch s {
+			case "linux", "freebsd":
+				t.OS = s
+			default:
+				diags = append(diags, attrErr(a, "Invalid operating system",
+					`os must be "linux" or "freebsd", got %q.`, truncate(s, 40)))
+			}
+		}
+	}
+
+	sshBlocks := content.Blocks.OfType("ssh")
+	sb, d := singleBlock(sshBlocks, "ssh")
+	diags = append(diags, d...)
+	if sb != nil {
+		ssh, d := l.decodeSSH(sb)
+		diags = append(diags, d...)
+		t.SSH = ssh
+	}
+	return t, diags
+}
+
+func (l *loader) decodeSSH(b *hcl.Block) (*SSH, hcl.Diagnostics) {
+	s := &SSH{Port: 22}
+	content, diags := b.Body.Content(sshSchema)
+	if a := content.Attributes["user"]; a != nil {
+		u, d := l.evalString(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() && !sshUserRe.MatchString(u) {
+			diags = append(diags, attrErr(a, "Invalid SSH user",
+				"%q is not a valid user name: use lower-case letters, digits, _ . - (at most 32).", truncate(u, 40)))
+		}
+		s.User = u
+	}
+	if a := content.Attributes["private_key_file"]; a != nil {
+		p, d := l.evalString(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() && (p == "" || hasControl(p)) {
+			diags = append(diags, attrErr(a, "Invalid private key file",
+				"private_key_file must be a non-empty path without control characters."))
+		}
+		s.PrivateKeyFile = p
+	}
+	if a := content.Attributes["port"]; a != nil {
+		p, d := l.evalInt(a, 1, 65535)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			s.Port = p
+		}
+	}
+	return s, diags
+}

@@ -1,0 +1,11 @@
+lab "bad" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { mtu = [1500, 9000] }
+  guest { mtu = matrix.mtu }
+  iperf3 {
+    duration = "ten seconds" # ERROR: Invalid duration
+  }
+}

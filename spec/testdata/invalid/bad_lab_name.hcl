@@ -1,0 +1,1 @@
+lab "Quick Start" {} # ERROR: Invalid lab name

@@ -1,0 +1,4 @@
+lab "bad" {}
+template "t" {
+  os = "windows" # ERROR: Invalid operating system
+}

@@ -1,0 +1,15 @@
+lab "bad" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { mtu = [1500, 9000] }
+  guest { mtu = matrix.mtu }
+  iperf3 {}
+}
+experiment "e" { # ERROR: Duplicate experiment
+  pairs = [pair.p]
+  matrix = { mtu = [1500, 9000] }
+  guest { mtu = matrix.mtu }
+  iperf3 {}
+}

@@ -1,0 +1,5 @@
+lab "bad" {}
+template "t" {}
+template "t" { # ERROR: Duplicate template
+  os = "freebsd"
+}

@@ -1,0 +1,3 @@
+lab "bad" {}
+variable "x" { default = 1 }
+variable "x" { default = 2 } # ERROR: Duplicate variable

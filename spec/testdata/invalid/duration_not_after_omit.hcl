@@ -1,0 +1,12 @@
+lab "bad" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { mtu = [1500, 9000] }
+  guest { mtu = matrix.mtu }
+  iperf3 {
+    duration = "2s" # ERROR: Invalid duration
+    omit     = "2s"
+  }
+}

@@ -1,0 +1,1 @@
+template "t" {} # ERROR: Missing lab block

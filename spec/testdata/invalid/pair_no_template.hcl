@@ -1,0 +1,5 @@
+lab "bad" {}
+template "t" {}
+pair "p" { # ERROR: Missing template
+  vcpu = 2
+}

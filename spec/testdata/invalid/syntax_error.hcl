@@ -1,0 +1,3 @@
+lab "bad" {
+  description = # ERROR: Invalid expression
+}

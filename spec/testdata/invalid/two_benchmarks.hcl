@@ -1,0 +1,10 @@
+lab "bad" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { mtu = [1500, 9000] }
+  guest { mtu = matrix.mtu }
+  iperf3 {}
+  iperf3 {} # ERROR: Duplicate benchmark block
+}

@@ -1,0 +1,2 @@
+lab "one" {}
+lab "two" {} # ERROR: Duplicate lab block

@@ -1,0 +1,6 @@
+lab "bad" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  colour = "red" # ERROR: Unsupported argument
+}

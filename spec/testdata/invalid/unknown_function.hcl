@@ -1,0 +1,3 @@
+lab "bad" {
+  description = nope("x") # ERROR: Call to unknown function
+}

@@ -1,0 +1,2 @@
+lab "bad" {}
+provider "nope" "x" {} # ERROR: Unknown provider type

@@ -1,0 +1,9 @@
+lab "bad" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { mtu = [1500, 9000], gro = [false, true] } # ERROR: Unused matrix key
+  guest { mtu = matrix.mtu }
+  iperf3 {}
+}

@@ -1,0 +1,3 @@
+lab "cross-os" {
+  description = "FreeBSD server, Debian client on vmxnet3"
+}
