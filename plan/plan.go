@@ -80,7 +80,7 @@ type Run struct {
 	Cell       []results.CellValue `json:"cell"`
 	CellKey    string              `json:"cell_key"`
 	CellIndex  int                 `json:"cell_index"` // 0-based position in the experiment's matrix
-	Repeat     int                 `json:"repeat"` // 1-based; warmups count separately
+	Repeat     int                 `json:"repeat"`     // 1-based; warmups count separately
 	Warmup     bool                `json:"warmup,omitempty"`
 	Spec       spec.CellSpec       `json:"spec"`
 }
