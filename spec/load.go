@@ -72,8 +72,8 @@ func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
 		if err != nil {
 			detail = err.Error()
 		}
-		return l, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No lab files in " + dir, Detail: detail,
-			Subject: &hcl.Range{Filename: dir}}}
+		// No Subject: there is no file or line to point at, only the directory.
+		return l, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No lab files in " + dir, Detail: detail}}
 	}
 	files := map[string][]byte{}
 	var diags hcl.Diagnostics
