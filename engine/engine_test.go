@@ -269,3 +269,25 @@ func TestPendingWrittenBeforeCreate(t *testing.T) {
 type saverFunc func(*state.State) error
 
 func (f saverFunc) Save(s *state.State) error { return f(s) }
+
+// meteredProvider reports hypervisor-side CPU like vSphere or libvirt do.
+type meteredProvider struct{ *fakeProvider }
+
+func (m meteredProvider) MeterCPU(_ context.Context, in providers.Instance) (func(context.Context) (results.HostCPU, error), error) {
+	return func(context.Context) (results.HostCPU, error) {
+		return results.HostCPU{BusyPct: 42, Source: "fake:" + in.Address}, nil
+	}, nil
+}
+
+func TestHostCPURecordedWhenProviderMeters(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	e.Providers["fake.x"] = meteredProvider{prov}
+	if _, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500)); err != nil {
+		t.Fatal(err)
+	}
+	h := res.recs[0].HostCPU
+	if h == nil || h.Server.BusyPct != 42 || h.Client.Source != "fake:pair.p.client" {
+		t.Errorf("host CPU not recorded: %+v", h)
+	}
+}

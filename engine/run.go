@@ -61,7 +61,7 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			return err
 		}
 		out.Runs++
-		rec, err := e.run(ctx, server, client, r, total)
+		rec, err := e.run(ctx, prov, server, client, r, total)
 		if err != nil {
 			var se *SettingsError
 			if errors.As(err, &se) || ctx.Err() != nil {
@@ -93,7 +93,7 @@ func (e *Engine) connect(conn Connector, in providers.Instance, osName string) (
 
 // run configures both ends for one run, verifies the settings by
 // observation, runs the benchmark and returns the record.
-func (e *Engine) run(ctx context.Context, server, client end, r plan.Run, total int) (results.Record, error) {
+func (e *Engine) run(ctx context.Context, prov providers.Provider, server, client end, r plan.Run, total int) (results.Record, error) {
 	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
 		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
 		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
@@ -136,9 +136,11 @@ func (e *Engine) run(ctx context.Context, server, client end, r plan.Run, total 
 	start := ev
 	start.Type = EvRun
 	e.emit(start)
+	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
 	raw, err := runner.Run(ctx,
 		bench.Endpoint{T: server.t, Addr: server.in.Attrs["addr"], CPUs: cpus(server.in)},
 		bench.Endpoint{T: client.t, Addr: client.in.Attrs["addr"], CPUs: cpus(client.in)}, params)
+	rec.HostCPU = stopMeter(ctx)
 	rec.Raw = raw
 	rec.End = e.clock().UTC()
 	if err != nil {

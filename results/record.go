@@ -30,9 +30,12 @@ type Record struct {
 	Repeat    int  `json:"repeat"` // 1-based
 	Warmup    bool `json:"warmup,omitempty"`
 
-	Intent     Intent       `json:"intent"`
-	Observed   Observed     `json:"observed"`
-	Metrics    bench.Sample `json:"metrics"`
+	Intent   Intent       `json:"intent"`
+	Observed Observed     `json:"observed"`
+	Metrics  bench.Sample `json:"metrics"`
+	// HostCPU is each end's CPU use seen from the hypervisor, where the
+	// provider can measure it (vSphere, libvirt); nil elsewhere.
+	HostCPU    *HostCPUPair `json:"host_cpu,omitempty"`
 	Raw        bench.Raw    `json:"raw"`
 	Provenance Provenance   `json:"provenance"`
 	Start      time.Time    `json:"start"`
@@ -74,4 +77,22 @@ type Provenance struct {
 	ClientKernel string `json:"client_kernel,omitempty"`
 	ToolVersion  string `json:"tool_version,omitempty"`
 	Template     string `json:"template,omitempty"`
+}
+
+// HostCPUPair is both ends' hypervisor-side CPU use during a run.
+type HostCPUPair struct {
+	Server HostCPU `json:"server"`
+	Client HostCPU `json:"client"`
+}
+
+// HostCPU is one machine's CPU use as its hypervisor reports it.
+type HostCPU struct {
+	// BusyPct is the share of the machine's vCPUs that was busy, in percent
+	// of all of them (100 = every vCPU fully busy).
+	BusyPct float64 `json:"busy_pct"`
+	// MHz is the average CPU frequency used, where the hypervisor reports it
+	// (vSphere cpu.usagemhz.average); 0 when unknown.
+	MHz float64 `json:"mhz,omitempty"`
+	// Source names the counter ("vsphere:cpu.usage.average", "libvirt:cpu_time").
+	Source string `json:"source"`
 }

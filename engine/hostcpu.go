@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/results"
+)
+
+// HostCPUMeter is implemented by providers that can see a machine's CPU use
+// from the hypervisor's side (vSphere's PerformanceManager, libvirt's
+// per-domain CPU time). The engine starts a measurement when a benchmark
+// starts and ends it when the benchmark ends, for both ends of the pair.
+type HostCPUMeter interface {
+	// MeterCPU starts measuring in's CPU use; calling the returned function
+	// ends the measurement and returns the result.
+	MeterCPU(ctx context.Context, in providers.Instance) (stop func(context.Context) (results.HostCPU, error), err error)
+}
+
+// meterPair starts hypervisor-side CPU measurement of both ends when the
+// provider can do it. The returned function ends it; it returns nil when
+// the provider cannot measure or a measurement failed (the failure is
+// reported as a warning, never as a failed run).
+func (e *Engine) meterPair(ctx context.Context, prov providers.Provider, server, client providers.Instance) func(context.Context) *results.HostCPUPair {
+	m, ok := prov.(HostCPUMeter)
+	if !ok {
+		return func(context.Context) *results.HostCPUPair { return nil }
+	}
+	stopS, errS := m.MeterCPU(ctx, server)
+	stopC, errC := m.MeterCPU(ctx, client)
+	return func(ctx context.Context) *results.HostCPUPair {
+		if errS != nil || errC != nil {
+			for _, err := range []error{errS, errC} {
+				if err != nil {
+					e.emit(Event{Type: EvWarning, Message: "hypervisor CPU: " + err.Error()})
+				}
+			}
+			return nil
+		}
+		var out results.HostCPUPair
+		var err error
+		if out.Server, err = stopS(ctx); err != nil {
+			e.emit(Event{Type: EvWarning, Address: server.Address, Message: "hypervisor CPU: " + err.Error()})
+			return nil
+		}
+		if out.Client, err = stopC(ctx); err != nil {
+			e.emit(Event{Type: EvWarning, Address: client.Address, Message: "hypervisor CPU: " + err.Error()})
+			return nil
+		}
+		return &out
+	}
+}
