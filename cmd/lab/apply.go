@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/state"
 )
 
 func runApply(g *globals, args []string) error {
@@ -43,25 +41,12 @@ func runApply(g *globals, args []string) error {
 		v = varFlags{vars: saved.Vars, files: saved.VarFiles}
 		*auto = true // a saved plan was already reviewed, as in Terraform
 	}
-	lab, err := loadLab(g, v)
+	w, err := openWorkspace(g, v, "apply")
 	if err != nil {
 		return err
 	}
-	provs, err := configureProviders(context.Background(), g, lab)
-	if err != nil {
-		return err
-	}
-
-	store := state.Store{Dir: stateDir(g)}
-	unlock, err := store.Lock(state.NewLockInfo(lab.Name, "apply"))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, err := store.Load()
-	if err != nil {
-		return err
-	}
+	defer w.unlock()
+	lab, provs, store, st := w.lab, w.providers, w.store, w.state
 	p := saved
 	if p != nil {
 		if err := p.CheckFresh(st, lab.Hash); err != nil {

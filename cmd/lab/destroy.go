@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/lab-bench/lab/engine"
-	"github.com/lab-bench/lab/state"
 )
 
 func runDestroy(g *globals, args []string) error {
@@ -18,24 +16,12 @@ func runDestroy(g *globals, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	lab, err := loadLab(g, v)
+	w, err := openWorkspace(g, v, "destroy")
 	if err != nil {
 		return err
 	}
-	provs, err := configureProviders(context.Background(), g, lab)
-	if err != nil {
-		return err
-	}
-	store := state.Store{Dir: stateDir(g)}
-	unlock, err := store.Lock(state.NewLockInfo(lab.Name, "destroy"))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, err := store.Load()
-	if err != nil {
-		return err
-	}
+	defer w.unlock()
+	lab, provs, store, st := w.lab, w.providers, w.store, w.state
 	if len(st.Resources) == 0 && !*orphans {
 		fmt.Fprintln(g.stdout, "Nothing to destroy: the state lists no objects. (`lab destroy -orphans` also looks for objects the state lost.)")
 		return nil

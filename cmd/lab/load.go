@@ -12,6 +12,7 @@ import (
 
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/state"
 )
 
 // varFlags are -var and -var-file, repeatable.
@@ -59,6 +60,41 @@ func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[str
 		return nil, reported{exitError}
 	}
 	return out, nil
+}
+
+// workspace is a loaded lab with configured providers and its state,
+// locked for one operation.
+type workspace struct {
+	lab       *spec.Lab
+	providers map[string]providers.Provider
+	store     state.Store
+	state     *state.State
+	unlock    func() error
+}
+
+// openWorkspace loads the lab, configures its providers, takes the state
+// lock for op ("apply", "destroy") and reads the state. The caller must
+// call unlock.
+func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
+	lab, err := loadLab(g, v)
+	if err != nil {
+		return nil, err
+	}
+	provs, err := configureProviders(context.Background(), g, lab)
+	if err != nil {
+		return nil, err
+	}
+	store := state.Store{Dir: stateDir(g)}
+	unlock, err := store.Lock(state.NewLockInfo(lab.Name, op))
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Load()
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return &workspace{lab: lab, providers: provs, store: store, state: st, unlock: unlock}, nil
 }
 
 func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }
