@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/go-multierror"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/state"
 )
 
 // Outcome summarises an apply.
@@ -68,23 +68,30 @@ func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]pla
 			return err
 		}
 	}
-	for _, g := range p.Groups {
+	// Every group's machines are made up front, concurrently (bounded by
+	// Parallelism): provisioning 50 pairs costs little more than one. The
+	// runs then go one at a time, so benchmarks never overlap.
+	lives := make([]*live, len(p.Groups))
+	eg, gctx := errgroup.WithContext(ctx)
+	for i, g := range p.Groups {
+		eg.Go(func() error {
+			l, err := e.provision(gctx, g, actions)
+			if err != nil {
+				return fmt.Errorf("provision %s: %w", g.Address, err)
+			}
+			lives[i] = l
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	for _, l := range lives {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		l, err := e.provision(ctx, g, actions)
-		if err != nil {
-			return fmt.Errorf("provision %s: %w", g.Address, err)
-		}
 		if err := e.runGroup(ctx, l, total, out); err != nil {
 			return err
-		}
-		// Free the group's machines before the next group's are made.
-		if !e.Keep && len(p.Groups) > 1 {
-			addrs := map[string]bool{g.Link.Address: true, g.Server.Address: true, g.Client.Address: true}
-			if err := e.Teardown(ctx, func(r state.Resource) bool { return addrs[r.Address] }); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

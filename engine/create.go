@@ -35,7 +35,6 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 		return l, err
 	}
 	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(e.parallelism())
 	for _, m := range []*providers.Machine{&g.Server, &g.Client} {
 		m := *m
 		m.Link = l.link
@@ -77,8 +76,14 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 		return providers.Instance{}, err
 	}
 	start := e.clock()
+	release, err := e.slot(ctx)
+	if err != nil {
+		release()
+		return providers.Instance{}, err
+	}
 	e.emit(Event{Type: EvCreate, Address: a.Address, Message: pending.Name})
 	in, err := create(ctx)
+	release()
 	if err != nil {
 		// Keep what the provider reported (it may name a half-made object)
 		// but leave it tainted so teardown and destroy remove it.
@@ -138,6 +143,11 @@ func mergeInstance(pending, in providers.Instance) providers.Instance {
 // deleteResource deletes one resource and drops it from state; when the
 // delete fails the resource stays in state as tainted.
 func (e *Engine) deleteResource(ctx context.Context, prov providers.Provider, r state.Resource) error {
+	release, err := e.slot(ctx)
+	defer release()
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", r.Address, err)
+	}
 	start := e.clock()
 	e.emit(Event{Type: EvDelete, Address: r.Address, Message: r.Name})
 	if err := prov.Delete(ctx, r.Instance); err != nil {

@@ -6,6 +6,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -45,7 +46,8 @@ type Engine struct {
 	Runner  func(tool string) (bench.Runner, error)
 	Results ResultWriter
 	View    View
-	// Parallelism bounds concurrent creates and deletes (default 4).
+	// Parallelism bounds concurrent provider calls — creates and deletes of
+	// machines and links — across all groups (default 10, as Terraform).
 	Parallelism int
 	// Keep leaves machines running after apply (they stay in state).
 	Keep bool
@@ -55,8 +57,10 @@ type Engine struct {
 	RunID      string
 	Lab        string
 
-	mu  sync.Mutex // guards State and saves
-	now func() time.Time
+	mu        sync.Mutex // guards State and saves
+	now       func() time.Time
+	slotsOnce sync.Once
+	slots     chan struct{}
 }
 
 func (e *Engine) emit(ev Event) {
@@ -111,7 +115,19 @@ func (e *Engine) provider(key string) (providers.Provider, error) {
 
 func (e *Engine) parallelism() int {
 	if e.Parallelism <= 0 {
-		return 4
+		return 10
 	}
 	return e.Parallelism
+}
+
+// slot waits for one of the Parallelism slots for a provider call; the
+// returned function gives it back.
+func (e *Engine) slot(ctx context.Context) (func(), error) {
+	e.slotsOnce.Do(func() { e.slots = make(chan struct{}, e.parallelism()) })
+	select {
+	case e.slots <- struct{}{}:
+		return func() { <-e.slots }, nil
+	case <-ctx.Done():
+		return func() {}, ctx.Err()
+	}
 }

@@ -291,3 +291,59 @@ func TestHostCPURecordedWhenProviderMeters(t *testing.T) {
 		t.Errorf("host CPU not recorded: %+v", h)
 	}
 }
+
+// slowProvider holds every create until several are in flight, recording
+// the highest number of concurrent creates it saw.
+type slowProvider struct {
+	*fakeProvider
+	mu        sync.Mutex
+	inflight  int
+	maxInCall int
+	gate      chan struct{}
+	open      sync.Once
+}
+
+func (s *slowProvider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+	s.mu.Lock()
+	s.inflight++
+	if s.inflight > s.maxInCall {
+		s.maxInCall = s.inflight
+	}
+	if s.inflight == 3 {
+		s.open.Do(func() { close(s.gate) }) // three creates overlap: let them all go
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.gate:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	s.inflight--
+	s.mu.Unlock()
+	return s.fakeProvider.Create(ctx, m)
+}
+
+func TestProvisioningIsConcurrentAndBounded(t *testing.T) {
+	prov := &slowProvider{fakeProvider: newFake(), gate: make(chan struct{})}
+	e, _, _ := newEngine(prov.fakeProvider, fakeOS{}, fakeRunner{})
+	e.Providers["fake.x"] = prov
+	e.Parallelism = 3
+	p := testPlan(1, 1500)
+	for i := 2; i <= 4; i++ { // four pairs in all
+		q := testPlan(1, 1500)
+		g := q.Groups[0]
+		suffix := fmt.Sprintf("%d", i)
+		g.Address += suffix
+		g.Link.Address, g.Server.Address, g.Client.Address = "pair.p"+suffix+".link", "pair.p"+suffix+".server", "pair.p"+suffix+".client"
+		p.Groups = append(p.Groups, g)
+	}
+	if _, err := e.Apply(context.Background(), context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if prov.maxInCall != 3 {
+		t.Errorf("at most %d creates ran at once, want exactly the parallelism (3)", prov.maxInCall)
+	}
+	if len(prov.exists) != 0 {
+		t.Errorf("left: %v", prov.exists)
+	}
+}

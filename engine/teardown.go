@@ -3,15 +3,17 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/hashicorp/go-multierror"
 
 	"github.com/lab-bench/lab/state"
 )
 
-// Teardown deletes every resource in state whose address passes keep
-// (nil: all), machines before links, newest first, and collects every
-// error instead of stopping at the first.
+// Teardown deletes every resource in state that match accepts (nil: all):
+// all machines first, concurrently within Parallelism, then the links they
+// were attached to. Every error is collected instead of stopping at the
+// first; what could not be deleted stays in state as tainted.
 func (e *Engine) Teardown(ctx context.Context, match func(state.Resource) bool) error {
 	e.mu.Lock()
 	var todo []state.Resource
@@ -22,26 +24,55 @@ func (e *Engine) Teardown(ctx context.Context, match func(state.Resource) bool) 
 		}
 	}
 	e.mu.Unlock()
-	var errs *multierror.Error
-	// Machines first (they hold the link's ends), then links.
+	var (
+		mu   sync.Mutex
+		errs *multierror.Error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = multierror.Append(errs, err)
+		mu.Unlock()
+	}
 	for _, kind := range []string{"machine", "link"} {
+		var wg sync.WaitGroup
 		for _, r := range todo {
 			if r.Kind != kind {
 				continue
 			}
 			if ctx.Err() != nil {
-				errs = multierror.Append(errs, fmt.Errorf("teardown abandoned before %s: %w", r.Address, ctx.Err()))
+				fail(fmt.Errorf("teardown abandoned before %s: %w", r.Address, ctx.Err()))
 				continue
 			}
 			prov, err := e.provider(r.ProviderKey)
 			if err != nil {
-				errs = multierror.Append(errs, fmt.Errorf("delete %s: %w", r.Address, err))
+				fail(fmt.Errorf("delete %s: %w", r.Address, err))
 				continue
 			}
-			if err := e.deleteResource(ctx, prov, r); err != nil {
-				errs = multierror.Append(errs, err)
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := e.deleteResource(ctx, prov, r); err != nil {
+					fail(err)
+				}
+			}()
 		}
+		wg.Wait()
+	}
+	if errs != nil {
+		errs.ErrorFormat = listErrors
 	}
 	return errs.ErrorOrNil()
+}
+
+// listErrors renders several errors one per line, without multierror's
+// bullet preamble noise for a single error.
+func listErrors(es []error) string {
+	if len(es) == 1 {
+		return es[0].Error()
+	}
+	s := fmt.Sprintf("%d errors:", len(es))
+	for _, e := range es {
+		s += "\n  * " + e.Error()
+	}
+	return s
 }

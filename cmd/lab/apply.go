@@ -21,7 +21,7 @@ func runApply(g *globals, args []string) error {
 	v.register(fs)
 	auto := fs.Bool("auto-approve", false, "skip the interactive approval of the plan")
 	keep := fs.Bool("keep", false, "leave the machines in place after the runs (lab destroy removes them)")
-	par := fs.Int("parallelism", 4, "create and destroy at most `N` machines at once")
+	par := fs.Int("parallelism", 10, "create and destroy at most `N` machines at once")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -124,6 +124,14 @@ func runApply(g *globals, args []string) error {
 	}
 	if outcome.Teardown != nil {
 		fmt.Fprintln(g.stderr, "Some objects could not be removed; they stay in the state. Run `lab destroy` to retry.")
+	}
+	if applyErr == nil && !outcome.Interrupted && hasExpectations(lab) {
+		// Teardown is done and the results are written: check the
+		// expectations against this run (exit 2 when one fails).
+		if !*asJSON {
+			fmt.Fprintln(g.stdout)
+		}
+		return check(g, lab, run.ID(), checkOptions{json: *asJSON})
 	}
 	return applyErr
 }
