@@ -116,6 +116,13 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 		rec.End = e.clock().UTC()
 		return rec, err
 	}
+	// The sender is the client unless the benchmark runs in reverse.
+	if r.Spec.Bench.Reverse {
+		obsS.Warnings = append(obsS.Warnings, guest.AdviseLoss(r.Spec.Client, r.Spec.Server, obsS)...)
+	} else {
+		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, obsC)...)
+	}
+	rec.Observed = results.Observed{Server: obsS, Client: obsC}
 	for _, side := range []struct {
 		name string
 		o    guest.Observed
