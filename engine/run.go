@@ -99,7 +99,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
 	rec.Provenance.Provider = server.in.Provider
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
-		Duration: r.Spec.Bench.Duration}
+		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()
 
 	cfg := ev
