@@ -15,9 +15,11 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/lab
 
-## test: every test — unit, golden, real namespaces end to end, a short fuzz run
+## test: every test — unit, golden, real namespaces end to end, a short fuzz run.
+## Packages run one at a time (-p 1): several of them measure real traffic,
+## and two such tests sharing this machine's two cores would disturb each other.
 test: deps vet
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -p 1 -count=1 -timeout 45m ./...
 	$(GO) test -count=1 -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./spec
 
 vet:
