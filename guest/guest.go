@@ -73,6 +73,10 @@ type Settings struct {
 	CongestionControl string            `json:"congestion_control,omitempty"`
 	Sysctl            map[string]string `json:"sysctl,omitempty"`
 	Loss              *Loss             `json:"loss,omitempty"`
+	// Firewall is an nftables ruleset body (chains and rules) installed as
+	// the table "inet lab_fw" — e.g. a stateful forward chain on a router.
+	// Empty removes the table an earlier cell installed.
+	Firewall string `json:"firewall,omitempty"`
 	// Strict makes a setting that did not take effect an error (the default).
 	// With Strict false it is recorded as a warning.
 	Strict bool `json:"strict"`
@@ -97,12 +101,14 @@ type Observed struct {
 	// CCScope is "namespace" when the algorithm was set for the whole guest
 	// and "socket" when only per-socket selection was possible (the
 	// benchmark then selects it itself).
-	CCScope  string            `json:"cc_scope,omitempty"`
-	Sysctl   map[string]string `json:"sysctl,omitempty"`
-	Loss     string            `json:"loss,omitempty"`
-	Kernel   string            `json:"kernel,omitempty"`
-	Driver   string            `json:"driver,omitempty"`
-	Warnings []string          `json:"warnings,omitempty"`
+	CCScope string            `json:"cc_scope,omitempty"`
+	Sysctl  map[string]string `json:"sysctl,omitempty"`
+	Loss    string            `json:"loss,omitempty"`
+	// Firewall is the installed lab_fw table as the guest lists it.
+	Firewall string   `json:"firewall,omitempty"`
+	Kernel   string   `json:"kernel,omitempty"`
+	Driver   string   `json:"driver,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // OS is the operating-system driver of a guest: it decides which commands

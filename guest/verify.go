@@ -38,6 +38,9 @@ func Verify(s Settings, o Observed) []string {
 			msgs = append(msgs, fmt.Sprintf("sysctl %s: asked %q, guest reports %q", k, want, got))
 		}
 	}
+	if s.Firewall != "" && o.Firewall == "" {
+		msgs = append(msgs, "firewall: asked for a lab_fw ruleset, guest lists none")
+	}
 	switch {
 	case s.Loss != nil && s.Loss.Percent > 0 && o.Loss == "":
 		msgs = append(msgs, fmt.Sprintf("loss: asked %s%% (%s), guest has no loss rule",

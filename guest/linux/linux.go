@@ -75,7 +75,10 @@ func (l *Linux) Apply(ctx context.Context, t guest.Transport, iface string, s gu
 			return err
 		}
 	}
-	return applyLoss(ctx, t, iface, s.Loss)
+	if err := applyLoss(ctx, t, iface, s.Loss); err != nil {
+		return err
+	}
+	return applyFirewall(ctx, t, s.Firewall)
 }
 
 // applyOffloads runs one `ethtool -K IFACE lro on gro off …`.

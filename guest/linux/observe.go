@@ -54,6 +54,11 @@ func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s 
 	}
 
 	o.Loss = observeLoss(ctx, t, iface, s.Loss != nil && s.Loss.Percent > 0, warn)
+	if s.Firewall != "" {
+		if o.Firewall, err = observeFirewall(ctx, t); err != nil {
+			return o, err
+		}
+	}
 
 	if out, err = run(ctx, t, "uname", "-r"); err != nil {
 		warn(err)

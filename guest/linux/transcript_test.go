@@ -35,6 +35,12 @@ var _ guest.Transport = (*fake)(nil)
 func (f *fake) Run(_ context.Context, c guest.Cmd) (guest.Result, error) {
 	r := f.replies[c.String()]
 	fmt.Fprintf(&f.log, "$ %s\n", c)
+	if c.Stdin != nil {
+		in, _ := io.ReadAll(c.Stdin)
+		for _, l := range strings.Split(strings.TrimRight(string(in), "\n"), "\n") {
+			fmt.Fprintf(&f.log, "  < %s\n", l)
+		}
+	}
 	res := guest.Result{Stdout: []byte(r.out), Stderr: []byte(r.stderr), ExitCode: r.code}
 	if r.code != 0 {
 		fmt.Fprintf(&f.log, "  exit %d: %s\n", r.code, strings.TrimSpace(r.stderr))
@@ -108,6 +114,11 @@ func TestTranscripts(t *testing.T) {
 		{name: "apply-cc-unavailable", s: guest.Settings{CongestionControl: "dctcp"}, wantFail: true,
 			replies: map[string]reply{"modprobe tcp_dctcp": {code: 1, stderr: "modprobe: FATAL: Module tcp_dctcp not found.\n"}}},
 		{name: "apply-cc-namespace", s: guest.Settings{CongestionControl: "reno"}},
+		{name: "apply-firewall-stateful", s: guest.Settings{Firewall: "chain forward {\n  type filter hook forward priority 0; policy drop;\n  ct state established,related accept\n  ct state new accept\n}"},
+			replies: map[string]reply{"nft delete table inet lab_fw": {code: 1, stderr: "Error: Could not process rule: No such file or directory\n"}}},
+		{name: "apply-firewall-injection-refused", s: guest.Settings{Firewall: "chain x {}\x00rm -rf /"}, wantFail: true},
+		{name: "observe-firewall", observe: true, s: guest.Settings{Firewall: "chain forward { type filter hook forward priority 0; }"},
+			replies: map[string]reply{"nft list table inet lab_fw": {out: "table inet lab_fw {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy accept;\n\t}\n}\n"}}},
 		{name: "observe-full", observe: true, s: guest.Settings{
 			MTU:               9000,
 			Offloads:          map[string]bool{"gro": true, "lro": true},

@@ -75,6 +75,9 @@ func Validate(iface string, s guest.Settings) error {
 			bad("loss %v%%: out of range 0..100", l.Percent)
 		}
 	}
+	if err := validateFirewall(s.Firewall); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,54 @@
+package linux
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// FirewallTable is the nftables table lab installs a firewall ruleset in;
+// lab never touches any other table.
+const FirewallTable = "lab_fw"
+
+// maxFirewall bounds a ruleset's size.
+const maxFirewall = 64 << 10
+
+// validateFirewall rejects what nft could never parse as ruleset text and
+// anything that could reach beyond a ruleset (NUL, other control bytes).
+func validateFirewall(body string) error {
+	if len(body) > maxFirewall {
+		return fmt.Errorf("firewall ruleset: %d bytes, at most %d", len(body), maxFirewall)
+	}
+	for i, r := range body {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return fmt.Errorf("firewall ruleset: control character %q at byte %d", r, i)
+		}
+	}
+	return nil
+}
+
+// applyFirewall replaces the lab_fw table with body (none when empty). The
+// ruleset goes to `nft -f -` on stdin, never through a shell.
+func applyFirewall(ctx context.Context, t guest.Transport, body string) error {
+	_, err := run(ctx, t, "nft", "delete", "table", "inet", FirewallTable)
+	if err != nil && !missing(err) {
+		return err
+	}
+	if strings.TrimSpace(body) == "" {
+		return nil
+	}
+	ruleset := "table inet " + FirewallTable + " {\n" + body + "\n}\n"
+	_, err = t.Run(ctx, guest.Cmd{Argv: []string{"nft", "-f", "-"}, Stdin: strings.NewReader(ruleset)})
+	return err
+}
+
+// observeFirewall lists the lab_fw table ("" when absent).
+func observeFirewall(ctx context.Context, t guest.Transport) (string, error) {
+	out, err := run(ctx, t, "nft", "list", "table", "inet", FirewallTable)
+	if missing(err) {
+		return "", nil
+	}
+	return strings.TrimSpace(out), err
+}
