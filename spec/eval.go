@@ -43,7 +43,7 @@ type cellCheck struct {
 
 // cellState is a cell while its attributes are applied.
 type cellState struct {
-	ends      [2]endState // server, client
+	ends      [3]endState // server, client, router
 	bench     bench.Params
 	vcpu      int
 	memoryMiB int
@@ -51,7 +51,7 @@ type cellState struct {
 
 func (ce *cellExprs) newState() *cellState {
 	c := &cellState{}
-	c.ends[0].s.Strict, c.ends[1].s.Strict = true, true
+	c.ends[0].s.Strict, c.ends[1].s.Strict, c.ends[2].s.Strict = true, true, true
 	if ce.bench != nil {
 		c.bench.Tool = ce.bench.Tool
 		ce.bench.Defaults(&c.bench)
@@ -62,7 +62,7 @@ func (ce *cellExprs) newState() *cellState {
 // spec turns the state into a CellSpec. Without its own congestion
 // control, the benchmark selects the sending end's (per socket).
 func (c *cellState) spec() CellSpec {
-	cs := CellSpec{Server: c.ends[0].finish(), Client: c.ends[1].finish(), Bench: c.bench,
+	cs := CellSpec{Server: c.ends[0].finish(), Client: c.ends[1].finish(), Router: c.ends[2].finish(), Bench: c.bench,
 		VCPU: c.vcpu, MemoryMiB: c.memoryMiB}
 	if cs.Bench.CongestionControl == "" {
 		sender, receiver := cs.Client, cs.Server

@@ -15,7 +15,7 @@ func experimentSchema() *hcl.BodySchema {
 			{Name: "description"}, {Name: "pairs"}, {Name: "matrix"}, {Name: "repeat"}, {Name: "warmup"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{
-			{Type: "guest"}, {Type: "server"}, {Type: "client"}, {Type: "hardware"},
+			{Type: "guest"}, {Type: "server"}, {Type: "client"}, {Type: "router"}, {Type: "hardware"},
 			{Type: "expect", LabelNames: []string{"name"}},
 		},
 	}
@@ -86,6 +86,10 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		e.Warmup = n
 	}
 
+	if rb := content.Blocks.OfType("router"); len(rb) > 0 && !l.anyVia(e.Pairs) {
+		diags = append(diags, errorf(rb[0].DefRange, "Router settings without a router",
+			"No pair of this experiment goes via a router guest: add via = template.<name> to a pair, or remove this router block."))
+	}
 	used := map[int]bool{}
 	ce, cellOK, d := l.decodeCellBlocks(e, content, used)
 	diags = append(diags, d...)
@@ -182,8 +186,9 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		return ca
 	}
 
-	// guest applies to both ends; server and client to one end, after it.
-	for _, role := range []string{"guest", "server", "client"} {
+	// guest applies to every guest of the pair (the router too, when the
+	// pair goes via one); server, client and router to one guest, after it.
+	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
 		diags = append(diags, d...)
 		if blk == nil {
@@ -191,7 +196,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		}
 		c, d := blk.Body.Content(settingsSchema)
 		diags = append(diags, d...)
-		ends := map[string][]int{"guest": {0, 1}, "server": {0}, "client": {1}}[role]
+		ends := map[string][]int{"guest": {0, 1, 2}, "server": {0}, "client": {1}, "router": {2}}[role]
 		for _, n := range sortedKeys(c.Attributes) {
 			set := settingsAttrs[n]
 			add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
@@ -252,4 +257,14 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		ce.checks = append(ce.checks, check)
 	}
 	return ce, ok, diags
+}
+
+// anyVia reports whether one of the named pairs goes via a router guest.
+func (l *loader) anyVia(pairs []string) bool {
+	for _, n := range pairs {
+		if p := l.lab.Pairs[n]; p != nil && p.Via != "" {
+			return true
+		}
+	}
+	return false
 }

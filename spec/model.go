@@ -67,8 +67,11 @@ type Pair struct {
 	Name string
 	// Server and Client are template names; equal when the pair uses one
 	// template for both ends.
-	Server    string
-	Client    string
+	Server string
+	Client string
+	// Via is the template of a router guest the traffic crosses (seed 001's
+	// client → firewall → server); empty for a direct link.
+	Via       string
 	VCPU      int // 0: the template's/provider's default
 	MemoryMiB int
 	NIC       providers.NIC
@@ -105,6 +108,8 @@ type Dimension struct {
 type CellSpec struct {
 	Server guest.Settings
 	Client guest.Settings
+	// Router is the router guest's settings when the pair goes via one.
+	Router guest.Settings
 	Bench  bench.Params
 	// Hardware overrides the pair's hardware for this cell; zero fields
 	// keep the pair's values. Changing it changes the hardware shape.

@@ -6,7 +6,7 @@ import (
 
 var pairSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "template"}, {Name: "server"}, {Name: "client"}, {Name: "vcpu"}, {Name: "memory"},
+		{Name: "template"}, {Name: "server"}, {Name: "client"}, {Name: "via"}, {Name: "vcpu"}, {Name: "memory"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "nic"}, {Type: "link"}},
 }
@@ -83,6 +83,11 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 			"A pair needs template = template.<name>, or server = template.<a> and client = template.<b>."))
 	}
 
+	if a := content.Attributes["via"]; a != nil {
+		name, d := l.templateRef(a)
+		diags = append(diags, d...)
+		p.Via = name
+	}
 	if a := content.Attributes["vcpu"]; a != nil {
 		n, d := l.evalInt(a, 1, maxVCPU)
 		diags = append(diags, d...)

@@ -31,6 +31,7 @@ var settingsAttrs = func() map[string]endSetter {
 		"loss":               setLoss,
 		"loss_method":        setLossMethod,
 		"strict":             setStrict,
+		"firewall":           setFirewall,
 	}
 	for _, n := range offloadNames {
 		m[n] = setOffload(n)
@@ -152,6 +153,30 @@ func setStrict(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 		e.s.Strict = b
 	}
 	return d
+}
+
+// maxFirewall bounds a firewall ruleset (it travels on stdin to nft).
+const maxFirewall = 64 << 10
+
+// setFirewall takes an nftables ruleset body (chains and rules of the
+// table lab_fw). It reaches the guest on stdin, never through a shell;
+// control characters other than newline and tab are refused.
+func setFirewall(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	s, d := toString(v, a.Expr.Range(), a.Name)
+	if d != nil {
+		return d
+	}
+	if len(s) > maxFirewall {
+		return errorf(a.Expr.Range(), "Firewall ruleset too large", "The ruleset has %d bytes; at most %d are allowed.", len(s), maxFirewall)
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return errorf(a.Expr.Range(), "Invalid firewall ruleset",
+				"The ruleset contains the control character %q; an nftables ruleset is text with newlines and tabs only.", r)
+		}
+	}
+	e.s.Firewall = s
+	return nil
 }
 
 // finish turns the end's state into guest.Settings.
