@@ -215,6 +215,9 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 		var t providers.Template
 		if tt := lab.Templates[tn]; tt != nil {
 			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS}
+			if tt.SSH != nil {
+				t.SSH = &providers.SSH{User: tt.SSH.User, PrivateKeyFile: tt.SSH.PrivateKeyFile, Port: tt.SSH.Port}
+			}
 		}
 		m := providers.Machine{Address: address + "." + role, LabID: lab.Name, Pair: pair.Name, Role: role,
 			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC}

@@ -34,6 +34,16 @@ type Template struct {
 	Name   string
 	Source string
 	OS     string // "linux", "freebsd"
+	// SSH is how to reach guests made from the template (the template's
+	// ssh {} block); nil when the spec has none.
+	SSH *SSH `json:",omitempty"`
+}
+
+// SSH is a template's ssh {} block: how to log in to its guests.
+type SSH struct {
+	User           string `json:"user,omitempty"`
+	PrivateKeyFile string `json:"private_key_file,omitempty"`
+	Port           int    `json:"port,omitempty"`
 }
 
 // NIC is the benchmark interface's hardware as the hypervisor sees it.
