@@ -14,10 +14,12 @@ import (
 
 // live is a group's machines once they exist.
 type live struct {
-	group  *plan.Group
-	link   providers.Instance
-	server providers.Instance
-	client providers.Instance
+	group      *plan.Group
+	link       providers.Instance
+	clientLink providers.Instance // routed pairs only
+	server     providers.Instance
+	client     providers.Instance
+	router     *providers.Instance // routed pairs only
 }
 
 // provision makes a group's link and machines exist in the planned shape:
@@ -34,18 +36,41 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 	if err != nil {
 		return l, err
 	}
+	machines := []*providers.Machine{&g.Server, &g.Client}
+	clientLink := l.link
+	if g.ClientLink != nil {
+		spec := *g.ClientLink
+		l.clientLink, err = e.ensure(ctx, prov, g, actions[spec.Address], "link", func(ctx context.Context) (providers.Instance, error) {
+			return prov.Link(ctx, spec)
+		})
+		if err != nil {
+			return l, err
+		}
+		clientLink = l.clientLink
+		machines = append(machines, g.Router)
+	}
 	eg, ectx := errgroup.WithContext(ctx)
-	for _, m := range []*providers.Machine{&g.Server, &g.Client} {
+	for _, m := range machines {
 		m := *m
-		m.Link = l.link
+		switch m.Role {
+		case "client":
+			m.Link = clientLink
+		case "router":
+			m.Link, m.Link2 = l.link, clientLink
+		default:
+			m.Link = l.link
+		}
 		eg.Go(func() error {
 			in, err := e.ensure(ectx, prov, g, actions[m.Address], "machine", func(ctx context.Context) (providers.Instance, error) {
 				return prov.Create(ctx, m)
 			})
-			if m.Role == "server" {
+			switch m.Role {
+			case "server":
 				l.server = in
-			} else {
+			case "client":
 				l.client = in
+			case "router":
+				l.router = &in
 			}
 			return err
 		})
@@ -109,10 +134,15 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 // provider's Delete to find the object by name if the create got anywhere.
 func pendingInstance(g *plan.Group, address, kind string) providers.Instance {
 	name := g.Link.Name
-	if address == g.Server.Address {
+	switch {
+	case address == g.Server.Address:
 		name = g.Server.Name
-	} else if address == g.Client.Address {
+	case address == g.Client.Address:
 		name = g.Client.Name
+	case g.Router != nil && address == g.Router.Address:
+		name = g.Router.Name
+	case g.ClientLink != nil && address == g.ClientLink.Address:
+		name = g.ClientLink.Name
 	}
 	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name,
 		Attrs: map[string]string{"lab_id": g.Link.LabID}}

@@ -55,13 +55,25 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 		return err
 	}
 	defer client.t.Close()
+	var router *end
+	if l.router != nil {
+		rt, err := e.connect(conn, *l.router, g.Router.Template.OS)
+		if err != nil {
+			return err
+		}
+		defer rt.t.Close()
+		router = &rt
+	}
+	if err := e.snapshotBorrowed(ctx, prov, g, server, client); err != nil {
+		return err
+	}
 
 	for _, r := range g.Runs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		out.Runs++
-		rec, err := e.run(ctx, prov, server, client, r, total)
+		rec, err := e.run(ctx, prov, server, client, router, r, total)
 		if err != nil {
 			var se *SettingsError
 			if errors.As(err, &se) || ctx.Err() != nil {
@@ -93,7 +105,7 @@ func (e *Engine) connect(conn Connector, in providers.Instance, osName string) (
 
 // run configures both ends for one run, verifies the settings by
 // observation, runs the benchmark and returns the record.
-func (e *Engine) run(ctx context.Context, prov providers.Provider, server, client end, r plan.Run, total int) (results.Record, error) {
+func (e *Engine) run(ctx context.Context, prov providers.Provider, server, client end, router *end, r plan.Run, total int) (results.Record, error) {
 	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
 		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
 		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
@@ -109,8 +121,18 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	eg, gctx := errgroup.WithContext(ctx)
 	eg.Go(func() (err error) { obsS, err = configure(gctx, server, r.Spec.Server); return })
 	eg.Go(func() (err error) { obsC, err = configure(gctx, client, r.Spec.Client); return })
+	var obsR *guest.Observed
+	if router != nil {
+		rs := r.Spec.Router
+		rec.Intent.Router = &rs
+		eg.Go(func() error {
+			o, err := configureRouter(gctx, *router, r.Spec.Router)
+			obsR = &o
+			return err
+		})
+	}
 	err := eg.Wait()
-	rec.Observed = results.Observed{Server: obsS, Client: obsC}
+	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
 	if err != nil {
 		rec.End = e.clock().UTC()
@@ -122,7 +144,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	} else {
 		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, obsC)...)
 	}
-	rec.Observed = results.Observed{Server: obsS, Client: obsC}
+	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	for _, side := range []struct {
 		name string
 		o    guest.Observed
@@ -184,6 +206,23 @@ func configure(ctx context.Context, side end, s guest.Settings) (guest.Observed,
 		obs.Warnings = append(obs.Warnings, problems...)
 	}
 	return obs, nil
+}
+
+// configureRouter applies a router's settings: everything on its first
+// interface (towards the server), and the link-level settings — MTU and
+// offloads — on its second (towards the client) too, so a jumbo frame can
+// cross. Both interfaces are verified.
+func configureRouter(ctx context.Context, rt end, s guest.Settings) (guest.Observed, error) {
+	obs, err := configure(ctx, rt, s)
+	if err != nil || rt.in.Attrs["iface2"] == "" {
+		return obs, err
+	}
+	second := rt
+	second.in.Attrs = map[string]string{"iface": rt.in.Attrs["iface2"]}
+	second.in.Address = rt.in.Address
+	o2, err := configure(ctx, second, guest.Settings{MTU: s.MTU, Offloads: s.Offloads, Strict: s.Strict})
+	obs.Warnings = append(obs.Warnings, o2.Warnings...)
+	return obs, err
 }
 
 // socketCC is the congestion control the benchmark must select per socket

@@ -13,7 +13,15 @@ import (
 func (p *Plan) diff(st *state.State) {
 	want := map[string]bool{}
 	for _, g := range p.Groups {
-		for _, item := range []struct{ addr, kind string }{{g.Link.Address, "link"}, {g.Server.Address, "machine"}, {g.Client.Address, "machine"}} {
+		items := []struct{ addr, kind string }{{g.Link.Address, "link"}}
+		if g.ClientLink != nil {
+			items = append(items, struct{ addr, kind string }{g.ClientLink.Address, "link"})
+		}
+		items = append(items, struct{ addr, kind string }{g.Server.Address, "machine"}, struct{ addr, kind string }{g.Client.Address, "machine"})
+		if g.Router != nil {
+			items = append(items, struct{ addr, kind string }{g.Router.Address, "machine"})
+		}
+		for _, item := range items {
 			want[item.addr] = true
 			a := Action{Address: item.addr, Kind: item.kind, Group: g.Address, Op: OpCreate}
 			if old, ok := st.Find(item.addr); ok {

@@ -68,7 +68,11 @@ type Group struct {
 	Link         providers.LinkSpec `json:"link"`
 	Server       providers.Machine  `json:"server"`
 	Client       providers.Machine  `json:"client"`
-	Runs         []Run              `json:"runs"`
+	// Router and ClientLink are set when the pair goes via a router
+	// guest: Link joins server and router, ClientLink router and client.
+	Router     *providers.Machine  `json:"router,omitempty"`
+	ClientLink *providers.LinkSpec `json:"client_link,omitempty"`
+	Runs       []Run               `json:"runs"`
 }
 
 // Run is one benchmark run of one cell.
@@ -205,27 +209,26 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	if pr := lab.Providers[providerKey]; pr != nil {
 		provType = pr.Type
 	}
+	index := 2 * len(p.Groups) // two link address blocks per group: direct or via a router
 	g := &Group{Address: address, Pair: pair.Name, ProviderKey: providerKey, ProviderType: provType, Shape: shape, ShapeDesc: shapeDesc,
-		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Pair: pair.Name, Name: name, MTU: pair.LinkMTU, Index: len(p.Groups)}}
-	for _, role := range []string{"server", "client"} {
-		tn := pair.Server
-		if role == "client" {
-			tn = pair.Client
-		}
+		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Pair: pair.Name, Name: name, MTU: pair.LinkMTU, Index: index}}
+	machine := func(role, templateName string) providers.Machine {
 		var t providers.Template
-		if tt := lab.Templates[tn]; tt != nil {
+		if tt := lab.Templates[templateName]; tt != nil {
 			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS}
 			if tt.SSH != nil {
 				t.SSH = &providers.SSH{User: tt.SSH.User, PrivateKeyFile: tt.SSH.PrivateKeyFile, Port: tt.SSH.Port}
 			}
 		}
-		m := providers.Machine{Address: address + "." + role, LabID: lab.Name, Pair: pair.Name, Role: role,
-			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC}
-		if role == "server" {
-			g.Server = m
-		} else {
-			g.Client = m
-		}
+		return providers.Machine{Address: address + "." + role, LabID: lab.Name, Pair: pair.Name, Role: role,
+			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC, Routed: pair.Via != "" && role != "router"}
+	}
+	g.Server, g.Client = machine("server", pair.Server), machine("client", pair.Client)
+	if pair.Via != "" {
+		r := machine("router", pair.Via)
+		g.Router = &r
+		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Pair: pair.Name, Name: name + "-c",
+			MTU: pair.LinkMTU, Index: index + 1}
 	}
 	groups[address] = g
 	p.Groups = append(p.Groups, g)

@@ -27,6 +27,12 @@ type Machine struct {
 	NIC       NIC
 	// Link is the network the machine's benchmark NIC is attached to.
 	Link Instance
+	// Routed pairs: the server and client reach each other through a
+	// router guest. Routed is set on the server and client (route to the
+	// peer via the far end of Link); Link2 is the router's second network,
+	// towards the client (Link is its network towards the server).
+	Routed bool
+	Link2  Instance
 }
 
 // Template is the image or source a machine is made from.

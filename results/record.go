@@ -52,17 +52,21 @@ type CellValue struct {
 
 // Intent is what the spec asked for.
 type Intent struct {
-	Server    guest.Settings `json:"server"`
-	Client    guest.Settings `json:"client"`
-	Bench     bench.Params   `json:"bench"`
-	VCPU      int            `json:"vcpu,omitempty"`
-	MemoryMiB int            `json:"memory_mib,omitempty"`
+	Server guest.Settings `json:"server"`
+	Client guest.Settings `json:"client"`
+	// Router is set when the pair goes via a router guest.
+	Router    *guest.Settings `json:"router,omitempty"`
+	Bench     bench.Params    `json:"bench"`
+	VCPU      int             `json:"vcpu,omitempty"`
+	MemoryMiB int             `json:"memory_mib,omitempty"`
 }
 
 // Observed is what the guests reported after the settings were applied.
 type Observed struct {
 	Server guest.Observed `json:"server"`
 	Client guest.Observed `json:"client"`
+	// Router is set when the pair goes via a router guest.
+	Router *guest.Observed `json:"router,omitempty"`
 }
 
 // Provenance says where a result came from, so two records can be compared.

@@ -43,6 +43,7 @@ func functions(dir string, env map[string]string) map[string]function.Function {
 		"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "lookup": stdlib.LookupFunc,
 		"merge": stdlib.MergeFunc, "reverse": stdlib.ReverseListFunc, "slice": stdlib.SliceFunc,
 		"sort": stdlib.SortFunc, "values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
+		"range":    stdlib.RangeFunc, // capped at 1024 values by go-cty
 		"setunion": stdlib.SetUnionFunc, "setintersection": stdlib.SetIntersectionFunc,
 
 		"jsonencode": stdlib.JSONEncodeFunc, "jsondecode": stdlib.JSONDecodeFunc,

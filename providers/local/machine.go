@@ -13,22 +13,39 @@ import (
 )
 
 // Create makes a machine's namespace, moves its end of the link into it as
-// eth0, addresses it and brings it up.
+// eth0, addresses it and brings it up. A router takes the server-side
+// link's far end as eth0 and the client-side link's near end as eth1 and
+// forwards between them; the ends of a routed pair route via it.
 func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
 	ns := Namespace(m.Name)
-	end, addr := m.Link.Attrs[m.Role+"_if"], m.Link.Attrs[m.Role+"_addr"]
-	if end == "" || addr == "" {
-		return providers.Instance{}, fmt.Errorf("create %s: link %s has no %s end", m.Address, m.Link.Address, m.Role)
+	type nic struct{ end, addr, name string }
+	var nics []nic
+	switch m.Role {
+	case "router":
+		nics = []nic{
+			{m.Link.Attrs["client_if"], m.Link.Attrs["client_addr"], "eth0"},
+			{m.Link2.Attrs["server_if"], m.Link2.Attrs["server_addr"], "eth1"},
+		}
+	default:
+		nics = []nic{{m.Link.Attrs[m.Role+"_if"], m.Link.Attrs[m.Role+"_addr"], "eth0"}}
+	}
+	for _, n := range nics {
+		if n.end == "" || n.addr == "" {
+			return providers.Instance{}, fmt.Errorf("create %s: its link has no %s end", m.Address, m.Role)
+		}
 	}
 	in := providers.Instance{
 		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns,
-		Attrs: map[string]string{"netns": ns, "iface": "eth0", "addr": addr, "role": m.Role},
+		Attrs: map[string]string{"netns": ns, "iface": "eth0", "addr": nics[0].addr, "role": m.Role},
 	}
 	server, client := cpuSets(m.VCPU, p.CPUs)
-	if m.Role == "server" {
+	switch m.Role {
+	case "server":
 		in.Attrs["cpus"] = formatCPUList(server)
-	} else {
+	case "client":
 		in.Attrs["cpus"] = formatCPUList(client)
+	case "router":
+		in.Attrs["iface2"], in.Attrs["addr2"] = "eth1", nics[1].addr
 	}
 	// A namespace of the same name is a leftover of this lab (the prefix and
 	// lab id say so): remove it so the new machine starts clean.
@@ -38,10 +55,21 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	steps := [][]string{
 		{"ip", "netns", "add", ns},
 		{"ip", "-n", ns, "link", "set", "dev", "lo", "up"},
-		{"ip", "link", "set", "dev", end, "netns", ns},
-		{"ip", "-n", ns, "link", "set", "dev", end, "name", "eth0"},
-		{"ip", "-n", ns, "addr", "add", addr + "/30", "dev", "eth0"},
-		{"ip", "-n", ns, "link", "set", "dev", "eth0", "up"},
+	}
+	for _, n := range nics {
+		steps = append(steps,
+			[]string{"ip", "link", "set", "dev", n.end, "netns", ns},
+			[]string{"ip", "-n", ns, "link", "set", "dev", n.end, "name", n.name},
+			[]string{"ip", "-n", ns, "addr", "add", n.addr + "/30", "dev", n.name},
+			[]string{"ip", "-n", ns, "link", "set", "dev", n.name, "up"})
+	}
+	switch {
+	case m.Role == "router":
+		steps = append(steps, []string{"ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1"})
+	case m.Routed && m.Role == "server":
+		steps = append(steps, []string{"ip", "-n", ns, "route", "add", "default", "via", m.Link.Attrs["client_addr"]})
+	case m.Routed && m.Role == "client":
+		steps = append(steps, []string{"ip", "-n", ns, "route", "add", "default", "via", m.Link.Attrs["server_addr"]})
 	}
 	for _, argv := range steps {
 		if _, err := p.exec(ctx, argv...); err != nil {
