@@ -35,7 +35,8 @@ var iperf3Kind = &benchKind{
 	Checks: []benchCheck{{
 		Attrs: []string{"duration", "omit"},
 		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
-			if p.Duration > p.Omit && p.Duration > 0 {
+			// iperf3 runs omit + duration seconds: --omit comes on top of -t.
+			if p.Duration > 0 {
 				return nil
 			}
 			rng := block
@@ -45,7 +46,7 @@ var iperf3Kind = &benchKind{
 				rng = a.Expr.Range()
 			}
 			return errorf(rng, "Invalid duration",
-				"duration (%s) must be longer than omit (%s): omitted seconds are part of the duration.", p.Duration, p.Omit)
+				"duration must be at least 1s (omit, here %s, comes on top of it: iperf3 runs omit + duration seconds).", p.Omit)
 		},
 	}},
 }
