@@ -51,6 +51,14 @@ func (e *Engine) Teardown(ctx context.Context, match func(state.Resource) bool) 
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				// A borrowed machine gets its settings back before it is let
+				// go; if that fails it stays in state for `lab destroy`.
+				if err := e.restoreBorrowed(ctx, prov, r); err != nil {
+					r.Status = state.Tainted
+					_ = e.put(r)
+					fail(err)
+					return
+				}
 				if err := e.deleteResource(ctx, prov, r); err != nil {
 					fail(err)
 				}

@@ -15,6 +15,7 @@ have nft      || need+=(nftables)
 have taskset  || need+=(util-linux)
 have ss       || need+=(iproute2)
 have git      || need+=(git)
+have sshd     || [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

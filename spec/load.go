@@ -146,6 +146,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 		Variables: map[string]cty.Value{"var": cty.ObjectVal(l.varObject)},
 		Functions: l.funcs,
 	}
+	l.lab.evalCtx = l.ctx
 	if len(byType["lab"]) > 0 || !diags.HasErrors() { // a malformed lab block was reported already
 		diags = append(diags, l.decodeLab(byType["lab"])...)
 	}

@@ -29,7 +29,15 @@ type Lab struct {
 	Pairs     map[string]*Pair
 	// Experiments in the order they appear (files sorted by name).
 	Experiments []*Experiment
+
+	evalCtx *hcl.EvalContext
 }
+
+// EvalContext is what expressions outside experiments are evaluated with:
+// var.* and the functions (env, file, go-cty's stdlib). Providers decode
+// their blocks with it (phase two), so provider "vsphere" can say
+// url = var.vcenter. Nil when the lab did not load.
+func (l *Lab) EvalContext() *hcl.EvalContext { return l.evalCtx }
 
 // Provider is a provider block. Its body is decoded later by the provider
 // itself (the second decode phase), against the provider's own schema.

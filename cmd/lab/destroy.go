@@ -53,7 +53,7 @@ func runDestroy(g *globals, args []string) error {
 		defer hv.Close()
 		view = hv
 	}
-	eng := &engine.Engine{State: st, Store: store, Providers: provs, View: view}
+	eng := &engine.Engine{State: st, Store: store, Providers: provs, OS: osDriver, View: view}
 	_, teardown, stop := interrupts(g.stderr)
 	defer stop()
 	if err := eng.Destroy(teardown, lab.Name, *orphans); err != nil {

@@ -44,6 +44,8 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[string]providers.Provider, error) {
 	out := map[string]providers.Provider{}
 	var diags hcl.Diagnostics
+	// Provider blocks may use var.* and functions (addresses, URLs).
+	ctx = providers.WithEvalContext(ctx, lab.EvalContext())
 	for key, pb := range lab.Providers {
 		p, err := providers.New(pb.Type)
 		if err != nil {

@@ -1,0 +1,131 @@
+package ssh
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+)
+
+// Defaults used when a Config leaves a field zero.
+const (
+	DefaultPort        = 22
+	DefaultUser        = "root"
+	DefaultDialTimeout = 10 * time.Second
+	// Backoff bounds between connection attempts while a guest boots.
+	firstBackoff = 200 * time.Millisecond
+	maxBackoff   = 5 * time.Second
+)
+
+// Config tells Dial how to reach and authenticate one guest.
+type Config struct {
+	User string // default "root"
+	Host string // address or name
+	Port int    // default 22
+	// PrivateKeyFile is an OpenSSH private key (unencrypted); "~/" is the
+	// user's home directory. Ignored when Signer is set.
+	PrivateKeyFile string
+	// Signer authenticates instead of PrivateKeyFile (tests, agents).
+	Signer xssh.Signer
+	// KnownHostKey is the host key the guest must present, one
+	// authorized_keys-format line ("ssh-ed25519 AAAA…"). Empty: trust the
+	// key seen on first contact (the caller records Transport.HostKey).
+	KnownHostKey string
+	// DialTimeout bounds one TCP connect plus handshake (default 10 s).
+	DialTimeout time.Duration
+	// Retry is how long to keep trying while the guest boots (connection
+	// refused, timeouts, resets), with exponential backoff from 200 ms to
+	// 5 s. Zero: one attempt. A changed host key or failed authentication
+	// is never retried.
+	Retry time.Duration
+}
+
+// Addr is "host:port".
+func (c Config) Addr() string {
+	port := c.Port
+	if port == 0 {
+		port = DefaultPort
+	}
+	return net.JoinHostPort(c.Host, strconv.Itoa(port))
+}
+
+func (c Config) user() string {
+	if c.User == "" {
+		return DefaultUser
+	}
+	return c.User
+}
+
+func (c Config) dialTimeout() time.Duration {
+	if c.DialTimeout <= 0 {
+		return DefaultDialTimeout
+	}
+	return c.DialTimeout
+}
+
+// signer returns the configured signer or loads PrivateKeyFile.
+func (c Config) signer() (xssh.Signer, error) {
+	if c.Signer != nil {
+		return c.Signer, nil
+	}
+	if c.PrivateKeyFile == "" {
+		return nil, fmt.Errorf("no private key: set private_key_file")
+	}
+	path, err := ExpandHome(c.PrivateKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("private key: %w", err)
+	}
+	s, err := xssh.ParsePrivateKey(pem)
+	if err != nil {
+		var missing *xssh.PassphraseMissingError
+		if errors.As(err, &missing) {
+			return nil, fmt.Errorf("private key %s is encrypted: lab needs an unencrypted key (or an agent-backed Signer)", path)
+		}
+		return nil, fmt.Errorf("private key %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ExpandHome replaces a leading "~/" with the user's home directory.
+func ExpandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("expand %s: %w", p, err)
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
+}
+
+// ParseHostKey parses one authorized_keys-format line.
+func ParseHostKey(line string) (xssh.PublicKey, error) {
+	k, _, _, _, err := xssh.ParseAuthorizedKey([]byte(line))
+	if err != nil {
+		return nil, fmt.Errorf("host key %q: %w", truncate(line, 40), err)
+	}
+	return k, nil
+}
+
+// FormatKey renders a public key as one authorized_keys-format line
+// without a trailing newline.
+func FormatKey(k xssh.PublicKey) string {
+	return strings.TrimSpace(string(xssh.MarshalAuthorizedKey(k)))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,154 @@
+package ssh
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+)
+
+// HostKeyChangedError is a guest presenting another host key than the one
+// lab recorded (or the spec pinned). It is never retried.
+type HostKeyChangedError struct {
+	Guest string
+	Addr  string
+	Known string // authorized_keys line lab expected
+	Seen  string // authorized_keys line the guest presented
+}
+
+func (e *HostKeyChangedError) Error() string {
+	return fmt.Sprintf("%s (%s): host key changed: expected %s but the host presented %s. "+
+		"If the machine was reinstalled on purpose, run `lab destroy` (it forgets the recorded key) "+
+		"or remove the recorded key (state attribute ssh_host_key, or host_key in the spec) and try again; "+
+		"otherwise someone may be intercepting the connection",
+		e.Guest, e.Addr, fingerprint(e.Known), fingerprint(e.Seen))
+}
+
+// AuthError is a guest that accepted the connection but refused every key.
+// It is never retried.
+type AuthError struct {
+	Guest, Addr, User string
+	Err               error
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("%s (%s): authentication as %s failed (is the public key in the guest's authorized_keys?): %v",
+		e.Guest, e.Addr, e.User, e.Err)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+func fingerprint(line string) string {
+	k, err := ParseHostKey(line)
+	if err != nil {
+		return fmt.Sprintf("%q", truncate(line, 40))
+	}
+	return k.Type() + " " + xssh.FingerprintSHA256(k)
+}
+
+// Dial connects to the guest named guestName (used in messages). While the
+// connection is refused or times out it retries with exponential backoff
+// for c.Retry in total. A host key other than c.KnownHostKey fails at once
+// with a *HostKeyChangedError; failed authentication fails at once with an
+// *AuthError.
+func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
+	signer, err := c.signer()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", guestName, err)
+	}
+	var known xssh.PublicKey
+	if c.KnownHostKey != "" {
+		if known, err = ParseHostKey(c.KnownHostKey); err != nil {
+			return nil, fmt.Errorf("%s: %w", guestName, err)
+		}
+	}
+	deadline := time.Now().Add(c.Retry)
+	backoff := firstBackoff
+	for attempt := 1; ; attempt++ {
+		t, err := dialOnce(ctx, guestName, c, signer, known)
+		if err == nil {
+			return t, nil
+		}
+		var hk *HostKeyChangedError
+		var ae *AuthError
+		if errors.As(err, &hk) || errors.As(err, &ae) || ctx.Err() != nil {
+			return nil, err
+		}
+		wait := min(backoff, time.Until(deadline))
+		if wait <= 0 {
+			if attempt > 1 {
+				return nil, fmt.Errorf("%w (gave up after %d attempts in %v)", err, attempt, c.Retry)
+			}
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w (last error: %v)", guestName, ctx.Err(), err)
+		case <-time.After(wait):
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// dialOnce makes one TCP connection and SSH handshake.
+func dialOnce(ctx context.Context, guestName string, c Config, signer xssh.Signer, known xssh.PublicKey) (*Transport, error) {
+	addr := c.Addr()
+	dctx, cancel := context.WithTimeout(ctx, c.dialTimeout())
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: connect %s: %w", guestName, addr, err)
+	}
+	// The handshake has no context: a deadline on the connection bounds it,
+	// and cancelling ctx closes the connection.
+	_ = conn.SetDeadline(time.Now().Add(c.dialTimeout()))
+	stop := context.AfterFunc(dctx, func() { conn.Close() })
+	defer stop()
+
+	var seen xssh.PublicKey
+	var changed *HostKeyChangedError
+	cfg := &xssh.ClientConfig{
+		User: c.user(),
+		Auth: []xssh.AuthMethod{xssh.PublicKeys(signer)},
+		HostKeyCallback: func(_ string, _ net.Addr, key xssh.PublicKey) error {
+			seen = key
+			if known != nil && !bytes.Equal(key.Marshal(), known.Marshal()) {
+				changed = &HostKeyChangedError{Guest: guestName, Addr: addr, Known: FormatKey(known), Seen: FormatKey(key)}
+				return changed
+			}
+			return nil
+		},
+		Timeout: c.dialTimeout(),
+	}
+	if known != nil {
+		cfg.HostKeyAlgorithms = hostKeyAlgorithms(known)
+	}
+	cc, chans, reqs, err := xssh.NewClientConn(conn, addr, cfg)
+	if err != nil {
+		conn.Close()
+		switch {
+		case changed != nil:
+			return nil, changed
+		case seen != nil && strings.Contains(err.Error(), "unable to authenticate"):
+			return nil, &AuthError{Guest: guestName, Addr: addr, User: c.user(), Err: err}
+		}
+		return nil, fmt.Errorf("%s: ssh %s: %w", guestName, addr, err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return &Transport{guest: guestName, addr: addr, client: xssh.NewClient(cc, chans, reqs), hostKey: FormatKey(seen)}, nil
+}
+
+// hostKeyAlgorithms makes the server present the key type that was
+// recorded (a host with ed25519 and RSA keys would otherwise be free to
+// show the other one and look "changed").
+func hostKeyAlgorithms(k xssh.PublicKey) []string {
+	if k.Type() == xssh.KeyAlgoRSA {
+		return []string{xssh.KeyAlgoRSASHA512, xssh.KeyAlgoRSASHA256, xssh.KeyAlgoRSA}
+	}
+	return []string{k.Type()}
+}

@@ -1,0 +1,154 @@
+// Package ssh is the guest.Transport for machines reached over SSH
+// (golang.org/x/crypto/ssh): existing hosts, VMs, a bhyve host. Every
+// command is one session whose command line is the argv quoted word by word
+// with guest.ShellJoin, so each word arrives literally, whatever it holds.
+// The argv runs under a small `sh -c` wrapper that reports its process id,
+// so that a cancelled command can be killed (see pid.go); test servers use
+// Unwrap to see the command itself.
+//
+// Host keys are pinned: Dial refuses a key other than Config.KnownHostKey,
+// and with no known key trusts the first one seen and reports it
+// (Transport.HostKey) for the caller to record.
+package ssh
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// closeWait bounds how long Run waits for a cancelled session to end.
+const closeWait = 2 * time.Second
+
+// Transport runs commands on one guest over one SSH connection. It is safe
+// for concurrent use: each Run opens its own session.
+type Transport struct {
+	guest   string
+	addr    string
+	client  *xssh.Client
+	hostKey string
+}
+
+var _ guest.Transport = (*Transport)(nil)
+
+// Name is the guest's name for messages.
+func (t *Transport) Name() string { return t.guest }
+
+// HostKey is the host key the guest presented, one authorized_keys-format
+// line; record it to pin it for later connections.
+func (t *Transport) HostKey() string { return t.hostKey }
+
+// Close closes the connection (and every session on it).
+func (t *Transport) Close() error { return t.client.Close() }
+
+// Run runs c in a new session and waits for it. A non-zero exit status is a
+// *guest.CommandError carrying stderr; a lost connection or a cancelled ctx
+// is a *guest.CommandError whose Err says so. When ctx ends the remote
+// process is sent SIGKILL and the session is closed.
+func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) {
+	line := guest.ShellJoin(c.Argv)
+	ce := &guest.CommandError{Guest: t.guest, Cmd: line}
+	if len(c.Argv) == 0 {
+		ce.Err = errors.New("empty command")
+		return guest.Result{}, ce
+	}
+	if err := ctx.Err(); err != nil {
+		ce.Err = err
+		return guest.Result{}, ce
+	}
+	sess, err := t.client.NewSession()
+	if err != nil {
+		ce.Err = fmt.Errorf("open session: %w", err)
+		return guest.Result{}, ce
+	}
+	defer sess.Close()
+	var stdout, stderr bytes.Buffer
+	pw := &pidWriter{out: &stderr}
+	sess.Stdin, sess.Stdout, sess.Stderr = c.Stdin, &stdout, pw
+	if err := sess.Start(guest.ShellJoin(wrapped(c.Argv))); err != nil {
+		ce.Err = fmt.Errorf("start: %w", err)
+		return guest.Result{}, ce
+	}
+	done := make(chan error, 1)
+	go func() { done <- sess.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = sess.Signal(xssh.SIGKILL) // refused by OpenSSH for root: see pid.go
+		_ = sess.Close()
+		if pid := pw.PID(); pid > 1 {
+			t.kill(pid)
+		}
+		select {
+		case <-done:
+		case <-time.After(closeWait):
+		}
+		err = ctx.Err()
+	}
+	pw.flush()
+	res := guest.Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	if err == nil {
+		return res, nil
+	}
+	ce.Stderr = stderr.String()
+	var exit *xssh.ExitError
+	switch {
+	case ctx.Err() != nil:
+		ce.Err = ctx.Err()
+		ce.ExitCode = -1
+	case errors.As(err, &exit):
+		res.ExitCode, ce.ExitCode = exit.ExitStatus(), exit.ExitStatus()
+		if exit.Signal() != "" {
+			ce.Err = fmt.Errorf("killed by signal %s", exit.Signal())
+		}
+	default:
+		// *ssh.ExitMissingError and I/O errors: the connection dropped.
+		ce.ExitCode = -1
+		ce.Err = fmt.Errorf("connection to %s lost: %w", t.addr, err)
+	}
+	res.ExitCode = ce.ExitCode
+	return res, ce
+}
+
+// kill sends SIGKILL to a remote process over a new session.
+func (t *Transport) kill(pid int) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	sess, err := t.client.NewSession()
+	if err != nil {
+		return
+	}
+	defer sess.Close()
+	done := make(chan struct{})
+	go func() {
+		_ = sess.Run(guest.ShellJoin([]string{"kill", "-KILL", strconv.Itoa(pid)}))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Upload writes r to path on the guest (`sh -c 'cat > "$1"' sh PATH`, the
+// path passed as a word of its own).
+func (t *Transport) Upload(ctx context.Context, path string, r io.Reader) error {
+	_, err := t.Run(ctx, guest.Cmd{Argv: UploadArgv(path), Stdin: r})
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", path, err)
+	}
+	return nil
+}
+
+// UploadArgv is the command Upload runs for path.
+func UploadArgv(path string) []string {
+	return []string{"sh", "-c", `cat > "$1"`, "sh", path}
+}

@@ -1,0 +1,151 @@
+package hosts
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+
+	labssh "github.com/lab-bench/lab/guest/ssh"
+)
+
+// Host is one existing machine as the spec describes it.
+type Host struct {
+	// Address is where SSH reaches the machine.
+	Address string `hcl:"address"`
+	Port    int    `hcl:"port,optional"`
+	User    string `hcl:"user,optional"`
+	// PrivateKeyFile authenticates (default ~/.ssh/id_ed25519).
+	PrivateKeyFile string `hcl:"private_key_file,optional"`
+	// HostKey pins the SSH host key (authorized_keys line); empty trusts
+	// the key seen on first contact, which is then recorded in state.
+	HostKey string `hcl:"host_key,optional"`
+	// Iface is the benchmark interface (required).
+	Iface string `hcl:"iface"`
+	// BenchAddress is the address the benchmark uses (default Address).
+	BenchAddress string `hcl:"bench_address,optional"`
+	// CPUs pins the benchmark processes ("0", "2,3", "0-3").
+	CPUs string `hcl:"cpus,optional"`
+}
+
+// Defaults for a host block.
+const (
+	defaultUser = "root"
+	defaultKey  = "~/.ssh/id_ed25519"
+)
+
+var (
+	ifaceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,14}$`)
+	userRE  = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+	hostRE  = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
+	cpusRE  = regexp.MustCompile(`^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$`)
+)
+
+var schema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "server"}, {Type: "client"}}}
+
+// decode reads the provider block: exactly one server and one client block.
+func decode(body hcl.Body, ec *hcl.EvalContext) (map[string]*Host, hcl.Diagnostics) {
+	content, diags := body.Content(schema)
+	out := map[string]*Host{}
+	for _, role := range []string{"server", "client"} {
+		blocks := content.Blocks.OfType(role)
+		switch {
+		case len(blocks) == 0:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing " + role + " block",
+				Detail:  fmt.Sprintf("The hosts provider needs one %s block naming an existing machine.", role),
+				Subject: body.MissingItemRange().Ptr()})
+			continue
+		case len(blocks) > 1:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate " + role + " block",
+				Detail: fmt.Sprintf("Only one %s block is allowed; the first is at %s.", role, blocks[0].DefRange), Subject: blocks[1].DefRange.Ptr()})
+			continue
+		}
+		h, d := decodeHost(blocks[0], ec)
+		diags = append(diags, d...)
+		out[role] = h
+	}
+	return out, diags
+}
+
+func decodeHost(b *hcl.Block, ec *hcl.EvalContext) (*Host, hcl.Diagnostics) {
+	h := &Host{}
+	diags := gohcl.DecodeBody(b.Body, ec, h)
+	if diags.HasErrors() {
+		return h, diags
+	}
+	attrs, _ := b.Body.JustAttributes()
+	at := func(name string) *hcl.Range {
+		if a, ok := attrs[name]; ok {
+			return a.Expr.Range().Ptr()
+		}
+		return b.DefRange.Ptr()
+	}
+	bad := func(name, summary, format string, args ...any) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: at(name)})
+	}
+	if !validHost(h.Address) {
+		bad("address", "Invalid address", "address must be an IP address or a host name, got %q.", h.Address)
+	}
+	if h.Port == 0 {
+		h.Port = labssh.DefaultPort
+	} else if h.Port < 1 || h.Port > 65535 {
+		bad("port", "Invalid port", "port must be 1..65535, got %d.", h.Port)
+	}
+	if h.User == "" {
+		h.User = defaultUser
+	} else if !userRE.MatchString(h.User) {
+		bad("user", "Invalid user", "%q is not a valid user name.", h.User)
+	}
+	if h.PrivateKeyFile == "" {
+		h.PrivateKeyFile = defaultKey
+	} else if strings.ContainsAny(h.PrivateKeyFile, "\x00\n\r") {
+		bad("private_key_file", "Invalid private key file", "private_key_file must be a path without control characters.")
+	}
+	if h.HostKey != "" {
+		if _, err := labssh.ParseHostKey(h.HostKey); err != nil {
+			bad("host_key", "Invalid host key", "host_key must be one line as in authorized_keys or known_hosts without the host name (\"ssh-ed25519 AAAA…\"): %v.", err)
+		}
+	}
+	if !ifaceRE.MatchString(h.Iface) {
+		bad("iface", "Invalid interface", "iface must be an interface name (letters, digits, _ . : @ -; at most 15), got %q.", h.Iface)
+	}
+	benchAttr := "bench_address"
+	if h.BenchAddress == "" {
+		h.BenchAddress, benchAttr = h.Address, "address"
+	}
+	if net.ParseIP(h.BenchAddress) == nil {
+		bad(benchAttr, "Invalid benchmark address", "bench_address (default: address) must be an IP address, got %q.", h.BenchAddress)
+	}
+	if h.CPUs != "" && !cpusRE.MatchString(h.CPUs) {
+		bad("cpus", "Invalid CPU list", "cpus must be a list like \"0\", \"2,3\" or \"0-3\", got %q.", h.CPUs)
+	}
+	return h, diags
+}
+
+func validHost(s string) bool {
+	return net.ParseIP(s) != nil || hostRE.MatchString(s) && !strings.Contains(s, "..")
+}
+
+// cpuList expands "0-2,4" to "0,1,2,4" (the form the engine reads).
+func cpuList(s string) string {
+	if s == "" {
+		return ""
+	}
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, _ := strconv.Atoi(lo)
+		b := a
+		if isRange {
+			b, _ = strconv.Atoi(hi)
+		}
+		for c := a; c <= b && c-a < 4096; c++ {
+			out = append(out, strconv.Itoa(c))
+		}
+	}
+	return strings.Join(out, ",")
+}

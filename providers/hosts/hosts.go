@@ -1,0 +1,152 @@
+// Package hosts is the back end for machines that already exist — bare
+// metal or long-lived VMs — reached over SSH. Nothing is created or
+// destroyed: Create connects and records how to reach the machine (and its
+// SSH host key, pinned from then on), Delete forgets it.
+//
+// Because the machines are borrowed, the engine puts every setting a lab
+// changes back at teardown (see engine.Borrower): hosts reports Borrowed.
+package hosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/guest"
+	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/providers"
+)
+
+// TypeName is the provider type in specs: provider "hosts" "name" {}.
+const TypeName = "hosts"
+
+func init() { providers.Register(TypeName, func() providers.Provider { return New() }) }
+
+// Attribute keys the provider records in state.
+const (
+	AttrHostKey = "ssh_host_key" // pinned host key (authorized_keys line)
+	AttrSSHAddr = "ssh_address"
+	AttrSSHPort = "ssh_port"
+	AttrSSHUser = "ssh_user"
+)
+
+// Provider reaches the two machines its block names.
+type Provider struct {
+	// Hosts by role ("server", "client"), filled by Configure.
+	Hosts map[string]*Host
+	// Retry is how long Create keeps trying to reach a machine (default
+	// 30 s); Connect uses it too.
+	Retry time.Duration
+}
+
+var (
+	_ providers.Provider = (*Provider)(nil)
+	_ engine.Connector   = (*Provider)(nil)
+	_ engine.Borrower    = (*Provider)(nil)
+)
+
+// New returns an unconfigured provider.
+func New() *Provider { return &Provider{Retry: 30 * time.Second} }
+
+// Configure decodes the server and client blocks; expressions may use
+// var.* when ctx carries the spec's evaluation context.
+func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics {
+	hosts, diags := decode(body, providers.EvalContext(ctx))
+	p.Hosts = hosts
+	return diags
+}
+
+// Borrowed is true: these machines are not lab's, so what lab changes on
+// them is restored at teardown.
+func (p *Provider) Borrowed() bool { return true }
+
+// Link returns a nominal link: the machines are already connected.
+func (p *Provider) Link(_ context.Context, l providers.LinkSpec) (providers.Instance, error) {
+	return providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: l.Name, Name: l.Name,
+		Attrs: map[string]string{"nominal": "true"}}, nil
+}
+
+// Create connects to the machine for m's role (retrying while it is
+// unreachable), checks the benchmark interface exists on Linux machines,
+// and records how to reach it, the host key it presented (trusted on first
+// use unless the spec pins one) and the benchmark address.
+func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+	h, err := p.host(m.Role)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
+	}
+	t, err := labssh.Dial(ctx, m.Address, p.sshConfig(h, h.HostKey))
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
+	}
+	defer t.Close()
+	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: h.Address, Name: h.Address,
+		Attrs: map[string]string{
+			"role": m.Role, "addr": h.BenchAddress, "iface": h.Iface, "cpus": cpuList(h.CPUs), "os": m.Template.OS,
+			AttrSSHAddr: h.Address, AttrSSHPort: strconv.Itoa(h.Port), AttrSSHUser: h.User, AttrHostKey: t.HostKey(),
+			"borrowed": "true",
+		}}
+	if m.Template.OS == "" || m.Template.OS == "linux" {
+		if _, err := t.Run(ctx, guest.Cmd{Argv: []string{"ip", "link", "show", "dev", h.Iface}}); err != nil {
+			return in, fmt.Errorf("create %s: benchmark interface %s: %w", m.Address, h.Iface, err)
+		}
+	}
+	return in, nil
+}
+
+// Connect dials the machine pinned to the host key recorded at Create.
+func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
+	h, err := p.host(in.Attrs["role"])
+	if err != nil {
+		return nil, err
+	}
+	known := in.Attrs[AttrHostKey]
+	if known == "" {
+		known = h.HostKey
+	}
+	if h.HostKey != "" && known != h.HostKey {
+		return nil, fmt.Errorf("%s: the spec's host_key differs from the key recorded in state; run `lab destroy` to forget the recorded one", in.Address)
+	}
+	c := p.sshConfig(h, known)
+	// A machine recorded under another address than the spec now names
+	// is still reached where it was recorded.
+	if a := in.Attrs[AttrSSHAddr]; a != "" {
+		c.Host = a
+	}
+	if port, err := strconv.Atoi(in.Attrs[AttrSSHPort]); err == nil {
+		c.Port = port
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.Retry+c.DialTimeout)
+	defer cancel()
+	return labssh.Dial(ctx, in.Address, c)
+}
+
+// Read reports the machine as present: it is not lab's to lose.
+func (p *Provider) Read(_ context.Context, in providers.Instance) (providers.Instance, bool, error) {
+	return in, true, nil
+}
+
+// Delete forgets the machine; nothing is removed. (The engine restores
+// the machine's settings before it calls Delete.)
+func (p *Provider) Delete(context.Context, providers.Instance) error { return nil }
+
+// List finds nothing: lab creates nothing on existing machines.
+func (p *Provider) List(context.Context, string) ([]providers.Instance, error) { return nil, nil }
+
+func (p *Provider) host(role string) (*Host, error) {
+	h := p.Hosts[role]
+	if h == nil {
+		return nil, errors.New("no " + strconv.Quote(role) + " block in the hosts provider")
+	}
+	return h, nil
+}
+
+func (p *Provider) sshConfig(h *Host, known string) labssh.Config {
+	return labssh.Config{User: h.User, Host: h.Address, Port: h.Port, PrivateKeyFile: h.PrivateKeyFile,
+		KnownHostKey: known, DialTimeout: 10 * time.Second, Retry: p.Retry}
+}
