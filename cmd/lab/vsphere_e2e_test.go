@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
+)
+
+// These tests run the real binary against govmomi's simulator listening on
+// 127.0.0.1 (vcsim's VPX model); credentials reach lab as GOVC_* only.
+
+const vsphereLab = `
+lab %q {}
+provider "vsphere" "sim" {
+  datacenter   = "DC0"
+  cluster      = "DC0_C0"
+  network      = "VM Network"
+  ip_timeout   = "20s"
+  extra_config = { "SET.guest.ipAddress" = "198.51.100.{role_index}" }
+}
+template "freebsd" {
+  source = "freebsd-14.2-tmpl"
+  os     = "freebsd"
+  ssh { user = "root" }
+}
+pair "fbsd" {
+  template = template.freebsd
+  vcpu     = 1
+  memory   = "1GiB"
+  nic { model = "vmxnet3" }
+  link { mtu = 9000 }
+}
+experiment "lro" {
+  pairs  = [pair.fbsd]
+  matrix = { lro = [false, true] }
+  guest { lro = matrix.lro }
+  iperf3 { duration = "1s" }
+}
+`
+
+func labEnv(t *testing.T, sim *vspheretest.Sim, dir string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(labBin, append([]string{"-chdir=" + dir}, args...)...)
+	cmd.Env = os.Environ()
+	for k, v := range sim.Env() {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// TestVSphereApplyFaultThroughCLI: a clone fault makes apply fail with an
+// error naming the VM and the operation; nothing is left in vSphere or in
+// the state, and the password never reaches the output or the state file.
+func TestVSphereApplyFaultThroughCLI(t *testing.T) {
+	sim := vspheretest.Start(t)
+	dir := t.TempDir()
+	src := strings.Replace(vsphereLab, "%q", `"vcli"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := labEnv(t, sim, dir, "validate"); err != nil {
+		t.Fatalf("validate: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err := labEnv(t, sim, dir, "plan")
+	if err != nil || !strings.Contains(out, "pair.fbsd") {
+		t.Fatalf("plan: %v\n%s%s", err, out, errOut)
+	}
+	sim.Fail("CloneVM_Task", "VirtualMachine", "freebsd-14.2-tmpl", 0)
+	out, errOut, err = labEnv(t, sim, dir, "apply", "-auto-approve", "-json")
+	if err == nil {
+		t.Fatalf("apply succeeded:\n%s", out)
+	}
+	all := out + errOut
+	if !strings.Contains(all, "clone vcli-fbsd-") || !strings.Contains(all, "from freebsd-14.2-tmpl") {
+		t.Errorf("error does not name the VM and operation:\n%s", all)
+	}
+	st, _ := os.ReadFile(filepath.Join(dir, ".lab", "terraform.tfstate"))
+	matches, _ := filepath.Glob(filepath.Join(dir, ".lab", "*"))
+	for _, m := range matches {
+		b, _ := os.ReadFile(m)
+		st = append(st, b...)
+	}
+	if strings.Contains(all, sim.Password) || bytes.Contains(st, []byte(sim.Password)) {
+		t.Error("the password reached the output or the state")
+	}
+	for _, n := range sim.VMs() {
+		if strings.HasPrefix(n, "vcli-") {
+			t.Errorf("VM %s left after the failed apply", n)
+		}
+	}
+	sim.Model.Service.ClearFaultRules()
+	if out, errOut, err := labEnv(t, sim, dir, "destroy", "-auto-approve", "-orphans"); err != nil {
+		t.Fatalf("destroy: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// TestVSphereApplyOverSSH is the full run: simulated VMs whose guest
+// address (SET.guest.ipAddress) points at a real sshd in a local network
+// namespace, configured and benchmarked over SSH.
+func TestVSphereApplyOverSSH(t *testing.T) {
+	t.Skip("not written yet: needs namespaces reachable from the host namespace (lab dials the guest address from there) " +
+		"with sshd (guest/ssh/sshtest.StartSSHD) and iperf3 in each, and per-machine SET.guest.ipAddress; " +
+		"guest/netns/netnstest.NewPair joins two namespaces to each other only")
+}

@@ -1,0 +1,112 @@
+# Seed 000: "FreeBSD 14.2 tcp throughput" (FreeBSD list, 2025, David Pasek).
+# Two VMs on one ESXi host, vmxnet3 (FreeBSD vmx, Debian vmxnet3), 1 vCPU,
+# iperf -P1/-P2/-P3 with LRO off/on and MTU 1500/9000. The published
+# numbers (home lab, Core i3-6100U) are the expect blocks below.
+#
+# Credentials come from the environment, as for govc; the endpoint from
+# -var vcenter=… or GOVC_URL:
+#   GOVC_USERNAME=… GOVC_PASSWORD=… lab apply -var vcenter=https://vcenter.example/sdk
+# The inventory names below are vcsim's defaults (the test plans this lab
+# against the simulator): change them to yours. Pin both VMs to one host
+# (host = …) to measure VM-to-VM traffic without the physical network.
+
+lab "vmxnet3-lro-mtu" {
+  description = "FreeBSD 14.2 vs Debian 12 on vmxnet3: LRO x MTU x iperf streams, 1 vCPU (seed 000)"
+}
+
+variable "vcenter" {
+  type        = string
+  default     = "" # empty: GOVC_URL from the environment, as govc does
+  description = "vCenter SDK URL, e.g. https://vcenter.example/sdk (no credentials here: GOVC_USERNAME / GOVC_PASSWORD)"
+}
+
+provider "vsphere" "dc" {
+  url        = var.vcenter
+  datacenter = "DC0"
+  cluster    = "DC0_C0"
+  datastore  = "LocalDS_0"
+  network    = "VM Network" # its vSwitch (or DVS) MTU is set to the pair's link MTU and restored afterwards
+  ip_timeout = "5m"
+  # open-vm-tools name the NIC; lab needs the guest's name for it.
+  guest_iface = { freebsd = "vmx0", linux = "ens192" }
+}
+
+template "freebsd" {
+  source = "freebsd-14.2-tmpl"
+  os     = "freebsd"
+  ssh {
+    user             = "root"
+    private_key_file = "~/.ssh/lab_ed25519"
+  }
+}
+
+template "debian" {
+  source = "debian-12-tmpl"
+  os     = "linux"
+  ssh {
+    user             = "root"
+    private_key_file = "~/.ssh/lab_ed25519"
+  }
+}
+
+pair "fbsd" {
+  template = template.freebsd
+  vcpu     = 1
+  memory   = "2GiB"
+  nic { model = "vmxnet3" }
+  link { mtu = 9000 } # jumbo-capable switch; the guests' MTU is the matrix's
+}
+
+pair "deb" {
+  template = template.debian
+  vcpu     = 1
+  memory   = "2GiB"
+  nic { model = "vmxnet3" }
+  link { mtu = 9000 }
+}
+
+experiment "lro-mtu" {
+  pairs  = [pair.fbsd, pair.deb]
+  matrix = { lro = [false, true], mtu = [1500, 9000], streams = [1, 2, 3] }
+  repeat = 3
+
+  guest {
+    mtu = matrix.mtu
+    lro = matrix.lro
+  }
+
+  iperf3 {
+    duration = "30s"
+    omit     = "2s"
+    parallel = matrix.streams
+  }
+
+  expect "FreeBSD: LRO helps, -P1 (published 2.4 -> 8.6 Gb/s, 3.5x)" {
+    where = { pair = "fbsd", mtu = 1500, streams = 1 }
+    ratio = { of = "lro=true", over = "lro=false", at_least = 2.5 }
+  }
+  expect "FreeBSD: MTU 9000 adds to LRO, -P1 (published 8.6 -> 13.4 Gb/s, +46%)" {
+    where = { pair = "fbsd", lro = true, streams = 1 }
+    ratio = { of = "mtu=9000", over = "mtu=1500", at_least = 1.3 }
+  }
+  expect "FreeBSD without LRO: 2.4 Gb/s whatever the streams" {
+    where      = { pair = "fbsd", lro = false, mtu = 1500 }
+    throughput = { gbps = 2.4, tolerance = "15%" }
+  }
+  expect "FreeBSD LRO + MTU 9000, -P3: 16.2 Gb/s" {
+    where      = { pair = "fbsd", lro = true, mtu = 9000, streams = 3 }
+    throughput = { gbps = 16.2, tolerance = "15%" }
+  }
+  expect "Debian without LRO: 14.8 Gb/s" {
+    where      = { pair = "deb", lro = false, mtu = 1500 }
+    throughput = { gbps = 14.8, tolerance = "15%" }
+  }
+  expect "Debian LRO + MTU 9000: 17.5 Gb/s" {
+    where      = { pair = "deb", lro = true, mtu = 9000 }
+    throughput = { gbps = 17.5, tolerance = "15%" }
+  }
+  expect "Debian: more streams do not help" {
+    where = { pair = "deb", lro = true, mtu = 9000 }
+    ratio = { of = "streams=3", over = "streams=1", between = [0.9, 1.1] }
+  }
+}

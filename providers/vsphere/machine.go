@@ -1,0 +1,583 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/vmware/govmomi/fault"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// FolderName is the VM folder holding a lab's machines.
+func FolderName(labID string) string { return "lab-" + labID }
+
+// Annotation lines tag every VM the provider makes.
+const (
+	annotationLab     = "lab-id: "
+	annotationAddress = "lab-address: "
+	annotationFooter  = "Made by lab (github.com/lab-bench/lab); `lab destroy` removes it."
+)
+
+func annotation(labID, address string) string {
+	return annotationLab + labID + "\n" + annotationAddress + address + "\n" + annotationFooter
+}
+
+// parseAnnotation returns the lab id and address a VM's annotation carries.
+func parseAnnotation(s string) (labID, address string) {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if v, ok := strings.CutPrefix(l, annotationLab); ok {
+			labID = v
+		} else if v, ok := strings.CutPrefix(l, annotationAddress); ok {
+			address = v
+		}
+	}
+	return labID, address
+}
+
+// nicTypes maps NIC models to govmomi's device type names.
+var nicTypes = map[string]string{"": "vmxnet3", "vmxnet3": "vmxnet3", "e1000e": "e1000e", "e1000": "e1000", "vmxnet2": "vmxnet2"}
+
+// Create clones the template into the lab's folder, sizes it, gives it one
+// NIC of the requested model on the provider's port group, tags it, powers
+// it on and waits for its address. On an error after the clone exists the
+// returned Instance names the VM, so the engine records it (tainted) and
+// teardown destroys it.
+func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+	nicType, ok := nicTypes[m.NIC.Model]
+	if !ok {
+		return providers.Instance{}, fmt.Errorf("create %s: NIC model %q is not one of vmxnet3, e1000e, e1000", m.Name, m.NIC.Model)
+	}
+	c, env, err := p.session(ctx)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
+	}
+	if m.Template.Source == "" {
+		return providers.Instance{}, fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
+	}
+	src, err := env.finder.VirtualMachine(ctx, m.Template.Source)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("clone %s from %s: find the source: %w", m.Name, m.Template.Source, err)
+	}
+	folder, err := p.labFolder(ctx, env, m.LabID, true)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
+	}
+	// A VM of this name in the lab's folder is a leftover of this lab (a
+	// crash before state was written): remove it so the name is free.
+	if old, err := p.findInFolder(ctx, folder, m.Name); err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
+	} else if old != nil {
+		if err := p.destroyVM(ctx, old, m.Name, m.LabID); err != nil {
+			return providers.Instance{}, fmt.Errorf("create %s: remove leftover: %w", m.Name, err)
+		}
+	}
+
+	spec := types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{}}
+	pool, ds := env.pool.Reference(), (*types.ManagedObjectReference)(nil)
+	spec.Location.Pool = &pool
+	if env.datastore != nil {
+		r := env.datastore.Reference()
+		ds = &r
+		spec.Location.Datastore = ds
+	}
+	if env.host != nil {
+		r := env.host.Reference()
+		spec.Location.Host = &r
+	}
+	if p.cfg.LinkedClone {
+		snap, err := p.snapshot(ctx, src)
+		if err != nil {
+			return providers.Instance{}, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+		}
+		spec.Snapshot = snap
+		spec.Location.DiskMoveType = string(types.VirtualMachineRelocateDiskMoveOptionsCreateNewChildDiskBacking)
+	}
+	task, err := src.Clone(ctx, folder, m.Name, spec)
+	var info *types.TaskInfo
+	if err == nil {
+		info, err = task.WaitForResult(ctx)
+	}
+	if err != nil {
+		// The clone may have got far enough to leave a VM: look for it.
+		in := providers.Instance{}
+		if vm, ferr := p.findInFolder(context.WithoutCancel(ctx), folder, m.Name); ferr == nil && vm != nil {
+			in = p.instance(m, vm.Reference())
+		}
+		return in, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+	}
+	ref, ok := info.Result.(types.ManagedObjectReference)
+	if !ok {
+		return providers.Instance{}, fmt.Errorf("clone %s from %s: task returned no VM", m.Name, m.Template.Source)
+	}
+	vm := object.NewVirtualMachine(c.Client, ref)
+	in := p.instance(m, ref)
+
+	cs, err := p.configSpec(ctx, vm, env, m, nicType)
+	if err != nil {
+		return in, fmt.Errorf("reconfigure %s: %w", m.Name, err)
+	}
+	if err := wait(ctx, func() (*object.Task, error) { return vm.Reconfigure(ctx, cs) }); err != nil {
+		return in, fmt.Errorf("reconfigure %s: %w", m.Name, err)
+	}
+	if p.cfg.CustomAttribute != "" {
+		if err := p.setCustomAttribute(ctx, vm, m.LabID, m.Address); err != nil {
+			return in, fmt.Errorf("tag %s: %w", m.Name, err)
+		}
+	}
+	if err := wait(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
+		return in, fmt.Errorf("power on %s: %w", m.Name, err)
+	}
+	addr, err := p.waitForIP(ctx, vm)
+	if err != nil {
+		return in, fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
+	}
+	in.Attrs["addr"] = addr
+	var props mo.VirtualMachine
+	if err := vm.Properties(ctx, ref, []string{"config.uuid", "runtime.host"}, &props); err == nil {
+		if props.Config != nil {
+			in.Attrs["uuid"] = props.Config.Uuid
+		}
+		if props.Runtime.Host != nil {
+			in.Attrs["host"] = props.Runtime.Host.Value
+		}
+	}
+	return in, nil
+}
+
+// instance is what state records about a machine once its VM exists.
+func (p *Provider) instance(m providers.Machine, ref types.ManagedObjectReference) providers.Instance {
+	attrs := map[string]string{
+		"lab_id": m.LabID, "moref": ref.Value, "role": m.Role, "source": m.Template.Source,
+		"iface": p.cfg.guestIface(m.Template), "nic_model": nicTypes[m.NIC.Model],
+	}
+	if s := m.Template.SSH; s != nil {
+		if s.User != "" {
+			attrs["ssh_user"] = s.User
+		}
+		if s.Port != 0 {
+			attrs["ssh_port"] = strconv.Itoa(s.Port)
+		}
+		if s.PrivateKeyFile != "" {
+			attrs["ssh_private_key_file"] = s.PrivateKeyFile
+		}
+	}
+	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Attrs: attrs}
+}
+
+// configSpec sizes the clone, replaces its NICs and tags it.
+func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, env *inventory, m providers.Machine, nicType string) (types.VirtualMachineConfigSpec, error) {
+	cs := types.VirtualMachineConfigSpec{Annotation: annotation(m.LabID, m.Address)}
+	if m.VCPU > 0 {
+		cs.NumCPUs = int32(m.VCPU)
+		cores := p.cfg.CoresPerSocket
+		if cores == 0 || cores > m.VCPU {
+			cores = m.VCPU
+		}
+		if m.VCPU%cores != 0 {
+			return cs, fmt.Errorf("%d vCPUs do not divide into sockets of %d cores (cores_per_socket)", m.VCPU, cores)
+		}
+		cs.NumCoresPerSocket = types.NewInt32(int32(cores))
+	}
+	if m.MemoryMiB > 0 {
+		cs.MemoryMB = int64(m.MemoryMiB)
+	}
+	devices, err := vm.Device(ctx)
+	if err != nil {
+		return cs, fmt.Errorf("read devices: %w", err)
+	}
+	nics := devices.SelectByType((*types.VirtualEthernetCard)(nil))
+	remove, err := nics.ConfigSpec(types.VirtualDeviceConfigSpecOperationRemove)
+	if err != nil {
+		return cs, err
+	}
+	cs.DeviceChange = append(cs.DeviceChange, remove...)
+	if env.network == nil {
+		return cs, fmt.Errorf("the provider block names no network (port group) for the benchmark NIC")
+	}
+	backing, err := env.network.EthernetCardBackingInfo(ctx)
+	if err != nil {
+		return cs, fmt.Errorf("network %s: %w", p.cfg.Network, err)
+	}
+	nic, err := object.EthernetCardTypes().CreateEthernetCard(nicType, backing)
+	if err != nil {
+		return cs, err
+	}
+	add, err := object.VirtualDeviceList{nic}.ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
+	if err != nil {
+		return cs, err
+	}
+	cs.DeviceChange = append(cs.DeviceChange, add...)
+	for _, k := range sortedKeys(p.cfg.ExtraConfig) {
+		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: k, Value: expand(p.cfg.ExtraConfig[k], m)})
+	}
+	return cs, nil
+}
+
+// expand fills the placeholders of an extra_config value.
+func expand(s string, m providers.Machine) string {
+	roleIndex := "1"
+	if m.Role == "client" {
+		roleIndex = "2"
+	}
+	index := m.Link.Attrs["index"]
+	return strings.NewReplacer("{name}", m.Name, "{role}", m.Role, "{pair}", m.Pair, "{lab}", m.LabID,
+		"{index}", index, "{role_index}", roleIndex).Replace(s)
+}
+
+// snapshot returns the template snapshot a linked clone is made from.
+func (p *Provider) snapshot(ctx context.Context, src *object.VirtualMachine) (*types.ManagedObjectReference, error) {
+	if p.cfg.Snapshot != "" {
+		s, err := src.FindSnapshot(ctx, p.cfg.Snapshot)
+		if err != nil {
+			return nil, fmt.Errorf("linked clone: snapshot %q: %w", p.cfg.Snapshot, err)
+		}
+		return s, nil
+	}
+	var o mo.VirtualMachine
+	if err := src.Properties(ctx, src.Reference(), []string{"snapshot"}, &o); err != nil {
+		return nil, fmt.Errorf("linked clone: read snapshots: %w", err)
+	}
+	if o.Snapshot == nil || o.Snapshot.CurrentSnapshot == nil {
+		return nil, fmt.Errorf("linked clone: the source has no snapshot (take one, or set linked_clone = false)")
+	}
+	return o.Snapshot.CurrentSnapshot, nil
+}
+
+// setCustomAttribute writes "<lab id> <address>" into the custom attribute.
+func (p *Provider) setCustomAttribute(ctx context.Context, vm *object.VirtualMachine, labID, address string) error {
+	m, err := object.GetCustomFieldsManager(vm.Client())
+	if err != nil {
+		return err
+	}
+	key, err := m.FindKey(ctx, p.cfg.CustomAttribute)
+	if err != nil {
+		def, aerr := m.Add(ctx, p.cfg.CustomAttribute, "VirtualMachine", nil, nil)
+		if aerr != nil {
+			// Another create may have added it meanwhile.
+			if key, err = m.FindKey(ctx, p.cfg.CustomAttribute); err != nil {
+				return fmt.Errorf("custom attribute %q: %w", p.cfg.CustomAttribute, aerr)
+			}
+		} else {
+			key = def.Key
+		}
+	}
+	return m.Set(ctx, vm.Reference(), key, labID+" "+address)
+}
+
+// waitForIP waits until VMware Tools reports a usable IPv4 address: not
+// link-local, not loopback, not in ignored_ip_ranges. It does not wait for
+// a default gateway (FreeBSD's open-vm-tools report none).
+func (p *Provider) waitForIP(ctx context.Context, vm *object.VirtualMachine) (string, error) {
+	var ignored []*net.IPNet
+	for _, r := range p.cfg.IgnoredIPRanges {
+		if _, n, err := net.ParseCIDR(r); err == nil {
+			ignored = append(ignored, n)
+		}
+	}
+	usable := func(s string) bool {
+		ip := net.ParseIP(s)
+		if ip == nil || ip.To4() == nil || ip.IsLinkLocalUnicast() || ip.IsLoopback() || ip.IsUnspecified() {
+			return false
+		}
+		for _, n := range ignored {
+			if n.Contains(ip) {
+				return false
+			}
+		}
+		return true
+	}
+	timeout := p.cfg.ipTimeout()
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var primary string
+	var nets []types.GuestNicInfo
+	var found string
+	pc := property.DefaultCollector(vm.Client())
+	err := property.Wait(wctx, pc, vm.Reference(), []string{"guest.ipAddress", "guest.net"}, func(changes []types.PropertyChange) bool {
+		for _, ch := range changes {
+			switch ch.Name {
+			case "guest.ipAddress":
+				primary, _ = ch.Val.(string)
+			case "guest.net":
+				if v, ok := ch.Val.(types.ArrayOfGuestNicInfo); ok {
+					nets = v.GuestNicInfo
+				}
+			}
+		}
+		if usable(primary) {
+			found = primary
+			return true
+		}
+		for _, n := range nets {
+			for _, a := range n.IpAddress {
+				if usable(a) {
+					found = a
+					return true
+				}
+			}
+		}
+		return false
+	})
+	if err != nil {
+		if wctx.Err() != nil && ctx.Err() == nil {
+			return "", fmt.Errorf("VMware Tools reported no usable IPv4 address within %s (ip_timeout; last seen %q)", timeout, primary)
+		}
+		return "", err
+	}
+	return found, nil
+}
+
+// wait runs a task-starting call and waits for the task.
+func wait(ctx context.Context, start func() (*object.Task, error)) error {
+	t, err := start()
+	if err != nil {
+		return err
+	}
+	return t.Wait(ctx)
+}
+
+// labFolder returns the lab's VM folder, making it when create is set; nil
+// when it does not exist and create is not set.
+func (p *Provider) labFolder(ctx context.Context, env *inventory, labID string, create bool) (*object.Folder, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	name := FolderName(labID)
+	f, err := p.findFolder(ctx, env.baseFolder, name)
+	if err != nil || f != nil || !create {
+		return f, err
+	}
+	f, err = env.baseFolder.CreateFolder(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("create folder %s: %w", name, err)
+	}
+	return f, nil
+}
+
+func (p *Provider) findFolder(ctx context.Context, parent *object.Folder, name string) (*object.Folder, error) {
+	refs, err := childrenNamed(ctx, parent, "Folder", name)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	return object.NewFolder(parent.Client(), refs[0]), nil
+}
+
+// findInFolder returns the VM of that name in folder, or nil.
+func (p *Provider) findInFolder(ctx context.Context, folder *object.Folder, name string) (*object.VirtualMachine, error) {
+	refs, err := childrenNamed(ctx, folder, "VirtualMachine", name)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	return object.NewVirtualMachine(folder.Client(), refs[0]), nil
+}
+
+// childrenNamed lists a folder's direct children of a type and name
+// (every child of the type when name is empty).
+func childrenNamed(ctx context.Context, folder *object.Folder, kind, name string) ([]types.ManagedObjectReference, error) {
+	var f mo.Folder
+	if err := folder.Properties(ctx, folder.Reference(), []string{"childEntity"}, &f); err != nil {
+		if isNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list folder %s: %w", folder.Reference().Value, err)
+	}
+	var refs []types.ManagedObjectReference
+	for _, r := range f.ChildEntity {
+		if r.Type == kind {
+			refs = append(refs, r)
+		}
+	}
+	if len(refs) == 0 || name == "" {
+		return refs, nil
+	}
+	var ents []mo.ManagedEntity
+	pc := property.DefaultCollector(folder.Client())
+	if err := pc.Retrieve(ctx, refs, []string{"name"}, &ents); err != nil {
+		return nil, fmt.Errorf("list folder %s: %w", folder.Reference().Value, err)
+	}
+	var out []types.ManagedObjectReference
+	for _, e := range ents {
+		if e.Name == name {
+			out = append(out, e.Self)
+		}
+	}
+	return out, nil
+}
+
+// Read reports whether the VM (or the port group of a link) still exists.
+func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+	_, env, err := p.session(ctx)
+	if err != nil {
+		return in, false, err
+	}
+	if in.Kind == "link" {
+		return in, env.network != nil, nil
+	}
+	vm, err := p.locate(ctx, env, in)
+	if err != nil || vm == nil {
+		return in, false, err
+	}
+	var o mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"runtime.powerState"}, &o); err != nil {
+		if isNotFound(err) {
+			return in, false, nil
+		}
+		return in, false, err
+	}
+	return in, o.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn, nil
+}
+
+// Delete powers a VM off and destroys it, then removes the lab's folder
+// when it is empty; for a link it restores the switch MTU. A VM that is
+// gone is success. A VM not tagged with the lab's id is never touched.
+func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+	c, env, err := p.session(ctx)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", in.Name, err)
+	}
+	if in.Kind == "link" {
+		return p.deleteLink(ctx, c.Client, env, in)
+	}
+	vm, err := p.locate(ctx, env, in)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", in.Name, err)
+	}
+	labID := in.Attrs["lab_id"]
+	if vm != nil {
+		if err := p.destroyVM(ctx, vm, in.Name, labID); err != nil {
+			return err
+		}
+	}
+	if labID == "" {
+		return nil
+	}
+	return p.removeFolderIfEmpty(ctx, env, labID)
+}
+
+// locate finds a machine's VM: by managed object id when state has one
+// (and the name still matches), else by name in the lab's folder (a
+// machine recorded only as pending). nil: gone.
+func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Instance) (*object.VirtualMachine, error) {
+	client := env.baseFolder.Client()
+	if id := in.ID; id != "" {
+		vm := object.NewVirtualMachine(client, types.ManagedObjectReference{Type: "VirtualMachine", Value: id})
+		var o mo.VirtualMachine
+		err := vm.Properties(ctx, vm.Reference(), []string{"name"}, &o)
+		switch {
+		case err == nil && (in.Name == "" || o.Name == in.Name):
+			return vm, nil
+		case err != nil && !isNotFound(err):
+			return nil, err
+		}
+	}
+	labID := in.Attrs["lab_id"]
+	if labID == "" || in.Name == "" {
+		return nil, nil
+	}
+	folder, err := p.labFolder(ctx, env, labID, false)
+	if err != nil || folder == nil {
+		return nil, err
+	}
+	return p.findInFolder(ctx, folder, in.Name)
+}
+
+// destroyVM powers off and destroys a VM made by lab for labID.
+func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name, labID string) error {
+	var o mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "runtime.powerState"}, &o); err != nil {
+		if isNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("destroy %s: %w", name, err)
+	}
+	if o.Config != nil {
+		got, _ := parseAnnotation(o.Config.Annotation)
+		if got == "" || labID != "" && got != labID {
+			return fmt.Errorf("destroy %s (%s): refusing, the VM is not tagged as made by lab %q", o.Name, vm.Reference().Value, labID)
+		}
+	}
+	if o.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn || o.Runtime.PowerState == types.VirtualMachinePowerStateSuspended {
+		err := wait(ctx, func() (*object.Task, error) { return vm.PowerOff(ctx) })
+		if err != nil && !isNotFound(err) && !fault.Is(err, &types.InvalidPowerState{}) {
+			return fmt.Errorf("power off %s: %w", o.Name, err)
+		}
+	}
+	if err := wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) }); err != nil && !isNotFound(err) {
+		return fmt.Errorf("destroy %s: %w", o.Name, err)
+	}
+	return nil
+}
+
+// removeFolderIfEmpty removes the lab's folder once nothing is in it.
+func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, labID string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, err := p.findFolder(ctx, env.baseFolder, FolderName(labID))
+	if err != nil || f == nil {
+		return err
+	}
+	var o mo.Folder
+	if err := f.Properties(ctx, f.Reference(), []string{"childEntity"}, &o); err != nil {
+		if isNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("remove folder %s: %w", FolderName(labID), err)
+	}
+	if len(o.ChildEntity) > 0 {
+		return nil
+	}
+	if err := wait(ctx, func() (*object.Task, error) { return f.Destroy(ctx) }); err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove folder %s: %w", FolderName(labID), err)
+	}
+	return nil
+}
+
+// List finds every VM whose annotation carries the lab id.
+func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+	c, _, err := p.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := view.NewManager(c.Client)
+	v, err := m.CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"VirtualMachine"}, true)
+	if err != nil {
+		return nil, fmt.Errorf("list VMs: %w", err)
+	}
+	defer v.Destroy(context.WithoutCancel(ctx))
+	var vms []mo.VirtualMachine
+	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation"}, &vms); err != nil {
+		return nil, fmt.Errorf("list VMs: %w", err)
+	}
+	var out []providers.Instance
+	for _, vm := range vms {
+		if vm.Config == nil {
+			continue
+		}
+		id, addr := parseAnnotation(vm.Config.Annotation)
+		if id != labID {
+			continue
+		}
+		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name,
+			Attrs: map[string]string{"lab_id": labID, "moref": vm.Self.Value}})
+	}
+	return out, nil
+}
+
+func isNotFound(err error) bool {
+	if err == nil {
+		return false
+	}
+	if fault.Is(err, &types.ManagedObjectNotFound{}) || fault.Is(err, &types.NotFound{}) {
+		return true
+	}
+	return strings.Contains(err.Error(), "has already been deleted or has not been completely created")
+}

@@ -1,0 +1,334 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
+)
+
+// baseBlock is a provider block for the simulator; guests report the
+// address extra_config gives them (198.51.100.1 server, .2 client).
+const baseBlock = `
+datacenter   = "DC0"
+cluster      = "DC0_C0"
+datastore    = "LocalDS_0"
+extra_config = { "SET.guest.ipAddress" = "198.51.100.{role_index}", "guestinfo.lab" = "{lab}/{name}" }
+ip_timeout   = "20s"
+`
+
+func body(t testing.TB, src string) hcl.Body {
+	t.Helper()
+	f, diags := hclsyntax.ParseConfig([]byte(src), "provider.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return f.Body
+}
+
+// configured returns a provider configured against sim with extra
+// attributes (network defaults to the standard port group).
+func configured(t testing.TB, sim *vspheretest.Sim, extra string) *Provider {
+	t.Helper()
+	if !strings.Contains(extra, "network") {
+		extra += fmt.Sprintf("\nnetwork = %q\n", vspheretest.Network)
+	}
+	p := New()
+	p.Getenv = sim.Getenv
+	if d := p.Configure(context.Background(), body(t, baseBlock+extra)); d.HasErrors() {
+		t.Fatal(d)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p
+}
+
+func machine(labID, pair, role, source, osName string) providers.Machine {
+	return providers.Machine{Address: "pair." + pair + "." + role, LabID: labID, Pair: pair, Role: role,
+		Name: labID + "-" + pair + "-" + role[:1], VCPU: 2, MemoryMiB: 2048, NIC: providers.NIC{Model: "vmxnet3"},
+		Template: providers.Template{Name: osName, Source: source, OS: osName,
+			SSH: &providers.SSH{User: "root", PrivateKeyFile: "/k", Port: 22}}}
+}
+
+func TestConfigureDiagnostics(t *testing.T) {
+	tests := []struct{ src, env, want string }{
+		{`url = "https://vc/sdk"` + "\n" + `colour = "red"`, "", `no argument "colour"`},
+		{`datacenter = "DC0"`, "", "Missing vCenter URL"},
+		{`url = "https://u:secret@vc/sdk"`, "", "Password in URL"},
+		{`url = "https://vc/sdk"` + "\n" + `ip_timeout = "soon"`, "", "Invalid ip_timeout"},
+		{`url = "https://vc/sdk"` + "\n" + `ignored_ip_ranges = ["10.0.0.0"]`, "", "Invalid ignored_ip_ranges"},
+		{`url = var.vcenter`, "", "Variables not allowed"}, // no eval context given (the CLI gives one)
+		{`datacenter = "DC0"`, "https://vc/sdk", ""},
+	}
+	for _, tc := range tests {
+		p := New()
+		p.Getenv = func(k string) string {
+			if k == "GOVC_URL" {
+				return tc.env
+			}
+			return ""
+		}
+		d := p.Configure(context.Background(), body(t, tc.src))
+		got := d.Error()
+		if tc.want == "" && d.HasErrors() || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: diags %q, want %q", tc.src, got, tc.want)
+		}
+		if strings.Contains(got, "secret") {
+			t.Errorf("diagnostic shows the password: %s", got)
+		}
+	}
+}
+
+// TestLifecycle clones a machine from a template made from a powered-off
+// VM, checks its shape, NIC, tags and address, lists it, deletes it twice
+// and checks that no VM and no folder is left; the vSwitch MTU is set by
+// Link and restored by deleting the link.
+func TestLifecycle(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, `custom_attribute = "lab"`)
+	ctx := context.Background()
+	before := sim.VMs()
+
+	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.fbsd.link", LabID: "t1", Pair: "fbsd", Name: "t1-fbsd", MTU: 9000, Index: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sw, mtu := range sim.VSwitchMTUs() {
+		if strings.HasSuffix(sw, "/vSwitch0") && mtu != 9000 {
+			t.Errorf("%s MTU %d after Link, want 9000", sw, mtu)
+		}
+	}
+	if !strings.Contains(link.Attrs["host_lro"], "Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1") || link.Attrs["prev_mtu"] == "" {
+		t.Errorf("link attrs %v", link.Attrs)
+	}
+
+	m := machine("t1", "fbsd", "server", vspheretest.FreeBSD, "freebsd")
+	m.Link = link
+	in, err := p.Create(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"addr": "198.51.100.1", "iface": "vmx0", "ssh_user": "root", "ssh_port": "22", "lab_id": "t1"} {
+		if in.Attrs[k] != want {
+			t.Errorf("attr %s = %q, want %q (%v)", k, in.Attrs[k], want, in.Attrs)
+		}
+	}
+	for _, k := range []string{"uuid", "moref"} {
+		if in.Attrs[k] == "" {
+			t.Errorf("no %s attr: %v", k, in.Attrs)
+		}
+	}
+	for k, v := range in.Attrs {
+		if strings.Contains(strings.ToLower(k), "password") || v == sim.Password {
+			t.Errorf("credential in attrs: %s=%s", k, v)
+		}
+	}
+	vm := sim.Model.Map().Get(types.ManagedObjectReference{Type: "VirtualMachine", Value: in.ID}).(*simulator.VirtualMachine)
+	if vm.Config.Hardware.NumCPU != 2 || vm.Config.Hardware.MemoryMB != 2048 || *vm.Config.Hardware.NumCoresPerSocket != 2 {
+		t.Errorf("hardware %d vCPU (%d per socket), %d MB", vm.Config.Hardware.NumCPU, *vm.Config.Hardware.NumCoresPerSocket, vm.Config.Hardware.MemoryMB)
+	}
+	var nics []string
+	for _, d := range vm.Config.Hardware.Device {
+		if _, ok := d.(types.BaseVirtualEthernetCard); ok {
+			nics = append(nics, fmt.Sprintf("%T", d))
+		}
+	}
+	if len(nics) != 1 || nics[0] != "*types.VirtualVmxnet3" {
+		t.Errorf("NICs %v, want exactly one vmxnet3", nics)
+	}
+	if id, addr := parseAnnotation(vm.Config.Annotation); id != "t1" || addr != "pair.fbsd.server" {
+		t.Errorf("annotation %q", vm.Config.Annotation)
+	}
+	if len(vm.CustomValue) != 1 || vm.CustomValue[0].(*types.CustomFieldStringValue).Value != "t1 pair.fbsd.server" {
+		t.Errorf("custom attribute %+v", vm.CustomValue)
+	}
+	ec := map[string]string{}
+	for _, o := range vm.Config.ExtraConfig {
+		ec[o.GetOptionValue().Key] = fmt.Sprint(o.GetOptionValue().Value)
+	}
+	if ec["guestinfo.lab"] != "t1/t1-fbsd-s" {
+		t.Errorf("extra config %v", ec)
+	}
+	if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn || !sim.Folder("lab-t1") {
+		t.Errorf("power %s, folder %v", vm.Runtime.PowerState, sim.Folder("lab-t1"))
+	}
+	if _, ok, err := p.Read(ctx, in); !ok || err != nil {
+		t.Errorf("Read = %v, %v", ok, err)
+	}
+	found, err := p.List(ctx, "t1")
+	if err != nil || len(found) != 1 || found[0].Address != "pair.fbsd.server" || found[0].ID != in.ID {
+		t.Errorf("List = %+v, %v", found, err)
+	}
+	if other, _ := p.List(ctx, "t2"); len(other) != 0 {
+		t.Errorf("List(t2) = %+v", other)
+	}
+
+	for i := 0; i < 2; i++ {
+		if err := p.Delete(ctx, in); err != nil {
+			t.Fatalf("delete (try %d): %v", i+1, err)
+		}
+	}
+	if _, ok, err := p.Read(ctx, in); ok || err != nil {
+		t.Errorf("Read after delete = %v, %v", ok, err)
+	}
+	if got := sim.VMs(); len(got) != len(before) {
+		t.Errorf("VMs after delete %v, before %v", got, before)
+	}
+	if sim.Folder("lab-t1") {
+		t.Error("lab folder left after delete")
+	}
+	for i := 0; i < 2; i++ {
+		if err := p.Delete(ctx, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for sw, mtu := range sim.VSwitchMTUs() {
+		if strings.HasSuffix(sw, "/vSwitch0") && mtu != 1500 && mtu != 0 {
+			t.Errorf("%s MTU %d after link delete, want it restored", sw, mtu)
+		}
+	}
+}
+
+func TestDVSMaxMTUSetAndRestored(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, fmt.Sprintf("network = %q", vspheretest.DVPortgroup))
+	ctx := context.Background()
+	was := sim.DVSMaxMTU()
+	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.d.link", LabID: "t", Pair: "d", MTU: 9000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sim.DVSMaxMTU(); got != 9000 || link.Attrs["switch"] != "dvs" {
+		t.Errorf("MaxMtu %d, attrs %v", got, link.Attrs)
+	}
+	m := machine("t", "d", "client", vspheretest.Debian, "linux")
+	m.NIC.Model = "e1000e"
+	in, err := p.Create(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Attrs["addr"] != "198.51.100.2" || in.Attrs["iface"] != "ens192" || in.Attrs["nic_model"] != "e1000e" {
+		t.Errorf("attrs %v", in.Attrs)
+	}
+	if err := p.Delete(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Delete(ctx, link); err != nil {
+		t.Fatal(err)
+	}
+	if got := sim.DVSMaxMTU(); got != was && !(was == 0 && got == 1500) {
+		t.Errorf("MaxMtu %d after delete, was %d", got, was)
+	}
+}
+
+// TestDeletePendingByName deletes a machine state knows only as pending
+// (name and lab id, no managed object id).
+func TestDeletePendingByName(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	in, err := p.Create(ctx, machine("pend", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := providers.Instance{Address: in.Address, Kind: "machine", Name: in.Name, Attrs: map[string]string{"lab_id": "pend"}}
+	if err := p.Delete(ctx, pending); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := p.Read(ctx, in); ok || sim.Folder("lab-pend") {
+		t.Error("pending machine not removed by name")
+	}
+}
+
+// TestCreateReplacesLeftover: a VM of the same name left in the lab's
+// folder by a crash is removed before the clone.
+func TestCreateReplacesLeftover(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	m := machine("left", "p", "server", vspheretest.FreeBSD, "freebsd")
+	first, err := p.Create(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := p.Create(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.ID == second.ID {
+		t.Error("leftover reused")
+	}
+	if err := p.Delete(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := p.Read(ctx, first); ok {
+		t.Error("leftover still there")
+	}
+}
+
+func TestIPTimeoutNamesVM(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := New()
+	p.Getenv = sim.Getenv
+	if d := p.Configure(context.Background(), body(t, `datacenter = "DC0"
+cluster = "DC0_C0"
+network = "VM Network"
+ip_timeout = "1s"
+extra_config = { "SET.guest.ipAddress" = "169.254.3.4" }`)); d.HasErrors() {
+		t.Fatal(d)
+	}
+	start := time.Now()
+	in, err := p.Create(context.Background(), machine("ipt", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	if err == nil || !strings.Contains(err.Error(), "wait for the IP address of ipt-p-s") || !strings.Contains(err.Error(), "ip_timeout") {
+		t.Fatalf("err = %v", err)
+	}
+	if time.Since(start) > 15*time.Second {
+		t.Errorf("timeout took %v", time.Since(start))
+	}
+	if in.ID == "" {
+		t.Error("half-made VM not reported for teardown")
+	}
+	if err := p.Delete(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLinkedCloneNeedsSnapshot(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "linked_clone = true")
+	_, err := p.Create(context.Background(), machine("lc", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	if err == nil || !strings.Contains(err.Error(), "clone lc-p-s from freebsd-14.2-tmpl: linked clone") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMeterCPU(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	in, err := p.Create(ctx, machine("cpu", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Delete(ctx, in)
+	stop, err := p.MeterCPU(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := stop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("simulator host CPU: %+v", h)
+	if !strings.HasPrefix(h.Source, "vsphere:cpu.usage.average") || h.BusyPct < 0 || h.BusyPct > 100 {
+		t.Errorf("host CPU %+v", h)
+	}
+}

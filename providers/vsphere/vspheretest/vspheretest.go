@@ -1,0 +1,230 @@
+// Package vspheretest runs govmomi's vCenter simulator (the VPX model) for
+// tests of the vsphere provider: an HTTP listener on 127.0.0.1, two
+// powered-off VMs turned into templates, host-wide vmxnet3 LRO options,
+// and two methods the simulator lacks — HostNetworkSystem.UpdateVirtualSwitch
+// and MaxMtu in ReconfigureDvs_Task — added by wrapping the simulator's own
+// objects (its documented extension mechanism), not by faking SOAP.
+package vspheretest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi"
+	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// Names in the simulated inventory.
+const (
+	Datacenter  = "DC0"
+	Cluster     = "DC0_C0"
+	Datastore   = "LocalDS_0"
+	Network     = "VM Network" // standard port group on vSwitch0 of every host
+	DVPortgroup = "DC0_DVPG0"  // distributed port group
+	FreeBSD     = "freebsd-14.2-tmpl"
+	Debian      = "debian-12-tmpl"
+)
+
+// Sim is a running simulator.
+type Sim struct {
+	Model  *simulator.Model
+	Server *simulator.Server
+	// URL is the SDK endpoint without credentials; Username and Password
+	// are what GOVC_USERNAME / GOVC_PASSWORD must hold.
+	URL                string
+	Username, Password string
+	Client             *govmomi.Client
+}
+
+// Start runs a simulator until the test ends.
+func Start(t testing.TB) *Sim {
+	t.Helper()
+	model := simulator.VPX()
+	if err := model.Create(); err != nil {
+		t.Fatal(err)
+	}
+	srv := model.Service.NewServer()
+	t.Cleanup(func() { srv.Close(); model.Remove() })
+	u := *srv.URL
+	pw, _ := u.User.Password()
+	s := &Sim{Model: model, Server: srv, Username: u.User.Username(), Password: pw}
+	u.User = nil
+	s.URL = u.String()
+
+	ctx := context.Background()
+	cu := *srv.URL
+	c, err := govmomi.NewClient(ctx, &cu, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Client = c
+	ExtendNetworking(model)
+	f := find.NewFinder(c.Client, true)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetDatacenter(dc)
+	for from, to := range map[string]string{"DC0_C0_RP0_VM0": FreeBSD, "DC0_C0_RP0_VM1": Debian} {
+		if err := makeTemplate(ctx, f, from, to); err != nil {
+			t.Fatalf("template %s: %v", to, err)
+		}
+	}
+	hosts, err := f.HostSystemList(ctx, "*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		om, err := h.ConfigManager().OptionManager(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := om.Update(ctx, []types.BaseOptionValue{
+			&types.OptionValue{Key: "Net.Vmxnet3HwLRO", Value: int64(1)},
+			&types.OptionValue{Key: "Net.Vmxnet3SwLRO", Value: int64(1)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// makeTemplate powers a VM off, renames it and marks it as a template.
+func makeTemplate(ctx context.Context, f *find.Finder, from, to string) error {
+	vm, err := f.VirtualMachine(ctx, from)
+	if err != nil {
+		return err
+	}
+	if t, err := vm.PowerOff(ctx); err == nil {
+		_ = t.Wait(ctx)
+	}
+	t, err := vm.Rename(ctx, to)
+	if err != nil {
+		return err
+	}
+	if err := t.Wait(ctx); err != nil {
+		return err
+	}
+	return vm.MarkAsTemplate(ctx)
+}
+
+// Env is the environment the provider reads its credentials from.
+func (s *Sim) Env() map[string]string {
+	return map[string]string{"GOVC_URL": s.URL, "GOVC_USERNAME": s.Username, "GOVC_PASSWORD": s.Password}
+}
+
+// Getenv looks names up in Env.
+func (s *Sim) Getenv(name string) string { return s.Env()[name] }
+
+// ExtendNetworking adds UpdateVirtualSwitch to every host's network system
+// (by wrapping the simulator's object, as its Example_extend shows) and
+// makes ReconfigureDvs_Task apply MaxMtu (through the registry's method
+// hook, before the simulator's own handler runs: the DVS object stays in
+// place because the simulator looks it up by its concrete type).
+func ExtendNetworking(model *simulator.Model) {
+	m := model.Map()
+	for _, obj := range m.AllReference("HostNetworkSystem") {
+		if ns, ok := obj.(*simulator.HostNetworkSystem); ok {
+			m.Put(&netSystem{ns})
+		}
+	}
+	m.Handler = func(ctx *simulator.Context, method *simulator.Method) (mo.Reference, types.BaseMethodFault) {
+		if method.Name != "ReconfigureDvs_Task" {
+			return nil, nil
+		}
+		req, ok := method.Body.(*types.ReconfigureDvs_Task)
+		if !ok {
+			return nil, nil
+		}
+		d, ok := ctx.Map.Get(method.This).(*simulator.DistributedVirtualSwitch)
+		if !ok {
+			return nil, nil
+		}
+		if spec, ok := req.Spec.(*types.VMwareDVSConfigSpec); ok && spec.MaxMtu > 0 {
+			ctx.Map.WithLock(ctx, d, func() {
+				if cfg, ok := d.Config.(*types.VMwareDVSConfigInfo); ok {
+					cfg.MaxMtu = spec.MaxMtu
+				}
+			})
+		}
+		return nil, nil
+	}
+}
+
+type netSystem struct{ *simulator.HostNetworkSystem }
+
+// UpdateVirtualSwitch replaces a vSwitch's spec, as ESXi does.
+func (s *netSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) soap.HasFault {
+	body := &methods.UpdateVirtualSwitchBody{}
+	for i := range s.NetworkInfo.Vswitch {
+		sw := &s.NetworkInfo.Vswitch[i]
+		if sw.Name == req.VswitchName {
+			sw.Spec = req.Spec
+			sw.Mtu = req.Spec.Mtu
+			body.Res = &types.UpdateVirtualSwitchResponse{}
+			return body
+		}
+	}
+	body.Fault_ = simulator.Fault("", &types.NotFound{})
+	return body
+}
+
+// VSwitchMTUs returns the MTU of the vSwitch carrying Network on each host.
+func (s *Sim) VSwitchMTUs() map[string]int32 {
+	out := map[string]int32{}
+	for _, obj := range s.Model.Map().AllReference("HostNetworkSystem") {
+		ns := obj.(*netSystem)
+		for _, sw := range ns.NetworkInfo.Vswitch {
+			out[ns.Self.Value+"/"+sw.Name] = sw.Mtu
+		}
+	}
+	return out
+}
+
+// DVSMaxMTU returns the MaxMtu of the first distributed switch.
+func (s *Sim) DVSMaxMTU() int32 {
+	for _, obj := range append(s.Model.Map().All("DistributedVirtualSwitch"), s.Model.Map().All("VmwareDistributedVirtualSwitch")...) {
+		if cfg, ok := obj.(*simulator.DistributedVirtualSwitch).Config.(*types.VMwareDVSConfigInfo); ok {
+			return cfg.MaxMtu
+		}
+	}
+	return -1
+}
+
+// VMs returns the names of the VMs (not templates) in the inventory.
+func (s *Sim) VMs() []string {
+	var out []string
+	for _, obj := range s.Model.Map().All("VirtualMachine") {
+		vm := obj.(*simulator.VirtualMachine)
+		if vm.Config != nil && !vm.Config.Template {
+			out = append(out, vm.Name)
+		}
+	}
+	return out
+}
+
+// Folder reports whether a VM folder of that name exists.
+func (s *Sim) Folder(name string) bool {
+	for _, obj := range s.Model.Map().All("Folder") {
+		if obj.(*simulator.Folder).Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Fail makes every call of method on objects named object (or "*") fail
+// with a generic fault, count times (0: always), through the simulator's
+// fault injection rules; the returned function removes every rule.
+func (s *Sim) Fail(method, objectType, object string, count int) func() {
+	svc := s.Model.Service
+	rule := &simulator.FaultInjectionRule{MethodName: method, ObjectType: objectType, ObjectName: object,
+		Probability: 1, FaultType: simulator.FaultTypeGeneric, Message: "injected " + method + " fault", MaxCount: count, Enabled: true}
+	svc.AddFaultRule(rule)
+	return svc.ClearFaultRules
+}
