@@ -47,7 +47,9 @@ type Engine struct {
 	Results ResultWriter
 	View    View
 	// Parallelism bounds concurrent provider calls — creates and deletes of
-	// machines and links — across all groups (default 10, as Terraform).
+	// machines and links — across all groups (default 32). Those calls are
+	// almost all waiting (clone tasks, boots, DHCP leases), so the bound
+	// protects the hypervisor's API rather than this machine.
 	Parallelism int
 	// Keep leaves machines running after apply (they stay in state).
 	Keep bool
@@ -115,10 +117,13 @@ func (e *Engine) provider(key string) (providers.Provider, error) {
 
 func (e *Engine) parallelism() int {
 	if e.Parallelism <= 0 {
-		return 10
+		return DefaultParallelism
 	}
 	return e.Parallelism
 }
+
+// DefaultParallelism is the default bound on concurrent provider calls.
+const DefaultParallelism = 32
 
 // slot waits for one of the Parallelism slots for a provider call; the
 // returned function gives it back.

@@ -21,7 +21,7 @@ func runApply(g *globals, args []string) error {
 	v.register(fs)
 	auto := fs.Bool("auto-approve", false, "skip the interactive approval of the plan")
 	keep := fs.Bool("keep", false, "leave the machines in place after the runs (lab destroy removes them)")
-	par := fs.Int("parallelism", 10, "create and destroy at most `N` machines at once")
+	par := fs.Int("parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
 	if err := parseFlags(fs, args); err != nil {
 		return err
