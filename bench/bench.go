@@ -34,6 +34,40 @@ type Params struct {
 	// CongestionControl is selected per socket (iperf3 -C) when set.
 	CongestionControl string `json:"congestion_control,omitempty"`
 	Port              int    `json:"port,omitempty"` // 0: the runner picks one
+
+	// Interval is the reporting interval (iperf2 -i); 0: the runner's default.
+	Interval time.Duration `json:"interval,omitempty"`
+	// Dualtest and Tradeoff are iperf2's bidirectional tests: -d runs both
+	// directions at once, -r one after the other.
+	Dualtest bool `json:"dualtest,omitempty"`
+	Tradeoff bool `json:"tradeoff,omitempty"`
+	// Enhanced asks iperf2 for enhanced reports (-e: retries, cwnd, RTT).
+	Enhanced bool `json:"enhanced,omitempty"`
+	// Bind is the client's source address (iperf2 -B); empty: the client
+	// end's address.
+	Bind string `json:"bind,omitempty"`
+	// Loopback runs server and client on the pair's server end against
+	// 127.0.0.1 (seed 001's `iperf -c 127.0.0.1`); the client end is unused.
+	Loopback bool `json:"loopback,omitempty"`
+
+	// Netperf holds netperf's own parameters (Tool "netperf").
+	Netperf *NetperfParams `json:"netperf,omitempty"`
+}
+
+// NetperfParams are a netperf run's test-specific parameters.
+type NetperfParams struct {
+	// Test is TCP_STREAM (default), TCP_RR or UDP_STREAM.
+	Test string `json:"test"`
+	// SendSize is the message size (-m), "" for netperf's default.
+	SendSize string `json:"send_size,omitempty"`
+	// SendBuffer and RecvBuffer are the socket buffers (-s / -S) asked for.
+	SendBuffer string `json:"send_buffer,omitempty"`
+	RecvBuffer string `json:"recv_buffer,omitempty"`
+	// RequestResponse is "REQ,RESP" sizes for TCP_RR (-r).
+	RequestResponse string `json:"request_response,omitempty"`
+	// Confidence enables netperf's confidence intervals (-I 99,5 -i MAX,3)
+	// with at most this many iterations; 0: off.
+	Confidence int `json:"confidence,omitempty"`
 }
 
 // Raw is what a run produced, kept verbatim in the results record.
@@ -44,6 +78,9 @@ type Raw struct {
 	ClientCPU CPUUsage  `json:"client_cpu"`
 	Start     time.Time `json:"start"`
 	End       time.Time `json:"end"`
+	// Version is the tool's version when it does not print it in its
+	// output (iperf 2, netperf); runners read it before the run.
+	Version string `json:"tool_version,omitempty"`
 }
 
 // CPUUsage is system-wide CPU use on one end during a run, over the end's
@@ -55,6 +92,11 @@ type CPUUsage struct {
 	System  float64 `json:"system_pct"`
 	SoftIRQ float64 `json:"softirq_pct"`
 	IRQ     float64 `json:"irq_pct"`
+	// MHz is the CPUs' clock from /proc/cpuinfo when the runner read it
+	// (0: unknown); with Busy and the CPU count it gives CPU cycles per bit.
+	MHz float64 `json:"mhz,omitempty"`
+	// NumCPUs is how many CPUs the figures cover (0: unknown).
+	NumCPUs int `json:"ncpu,omitempty"`
 }
 
 // Sample is one parsed run.
@@ -74,12 +116,44 @@ type Sample struct {
 	JitterMs float64 `json:"jitter_ms,omitempty"`
 	Version  string  `json:"tool_version,omitempty"`
 	MSS      int     `json:"mss,omitempty"`
+
+	// ReverseBps is the opposite direction's throughput in bidirectional
+	// tests (iperf2 -d / -r), in bits per second.
+	ReverseBps float64 `json:"reverse_bps,omitempty"`
+	// IntervalsBps are the per-interval throughputs (all streams summed).
+	IntervalsBps []float64 `json:"intervals_bps,omitempty"`
+	// CongestionControl is the algorithm the tool reports in effect.
+	CongestionControl string `json:"congestion_control,omitempty"`
+	// Latency is set by request/response tests (netperf TCP_RR).
+	Latency *LatencySample `json:"latency,omitempty"`
+	// ServiceDemand is netperf's CPU service demand (µs of CPU per KB
+	// transferred, or per transaction), local and remote.
+	LocalSD  float64 `json:"local_sd_us_per_kb,omitempty"`
+	RemoteSD float64 `json:"remote_sd_us_per_kb,omitempty"`
+	// TransactionsPerSec is the request/response rate (netperf TCP_RR).
+	TransactionsPerSec float64 `json:"transactions_per_sec,omitempty"`
+}
+
+// LatencySample is a request/response test's latency, in microseconds.
+type LatencySample struct {
+	MinUs  float64 `json:"min_us"`
+	MeanUs float64 `json:"mean_us,omitempty"`
+	P50Us  float64 `json:"p50_us"`
+	P99Us  float64 `json:"p99_us"`
+	MaxUs  float64 `json:"max_us,omitempty"`
 }
 
 // StreamSample is one stream of a parallel run.
 type StreamSample struct {
 	ThroughputBps float64 `json:"throughput_bps"`
 	Retransmits   int64   `json:"retransmits"`
+	// Writes and WriteErrors count the sender's write() calls (iperf2 -e).
+	Writes      int64 `json:"writes,omitempty"`
+	WriteErrors int64 `json:"write_errors,omitempty"`
+	// CwndBytes and RTTMicros are the sender's last congestion window and
+	// smoothed RTT (iperf2 -e).
+	CwndBytes int64   `json:"cwnd_bytes,omitempty"`
+	RTTMicros float64 `json:"rtt_us,omitempty"`
 }
 
 // Runner runs one benchmark between two endpoints and parses its output.

@@ -49,8 +49,15 @@ func buildTable(groups []results.CellGroup) summaryTable {
 	dims := dimensions(groups)
 	t := summaryTable{header: append([]string{"experiment", "pair"}, dims...)}
 	t.numeric = make([]bool, len(t.header))
-	t.header = append(t.header, "n", "throughput Gb/s", "retransmits", "server CPU %", "client CPU %", "note")
-	t.numeric = append(t.numeric, true, true, true, true, true, false)
+	t.header = append(t.header, "n", "throughput Gb/s", "retransmits", "server CPU %", "client CPU %")
+	t.numeric = append(t.numeric, true, true, true, true, true)
+	cpb := hasCyclesPerBit(groups)
+	if cpb {
+		t.header = append(t.header, "server cycles/bit", "client cycles/bit")
+		t.numeric = append(t.numeric, true, true)
+	}
+	t.header = append(t.header, "note")
+	t.numeric = append(t.numeric, false)
 	for _, g := range groups {
 		row := []string{g.Experiment, g.Pair}
 		for _, d := range dims {
@@ -62,8 +69,11 @@ func buildTable(groups []results.CellGroup) summaryTable {
 			mean(g.Retransmits, 1),
 			mean(g.ServerCPU, 1),
 			mean(g.ClientCPU, 1),
-			note(g),
 		)
+		if cpb {
+			row = append(row, mean(g.ServerCyclesPerBit, 2), mean(g.ClientCyclesPerBit, 2))
+		}
+		row = append(row, note(g))
 		t.rows = append(t.rows, row)
 	}
 	return t
@@ -117,4 +127,14 @@ func note(g results.CellGroup) string {
 		notes = append(notes, strconv.Itoa(g.Failed)+" failed")
 	}
 	return strings.Join(notes, ", ")
+}
+
+// hasCyclesPerBit reports whether any group knows its cycles per bit.
+func hasCyclesPerBit(groups []results.CellGroup) bool {
+	for _, g := range groups {
+		if g.ServerCyclesPerBit.N > 0 || g.ClientCyclesPerBit.N > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -14,7 +14,7 @@ import (
 func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGroup) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### lab %s, run %s\n\n", info.Lab, info.ID)
-	var kernels, tools, hosts []string
+	var kernels, tools, hosts, drivers, offloads []string
 	if info.Host != "" {
 		hosts = append(hosts, info.Host)
 	}
@@ -22,6 +22,8 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 		kernels = appendNew(kernels, g.Kernels...)
 		tools = appendNew(tools, g.ToolVersions...)
 		hosts = appendNew(hosts, g.Hosts...)
+		drivers = appendNew(drivers, g.Drivers...)
+		offloads = appendNew(offloads, g.Offloads...)
 	}
 	item := func(name string, values ...string) {
 		if len(values) > 0 && values[0] != "" {
@@ -33,6 +35,10 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	}
 	item("status", info.Status)
 	item("kernels", kernels...)
+	item("NIC drivers", drivers...)
+	for _, o := range offloads {
+		item("offloads observed", o)
+	}
 	item("tool", tools...)
 	item("host", hosts...)
 	item("lab version", info.LabVersion)

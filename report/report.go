@@ -1,6 +1,7 @@
 // Package report renders a run's summarised results for people (a terminal
 // table, a markdown table to paste into a mailing-list post) and for
-// programs (CSV, JSON). Plots (svg) are planned behind the same Render.
+// programs (CSV, JSON), and plots (SVG, PNG: throughput with 95 % CI
+// whiskers beside system-wide CPU).
 package report
 
 import (
@@ -13,7 +14,7 @@ import (
 )
 
 // Formats lists the formats Render knows, in the order help text shows them.
-var Formats = []string{"table", "markdown", "csv", "json", "svg"}
+var Formats = []string{"table", "markdown", "csv", "json", "svg", "png"}
 
 // ErrNotImplemented is returned for a known format that is not written yet.
 var ErrNotImplemented = errors.New("not implemented yet")
@@ -35,8 +36,8 @@ func Render(w io.Writer, format string, info results.RunInfo, groups []results.C
 		return renderCSV(w, groups)
 	case "json":
 		return renderJSON(w, groups)
-	case "svg":
-		return fmt.Errorf("report format svg: %w (use -format csv or json and plot from that)", ErrNotImplemented)
+	case "svg", "png":
+		return renderPlot(w, format, info, groups)
 	default:
 		return fmt.Errorf("unknown report format %q (known: %s)", format, strings.Join(Formats, ", "))
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -90,8 +89,8 @@ func TestRenderGolden(t *testing.T) {
 
 func TestRenderErrors(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Render(&buf, "svg", info, fakeGroups(), Options{}); !errors.Is(err, ErrNotImplemented) {
-		t.Errorf("svg: %v, want ErrNotImplemented", err)
+	if err := Render(&buf, "svg", info, nil, Options{}); err == nil || !strings.Contains(err.Error(), "no results") {
+		t.Errorf("svg without results: %v", err)
 	}
 	if err := Render(&buf, "pdf", info, nil, Options{}); err == nil || !strings.Contains(err.Error(), "known: table") {
 		t.Errorf("unknown format: %v", err)
@@ -151,5 +150,35 @@ func TestMarkdownEscapesCells(t *testing.T) {
 	writeMDRow(&b, []string{`a|b`, `c\d`, ""})
 	if got, want := b.String(), "| a\\|b | c\\\\d |  |\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestPlots renders the fixed groups as SVG and PNG; testdata/plot.png is
+// kept for a person to look at (go test -update rewrites it).
+func TestPlots(t *testing.T) {
+	for _, format := range []string{"svg", "png"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, format, info, fakeGroups(), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		magic := map[string]string{"svg": "<?xml", "png": "\x89PNG"}[format]
+		if !bytes.HasPrefix(buf.Bytes(), []byte(magic)) || buf.Len() < 2000 {
+			t.Errorf("%s: %d bytes starting %q", format, buf.Len(), buf.Bytes()[:min(8, buf.Len())])
+		}
+		if format == "svg" && !strings.Contains(buf.String(), "Gb/s") {
+			t.Error("svg lacks the axis label")
+		}
+		if *update && format == "png" {
+			os.WriteFile(filepath.Join("testdata", "plot.png"), buf.Bytes(), 0o644)
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	cats, ss := layout(fakeGroups())
+	// Categories: pair × mtu (two pairs); series: the last dimension, streams.
+	want := []string{"fbsd\nmtu=1500", "fbsd\nmtu=9000", "deb\nmtu=1500", "deb\nmtu=9000"}
+	if strings.Join(cats, "|") != strings.Join(want, "|") || len(ss) != 2 || ss[0].name != "streams=1" {
+		t.Errorf("cats %q, series %d %q", cats, len(ss), ss[0].name)
 	}
 }

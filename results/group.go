@@ -1,6 +1,12 @@
 package results
 
-import "slices"
+import (
+	"slices"
+	"strings"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+)
 
 // CellGroup is the summary of one cell of one pair in one experiment: the
 // successful, non-warm-up runs of that cell.
@@ -25,6 +31,15 @@ type CellGroup struct {
 	Kernels      []string `json:"kernels,omitempty"`
 	ToolVersions []string `json:"tool_versions,omitempty"`
 	Hosts        []string `json:"hosts,omitempty"`
+	// Drivers are the NIC drivers observed; Offloads the distinct observed
+	// offload states per end ("server: gro=on gso=off …").
+	Drivers  []string `json:"drivers,omitempty"`
+	Offloads []string `json:"offloads,omitempty"`
+	// ServerCyclesPerBit and ClientCyclesPerBit are CPU cycles per bit of
+	// throughput on each end (seed 000's "Hz per bit/s"), over the runs
+	// where the CPU clock is known (N = 0 otherwise).
+	ServerCyclesPerBit Summary `json:"server_cycles_per_bit"`
+	ClientCyclesPerBit Summary `json:"client_cycles_per_bit"`
 }
 
 // Group groups records by experiment, pair and cell key, in first-seen
@@ -35,6 +50,7 @@ func Group(records []Record) []CellGroup {
 	type acc struct {
 		group                      CellGroup
 		tput, retr, srvCPU, cliCPU []float64
+		srvCPB, cliCPB             []float64
 	}
 	index := map[key]int{}
 	var accs []*acc
@@ -69,6 +85,15 @@ func Group(records []Record) []CellGroup {
 		}
 		a.group.ToolVersions = addDistinct(a.group.ToolVersions, tool)
 		a.group.Hosts = addDistinct(a.group.Hosts, p.Host)
+		o := r.Observed
+		a.group.Drivers = addDistinct(a.group.Drivers, o.Server.Driver, o.Client.Driver)
+		a.group.Offloads = addDistinct(a.group.Offloads, offloadText("server", o.Server.Offloads), offloadText("client", o.Client.Offloads))
+		if v := cyclesPerBit(r, true); v > 0 {
+			a.srvCPB = append(a.srvCPB, v)
+		}
+		if v := cyclesPerBit(r, false); v > 0 {
+			a.cliCPB = append(a.cliCPB, v)
+		}
 	}
 	groups := make([]CellGroup, len(accs))
 	for i, a := range accs {
@@ -78,6 +103,8 @@ func Group(records []Record) []CellGroup {
 		g.Retransmits = Summarize(a.retr)
 		g.ServerCPU = Summarize(a.srvCPU)
 		g.ClientCPU = Summarize(a.cliCPU)
+		g.ServerCyclesPerBit = Summarize(a.srvCPB)
+		g.ClientCyclesPerBit = Summarize(a.cliCPB)
 		groups[i] = g
 	}
 	return groups
@@ -91,4 +118,40 @@ func addDistinct(list []string, values ...string) []string {
 		}
 	}
 	return list
+}
+
+// cyclesPerBit is one end's CPU cycles per bit of a run: from the
+// hypervisor when it reports the MHz used (usage MHz already counts busy
+// cycles over all vCPUs), else from the in-guest busy share × CPUs × clock.
+func cyclesPerBit(r Record, server bool) float64 {
+	tp := r.Metrics.ThroughputBps
+	if tp <= 0 {
+		return 0
+	}
+	if h := r.HostCPU; h != nil {
+		end := h.Client
+		if server {
+			end = h.Server
+		}
+		if end.MHz > 0 {
+			return end.MHz * 1e6 / tp
+		}
+	}
+	u := r.Metrics.ClientCPU
+	if server {
+		u = r.Metrics.ServerCPU
+	}
+	return bench.CyclesPerBit(u, tp)
+}
+
+// offloadText renders observed offloads as "end: k=v k=v" (sorted).
+func offloadText(end string, m map[string]string) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range guest.SortedKeys(m) {
+		parts = append(parts, k+"="+strings.ReplaceAll(m[k], " ", ""))
+	}
+	return end + ": " + strings.Join(parts, " ")
 }

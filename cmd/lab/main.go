@@ -13,7 +13,9 @@ import (
 	"io"
 	"os"
 
-	_ "github.com/lab-bench/lab/providers/local" // registers "local"
+	_ "github.com/lab-bench/lab/providers/hosts"   // registers "hosts"
+	_ "github.com/lab-bench/lab/providers/local"   // registers "local"
+	_ "github.com/lab-bench/lab/providers/vsphere" // registers "vsphere"
 )
 
 // Exit codes.
@@ -37,7 +39,9 @@ func verbs() []verb {
 		{"apply", "Create the machines, run the benchmarks, record results, tear down", runApply},
 		{"destroy", "Remove everything the lab created", runDestroy},
 		{"state", "Inspect the state (state list)", runState},
-		{"report", "Render a run's results (table, markdown, csv, json)", runReport},
+		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
+		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
+		{"compare", "Compare two runs cell by cell (Welch's t-test)", runCompare},
 		{"version", "Print the version", runVersion},
 	}
 }

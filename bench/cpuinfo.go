@@ -1,0 +1,49 @@
+package bench
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// ReadCPUMHz is the mean "cpu MHz" of a Linux guest's /proc/cpuinfo, 0
+// when the file has none (some virtual CPUs do not report it).
+func ReadCPUMHz(ctx context.Context, t guest.Transport) (float64, error) {
+	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"cat", "/proc/cpuinfo"}})
+	if err != nil {
+		return 0, err
+	}
+	return ParseCPUMHz(string(res.Stdout)), nil
+}
+
+// ParseCPUMHz averages the "cpu MHz : N" lines of /proc/cpuinfo text.
+func ParseCPUMHz(text string) float64 {
+	var sum float64
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.TrimSpace(k) != "cpu MHz" {
+			continue
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			sum += f
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// CyclesPerBit is CPU cycles spent per bit received or sent: busy fraction
+// × CPUs × clock / throughput (seed 000's "Hz per bit/s" rule of thumb,
+// 0.25–1 on its hardware). It is 0 when a factor is unknown.
+func CyclesPerBit(u CPUUsage, throughputBps float64) float64 {
+	if u.MHz <= 0 || u.NumCPUs <= 0 || throughputBps <= 0 {
+		return 0
+	}
+	return u.Busy / 100 * float64(u.NumCPUs) * u.MHz * 1e6 / throughputBps
+}

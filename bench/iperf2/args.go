@@ -1,0 +1,99 @@
+package iperf2
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/lab-bench/lab/bench"
+)
+
+// MaxParallel bounds -P.
+const MaxParallel = 128
+
+var (
+	sizeRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[KMGkmg]?$`)
+	ccRE   = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+)
+
+// Validate checks p and the addresses before they reach a command line.
+func Validate(serverAddr string, p bench.Params) error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if _, err := netip.ParseAddr(serverAddr); err != nil {
+		bad("server address %q: not an IP address", serverAddr)
+	}
+	if p.Bind != "" {
+		if _, err := netip.ParseAddr(p.Bind); err != nil {
+			bad("bind address %q: not an IP address", p.Bind)
+		}
+	}
+	if p.Duration < time.Second || p.Duration%time.Second != 0 {
+		bad("duration %v: want whole seconds, at least 1s", p.Duration)
+	}
+	if p.Interval < 0 || p.Interval%time.Second != 0 {
+		bad("interval %v: want whole seconds", p.Interval)
+	}
+	if p.Parallel < 0 || p.Parallel > MaxParallel {
+		bad("parallel %d: out of range 1..%d", p.Parallel, MaxParallel)
+	}
+	if p.Length != "" && !sizeRE.MatchString(p.Length) {
+		bad("length %q: want a size like 1M", p.Length)
+	}
+	if p.CongestionControl != "" && !ccRE.MatchString(p.CongestionControl) {
+		bad("congestion control %q: not an algorithm name", p.CongestionControl)
+	}
+	if p.Dualtest && p.Tradeoff {
+		bad("dualtest and tradeoff exclude each other")
+	}
+	if p.UDP || p.Bitrate != "" || p.Reverse || p.Omit != 0 {
+		bad("the iperf2 runner measures TCP only: udp, bitrate, reverse and omit are not supported")
+	}
+	if p.Port < 0 || p.Port > 65535 {
+		bad("port %d: out of range", p.Port)
+	}
+	return errors.Join(errs...)
+}
+
+// ServerArgs is the server command: iperf -s bound to addr on port, with
+// enhanced reports. It runs until the runner stops it.
+func ServerArgs(addr string, port int) []string {
+	return []string{"iperf", "-s", "-p", strconv.Itoa(port), "-B", addr, "-e"}
+}
+
+// ClientArgs is the client command for p (validated by Validate), in the
+// order seed 003 writes it: iperf [-B src] -c dst -p PORT -l LEN -t N -i N -e.
+func ClientArgs(serverAddr string, port int, p bench.Params) []string {
+	var argv []string
+	argv = append(argv, "iperf")
+	if p.Bind != "" {
+		argv = append(argv, "-B", p.Bind)
+	}
+	argv = append(argv, "-c", serverAddr, "-p", strconv.Itoa(port))
+	if p.Length != "" {
+		argv = append(argv, "-l", p.Length)
+	}
+	argv = append(argv, "-t", strconv.Itoa(int(p.Duration/time.Second)))
+	if p.Interval > 0 {
+		argv = append(argv, "-i", strconv.Itoa(int(p.Interval/time.Second)))
+	}
+	if p.Enhanced {
+		argv = append(argv, "-e")
+	}
+	if p.Parallel > 1 {
+		argv = append(argv, "-P", strconv.Itoa(p.Parallel))
+	}
+	if p.Dualtest {
+		argv = append(argv, "-d")
+	}
+	if p.Tradeoff {
+		argv = append(argv, "-r")
+	}
+	if p.CongestionControl != "" {
+		argv = append(argv, "-Z", p.CongestionControl)
+	}
+	return argv
+}

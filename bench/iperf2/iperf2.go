@@ -1,0 +1,157 @@
+// Package iperf2 runs iperf 2 (the `iperf` of seeds 001, 003 and 004)
+// between two guests and parses its human-readable output.
+//
+// A run starts `iperf -s` on the server end (one server per run, on a free
+// port, stopped when the client is done), runs the client, and samples
+// system-wide CPU (/proc/stat) and the CPU clock (/proc/cpuinfo) on both
+// ends around the client. With Params.Loopback, server and client both run
+// on the server end against 127.0.0.1 and the client end is not used.
+package iperf2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+)
+
+// BasePort is the first port the runner picks (iperf 2's default is 5001).
+const BasePort = 5001
+
+// clientSlack is how long the client may run beyond the duration (a -r
+// test runs twice as long) before it is killed.
+const clientSlack = 30 * time.Second
+
+// Runner runs iperf 2. The zero value uses the defaults.
+type Runner struct {
+	// ListenTimeout bounds waiting for the server to listen (default 5 s).
+	ListenTimeout time.Duration
+	// ReadCPU samples per-CPU times on an end (default bench.ReadCPUStat).
+	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
+}
+
+var _ bench.Runner = (*Runner)(nil)
+
+// Run runs one iperf 2 test from client to server with parameters p.
+func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
+	if p.Loopback {
+		server.Addr = "127.0.0.1"
+		client = bench.Endpoint{T: server.T, Addr: "127.0.0.1", CPUs: server.CPUs}
+	}
+	if err := Validate(server.Addr, p); err != nil {
+		return bench.Raw{}, fmt.Errorf("iperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
+	}
+	port := p.Port
+	if port == 0 {
+		var err error
+		if port, err = bench.FreePort(ctx, server.T, BasePort, 1000); err != nil {
+			return bench.Raw{}, err
+		}
+	}
+	timeout := r.ListenTimeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	srv, err := bench.StartServer(ctx, server.T, guest.Cmd{Argv: bench.Pin(server.CPUs, ServerArgs(server.Addr, port)...)}, port, timeout)
+	if err != nil {
+		return bench.Raw{}, missingBinary(err, server.T)
+	}
+	defer srv.Stop()
+
+	readCPU := r.ReadCPU
+	if readCPU == nil {
+		readCPU = bench.ReadCPUStat
+	}
+	before, err := sampleBoth(ctx, readCPU, server.T, client.T)
+	if err != nil {
+		return bench.Raw{}, fmt.Errorf("cpu sampling: %w", err)
+	}
+	dur := p.Duration
+	if p.Tradeoff {
+		dur *= 2
+	}
+	cliCtx, cancel := context.WithTimeout(ctx, dur+clientSlack)
+	defer cancel()
+	cliCmd := guest.Cmd{Argv: bench.Pin(client.CPUs, ClientArgs(server.Addr, port, p)...)}
+	raw := bench.Raw{Version: Version(ctx, client.T), Start: time.Now()}
+	res, cerr := client.T.Run(cliCtx, cliCmd)
+	raw.End = time.Now()
+	raw.Client = string(res.Stdout)
+	after, serr := sampleBoth(ctx, readCPU, server.T, client.T)
+	// Give the server a moment to print its totals before it is stopped.
+	time.Sleep(100 * time.Millisecond)
+	raw.Server = srv.Stop()
+	if cerr != nil {
+		return raw, missingBinary(cerr, client.T)
+	}
+	if err := clientFailure(client.T, cliCmd, res, p); err != nil {
+		return raw, err
+	}
+	if serr != nil {
+		return raw, fmt.Errorf("cpu sampling: %w", serr)
+	}
+	raw.ServerCPU = bench.Usage(before[0], after[0], server.CPUs)
+	raw.ClientCPU = bench.Usage(before[1], after[1], client.CPUs)
+	raw.ServerCPU.NumCPUs, raw.ClientCPU.NumCPUs = numCPUs(server.CPUs, after[0]), numCPUs(client.CPUs, after[1])
+	raw.ServerCPU.MHz, _ = bench.ReadCPUMHz(ctx, server.T)
+	raw.ClientCPU.MHz, _ = bench.ReadCPUMHz(ctx, client.T)
+	return raw, nil
+}
+
+// clientFailure is the error of a client that exited 0 without measuring:
+// iperf 2 reports a refused connection or a congestion control it could
+// not set on stderr only.
+func clientFailure(t guest.Transport, c guest.Cmd, res guest.Result, p bench.Params) error {
+	stderr := strings.TrimSpace(string(res.Stderr))
+	out := ParseOutput(string(res.Stdout))
+	if len(out.Reports) == 0 {
+		msg := stderr
+		if msg == "" {
+			msg = describe(string(res.Stdout))
+		}
+		return fmt.Errorf("%s: %s: %w: %s", t.Name(), c, errNoReports, strings.ReplaceAll(msg, "\n", "; "))
+	}
+	if p.CongestionControl != "" && out.CongestionControl != p.CongestionControl {
+		return fmt.Errorf("%s: %s: congestion control %s not in effect (iperf reports %q): %s",
+			t.Name(), c, p.CongestionControl, out.CongestionControl, describe(stderr))
+	}
+	return nil
+}
+
+// missingBinary makes "executable file not found" name the guest and say
+// how to install iperf 2.
+func missingBinary(err error, t guest.Transport) error {
+	var ce *guest.CommandError
+	if errors.As(err, &ce) && (ce.ExitCode == 127 || strings.Contains(err.Error(), "executable file not found")) {
+		return fmt.Errorf("%s has no iperf (iperf 2) binary: install it there (Debian/Ubuntu: apt-get install iperf; FreeBSD: pkg install iperf): %w", t.Name(), err)
+	}
+	return err
+}
+
+func sampleBoth(ctx context.Context, read func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error),
+	server, client guest.Transport) ([2]map[int]bench.CPUTimes, error) {
+	var out [2]map[int]bench.CPUTimes
+	var errS, errC error
+	out[0], errS = read(ctx, server)
+	out[1], errC = read(ctx, client)
+	return out, errors.Join(errS, errC)
+}
+
+func numCPUs(pinned []int, all map[int]bench.CPUTimes) int {
+	if len(pinned) > 0 {
+		return len(pinned)
+	}
+	return len(all)
+}
+
+// Version is `iperf -v` on a guest ("iperf version 2.1.8 (12 August 2022)
+// pthreads"; iperf 2 prints it on stderr), "" when it cannot be read.
+func Version(ctx context.Context, t guest.Transport) string {
+	res, _ := t.Run(ctx, guest.Cmd{Argv: []string{"iperf", "-v"}})
+	line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stderr)+string(res.Stdout)), "\n")
+	return strings.TrimSpace(line)
+}

@@ -1,0 +1,122 @@
+// Package netperf runs netperf (TCP_STREAM, TCP_RR, UDP_STREAM) between two
+// guests and parses its output: OMNI keyval output (-k selectors) for new
+// runs, the classic TCP_STREAM table for published output (seed 004).
+//
+// A run starts `netserver -D -p PORT` on the server end (stopped when the
+// client is done), runs netperf on the client end and samples system-wide
+// CPU on both ends around it. netperf is not packaged everywhere (Debian 12
+// has it only in non-free); a missing binary is reported naming the guest.
+package netperf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+)
+
+// BasePort is the first control port the runner picks (netperf's is 12865).
+const BasePort = 12865
+
+// Runner runs netperf. The zero value uses the defaults.
+type Runner struct {
+	// ListenTimeout bounds waiting for netserver to listen (default 5 s).
+	ListenTimeout time.Duration
+	// ReadCPU samples per-CPU times on an end (default bench.ReadCPUStat).
+	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
+}
+
+var _ bench.Runner = (*Runner)(nil)
+
+// Run runs one netperf test from client to server with parameters p.
+func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
+	if p.Loopback {
+		server.Addr = "127.0.0.1"
+		client = bench.Endpoint{T: server.T, Addr: "127.0.0.1", CPUs: server.CPUs}
+	}
+	if err := Validate(server.Addr, p); err != nil {
+		return bench.Raw{}, fmt.Errorf("netperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
+	}
+	for _, end := range []struct {
+		t   guest.Transport
+		bin string
+	}{{server.T, "netserver"}, {client.T, "netperf"}} {
+		if err := haveBinary(ctx, end.t, end.bin); err != nil {
+			return bench.Raw{}, err
+		}
+	}
+	port := p.Port
+	if port == 0 {
+		var err error
+		if port, err = bench.FreePort(ctx, server.T, BasePort, 1000); err != nil {
+			return bench.Raw{}, err
+		}
+	}
+	timeout := r.ListenTimeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	srv, err := bench.StartServer(ctx, server.T, guest.Cmd{Argv: bench.Pin(server.CPUs, ServerArgs(port)...)}, port, timeout)
+	if err != nil {
+		return bench.Raw{}, err
+	}
+	defer srv.Stop()
+	readCPU := r.ReadCPU
+	if readCPU == nil {
+		readCPU = bench.ReadCPUStat
+	}
+	before, errB := sample(ctx, readCPU, server.T, client.T)
+	iterations := max(1, params(p).Confidence)
+	cctx, cancel := context.WithTimeout(ctx, time.Duration(iterations)*p.Duration+30*time.Second)
+	defer cancel()
+	cmd := guest.Cmd{Argv: bench.Pin(client.CPUs, ClientArgs(server.Addr, port, p)...)}
+	raw := bench.Raw{Version: version(ctx, client.T), Start: time.Now()}
+	res, cerr := client.T.Run(cctx, cmd)
+	raw.End = time.Now()
+	raw.Client = string(res.Stdout)
+	after, errA := sample(ctx, readCPU, server.T, client.T)
+	raw.Server = srv.Stop()
+	if cerr != nil {
+		return raw, cerr
+	}
+	if err := errors.Join(errB, errA); err != nil {
+		return raw, fmt.Errorf("cpu sampling: %w", err)
+	}
+	raw.ServerCPU = bench.Usage(before[0], after[0], server.CPUs)
+	raw.ClientCPU = bench.Usage(before[1], after[1], client.CPUs)
+	return raw, nil
+}
+
+// haveBinary fails with an installation hint when bin is not on t.
+func haveBinary(ctx context.Context, t guest.Transport, bin string) error {
+	_, err := t.Run(ctx, guest.Cmd{Argv: []string{"sh", "-c", "command -v " + bin}})
+	if err == nil {
+		return nil
+	}
+	var ce *guest.CommandError
+	if errors.As(err, &ce) && ce.Err == nil {
+		return fmt.Errorf("%s has no %s: install netperf there (FreeBSD: pkg install netperf; Debian: the netperf package is in "+
+			"non-free, or build it from https://github.com/HewlettPackard/netperf)", t.Name(), bin)
+	}
+	return err
+}
+
+// version is the first line of `netperf -V` ("Netperf version 2.7.0").
+func version(ctx context.Context, t guest.Transport) string {
+	res, _ := t.Run(ctx, guest.Cmd{Argv: []string{"netperf", "-V"}})
+	line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stdout)), "\n")
+	return strings.TrimSpace(line)
+}
+
+func sample(ctx context.Context, read func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error),
+	server, client guest.Transport) ([2]map[int]bench.CPUTimes, error) {
+	var out [2]map[int]bench.CPUTimes
+	var errS, errC error
+	out[0], errS = read(ctx, server)
+	out[1], errC = read(ctx, client)
+	return out, errors.Join(errS, errC)
+}

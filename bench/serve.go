@@ -1,0 +1,114 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// Helpers for runners whose server keeps running until it is stopped
+// (iperf2 -s, netserver -D): pick a free port, start the server, wait until
+// it listens, stop it and keep what it printed.
+
+var (
+	portMu   sync.Mutex
+	nextPort = map[int]int{}
+)
+
+// FreePort picks the next port from base up (within span) that no TCP
+// socket listens on in t's network stack. Concurrent callers in one
+// process get distinct ports.
+func FreePort(ctx context.Context, t guest.Transport, base, span int) (int, error) {
+	for range 50 {
+		portMu.Lock()
+		port := base + nextPort[base]%span
+		nextPort[base]++
+		portMu.Unlock()
+		busy, err := Listening(ctx, t, port)
+		if err != nil {
+			return 0, err
+		}
+		if !busy {
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no free port from %d", t.Name(), base)
+}
+
+// Listening reports whether a TCP socket listens on port (ss -Hltn).
+func Listening(ctx context.Context, t guest.Transport, port int) (bool, error) {
+	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"ss", "-Hltn", "sport", "=", ":" + strconv.Itoa(port)}})
+	return strings.TrimSpace(string(res.Stdout)) != "", err
+}
+
+// Server is a long-running benchmark server on one end.
+type Server struct {
+	T      guest.Transport
+	Cmd    guest.Cmd
+	cancel context.CancelFunc
+	done   chan serverExit
+}
+
+type serverExit struct {
+	res guest.Result
+	err error
+}
+
+// StartServer runs cmd on t in the background and waits (up to timeout)
+// until something listens on port. It fails when the server exits first,
+// naming the guest, the command and what it printed.
+func StartServer(ctx context.Context, t guest.Transport, cmd guest.Cmd, port int, timeout time.Duration) (*Server, error) {
+	sctx, cancel := context.WithCancel(ctx)
+	s := &Server{T: t, Cmd: cmd, cancel: cancel, done: make(chan serverExit, 1)}
+	go func() {
+		res, err := t.Run(sctx, cmd)
+		s.done <- serverExit{res, err}
+	}()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ok, err := Listening(ctx, t, port)
+		if err != nil {
+			s.Stop()
+			return nil, err
+		}
+		if ok {
+			return s, nil
+		}
+		select {
+		case x := <-s.done:
+			cancel()
+			if x.err != nil {
+				return nil, x.err
+			}
+			return nil, fmt.Errorf("%s: %s exited before listening on port %d: %s", t.Name(), cmd, port,
+				strings.TrimSpace(string(x.res.Stdout)+string(x.res.Stderr)))
+		case <-deadline.C:
+			s.Stop()
+			return nil, fmt.Errorf("%s: %s not listening on port %d after %v", t.Name(), cmd, port, timeout)
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// Stop kills the server and returns what it printed (stdout then stderr).
+// It is safe to call more than once.
+func (s *Server) Stop() string {
+	s.cancel()
+	x, ok := <-s.done
+	if !ok {
+		return ""
+	}
+	close(s.done)
+	return string(x.res.Stdout) + string(x.res.Stderr)
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/report"
+	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/spec"
+)
+
+// runCheck is `lab check [RUN]`: evaluate the spec's expect blocks against
+// a run (default: the latest) and exit 2 when one fails.
+func runCheck(g *globals, args []string) error {
+	fs := newFlags(g, "check", "check [-json] [-strict] [-var k=v] [-var-file F] [RUN]")
+	var v varFlags
+	v.register(fs)
+	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
+	strict := fs.Bool("strict", false, "exit 2 on an inconclusive expectation too (for CI)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return fmt.Errorf("check takes at most one argument, a run id")
+	}
+	lab, err := loadLab(g, v)
+	if err != nil {
+		return err
+	}
+	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict})
+}
+
+type checkOptions struct {
+	json, strict bool
+}
+
+// check evaluates lab's expectations against run runID ("" = latest),
+// prints the verdicts and returns reported{exitExpect} on a failure.
+func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
+	exps, err := expectations(lab)
+	if err != nil {
+		return err
+	}
+	if len(exps) == 0 {
+		fmt.Fprintf(g.stdout, "Lab %q has no expect blocks: nothing to check.\n", lab.Name)
+		return nil
+	}
+	rs := results.Store{Dir: resultsDir(g)}
+	if runID == "" {
+		if runID, err = rs.Latest(); err != nil {
+			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
+		}
+	}
+	info, recs, err := rs.Load(runID)
+	if err != nil {
+		return err
+	}
+	if info.Lab != "" && info.Lab != lab.Name {
+		return fmt.Errorf("run %s belongs to lab %q, not %q", runID, info.Lab, lab.Name)
+	}
+	if info.SpecHash != "" && info.SpecHash != lab.Hash {
+		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)
+	}
+	outs := results.Evaluate(results.Group(recs), exps)
+	if opt.json {
+		// One line, so that it fits apply's -json event stream.
+		if err := json.NewEncoder(g.stdout).Encode(map[string]any{"type": "check", "run": runID, "outcomes": outs}); err != nil {
+			return err
+		}
+	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: isTerminal(g.stdout)}); err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict == results.VerdictInconclusive {
+			return reported{exitExpect}
+		}
+	}
+	return nil
+}
+
+// expectations turns the spec's expect blocks into the results package's
+// terms: selector values rendered the way record cells are.
+func expectations(lab *spec.Lab) ([]results.Expectation, error) {
+	var out []results.Expectation
+	for _, e := range lab.Experiments {
+		for _, x := range e.Expects {
+			r := results.Expectation{Name: x.Name, Experiment: e.Name, Where: map[string]string{}}
+			for k, v := range x.Where {
+				r.Where[k] = plan.Render(v)
+			}
+			if t := x.Throughput; t != nil {
+				r.Throughput = &results.Target{Value: t.Value, Tolerance: t.Tolerance}
+			}
+			if t := x.Retransmits; t != nil {
+				r.Retransmits = &results.Target{Value: t.Value}
+			}
+			if q := x.Ratio; q != nil {
+				of, err := results.ParseSelector(q.Of)
+				if err != nil {
+					return nil, fmt.Errorf("expect %q: %w", x.Name, err)
+				}
+				over, err := results.ParseSelector(q.Over)
+				if err != nil {
+					return nil, fmt.Errorf("expect %q: %w", x.Name, err)
+				}
+				of.Value, over.Value = unquote(of.Value), unquote(over.Value)
+				r.Ratio = &results.RatioTarget{Of: of, Over: over, AtLeast: q.AtLeast, Between: q.Between}
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// unquote drops the quotes of a selector value written "cc=\"reno\"".
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return strings.TrimSpace(s)
+}
+
+// hasExpectations reports whether any experiment has an expect block.
+func hasExpectations(lab *spec.Lab) bool {
+	for _, e := range lab.Experiments {
+		if len(e.Expects) > 0 {
+			return true
+		}
+	}
+	return false
+}

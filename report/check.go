@@ -1,0 +1,54 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lab-bench/lab/results"
+)
+
+// verdictColor is the ANSI colour of each verdict in the check table.
+var verdictColor = map[results.Verdict]string{
+	results.VerdictPass:         "\x1b[32m",
+	results.VerdictFail:         "\x1b[31m",
+	results.VerdictInconclusive: ansiYellow,
+}
+
+// RenderChecks writes the expectation verdicts as a table: one row per
+// checked cell (or cell pair for ratios), then one summary line per
+// expectation.
+func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options) error {
+	if _, err := fmt.Fprintf(w, "expectations checked against run %s\n", runID); err != nil {
+		return err
+	}
+	table := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	table.Header([]string{"expectation", "pair", "cell", "measured", "expected", "verdict", "why"})
+	for _, o := range outs {
+		for _, c := range o.Checks {
+			v := string(c.Verdict)
+			if opt.Color {
+				v = verdictColor[c.Verdict] + v + ansiReset
+			}
+			if err := table.Append([]string{o.Name, c.Pair, c.Cell, c.Measured, c.Expected, v, c.Reason}); err != nil {
+				return fmt.Errorf("render checks: %w", err)
+			}
+		}
+	}
+	if err := table.Render(); err != nil {
+		return fmt.Errorf("render checks: %w", err)
+	}
+	counts := map[results.Verdict]int{}
+	for _, o := range outs {
+		counts[o.Verdict]++
+	}
+	_, err := fmt.Fprintf(w, "%d expectation(s): %d pass, %d fail, %d inconclusive\n", len(outs),
+		counts[results.VerdictPass], counts[results.VerdictFail], counts[results.VerdictInconclusive])
+	return err
+}

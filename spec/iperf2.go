@@ -1,0 +1,63 @@
+package spec
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/bench"
+)
+
+func init() { registerBench(iperf2Kind) }
+
+// ipAddr accepts IP addresses (iperf2's bind).
+type ipAddr struct{}
+
+func (ipAddr) MatchString(s string) bool { _, err := netip.ParseAddr(s); return err == nil }
+
+// iperf2Kind is the iperf2 { … } benchmark block (iperf 2, `iperf`):
+//
+//	iperf2 {
+//	  duration = "10s"  interval = "1s"  length = "1M"  parallel = 1
+//	  dualtest = false  tradeoff = false  enhanced = true
+//	  congestion_control = "cubic"   # -Z, per socket
+//	  bind = "198.18.0.2"            # -B on the client; default: none
+//	  loopback = false               # server and client on the server end, 127.0.0.1
+//	  port = 5001
+//	}
+var iperf2Kind = &benchKind{
+	Tool: "iperf2",
+	Defaults: func(p *bench.Params) {
+		p.Duration = 10 * time.Second
+		p.Interval = time.Second
+		p.Parallel = 1
+		p.Enhanced = true
+	},
+	Attrs: map[string]benchSetter{
+		"duration": durationSetter(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		"interval": durationSetter(func(p *bench.Params, d time.Duration) { p.Interval = d }),
+		"parallel": intSetter(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
+		"dualtest": boolSetter(func(p *bench.Params, b bool) { p.Dualtest = b }),
+		"tradeoff": boolSetter(func(p *bench.Params, b bool) { p.Tradeoff = b }),
+		"enhanced": boolSetter(func(p *bench.Params, b bool) { p.Enhanced = b }),
+		"loopback": boolSetter(func(p *bench.Params, b bool) { p.Loopback = b }),
+		"port":     intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
+		"length": patternSetter(lengthRe, "Invalid buffer length",
+			`write a number of bytes with an optional K, M or G suffix, like "1M"`,
+			func(p *bench.Params, s string) { p.Length = s }),
+		"bind": patternSetter(ipAddr{}, "Invalid bind address", "write an IP address",
+			func(p *bench.Params, s string) { p.Bind = s }),
+		"congestion_control": ccSetter(func(p *bench.Params, s string) { p.CongestionControl = s }),
+	},
+	Checks: []benchCheck{{
+		Attrs: []string{"dualtest", "tradeoff"},
+		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
+			if !(p.Dualtest && p.Tradeoff) {
+				return nil
+			}
+			return errorf(attrs["tradeoff"].Expr.Range(), "Conflicting iperf2 modes",
+				"dualtest (-d, both directions at once) and tradeoff (-r, one after the other) exclude each other.")
+		},
+	}},
+}
