@@ -147,7 +147,11 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 				continue
 			}
 			var cellDiags hcl.Diagnostics
-			cellIndex := -1
+			type cellRuns struct {
+				g   *Group
+				run Run // the cell's run, Repeat and Warmup still to set
+			}
+			var cells []cellRuns
 			forEachCell(e.Matrix, func(values map[string]cty.Value, cell []results.CellValue) bool {
 				cs, d := e.Eval(values)
 				if d.HasErrors() {
@@ -155,16 +159,41 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 					return false
 				}
 				g := p.group(lab, groups, pair, cs)
-				key := CellKey(cell)
-				cellIndex++
-				for w := 1; w <= e.Warmup; w++ {
-					g.Runs = append(g.Runs, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell, CellKey: key, CellIndex: cellIndex, Repeat: w, Warmup: true, Spec: cs})
-				}
-				for r := 1; r <= max(e.Repeat, 1); r++ {
-					g.Runs = append(g.Runs, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell, CellKey: key, CellIndex: cellIndex, Repeat: r, Spec: cs})
-				}
+				cells = append(cells, cellRuns{g, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell,
+					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs}})
 				return true
 			})
+			add := func(c cellRuns, repeat int, warmup bool) {
+				r := c.run
+				r.Repeat, r.Warmup = repeat, warmup
+				c.g.Runs = append(c.g.Runs, r)
+			}
+			// Warmups open each cell. Then, interleaved (the default), every
+			// cell runs once per round, so drift in the machine's load over
+			// minutes spreads over all cells instead of biasing the ones
+			// that happen to run last; sequential runs a cell's repeats
+			// back to back.
+			for _, c := range cells {
+				if e.Order == spec.OrderSequential {
+					for w := 1; w <= e.Warmup; w++ {
+						add(c, w, true)
+					}
+					for r := 1; r <= max(e.Repeat, 1); r++ {
+						add(c, r, false)
+					}
+					continue
+				}
+				for w := 1; w <= e.Warmup; w++ {
+					add(c, w, true)
+				}
+			}
+			if e.Order != spec.OrderSequential {
+				for r := 1; r <= max(e.Repeat, 1); r++ {
+					for _, c := range cells {
+						add(c, r, false)
+					}
+				}
+			}
 			diags = append(diags, cellDiags...)
 		}
 	}

@@ -244,3 +244,33 @@ func BenchmarkPlan10k(b *testing.B) {
 		fmt.Printf("plan (in process): 10000 cells in %.3fs = ratio %.3f to the 1 s target; %.0f MB from the OS\n", el.Seconds(), el.Seconds(), float64(ms.Sys)/1e6)
 	}
 }
+
+func TestRunOrder(t *testing.T) {
+	tests := []struct {
+		order string
+		want  string // cell key and repeat of each run
+	}{
+		{"", "1500w1 9000w1 1500#1 9000#1 1500#2 9000#2"}, // interleaved by default
+		{`order = "sequential"`, "1500w1 1500#1 1500#2 9000w1 9000#1 9000#2"},
+	}
+	for _, tc := range tests {
+		src := strings.Replace(twoShapes, `matrix = { vcpu = [1, 2], mtu = [1500, 9000] }`, `matrix = { mtu = [1500, 9000] }
+  `+tc.order, 1)
+		src = strings.Replace(src, "  hardware { vcpu = matrix.vcpu }\n", "", 1)
+		p, diags := New(load(t, src), &state.State{}, Options{})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		var got []string
+		for _, r := range p.Runs() {
+			tag := fmt.Sprintf("#%d", r.Repeat)
+			if r.Warmup {
+				tag = fmt.Sprintf("w%d", r.Repeat)
+			}
+			got = append(got, strings.TrimPrefix(r.CellKey, "mtu=")+tag)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("order %q: %s, want %s", tc.order, strings.Join(got, " "), tc.want)
+		}
+	}
+}

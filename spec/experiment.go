@@ -12,7 +12,7 @@ import (
 func experimentSchema() *hcl.BodySchema {
 	s := &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
-			{Name: "description"}, {Name: "pairs"}, {Name: "matrix"}, {Name: "repeat"}, {Name: "warmup"},
+			{Name: "description"}, {Name: "pairs"}, {Name: "matrix"}, {Name: "repeat"}, {Name: "warmup"}, {Name: "order"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{
 			{Type: "guest"}, {Type: "server"}, {Type: "client"}, {Type: "router"}, {Type: "hardware"},
@@ -47,7 +47,7 @@ func (l *loader) decodeExperiments(blocks []*hcl.Block) hcl.Diagnostics {
 }
 
 func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experiment, hcl.Diagnostics) {
-	e := &Experiment{Name: b.Labels[0], Repeat: 1, DeclRange: b.DefRange}
+	e := &Experiment{Name: b.Labels[0], Repeat: 1, Order: OrderInterleaved, DeclRange: b.DefRange}
 	var diags hcl.Diagnostics
 	if d := checkName(b, 0, "experiment", blockNameRe, blockNameRule); d != nil {
 		diags = append(diags, d)
@@ -78,6 +78,18 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			e.Repeat = n
+		}
+	}
+	if a := attrs["order"]; a != nil {
+		s, d := l.evalString(a)
+		diags = append(diags, d...)
+		switch {
+		case d.HasErrors():
+		case s == OrderInterleaved || s == OrderSequential:
+			e.Order = s
+		default:
+			diags = append(diags, errorf(a.Expr.Range(), "Invalid order",
+				"order is %q or %q, not %q.", OrderInterleaved, OrderSequential, truncate(s, 40)))
 		}
 	}
 	if a := attrs["warmup"]; a != nil {

@@ -95,15 +95,24 @@ type Experiment struct {
 	Description string
 	Pairs       []string
 	// Matrix dimensions in the order written.
-	Matrix    []Dimension
-	Repeat    int // default 1
-	Warmup    int // runs discarded before the repeats
+	Matrix []Dimension
+	Repeat int // default 1
+	Warmup int // runs discarded before the repeats
+	// Order is OrderInterleaved (the default: every cell once per round)
+	// or OrderSequential (a cell's repeats back to back).
+	Order     string
 	Expects   []*Expect
 	DeclRange hcl.Range
 
 	// eval holds the unevaluated per-cell expressions; set by the decoder.
 	eval *cellExprs
 }
+
+// Run orders of an experiment's repeats.
+const (
+	OrderInterleaved = "interleaved"
+	OrderSequential  = "sequential"
+)
 
 // Dimension is one matrix key and its values in the order written.
 type Dimension struct {

@@ -1,0 +1,8 @@
+lab "bad" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  order = "random" # ERROR: Invalid order
+  iperf3 { duration = "1s" }
+}
