@@ -58,6 +58,10 @@ type Engine struct {
 	Provenance results.Provenance
 	RunID      string
 	Lab        string
+	// AfterRun, when set, sees every record after it is written; an error
+	// stops the apply (which then tears down as on any error). The CLI
+	// uses it to hold runs to the lock file.
+	AfterRun func(results.Record) error
 
 	mu        sync.Mutex // guards State and saves
 	now       func() time.Time

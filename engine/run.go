@@ -15,6 +15,11 @@ import (
 	"github.com/lab-bench/lab/results"
 )
 
+// TemplateIdentityAttr is the Instance attribute in which a provider
+// reports the identity of the image a machine was made from; it is
+// recorded in every result and pinned by the lock file.
+const TemplateIdentityAttr = "template_identity"
+
 // SettingsError is a requested guest setting that did not take effect
 // while the spec is strict.
 type SettingsError struct {
@@ -86,6 +91,11 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 		if werr := e.Results.Write(rec); werr != nil {
 			return fmt.Errorf("write result of run %d: %w", r.Index, werr)
 		}
+		if e.AfterRun != nil {
+			if err := e.AfterRun(rec); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -110,6 +120,9 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
 		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
 	rec.Provenance.Provider = server.in.Provider
+	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
+	rec.Provenance.ServerTemplateID = server.in.Attrs[TemplateIdentityAttr]
+	rec.Provenance.ClientTemplateID = client.in.Attrs[TemplateIdentityAttr]
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()
@@ -134,6 +147,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	err := eg.Wait()
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
+	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
 	if err != nil {
 		rec.End = e.clock().UTC()
 		return rec, err

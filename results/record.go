@@ -80,7 +80,20 @@ type Provenance struct {
 	ServerKernel string `json:"server_kernel,omitempty"`
 	ClientKernel string `json:"client_kernel,omitempty"`
 	ToolVersion  string `json:"tool_version,omitempty"`
-	Template     string `json:"template,omitempty"`
+	// ServerMachine and ClientMachine are the machines' resource addresses
+	// ("pair.veth.server"); the template ids are what the provider reports
+	// as the identity of the image they were made from (vSphere template
+	// instance UUID, libvirt base-volume checksum, bhyve snapshot GUID).
+	ServerMachine    string `json:"server_machine,omitempty"`
+	ClientMachine    string `json:"client_machine,omitempty"`
+	ServerTemplateID string `json:"server_template_id,omitempty"`
+	ClientTemplateID string `json:"client_template_id,omitempty"`
+	ServerDriver     string `json:"server_driver,omitempty"`
+	ClientDriver     string `json:"client_driver,omitempty"`
+	// LockDigest is the sha256 of the lab's .lab.lock.hcl when the run
+	// started: two results with the same digest ran on the same pinned
+	// templates, kernels, drivers and tool versions.
+	LockDigest string `json:"lock_digest,omitempty"`
 }
 
 // HostCPUPair is both ends' hypervisor-side CPU use during a run.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -65,7 +66,14 @@ type loader struct {
 // validates it. The returned *Lab is never nil (Files is always set so that
 // diagnostics can be rendered) but is only complete when !diags.HasErrors().
 func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.hcl"))
+	all, err := filepath.Glob(filepath.Join(dir, "*.hcl"))
+	// Hidden files are not spec: .lab.lock.hcl lives beside it.
+	var names []string
+	for _, n := range all {
+		if !strings.HasPrefix(filepath.Base(n), ".") {
+			names = append(names, n)
+		}
+	}
 	if err != nil || len(names) == 0 {
 		l := newLab(dir)
 		detail := "A lab directory holds one or more *.hcl files."

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/lockfile"
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
@@ -23,6 +24,7 @@ func runApply(g *globals, args []string) error {
 	keep := fs.Bool("keep", false, "leave the machines in place after the runs (lab destroy removes them)")
 	par := fs.Int("parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
+	locked := fs.Bool("locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,6 +74,15 @@ func runApply(g *globals, args []string) error {
 		}
 	}
 
+	lock, lockDigest, err := lockfile.Read(g.dir)
+	if err != nil {
+		return err
+	}
+	if *locked && lock == nil {
+		return fmt.Errorf("-locked needs %s, and this lab has none yet: run `lab apply` once without -locked (or `lab init -upgrade` after a run)", lockfile.FileName)
+	}
+	guard := newLockGuard(lock, *locked, g.stderr)
+
 	host, _ := os.Hostname()
 	commit, dirty := gitCommit(g.dir)
 	rstore := results.Store{Dir: resultsDir(g)}
@@ -96,7 +107,9 @@ func runApply(g *globals, args []string) error {
 	eng := &engine.Engine{
 		State: st, Store: store, Providers: provs, OS: osDriver, Runner: benchRunner, Results: run, View: view,
 		Parallelism: *par, Keep: *keep, RunID: run.ID(), Lab: lab.Name,
-		Provenance: results.Provenance{LabVersion: Version(), LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host},
+		Provenance: results.Provenance{LabVersion: Version(), LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
+			LockDigest: lockDigest},
+		AfterRun: guard.afterRun,
 	}
 	work, teardown, stop := interrupts(g.stderr)
 	defer stop()
@@ -124,6 +137,16 @@ func runApply(g *globals, args []string) error {
 	}
 	if outcome.Teardown != nil {
 		fmt.Fprintln(g.stderr, "Some objects could not be removed; they stay in the state. Run `lab destroy` to retry.")
+	}
+	switch {
+	case lock == nil && status == "complete" && len(guard.observed.Machines) > 0:
+		if _, err := lockfile.Write(g.dir, guard.observed); err != nil {
+			applyErr = errors.Join(applyErr, err)
+		} else if !*asJSON {
+			fmt.Fprintf(g.stdout, "Wrote %s: the templates, kernels, drivers and tool versions these results depend on. Commit it beside the spec.\n", lockfile.FileName)
+		}
+	case guard.drifted && !*locked:
+		fmt.Fprintf(g.stderr, "%s was kept: `lab init -upgrade` accepts the new values; `lab apply -locked` refuses to run on drift.\n", lockfile.FileName)
 	}
 	if applyErr == nil && !outcome.Interrupted && hasExpectations(lab) {
 		// Teardown is done and the results are written: check the

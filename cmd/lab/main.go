@@ -42,6 +42,7 @@ func verbs() []verb {
 		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
 		{"compare", "Compare two runs cell by cell (Welch's t-test)", runCompare},
+		{"init", "Prepare a lab directory; -upgrade rewrites .lab.lock.hcl from the latest run", runInit},
 		{"version", "Print the version", runVersion},
 	}
 }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/lab-bench/lab/lockfile"
+	"github.com/lab-bench/lab/results"
+)
+
+// runInit prepares a lab directory (validates it, makes .lab/) and, with
+// -upgrade, rewrites the lock file from the latest run's observations:
+// the way to accept a new kernel, driver, template or tool version.
+func runInit(g *globals, args []string) error {
+	fs := newFlags(g, "init", "init [-upgrade] [-var k=v] [-var-file F]")
+	var v varFlags
+	v.register(fs)
+	upgrade := fs.Bool("upgrade", false, "rewrite "+lockfile.FileName+" from the latest run")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	lab, err := loadLab(g, v)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(stateDir(g), 0o700); err != nil {
+		return err
+	}
+	locked, _, err := lockfile.Read(g.dir)
+	if err != nil {
+		return err
+	}
+	if !*upgrade {
+		if locked == nil {
+			fmt.Fprintf(g.stdout, "Lab %q is ready. The first complete `lab apply` writes %s; commit it beside the spec.\n", lab.Name, lockfile.FileName)
+		} else {
+			fmt.Fprintf(g.stdout, "Lab %q is ready; %s pins %d machine(s) and %d tool(s).\n", lab.Name, lockfile.FileName, len(locked.Machines), len(locked.Tools))
+		}
+		return nil
+	}
+	rs := results.Store{Dir: resultsDir(g)}
+	id, err := rs.Latest()
+	if err != nil {
+		return fmt.Errorf("init -upgrade rewrites %s from the latest run, and there is none yet: run `lab apply` first", lockfile.FileName)
+	}
+	_, recs, err := rs.Load(id)
+	if err != nil {
+		return err
+	}
+	next := lockfile.FromRecords(recs)
+	if locked != nil {
+		for _, msg := range locked.Drift(next) {
+			fmt.Fprintf(g.stdout, "  ~ %s\n", msg)
+		}
+	}
+	if _, err := lockfile.Write(g.dir, next); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "Wrote %s from run %s: %d machine(s), %d tool(s).\n", lockfile.FileName, id, len(next.Machines), len(next.Tools))
+	return nil
+}

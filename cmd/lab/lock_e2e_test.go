@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/lockfile"
+	"github.com/lab-bench/lab/results"
+)
+
+// TestLockFileForReal: the first apply writes .lab.lock.hcl; a drifted
+// kernel is a warning, or a refusal with -locked; init -upgrade accepts
+// the observed values; results carry the lock's digest.
+func TestLockFileForReal(t *testing.T) {
+	needNamespaces(t)
+	dir := labDir(t, "e2e-lockfile", strings.ReplaceAll(smallLab, "%s", "1s"))
+	lockPath := filepath.Join(dir, lockfile.FileName)
+
+	if out, stderr, err := lab(t, dir, "apply", "-auto-approve"); err != nil || !strings.Contains(out, "Wrote "+lockfile.FileName) {
+		t.Fatalf("first apply: %v\n%s%s", err, out, stderr)
+	}
+	src, err := os.ReadFile(lockPath)
+	if err != nil || !strings.Contains(string(src), `machine "pair.veth.server"`) || !strings.Contains(string(src), `tool "iperf3"`) {
+		t.Fatalf("lock file: %v\n%s", err, src)
+	}
+	// Pretend the lock was written on another kernel.
+	drifted := regexp.MustCompile(`kernel = "[^"]*"`).ReplaceAllString(string(src), `kernel = "5.10.0-old"`)
+	os.WriteFile(lockPath, []byte(drifted), 0o644)
+
+	_, stderr, err := lab(t, dir, "apply", "-auto-approve")
+	if err != nil || !strings.Contains(stderr, "drift from "+lockfile.FileName) {
+		t.Errorf("apply on drift should warn and succeed: %v\n%s", err, stderr)
+	}
+	_, stderr, err = lab(t, dir, "apply", "-auto-approve", "-locked")
+	if err == nil || !strings.Contains(stderr, "-locked") || !strings.Contains(stderr, "5.10.0-old") {
+		t.Errorf("apply -locked on drift should refuse: %v\n%s", err, stderr)
+	}
+	if out, stderr, err := lab(t, dir, "init", "-upgrade"); err != nil || !strings.Contains(out, "5.10.0-old") {
+		t.Errorf("init -upgrade: %v\n%s%s", err, out, stderr)
+	}
+	if out, stderr, err := lab(t, dir, "apply", "-auto-approve", "-locked"); err != nil {
+		t.Errorf("apply -locked after upgrade: %v\n%s%s", err, out, stderr)
+	}
+	now, _ := os.ReadFile(lockPath)
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	id, _ := rs.Latest()
+	_, recs, err := rs.Load(id)
+	if err != nil || len(recs) == 0 || recs[0].Provenance.LockDigest != lockfile.Digest(now) {
+		t.Errorf("results do not carry the lock digest: %v", err)
+	}
+	if left := namespaces(t, "e2e-lockfile"); len(left) > 0 {
+		t.Errorf("left: %v", left)
+	}
+}
