@@ -28,7 +28,10 @@ type machine struct {
 	ns, addr, keyFile, hostKey string
 }
 
-func newBareMetal(t *testing.T) bareMetal {
+func newBareMetal(t *testing.T) bareMetal { return newBareMetalAt(t, 2) }
+
+// newBareMetalAt is newBareMetal with the machines at .first and .first+1.
+func newBareMetalAt(t *testing.T, first int) bareMetal {
 	t.Helper()
 	needNamespaces(t)
 	sshtest.RequireSSHD(t)
@@ -43,7 +46,7 @@ func newBareMetal(t *testing.T) bareMetal {
 	var bm bareMetal
 	for i, m := range []*machine{&bm.server, &bm.client} {
 		role := []string{"s", "c"}[i]
-		m.ns, m.addr = "labt-"+id+"-h"+role, fmt.Sprintf("%s.%d", net, i+2)
+		m.ns, m.addr = "labt-"+id+"-h"+role, fmt.Sprintf("%s.%d", net, first+i)
 		ns, host, peer := m.ns, "lt"+id+"h"+role, "lt"+id+"p"+role
 		t.Cleanup(func() { netnstest.Remove(t, ns) })
 		sh(t, "ip", "netns", "add", ns)

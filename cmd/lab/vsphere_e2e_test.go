@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
+	"github.com/lab-bench/lab/results"
 )
 
 // These tests run the real binary against govmomi's simulator listening on
@@ -105,8 +107,85 @@ func TestVSphereApplyFaultThroughCLI(t *testing.T) {
 // TestVSphereApplyOverSSH is the full run: simulated VMs whose guest
 // address (SET.guest.ipAddress) points at a real sshd in a local network
 // namespace, configured and benchmarked over SSH.
+//
+// The "VMs" are two namespaces on a bridge in this namespace (the hosts
+// back end's test machines, at .11 and .12), each with a real sshd; the
+// simulator reports .1{role_index} as each clone's guest IP, so lab clones,
+// powers on, learns the address, reaches the guest over SSH, configures it,
+// runs iperf3 between the two and tears everything down.
 func TestVSphereApplyOverSSH(t *testing.T) {
-	t.Skip("not written yet: needs namespaces reachable from the host namespace (lab dials the guest address from there) " +
-		"with sshd (guest/ssh/sshtest.StartSSHD) and iperf3 in each, and per-machine SET.guest.ipAddress; " +
-		"guest/netns/netnstest.NewPair joins two namespaces to each other only")
+	bm := newBareMetalAt(t, 11)
+	sim := vspheretest.Start(t)
+	net := bm.server.addr[:strings.LastIndex(bm.server.addr, ".")]
+	dir := t.TempDir()
+	src := fmt.Sprintf(`
+lab "e2e-vsphere-ssh" {}
+provider "vsphere" "sim" {
+  datacenter   = "DC0"
+  cluster      = "DC0_C0"
+  network      = "VM Network"
+  ip_timeout   = "20s"
+  guest_iface  = { linux = "eth1" }
+  extra_config = { "SET.guest.ipAddress" = "%s.1{role_index}" }
+}
+template "deb-s" {
+  source = "debian-12-tmpl"
+  os     = "linux"
+  ssh {
+    user             = "root"
+    private_key_file = %q
+  }
+}
+template "deb-c" {
+  source = "debian-12-tmpl"
+  os     = "linux"
+  ssh {
+    user             = "root"
+    private_key_file = %q
+  }
+}
+pair "deb" {
+  server = template.deb-s
+  client = template.deb-c
+  vcpu   = 1
+  nic { model = "vmxnet3" }
+  link { mtu = 9000 }
+}
+experiment "mtu" {
+  pairs  = [pair.deb]
+  matrix = { mtu = [1500, 9000] }
+  guest { mtu = matrix.mtu }
+  iperf3 { duration = "1s" }
+}
+`, net, bm.server.keyFile, bm.client.keyFile)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := labEnv(t, sim, dir, "apply", "-auto-approve")
+	if err != nil {
+		t.Fatalf("apply: %v\n%s%s", err, out, errOut)
+	}
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	id, _ := rs.Latest()
+	_, recs, err := rs.Load(id)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("results: %v, %d records", err, len(recs))
+	}
+	for _, r := range recs {
+		if r.Error != "" || r.Metrics.ThroughputBps <= 0 {
+			t.Errorf("%s: %q, %.0f b/s", r.CellKey, r.Error, r.Metrics.ThroughputBps)
+		}
+		if r.Observed.Server.MTU != r.Intent.Server.MTU {
+			t.Errorf("%s: guest MTU %d", r.CellKey, r.Observed.Server.MTU)
+		}
+		if r.HostCPU == nil || !strings.HasPrefix(r.HostCPU.Server.Source, "vsphere:") {
+			t.Errorf("%s: no hypervisor-side CPU: %+v", r.CellKey, r.HostCPU)
+		}
+	}
+	if vms := sim.VMs(); len(vms) != 2 { // the two templates
+		t.Errorf("VMs left after apply: %v", vms)
+	}
+	if strings.Contains(out+errOut, sim.Password) {
+		t.Error("the vCenter password reached the output")
+	}
 }
