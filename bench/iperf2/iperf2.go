@@ -30,7 +30,7 @@ const clientSlack = 30 * time.Second
 type Runner struct {
 	// ListenTimeout bounds waiting for the server to listen (default 5 s).
 	ListenTimeout time.Duration
-	// ReadCPU samples per-CPU times on an end (default bench.ReadCPUStat).
+	// ReadCPU samples per-CPU times on an end (default bench.ReadCPU: /proc/stat, else kern.cp_times).
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
@@ -64,7 +64,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 
 	readCPU := r.ReadCPU
 	if readCPU == nil {
-		readCPU = bench.ReadCPUStat
+		readCPU = bench.ReadCPU
 	}
 	before, err := sampleBoth(ctx, readCPU, server.T, client.T)
 	if err != nil {

@@ -41,8 +41,8 @@ type Runner struct {
 	// ServerTimeout bounds waiting for the server to exit once the client
 	// has finished (default 10 s).
 	ServerTimeout time.Duration
-	// ReadCPU samples per-CPU times on an end (default bench.ReadCPUStat,
-	// Linux /proc/stat).
+	// ReadCPU samples per-CPU times on an end (default bench.ReadCPU:
+	// Linux /proc/stat, else FreeBSD kern.cp_times).
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 

@@ -60,7 +60,7 @@ func (s *sampling) stop(ctx context.Context) (srv, cli [2]map[int]bench.CPUTimes
 func (s *sampling) read(ctx context.Context) pair {
 	readCPU := s.r.ReadCPU
 	if readCPU == nil {
-		readCPU = bench.ReadCPUStat
+		readCPU = bench.ReadCPU
 	}
 	var p pair
 	done := make(chan error, 1)

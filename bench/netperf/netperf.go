@@ -26,7 +26,7 @@ const BasePort = 12865
 type Runner struct {
 	// ListenTimeout bounds waiting for netserver to listen (default 5 s).
 	ListenTimeout time.Duration
-	// ReadCPU samples per-CPU times on an end (default bench.ReadCPUStat).
+	// ReadCPU samples per-CPU times on an end (default bench.ReadCPU: /proc/stat, else kern.cp_times).
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
@@ -67,7 +67,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	defer srv.Stop()
 	readCPU := r.ReadCPU
 	if readCPU == nil {
-		readCPU = bench.ReadCPUStat
+		readCPU = bench.ReadCPU
 	}
 	before, errB := sample(ctx, readCPU, server.T, client.T)
 	iterations := max(1, params(p).Confidence)

@@ -8,6 +8,7 @@ import (
 	"github.com/lab-bench/lab/bench/iperf3"
 	"github.com/lab-bench/lab/bench/netperf"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/guest/linux"
 )
 
@@ -16,8 +17,10 @@ func osDriver(name string) (guest.OS, error) {
 	switch name {
 	case "", "linux":
 		return linux.New(), nil
+	case "freebsd":
+		return freebsd.New(), nil
 	default:
-		return nil, fmt.Errorf("no driver for guest os %q yet (known: linux)", name)
+		return nil, fmt.Errorf("no driver for guest os %q yet (known: linux, freebsd)", name)
 	}
 }
 

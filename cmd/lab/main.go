@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 
+	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
 	_ "github.com/lab-bench/lab/providers/hosts"   // registers "hosts"
 	_ "github.com/lab-bench/lab/providers/local"   // registers "local"
 	_ "github.com/lab-bench/lab/providers/vsphere" // registers "vsphere"

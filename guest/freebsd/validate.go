@@ -1,0 +1,133 @@
+package freebsd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// Offload is one offload toggle a spec may name, with the ifconfig(8)
+// parameter that sets it and the capability flag `ifconfig` prints in
+// options= and capabilities= when it is on or offered.
+type Offload struct {
+	Name  string // spec name: lro, tso, rx, tx
+	Param string // ifconfig parameter ("-" prefix clears it)
+	Cap   string // flag in options=<…> (TSO4 stands for tso on IPv4)
+}
+
+// Offloads are the toggles FreeBSD has, in the order they are passed to
+// ifconfig.
+var Offloads = []Offload{
+	{"lro", "lro", "LRO"},
+	{"tso", "tso", "TSO4"},
+	{"rx", "rxcsum", "RXCSUM"},
+	{"tx", "txcsum", "TXCSUM"},
+}
+
+// noEquivalent explains the spec offloads FreeBSD does not have.
+var noEquivalent = map[string]string{
+	"gro": "FreeBSD has no GRO toggle (its software LRO, tcp_lro, is what the driver's lro parameter switches; use lro)",
+	"gso": "FreeBSD has no GSO toggle (segmentation is TSO in the NIC or done by the stack; use tso)",
+}
+
+// Tunables are the loader tunables (/boot/loader.conf, read at boot) that
+// disable a virtio-net offload where ifconfig cannot change it at runtime.
+// lab does not reboot guests: they are named in observations as the way
+// to get the setting, a future reboot path.
+var Tunables = map[string]string{
+	"lro": "hw.vtnet.lro_disable",
+	"tso": "hw.vtnet.tso_disable",
+	"rx":  "hw.vtnet.csum_disable",
+	"tx":  "hw.vtnet.csum_disable",
+}
+
+// MTU bounds: IPv4's minimum and the largest MTU ifconfig accepts.
+const (
+	MinMTU = 72
+	MaxMTU = 65535
+)
+
+var (
+	// ifaceRE: FreeBSD interface names are a driver name and a unit
+	// number (vtnet0, vmx0, em0, ix0, bge1); the guest decides which.
+	ifaceRE     = regexp.MustCompile(`^[a-z]{1,12}[0-9]{1,4}$`)
+	ccRE        = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+	sysctlKeyRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_%-]+)+$`)
+	sysctlValRE = regexp.MustCompile(`^[A-Za-z0-9_.:,/%+\- ]+$`)
+)
+
+// Validate checks every value in s (and the interface name) before any of
+// it reaches a command line, and refuses what FreeBSD cannot do; it
+// reports all problems at once.
+func Validate(iface string, s guest.Settings) error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	if !ifaceRE.MatchString(iface) {
+		bad("interface %q: not a FreeBSD interface name (driver and unit, like vtnet0 or vmx0)", iface)
+	}
+	if s.MTU != 0 && (s.MTU < MinMTU || s.MTU > MaxMTU) {
+		bad("mtu %d: out of range %d..%d", s.MTU, MinMTU, MaxMTU)
+	}
+	for _, name := range guest.SortedKeys(s.Offloads) {
+		switch {
+		case noEquivalent[name] != "":
+			bad("offload %s: %s", name, noEquivalent[name])
+		case offload(name) == nil:
+			bad("offload %q: unknown (FreeBSD has lro tso rx tx)", name)
+		}
+	}
+	if cc := s.CongestionControl; cc != "" && !ccRE.MatchString(cc) {
+		bad("congestion control %q: not an algorithm name", cc)
+	}
+	for _, k := range guest.SortedKeys(s.Sysctl) {
+		if !sysctlKeyRE.MatchString(k) || len(k) > 128 {
+			bad("sysctl key %q: not a FreeBSD sysctl name (like net.inet.tcp.sendspace)", k)
+		}
+		if v := s.Sysctl[k]; !sysctlValRE.MatchString(v) || strings.HasPrefix(v, "-") && !isNumber(v) {
+			bad("sysctl %s value %q: only numbers, words and spaces and _.:,/%%+- are allowed", k, v)
+		}
+	}
+	if l := s.Loss; l != nil {
+		if math.IsNaN(l.Percent) || l.Percent < 0 || l.Percent > 100 {
+			bad("loss %v%%: out of range 0..100", l.Percent)
+		}
+		if l.Percent > 0 {
+			switch l.Method {
+			case "random":
+			case "nth":
+				bad(`loss method nth: ipfw/dummynet cannot drop every n-th packet; set loss_method = "random" (dummynet plr, a random drop with that probability) for FreeBSD guests`)
+			case "netem":
+				bad(`loss method netem: netem is Linux's; set loss_method = "random" (dummynet plr) for FreeBSD guests`)
+			default:
+				bad("loss method %q: FreeBSD guests support random (ipfw + dummynet plr)", l.Method)
+			}
+		}
+	}
+	if s.Firewall != "" {
+		bad("firewall: the ruleset is nftables syntax, which FreeBSD does not have (pf and ipfw rulesets differ); firewall settings are not supported on FreeBSD guests yet")
+	}
+	return errors.Join(errs...)
+}
+
+func offload(name string) *Offload {
+	for i := range Offloads {
+		if Offloads[i].Name == name {
+			return &Offloads[i]
+		}
+	}
+	return nil
+}
+
+func isNumber(s string) bool {
+	for i, r := range s {
+		if !(r >= '0' && r <= '9' || i == 0 && r == '-') {
+			return false
+		}
+	}
+	return len(s) > 1
+}

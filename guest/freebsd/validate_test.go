@@ -1,0 +1,95 @@
+package freebsd_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
+)
+
+// TestRejectsInjection: no command runs when any string field could
+// smuggle in shell syntax or options.
+func TestRejectsInjection(t *testing.T) {
+	evil := []string{"; rm -rf /", "$(x)", "a\nb", "`x`", "a|b", "a&b", "a>b", "'x'", `"x"`, "-x", "a\\b", "a\x00b", "a\tb", ""}
+	mk := func(v string) []guest.Settings {
+		return []guest.Settings{
+			{Offloads: map[string]bool{v: true}},
+			{CongestionControl: v + "x"},
+			{Sysctl: map[string]string{v: "1"}},
+			{Sysctl: map[string]string{"net.inet.tcp.sendspace": v}},
+			{Loss: &guest.Loss{Percent: 1, Method: v}},
+			{Firewall: v + "x"},
+		}
+	}
+	for _, v := range evil {
+		for i, s := range mk(v) {
+			if v == "" && i == 1 {
+				continue // "x" is a valid algorithm name
+			}
+			f := &fake{}
+			if err := freebsd.New().Apply(context.Background(), f, "vtnet0", s); err == nil || f.log.Len() > 0 {
+				t.Errorf("value %q in case %d: err=%v, commands run:\n%s", v, i, err, f.log.String())
+			}
+			if _, err := freebsd.New().Observe(context.Background(), f, "vtnet0", s); err == nil || f.log.Len() > 0 {
+				t.Errorf("Observe: value %q in case %d accepted", v, i)
+			}
+		}
+		f := &fake{}
+		if err := freebsd.New().Apply(context.Background(), f, v, guest.Settings{MTU: 1500}); err == nil || f.log.Len() > 0 {
+			t.Errorf("interface %q accepted", v)
+		}
+		if _, err := freebsd.New().Observe(context.Background(), f, v, guest.Settings{}); err == nil || f.log.Len() > 0 {
+			t.Errorf("Observe: interface %q accepted", v)
+		}
+		if v == "-x" {
+			continue // "/tmp/-x" is a plain file name in one argv word
+		}
+		if err := freebsd.StartSiftr(context.Background(), f, "/tmp/"+v); err == nil || f.log.Len() > 0 {
+			t.Errorf("siftr log file %q accepted", "/tmp/"+v)
+		}
+	}
+	for _, iface := range []string{"eth0:1", "VTNET0", "vtnet", "0vtnet", "lagg0.100", "vtnet0 ", "vtnet00000"} {
+		if err := freebsd.Validate(iface, guest.Settings{}); err == nil {
+			t.Errorf("interface %q accepted", iface)
+		}
+	}
+	for _, s := range []guest.Settings{{MTU: 71}, {MTU: 65536}, {MTU: -1}, {Loss: &guest.Loss{Percent: 101, Method: "random"}},
+		{Loss: &guest.Loss{Percent: -1, Method: "random"}}, {Sysctl: map[string]string{"../../etc/passwd": "1"}},
+		{Sysctl: map[string]string{"net.inet.tcp.sendspace": "-x"}}, {Sysctl: map[string]string{"kern": "1"}}} {
+		if err := freebsd.Validate("vtnet0", s); err == nil {
+			t.Errorf("%+v accepted", s)
+		}
+	}
+	if err := freebsd.StartSiftr(context.Background(), &fake{}, "/var/log/../../etc/rc"); err == nil {
+		t.Error("siftr path with .. accepted")
+	}
+}
+
+// TestRefusalsNameGuestAndReason: settings FreeBSD has no equivalent for
+// are refused with an error that names the guest and says why.
+func TestRefusalsNameGuestAndReason(t *testing.T) {
+	tests := []struct {
+		s    guest.Settings
+		want []string
+	}{
+		{guest.Settings{Offloads: map[string]bool{"gro": false}}, []string{"pair.fbsd.client", "gro", "no GRO toggle"}},
+		{guest.Settings{Offloads: map[string]bool{"gso": true}}, []string{"gso", "no GSO toggle"}},
+		{guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "nth"}}, []string{"nth", `loss_method = "random"`}},
+		{guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "netem"}}, []string{"netem is Linux's"}},
+		{guest.Settings{Firewall: "chain x {}"}, []string{"firewall", "nftables", "not supported on FreeBSD"}},
+	}
+	for _, tc := range tests {
+		err := freebsd.New().Apply(context.Background(), &fake{}, "vtnet0", tc.s)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%+v: error %v lacks %q", tc.s, err, w)
+			}
+		}
+	}
+	// No loss asked: the method does not matter (the spec's default is nth).
+	if err := freebsd.Validate("vtnet0", guest.Settings{Loss: &guest.Loss{Percent: 0, Method: "nth"}}); err != nil {
+		t.Errorf("0%% nth loss refused: %v", err)
+	}
+}

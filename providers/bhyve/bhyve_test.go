@@ -1,0 +1,134 @@
+package bhyve
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/lab-bench/lab/guest/ssh/sshtest"
+	"github.com/lab-bench/lab/providers"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// newHost starts an in-process SSH server playing a FreeBSD host and a
+// provider configured with extra (HCL attributes) that reaches it.
+func newHost(t *testing.T, extra string) (*Provider, *fakeHost, *sshtest.Server) {
+	t.Helper()
+	h := newFakeHost()
+	srv := newServer(t, h)
+	src := fmt.Sprintf("host = %q\nport = %d\nhost_key = %q\n%s\n", srv.Host(), srv.Port(), srv.HostKey(), extra)
+	p, diags := configure(t, src)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p.signer, p.poll = srv.ClientSigner(), time.Millisecond
+	t.Cleanup(func() { p.Close() })
+	return p, h, srv
+}
+
+func newServer(t *testing.T, h *fakeHost) *sshtest.Server { return sshtest.NewServer(t, h.handle) }
+
+func configure(t *testing.T, src string) (*Provider, hcl.Diagnostics) {
+	t.Helper()
+	f, diags := hclsyntax.ParseConfig([]byte(src), "lab.hcl", hcl.Pos{Line: 1, Column: 1})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := New()
+	return p, p.Configure(context.Background(), f.Body)
+}
+
+func machine(role, os string, link providers.Instance) providers.Machine {
+	src := map[string]string{"freebsd": "fbsd14-tmpl", "linux": "ubuntu-tmpl"}[os]
+	return providers.Machine{Address: "pair.cc." + role, LabID: "t", Pair: "cc", Role: role, Name: "t-cc-" + role[:1],
+		Template: providers.Template{Name: os, Source: src, OS: os, SSH: &providers.SSH{User: "root", PrivateKeyFile: "~/.ssh/lab"}},
+		VCPU:     1, MemoryMiB: 2048, Link: link}
+}
+
+// TestTranscripts creates a pair (link, FreeBSD server, Linux client) and
+// tears it down in each mode; the host's command log is golden.
+func TestTranscripts(t *testing.T) {
+	tests := []struct{ name, extra string }{
+		{"vm-bhyve", `backend = "vm-bhyve"
+uplink = "igb1"`},
+		{"vm-bhyve-existing-switch-static", `switch = "public"
+address_discovery = "static"
+addresses = { "cc.server" = "198.18.0.2", "cc.client" = "198.18.0.3" }`},
+		{"raw", `backend = "bhyve"
+datastore = "zroot/vm"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, h, srv := newHost(t, tc.extra)
+			ctx := context.Background()
+			link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.cc.link", LabID: "t", Pair: "cc", Name: "t-cc", MTU: 9000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ins []providers.Instance
+			for _, m := range []providers.Machine{machine("server", "freebsd", link), machine("client", "linux", link)} {
+				if p.cfg.Backend == BackendRaw {
+					m.Template.Source = strings.Replace(m.Template.Source, "-tmpl", "-zvol", 1)
+				}
+				in, err := p.Create(ctx, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in.Attrs["addr"] == "" || in.Attrs["iface"] == "" {
+					t.Errorf("%s: attrs %v", m.Address, in.Attrs)
+				}
+				ins = append(ins, in)
+			}
+			found, err := p.List(ctx, "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantFound := 3
+			if link.Attrs["nominal"] == "true" {
+				wantFound = 2
+			}
+			if len(found) != wantFound {
+				t.Errorf("List found %+v, want %d objects", found, wantFound)
+			}
+			for _, in := range append(ins, link) {
+				if err := p.Delete(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+				if _, ok, err := p.Read(ctx, in); err != nil || (ok && in.Attrs["nominal"] != "true") {
+					t.Errorf("%s still there after Delete (%v)", in.Name, err)
+				}
+			}
+			if left := h.left(); len(left) != 0 {
+				t.Errorf("left on the host: %v", left)
+			}
+			golden(t, tc.name, strings.Join(srv.Commands(), "\n")+"\n")
+		})
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}

@@ -1,0 +1,203 @@
+package bhyve
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+
+	labssh "github.com/lab-bench/lab/guest/ssh"
+)
+
+// Config is the provider block:
+//
+//	provider "bhyve" "box" {
+//	  host             = "192.0.2.5"     # the FreeBSD 14 host, reached over SSH
+//	  port             = 22
+//	  user             = "root"
+//	  private_key_file = "~/.ssh/id_ed25519"
+//	  host_key         = "ssh-ed25519 AAAA…"   # pin it (recommended)
+//	  backend          = "vm-bhyve"      # or "bhyve" (raw bhyve + ZFS + bridge/tap)
+//	  datastore        = "zroot/vm"      # ZFS dataset holding templates and clones
+//	  switch           = "public"        # existing vm-bhyve switch / bridge; empty: lab makes one per pair
+//	  uplink           = "igb1"          # host NIC added to lab-made switches (so lab reaches the guests)
+//	  network_backend  = "tap"           # or "vale" (netmap: the only bhyve backend offering offloads)
+//	  strict           = true            # refuse offload toggles a tap backend cannot honour
+//	  address_discovery = "arp"          # "dhcp" (dnsmasq leases_file) or "static" (addresses)
+//	}
+type Config struct {
+	Host             string            `hcl:"host"`
+	Port             int               `hcl:"port,optional"`
+	User             string            `hcl:"user,optional"`
+	PrivateKeyFile   string            `hcl:"private_key_file,optional"`
+	HostKey          string            `hcl:"host_key,optional"`
+	Backend          string            `hcl:"backend,optional"`
+	Datastore        string            `hcl:"datastore,optional"`
+	Switch           string            `hcl:"switch,optional"`
+	Uplink           string            `hcl:"uplink,optional"`
+	NetworkBackend   string            `hcl:"network_backend,optional"`
+	Strict           *bool             `hcl:"strict,optional"`
+	AddressDiscovery string            `hcl:"address_discovery,optional"`
+	LeasesFile       string            `hcl:"leases_file,optional"`
+	Addresses        map[string]string `hcl:"addresses,optional"`
+	Firmware         string            `hcl:"firmware,optional"`
+	BootTimeout      string            `hcl:"boot_timeout,optional"`
+	GuestIface       map[string]string `hcl:"guest_iface,optional"`
+}
+
+// Backends and defaults.
+const (
+	BackendVMBhyve = "vm-bhyve"
+	BackendRaw     = "bhyve"
+
+	defaultDatastore  = "zroot/vm"
+	defaultLeases     = "/var/db/dnsmasq.leases"
+	defaultFirmware   = "/usr/local/share/uefi-firmware/BHYVE_UEFI.fd"
+	defaultBoot       = 5 * time.Minute
+	defaultUser       = "root"
+	defaultPrivateKey = "~/.ssh/id_ed25519"
+)
+
+var (
+	hostRE    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
+	userRE    = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+	datasetRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*(/[A-Za-z0-9][A-Za-z0-9_.:-]*)*$`)
+	// nameRE: vm-bhyve VM and switch names, bridge/tap/NIC names, ZFS
+	// dataset components — what lab puts on a command line as a name.
+	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
+	ifaceRE   = regexp.MustCompile(`^[a-z]{1,12}[0-9]{1,4}$`)
+	anyIfRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$`)
+	pathRE    = regexp.MustCompile(`^/[A-Za-z0-9_./-]{1,200}$`)
+	addrKeyRE = regexp.MustCompile(`^[a-z0-9_-]+\.(server|client|router)$`)
+)
+
+// attributeList is named in errors about the block.
+const attributeList = "host, port, user, private_key_file, host_key, backend, datastore, switch, uplink, network_backend, strict, " +
+	"address_discovery, leases_file, addresses, firmware, boot_timeout, guest_iface"
+
+// decode reads and checks the provider block; every value that later
+// reaches the host's shell is validated here.
+func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
+	var c Config
+	diags := gohcl.DecodeBody(body, ec, &c)
+	if diags.HasErrors() {
+		return c, diags
+	}
+	attrs, _ := body.JustAttributes()
+	bad := func(name, summary, format string, a ...any) {
+		rng := body.MissingItemRange().Ptr()
+		if at, ok := attrs[name]; ok {
+			rng = at.Expr.Range().Ptr()
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, a...), Subject: rng})
+	}
+	if net.ParseIP(c.Host) == nil && (!hostRE.MatchString(c.Host) || strings.Contains(c.Host, "..")) {
+		bad("host", "Invalid host", "host must be the bhyve host's IP address or name, got %q.", c.Host)
+	}
+	if c.Port == 0 {
+		c.Port = labssh.DefaultPort
+	} else if c.Port < 1 || c.Port > 65535 {
+		bad("port", "Invalid port", "port must be 1..65535, got %d.", c.Port)
+	}
+	if c.User == "" {
+		c.User = defaultUser
+	} else if !userRE.MatchString(c.User) {
+		bad("user", "Invalid user", "%q is not a valid user name.", c.User)
+	}
+	if c.PrivateKeyFile == "" {
+		c.PrivateKeyFile = defaultPrivateKey
+	} else if strings.ContainsAny(c.PrivateKeyFile, "\x00\n\r") {
+		bad("private_key_file", "Invalid private key file", "private_key_file must be a path without control characters.")
+	}
+	if c.HostKey != "" {
+		if _, err := labssh.ParseHostKey(c.HostKey); err != nil {
+			bad("host_key", "Invalid host key", "host_key must be one authorized_keys line (\"ssh-ed25519 AAAA…\"): %v.", err)
+		}
+	}
+	switch c.Backend {
+	case "":
+		c.Backend = BackendVMBhyve
+	case BackendVMBhyve, BackendRaw:
+	default:
+		bad("backend", "Invalid backend", `backend must be "vm-bhyve" (the vm command) or "bhyve" (bhyve, zfs and ifconfig directly), got %q.`, c.Backend)
+	}
+	if c.Datastore == "" {
+		c.Datastore = defaultDatastore
+	} else if !datasetRE.MatchString(c.Datastore) || strings.Contains(c.Datastore, "..") {
+		bad("datastore", "Invalid datastore", "datastore must be a ZFS dataset name such as \"zroot/vm\", got %q.", c.Datastore)
+	}
+	if c.Switch != "" && !nameRE.MatchString(c.Switch) {
+		bad("switch", "Invalid switch", "switch must be a vm-bhyve switch or bridge name, got %q.", c.Switch)
+	}
+	if c.Uplink != "" && !ifaceRE.MatchString(c.Uplink) {
+		bad("uplink", "Invalid uplink", "uplink must be a host interface name such as igb1, got %q.", c.Uplink)
+	}
+	switch c.NetworkBackend {
+	case "":
+		c.NetworkBackend = "tap"
+	case "tap", "vale":
+	default:
+		bad("network_backend", "Invalid network backend", `network_backend must be "tap" or "vale", got %q.`, c.NetworkBackend)
+	}
+	switch c.AddressDiscovery {
+	case "":
+		c.AddressDiscovery = "arp"
+	case "arp", "dhcp", "static":
+	default:
+		bad("address_discovery", "Invalid address discovery", `address_discovery must be "arp", "dhcp" or "static", got %q.`, c.AddressDiscovery)
+	}
+	if c.LeasesFile == "" {
+		c.LeasesFile = defaultLeases
+	} else if !pathRE.MatchString(c.LeasesFile) || strings.Contains(c.LeasesFile, "..") {
+		bad("leases_file", "Invalid leases file", "leases_file must be an absolute path, got %q.", c.LeasesFile)
+	}
+	if c.Firmware == "" {
+		c.Firmware = defaultFirmware
+	} else if !pathRE.MatchString(c.Firmware) || strings.Contains(c.Firmware, "..") {
+		bad("firmware", "Invalid firmware", "firmware must be an absolute path to a UEFI image, got %q.", c.Firmware)
+	}
+	for k, v := range c.Addresses {
+		if !addrKeyRE.MatchString(k) || net.ParseIP(v) == nil {
+			bad("addresses", "Invalid static address", `addresses maps "<pair>.<role>" to an IP address, got %q = %q.`, k, v)
+		}
+	}
+	if c.AddressDiscovery == "static" && len(c.Addresses) == 0 {
+		bad("addresses", "Missing static addresses", `address_discovery = "static" needs addresses = { "<pair>.server" = "…", "<pair>.client" = "…" }.`)
+	}
+	for k, v := range c.GuestIface {
+		if !anyIfRE.MatchString(v) {
+			bad("guest_iface", "Invalid guest interface", "guest_iface %s = %q is not an interface name.", k, v)
+		}
+	}
+	if c.BootTimeout != "" {
+		if d, err := time.ParseDuration(c.BootTimeout); err != nil || d <= 0 {
+			bad("boot_timeout", "Invalid boot_timeout", "%q is not a positive duration such as \"5m\".", c.BootTimeout)
+		}
+	}
+	return c, diags
+}
+
+func (c Config) strict() bool { return c.Strict == nil || *c.Strict }
+
+func (c Config) bootTimeout() time.Duration {
+	if d, err := time.ParseDuration(c.BootTimeout); err == nil && d > 0 {
+		return d
+	}
+	return defaultBoot
+}
+
+// guestIface is the guest's name for its virtio-net NIC: vtnet0 on
+// FreeBSD, enp0s5 on Linux (slot 5, as in seed 003's Ubuntu guest).
+func (c Config) guestIface(os string) string {
+	if s := c.GuestIface[os]; s != "" {
+		return s
+	}
+	if os == "freebsd" {
+		return "vtnet0"
+	}
+	return "enp0s5"
+}

@@ -1,0 +1,241 @@
+package bhyve
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Paths of a raw-mode VM on the host.
+func pidFile(vm string) string { return "/var/run/" + vm + ".pid" }
+func logFile(vm string) string { return "/var/log/" + vm + ".log" }
+
+// Slots of the raw-mode VM's PCI devices: the NIC at slot 5 makes a Linux
+// guest call it enp0s5.
+const (
+	diskSlot = "4"
+	nicSlot  = "5"
+)
+
+// linkRaw creates a bridge for the pair, described with the link's name,
+// at the link's MTU, with the uplink as a member.
+func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in providers.Instance) (providers.Instance, error) {
+	desc := "lab-" + l.Name
+	if err := p.deleteBridge(ctx, desc); err != nil {
+		return providers.Instance{}, fmt.Errorf("link %s: remove leftover bridge: %w", l.Address, err)
+	}
+	out, err := p.run(ctx, "ifconfig", "bridge", "create")
+	if err != nil {
+		return in, fmt.Errorf("link %s: %w", l.Address, err)
+	}
+	br := strings.TrimSpace(out)
+	if !ifaceRE.MatchString(br) {
+		return in, fmt.Errorf("link %s: ifconfig bridge create printed %q, not an interface name", l.Address, truncate(br, 40))
+	}
+	in.ID, in.Attrs["bridge"] = br, br
+	if l.MTU > 0 {
+		in.Attrs["mtu"] = strconv.Itoa(l.MTU)
+	}
+	argv := []string{"ifconfig", br, "description", desc}
+	if l.MTU > 0 {
+		argv = append(argv, "mtu", strconv.Itoa(l.MTU))
+	}
+	if _, err := p.run(ctx, append(argv, "up")...); err != nil {
+		return in, fmt.Errorf("link %s: %w", l.Address, err)
+	}
+	if p.cfg.Uplink != "" {
+		if _, err := p.run(ctx, "ifconfig", br, "addm", p.cfg.Uplink); err != nil {
+			return in, fmt.Errorf("link %s: %w", l.Address, err)
+		}
+	}
+	return in, nil
+}
+
+// deleteBridge destroys the bridges described desc.
+func (p *Provider) deleteBridge(ctx context.Context, desc string) error {
+	brs, err := p.interfacesDescribed(ctx, desc)
+	for _, br := range brs {
+		if _, err := p.run(ctx, "ifconfig", br, "destroy"); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// createRaw clones the template zvol, makes the machine's tap on the
+// pair's bridge, loads the guest (bhyveload for FreeBSD, UEFI for others)
+// and starts bhyve under daemon(8).
+func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in providers.Instance) error {
+	vm, ds := in.Attrs["vm"], p.cfg.Datastore
+	snap := ds + "/" + m.Template.Source + "@" + vm
+	disk := ds + "/" + vm
+	if _, err := p.run(ctx, "zfs", "snapshot", snap); err != nil {
+		return fmt.Errorf("snapshot %s: %w", snap, err)
+	}
+	if _, err := p.run(ctx, "zfs", "clone", snap, disk); err != nil {
+		return fmt.Errorf("clone %s: %w", disk, err)
+	}
+	out, err := p.run(ctx, "ifconfig", "tap", "create")
+	if err != nil {
+		return err
+	}
+	tap := strings.TrimSpace(out)
+	if !ifaceRE.MatchString(tap) {
+		return fmt.Errorf("ifconfig tap create printed %q, not an interface name", truncate(tap, 40))
+	}
+	in.Attrs["tap"] = tap
+	argv := []string{"ifconfig", tap, "description", vm}
+	if m.Link.Attrs != nil && m.Link.Attrs["mtu"] != "" {
+		argv = append(argv, "mtu", m.Link.Attrs["mtu"])
+	}
+	if _, err := p.run(ctx, append(argv, "up")...); err != nil {
+		return err
+	}
+	bridge := m.Link.Attrs["bridge"]
+	if bridge == "" {
+		bridge = m.Link.Attrs["switch"] // an existing bridge named in the provider block
+	}
+	if !anyIfRE.MatchString(bridge) {
+		return fmt.Errorf("link %s has no bridge recorded", m.Link.Address)
+	}
+	if _, err := p.run(ctx, "ifconfig", bridge, "addm", tap); err != nil {
+		return err
+	}
+	zvol := "/dev/zvol/" + disk
+	mem := strconv.Itoa(max(m.MemoryMiB, 256)) + "M"
+	if m.Template.OS == "freebsd" {
+		if _, err := p.run(ctx, "bhyveload", "-m", mem, "-e", "autoboot_delay=0", "-d", zvol, vm); err != nil {
+			return fmt.Errorf("bhyveload: %w", err)
+		}
+	}
+	if _, err := p.run(ctx, append([]string{"daemon", "-p", pidFile(vm), "-o", logFile(vm)}, p.bhyveArgv(m, in, zvol, mem)...)...); err != nil {
+		return fmt.Errorf("start bhyve: %w", err)
+	}
+	return nil
+}
+
+// bhyveArgv is the bhyve command line of a raw-mode VM.
+func (p *Provider) bhyveArgv(m providers.Machine, in providers.Instance, zvol, mem string) []string {
+	nic := "virtio-net," + in.Attrs["tap"] + ",mac=" + in.Attrs["mac"]
+	if mtu := m.Link.Attrs["mtu"]; mtu != "" {
+		nic += ",mtu=" + mtu
+	}
+	argv := []string{"bhyve", "-c", strconv.Itoa(max(m.VCPU, 1)), "-m", mem, "-A", "-H", "-P",
+		"-s", "0,hostbridge", "-s", "1,lpc", "-s", diskSlot + ",virtio-blk," + zvol, "-s", nicSlot + "," + nic}
+	if m.Template.OS != "freebsd" {
+		argv = append(argv, "-l", "bootrom,"+p.cfg.Firmware)
+	}
+	return append(argv, in.Attrs["vm"])
+}
+
+// deleteRaw powers the VM off and destroys it in vmm, then removes its
+// taps, its zvol clone and the template snapshot it was cloned from —
+// each only when it exists, so a half-made VM is cleaned up too.
+func (p *Provider) deleteRaw(ctx context.Context, vm string) error {
+	ok, err := p.vmmExists(ctx, vm)
+	if err != nil {
+		return err
+	}
+	if ok {
+		// A VM that is not running refuses the power-off: the destroy decides.
+		_, _ = p.run(ctx, "bhyvectl", "--vm="+vm, "--force-poweroff")
+		if _, err := p.run(ctx, "bhyvectl", "--vm="+vm, "--destroy"); err != nil {
+			return err
+		}
+	}
+	if _, err := p.run(ctx, "rm", "-f", pidFile(vm)); err != nil {
+		return err
+	}
+	if err := p.deleteBridge(ctx, vm); err != nil { // the VM's taps carry its name
+		return err
+	}
+	out, err := p.run(ctx, "zfs", "list", "-H", "-o", "name", "-t", "filesystem,volume,snapshot", "-r", p.cfg.Datastore)
+	if err != nil {
+		return err
+	}
+	var snaps []string
+	for _, name := range strings.Fields(out) {
+		switch {
+		case name == p.cfg.Datastore+"/"+vm:
+			if _, err := p.run(ctx, "zfs", "destroy", name); err != nil {
+				return err
+			}
+		case strings.HasSuffix(name, "@"+vm):
+			snaps = append(snaps, name)
+		}
+	}
+	for _, s := range snaps { // after the clone that depends on it
+		if _, err := p.run(ctx, "zfs", "destroy", s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vmmExists reports whether vm is in /dev/vmm (a VM bhyve knows).
+func (p *Provider) vmmExists(ctx context.Context, vm string) (bool, error) {
+	names, err := p.vmmNames(ctx)
+	for _, n := range names {
+		if n == vm {
+			return true, nil
+		}
+	}
+	return false, err
+}
+
+func (p *Provider) vmmNames(ctx context.Context) ([]string, error) {
+	out, err := p.run(ctx, "ls", "/dev/vmm")
+	if exit(err) == 1 && strings.Contains(err.Error(), "No such file") {
+		return nil, nil // vmm.ko loaded but no VM yet, or not loaded
+	}
+	return strings.Fields(out), err
+}
+
+// interfacesDescribed lists the host interfaces whose description is desc.
+func (p *Provider) interfacesDescribed(ctx context.Context, desc string) ([]string, error) {
+	out, err := p.run(ctx, "ifconfig")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for name, d := range ParseDescriptions(out) {
+		if d == desc {
+			names = append(names, name)
+		}
+	}
+	sortStrings(names)
+	return names, nil
+}
+
+// ParseDescriptions maps interface names to their descriptions in
+// `ifconfig` output ("bridge3: flags=…" then "\tdescription: lab-x").
+func ParseDescriptions(out string) map[string]string {
+	m := map[string]string{}
+	cur := ""
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		if line[0] != '\t' && line[0] != ' ' {
+			name, _, ok := strings.Cut(line, ":")
+			if ok {
+				cur = name
+			}
+			continue
+		}
+		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "description: "); ok && cur != "" {
+			m[cur] = strings.TrimSpace(d)
+		}
+	}
+	return m
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
