@@ -54,7 +54,25 @@ func (e *Engine) Apply(ctx, teardownCtx context.Context, p *plan.Plan) (Outcome,
 	return out, err
 }
 
+// GroupChecker is implemented by providers that can tell before anything
+// is created that a group asks for what their back end cannot do (bhyve:
+// offload toggles on a tap-backed vtnet are silent no-ops).
+type GroupChecker interface {
+	CheckGroup(g *plan.Group) error
+}
+
 func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]plan.Action, total int, out *Outcome) error {
+	for _, g := range p.Groups {
+		prov, err := e.provider(g.ProviderKey)
+		if err != nil {
+			return err
+		}
+		if c, ok := prov.(GroupChecker); ok {
+			if err := c.CheckGroup(g); err != nil {
+				return err
+			}
+		}
+	}
 	// Deletes of what the spec no longer has come first.
 	for _, a := range p.Actions {
 		if a.Op != plan.OpDelete || a.Old == nil {

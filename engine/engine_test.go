@@ -347,3 +347,24 @@ func TestProvisioningIsConcurrentAndBounded(t *testing.T) {
 		t.Errorf("left: %v", prov.exists)
 	}
 }
+
+// refusingProvider refuses every group, as bhyve refuses offload toggles
+// on a tap backend.
+type refusingProvider struct{ *fakeProvider }
+
+func (r refusingProvider) CheckGroup(g *plan.Group) error {
+	return fmt.Errorf("%s: lro on a tap backend is a silent no-op", g.Address)
+}
+
+func TestGroupCheckRefusesBeforeCreating(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	e.Providers["fake.x"] = refusingProvider{prov}
+	_, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500))
+	if err == nil || !strings.Contains(err.Error(), "silent no-op") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(prov.log) != 0 || len(res.recs) != 0 {
+		t.Errorf("something was created or run: %v", prov.log)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/spec"
 	"github.com/lab-bench/lab/state"
@@ -24,7 +25,8 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := configureProviders(context.Background(), g, lab); err != nil {
+	provs, err := configureProviders(context.Background(), g, lab)
+	if err != nil {
 		return err
 	}
 	st, err := readState(g, lab.Name)
@@ -34,6 +36,15 @@ func runPlan(g *globals, args []string) error {
 	p, err := makePlan(g, lab, st, v)
 	if err != nil {
 		return err
+	}
+	// What a back end cannot do is refused at plan time, before anything
+	// is created (apply checks again).
+	for _, grp := range p.Groups {
+		if c, ok := provs[grp.ProviderKey].(engine.GroupChecker); ok {
+			if err := c.CheckGroup(grp); err != nil {
+				return err
+			}
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
