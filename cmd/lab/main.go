@@ -15,6 +15,7 @@ import (
 
 	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
 	_ "github.com/lab-bench/lab/providers/hosts"   // registers "hosts"
+	_ "github.com/lab-bench/lab/providers/libvirt" // registers "libvirt"
 	_ "github.com/lab-bench/lab/providers/local"   // registers "local"
 	_ "github.com/lab-bench/lab/providers/vsphere" // registers "vsphere"
 )

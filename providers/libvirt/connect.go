@@ -1,0 +1,91 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/providers"
+)
+
+// dialGuest opens an SSH transport; replaced in tests.
+var dialGuest = func(ctx context.Context, name string, c ssh.Config) (guestConn, error) {
+	return ssh.Dial(ctx, name, c)
+}
+
+// guestConn is what the provider needs of an SSH transport.
+type guestConn interface {
+	guest.Transport
+	HostKey() string
+}
+
+func sshConfig(in providers.Instance) ssh.Config {
+	port, _ := strconv.Atoi(in.Attrs[attrPort])
+	return ssh.Config{User: in.Attrs[attrUser], Host: in.Attrs[attrAddr], Port: port,
+		PrivateKeyFile: in.Attrs[attrKeyFile], KnownHostKey: in.Attrs[attrHostKey]}
+}
+
+// waitSSH logs in to a new guest (retrying while it boots, up to
+// boot_timeout from start), records the host key it saw (trust on first
+// use: every later connection must present the same key) and the name of
+// the NIC with the guest's MAC.
+func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, start time.Time) error {
+	c := sshConfig(*in)
+	c.KnownHostKey = ""
+	c.Retry = p.bootTimeout - time.Since(start)
+	if c.Retry <= 0 {
+		return fmt.Errorf("boot_timeout %v passed before SSH was tried", p.bootTimeout)
+	}
+	t, err := dialGuest(ctx, in.Address, c)
+	if err != nil {
+		return fmt.Errorf("ssh: %w", err)
+	}
+	defer t.Close()
+	in.Attrs[attrHostKey] = t.HostKey()
+	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"ip", "-o", "link", "show"}})
+	if err != nil {
+		return fmt.Errorf("find the NIC: %w", err)
+	}
+	iface := ifaceByMAC(string(res.Stdout), in.Attrs[attrMAC])
+	if iface == "" {
+		return fmt.Errorf("no interface with MAC %s in the guest (ip -o link show)", in.Attrs[attrMAC])
+	}
+	in.Attrs[attrIface] = iface
+	return nil
+}
+
+// ifaceByMAC finds the interface with the MAC in `ip -o link show` output
+// ("2: enp1s0: <…> mtu 1500 … link/ether 52:54:00:… brd …").
+func ifaceByMAC(out, mac string) string {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] == "link/ether" && strings.EqualFold(f[i+1], mac) && len(f) > 1 {
+				name := strings.TrimSuffix(f[1], ":")
+				if at := strings.IndexByte(name, '@'); at >= 0 {
+					name = name[:at]
+				}
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// Connect returns an SSH transport to a created guest. The host key must be
+// the one recorded when the guest was created.
+func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
+	if in.Attrs[attrAddr] == "" {
+		return nil, fmt.Errorf("%s: no address recorded", in.Address)
+	}
+	if in.Attrs[attrHostKey] == "" {
+		return nil, fmt.Errorf("%s: no SSH host key recorded (the guest was never reached)", in.Address)
+	}
+	c := sshConfig(in)
+	c.Retry = 30 * time.Second
+	return dialGuest(context.Background(), in.Address, c)
+}

@@ -1,0 +1,51 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/results"
+)
+
+// CPUSource names the counter in results.
+const CPUSource = "libvirt:cpu_time"
+
+// MeterCPU measures a domain's CPU time (virDomainGetInfo's cpuTime: every
+// thread of its QEMU process, so emulation and I/O threads count too) over
+// the benchmark, as a share of its vCPUs: 100 is every vCPU fully busy; it
+// can pass 100 when QEMU's own threads are busy beside the vCPUs.
+func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (func(context.Context) (results.HostCPU, error), error) {
+	l, err := p.conn()
+	if err != nil {
+		return nil, err
+	}
+	dom, err := l.DomainLookupByName(in.Name)
+	if err != nil {
+		return nil, callErr("DomainLookupByName", in.Name, err)
+	}
+	_, _, _, vcpus, cpu0, err := l.DomainGetInfo(dom)
+	if err != nil {
+		return nil, callErr("DomainGetInfo", in.Name, err)
+	}
+	t0 := time.Now()
+	return func(ctx context.Context) (results.HostCPU, error) {
+		_, _, _, _, cpu1, err := l.DomainGetInfo(dom)
+		if err != nil {
+			return results.HostCPU{}, callErr("DomainGetInfo", in.Name, err)
+		}
+		return busy(cpu0, cpu1, time.Since(t0), int(vcpus))
+	}, nil
+}
+
+func busy(cpu0, cpu1 uint64, wall time.Duration, vcpus int) (results.HostCPU, error) {
+	if vcpus <= 0 || wall <= 0 {
+		return results.HostCPU{}, fmt.Errorf("no interval to measure (vcpus %d, %v)", vcpus, wall)
+	}
+	if cpu1 < cpu0 {
+		return results.HostCPU{}, fmt.Errorf("cpu time went backwards (%d → %d ns): the domain restarted", cpu0, cpu1)
+	}
+	pct := float64(cpu1-cpu0) / float64(wall.Nanoseconds()) / float64(vcpus) * 100
+	return results.HostCPU{BusyPct: pct, Source: CPUSource}, nil
+}

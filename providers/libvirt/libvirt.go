@@ -1,0 +1,270 @@
+// Package libvirt is the KVM/QEMU back end: it talks to libvirtd over its RPC
+// protocol (github.com/digitalocean/go-libvirt, pure Go — no cgo, no virsh),
+// locally through the UNIX socket or remotely over SSH, TCP or TLS.
+//
+// A template is a base volume in a storage pool. Each guest is a qcow2
+// overlay on it (or a full clone), a domain with one NIC on the pair's
+// network (lab-owned by default: an isolated bridge with its own MTU and a
+// DHCP range from 198.18.0.0/15), found again by name and by the lab id in
+// the domain's <metadata>. The guest's address comes from the network's DHCP
+// leases (by MAC), with the QEMU guest agent as a fallback; lab then logs in
+// over SSH and records the host key it saw first (Attrs "ssh_host_key").
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/providers"
+)
+
+// TypeName is the provider type in specs: provider "libvirt" "name" {}.
+const TypeName = "libvirt"
+
+func init() { providers.Register(TypeName, func() providers.Provider { return New() }) }
+
+// Config is the provider block.
+type Config struct {
+	// URI is the libvirt connection URI (default qemu:///system);
+	// qemu+ssh://user@host/system, qemu+tcp://…, qemu+tls://… reach a
+	// remote daemon.
+	URI string `hcl:"uri,optional"`
+	// Pool holds the template volumes and the guests' overlays.
+	Pool string `hcl:"pool,optional"`
+	// Network is an existing libvirt network to attach guests to. Empty:
+	// every pair gets a lab-owned network (isolated, or NAT with nat = true).
+	Network string `hcl:"network,optional"`
+	NAT     bool   `hcl:"nat,optional"`
+	// Accel is "kvm" (default) or "tcg" (QEMU emulation, domain type qemu).
+	Accel string `hcl:"accel,optional"`
+	// BootTimeout bounds start → SSH ready; LeaseTimeout start → DHCP lease.
+	BootTimeout  string `hcl:"boot_timeout,optional"`
+	LeaseTimeout string `hcl:"lease_timeout,optional"`
+	// Kernel and Initrd boot the guest directly (no boot loader in the
+	// image). A bare name is a volume in the pool; an absolute path is a
+	// file on the libvirt host.
+	Kernel  string `hcl:"kernel,optional"`
+	Initrd  string `hcl:"initrd,optional"`
+	Cmdline string `hcl:"cmdline,optional"`
+	// FullClone copies the template instead of a qcow2 overlay on it.
+	FullClone bool `hcl:"full_clone,optional"`
+	// NICDriver is the virtio backend ("vhost", "qemu"); empty leaves it to
+	// libvirt (vhost when /dev/vhost-net exists).
+	NICDriver string `hcl:"nic_driver,optional"`
+	// Emulator is the QEMU binary on the libvirt host (default
+	// /usr/bin/qemu-system-x86_64); Machine the machine type (default "pc").
+	Emulator string   `hcl:"emulator,optional"`
+	Machine  string   `hcl:"machine,optional"`
+	Remain   hcl.Body `hcl:",remain"`
+}
+
+const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine"
+
+// Defaults.
+const (
+	DefaultURI          = "qemu:///system"
+	DefaultPool         = "default"
+	DefaultBootTimeout  = 5 * time.Minute
+	DefaultLeaseTimeout = 3 * time.Minute
+	DefaultCmdline      = "root=/dev/vda console=ttyS0 rw"
+	DefaultEmulator     = "/usr/bin/qemu-system-x86_64"
+	DefaultMachine      = "pc"
+)
+
+// Provider creates domains, overlays and networks through libvirtd.
+type Provider struct {
+	// EvalContext, when set before Configure, evaluates expressions in the
+	// provider block (var.*); otherwise the one Configure's ctx carries.
+	EvalContext *hcl.EvalContext
+
+	cfg          Config
+	bootTimeout  time.Duration
+	leaseTimeout time.Duration
+
+	mu sync.Mutex // guards l
+	l  *golibvirt.Libvirt
+	// dial connects to libvirtd; replaced in tests.
+	dial func(uri *url.URL) (*golibvirt.Libvirt, error)
+	// poll is the interval between lease/state checks.
+	poll time.Duration
+}
+
+var _ providers.Provider = (*Provider)(nil)
+
+// New returns an unconfigured provider with the defaults.
+func New() *Provider {
+	p := &Provider{dial: golibvirt.ConnectToURI, poll: 500 * time.Millisecond}
+	p.cfg = Config{URI: DefaultURI, Pool: DefaultPool, Accel: "kvm"}
+	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
+	return p
+}
+
+// Configure decodes the provider block. It does not connect: validate and
+// plan work without a daemon.
+func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics {
+	var c Config
+	ec := p.EvalContext
+	if ec == nil {
+		ec = providers.EvalContext(ctx) // var.* from the spec, when the CLI passes them
+	}
+	diags := gohcl.DecodeBody(body, ec, &c)
+	if diags.HasErrors() {
+		return diags
+	}
+	if c.Remain != nil {
+		if attrs, d := c.Remain.JustAttributes(); !d.HasErrors() {
+			for name, a := range attrs {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported argument",
+					Detail:  fmt.Sprintf("The libvirt provider has no argument %q (it takes: %s).", name, attributeList),
+					Subject: a.NameRange.Ptr()})
+			}
+		}
+	}
+	bad := func(summary, detail string) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail})
+	}
+	if c.URI == "" {
+		c.URI = DefaultURI
+	}
+	if u, err := url.Parse(c.URI); err != nil || u.Scheme == "" {
+		bad("Invalid libvirt URI", fmt.Sprintf("uri %q is not a libvirt URI like qemu:///system or qemu+ssh://user@host/system.", c.URI))
+	}
+	if c.Pool == "" {
+		c.Pool = DefaultPool
+	}
+	switch c.Accel {
+	case "":
+		c.Accel = "kvm"
+	case "kvm", "tcg":
+	default:
+		bad("Invalid accel", fmt.Sprintf(`accel must be "kvm" or "tcg", got %q.`, c.Accel))
+	}
+	switch c.NICDriver {
+	case "", "vhost", "qemu":
+	default:
+		bad("Invalid nic_driver", fmt.Sprintf(`nic_driver must be "vhost" or "qemu", got %q.`, c.NICDriver))
+	}
+	if c.Network != "" && c.NAT {
+		bad("Conflicting arguments", "nat applies to the networks lab creates; with network set, lab creates none.")
+	}
+	if c.Emulator == "" {
+		c.Emulator = DefaultEmulator
+	}
+	if c.Machine == "" {
+		c.Machine = DefaultMachine
+	}
+	if c.Cmdline == "" {
+		c.Cmdline = DefaultCmdline
+	}
+	if c.Initrd != "" && c.Kernel == "" {
+		bad("Missing kernel", "initrd is only used with kernel (direct kernel boot).")
+	}
+	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
+	for _, d := range []struct {
+		name string
+		s    string
+		into *time.Duration
+	}{{"boot_timeout", c.BootTimeout, &p.bootTimeout}, {"lease_timeout", c.LeaseTimeout, &p.leaseTimeout}} {
+		if d.s == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.s)
+		if err != nil || v <= 0 {
+			bad("Invalid duration", fmt.Sprintf("%s = %q is not a positive duration like \"90s\" or \"5m\".", d.name, d.s))
+			continue
+		}
+		*d.into = v
+	}
+	p.cfg = c
+	return diags
+}
+
+// Close disconnects from libvirtd.
+func (p *Provider) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.l == nil {
+		return nil
+	}
+	err := p.l.Disconnect()
+	p.l = nil
+	return err
+}
+
+// conn returns the connection to libvirtd, dialling on first use and again
+// after the daemon dropped it.
+func (p *Provider) conn() (*golibvirt.Libvirt, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.l != nil && p.l.IsConnected() {
+		return p.l, nil
+	}
+	u, err := url.Parse(p.cfg.URI)
+	if err != nil {
+		return nil, fmt.Errorf("libvirt uri %q: %w", p.cfg.URI, err)
+	}
+	l, err := p.dial(u)
+	if err != nil {
+		return nil, fmt.Errorf("connect to libvirt at %s: %w", p.cfg.URI, err)
+	}
+	p.l = l
+	return l, nil
+}
+
+// isNotFound reports a libvirt "no such domain/network/volume" error.
+func isNotFound(err error) bool {
+	if err == nil {
+		return false
+	}
+	if golibvirt.IsNotFound(err) {
+		return true
+	}
+	var le golibvirt.Error
+	if errors.As(err, &le) {
+		switch golibvirt.ErrorNumber(le.Code) {
+		case golibvirt.ErrNoDomain, golibvirt.ErrNoNetwork, golibvirt.ErrNoStorageVol, golibvirt.ErrNoDomainMetadata:
+			return true
+		}
+	}
+	return false
+}
+
+// isNotRunning reports "domain/network is not running" (destroy of a
+// stopped object), which Delete treats as done.
+func isNotRunning(err error) bool {
+	var le golibvirt.Error
+	return errors.As(err, &le) && golibvirt.ErrorNumber(le.Code) == golibvirt.ErrOperationInvalid
+}
+
+// callErr names the object and the libvirt call in an error.
+func callErr(call, object string, err error) error {
+	return fmt.Errorf("libvirt %s %s: %w", call, object, err)
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// The engine's optional interfaces, pinned.
+var (
+	_ interface {
+		Connect(providers.Instance) (guest.Transport, error)
+	} = (*Provider)(nil)
+)

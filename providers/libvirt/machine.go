@@ -1,0 +1,452 @@
+package libvirt
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Attrs a machine instance carries (besides "lab_id" from the engine).
+const (
+	attrAddr    = "addr"         // guest IPv4 address (benchmark and SSH)
+	attrIface   = "iface"        // the benchmark NIC's name in the guest
+	attrMAC     = "mac"          // its MAC
+	attrHostKey = "ssh_host_key" // first-seen SSH host key (TOFU)
+	attrUser    = "ssh_user"
+	attrPort    = "ssh_port"
+	attrKeyFile = "ssh_key_file" // a path, never key material
+	attrVolume  = "volume"       // the overlay volume
+	attrPool    = "pool"
+	attrNetwork = "network"
+	attrVCPU    = "vcpu"
+	attrBridge  = "bridge"
+	attrOwned   = "owned" // "true" on a link lab created
+	attrLabID   = "lab_id"
+)
+
+// volumeName is the overlay of a machine; Delete derives it from the name.
+func volumeName(machine string) string { return machine + ".qcow2" }
+
+// Create makes one guest: overlay, domain, start, lease, SSH.
+func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name,
+		Attrs: map[string]string{attrLabID: m.LabID, attrPool: p.cfg.Pool, attrVolume: volumeName(m.Name)}}
+	if m.Template.Source == "" {
+		return in, fmt.Errorf("%s: template %q has no source (the base volume's name in pool %q)", m.Address, m.Template.Name, p.cfg.Pool)
+	}
+	model := m.NIC.Model
+	if model == "" {
+		model = "virtio"
+	}
+	switch model {
+	case "virtio", "e1000", "e1000e", "rtl8139":
+	default:
+		return in, fmt.Errorf("%s: nic model %q: the libvirt provider knows virtio, e1000, e1000e and rtl8139", m.Address, model)
+	}
+	host, gbits, err := splitOffloads(m.NIC.Host)
+	if err != nil {
+		return in, fmt.Errorf("%s: %w", m.Address, err)
+	}
+	network := m.Link.Attrs[attrNetwork]
+	if network == "" {
+		network = p.cfg.Network
+	}
+	if network == "" {
+		return in, fmt.Errorf("%s: no network: the pair's link was not created and the provider names none", m.Address)
+	}
+	in.Attrs[attrNetwork] = network
+	mac := macFor(m.LabID, m.Name)
+	in.Attrs[attrMAC] = mac
+	vcpu, mem := m.VCPU, m.MemoryMiB
+	if vcpu <= 0 {
+		vcpu = 1
+	}
+	if mem <= 0 {
+		mem = 1024
+	}
+	in.Attrs[attrVCPU] = strconv.Itoa(vcpu)
+	if s := m.Template.SSH; s != nil {
+		in.Attrs[attrUser], in.Attrs[attrKeyFile] = s.User, s.PrivateKeyFile
+		if s.Port != 0 {
+			in.Attrs[attrPort] = strconv.Itoa(s.Port)
+		}
+	}
+
+	t0 := time.Now()
+	l, err := p.conn()
+	if err != nil {
+		return in, err
+	}
+	trace("%s conn %v", m.Name, time.Since(t0))
+	// A leftover of an interrupted create under the same name goes first;
+	// Delete refuses a domain that is not this lab's.
+	if err := p.deleteMachine(ctx, l, in); err != nil {
+		return in, fmt.Errorf("%s: remove leftover: %w", m.Address, err)
+	}
+	pool, err := l.StoragePoolLookupByName(p.cfg.Pool)
+	if err != nil {
+		return in, callErr("StoragePoolLookupByName", p.cfg.Pool, err)
+	}
+	trace("%s leftover+pool %v", m.Name, time.Since(t0))
+	disk, diskType, err := p.makeOverlay(l, pool, m.Template.Source, volumeName(m.Name))
+	if err != nil {
+		return in, fmt.Errorf("%s: %w", m.Address, err)
+	}
+	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: p.cfg.Emulator, Machine: p.cfg.Machine, VCPU: vcpu, MemoryMiB: mem, Disk: disk, DiskType: diskType,
+		Network: network, MAC: mac, Model: model, Driver: p.cfg.NICDriver, Queues: m.NIC.Queues,
+		MTU: linkMTU(m.Link), Host: host, Guest: gbits,
+		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool}}
+	if p.cfg.Accel == "tcg" {
+		ds.Type = "qemu"
+	}
+	if p.cfg.Kernel != "" {
+		if ds.Kernel, err = p.resolveFile(l, pool, p.cfg.Kernel); err != nil {
+			return in, fmt.Errorf("%s: kernel: %w", m.Address, err)
+		}
+		if p.cfg.Initrd != "" {
+			if ds.Initrd, err = p.resolveFile(l, pool, p.cfg.Initrd); err != nil {
+				return in, fmt.Errorf("%s: initrd: %w", m.Address, err)
+			}
+		}
+		ds.Cmdline = p.cfg.Cmdline
+	}
+	x, err := domainXML(ds)
+	if err != nil {
+		return in, fmt.Errorf("%s: %w", m.Address, err)
+	}
+	trace("%s overlay %v", m.Name, time.Since(t0))
+	dom, err := l.DomainDefineXML(x)
+	if err != nil {
+		return in, callErr("DomainDefineXML", m.Name, err)
+	}
+	in.ID = uuidString(dom.UUID)
+	trace("%s define %v", m.Name, time.Since(t0))
+	if err := l.DomainCreate(dom); err != nil {
+		return in, callErr("DomainCreate", m.Name, err)
+	}
+
+	trace("%s define+start %v", m.Name, time.Since(t0))
+	start := time.Now()
+	addr, err := p.waitAddress(ctx, l, dom, network, mac)
+	if err != nil {
+		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, err)
+	}
+	in.Attrs[attrAddr] = addr
+	trace("%s lease %v", m.Name, time.Since(t0))
+	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
+	if err := p.waitSSH(ctx, &in, start); err != nil {
+		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, err)
+	}
+	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
+	return in, nil
+}
+
+// linkMTU is the MTU of the pair's link, set on the guest's NIC too (the
+// bridge's MTU only bounds what the tap may carry).
+func linkMTU(link providers.Instance) int {
+	n, _ := strconv.Atoi(link.Attrs["mtu"])
+	return n
+}
+
+type volXML struct {
+	Target struct {
+		Path   string `xml:"path"`
+		Format struct {
+			Type string `xml:"type,attr"`
+		} `xml:"format"`
+	} `xml:"target"`
+}
+
+type poolXML struct {
+	Type string `xml:"type,attr"`
+}
+
+// makeOverlay creates the guest's disk from the template volume and returns
+// its path and the disk type for the domain XML.
+func (p *Provider) makeOverlay(l *golibvirt.Libvirt, pool golibvirt.StoragePool, source, name string) (string, string, error) {
+	base, err := l.StorageVolLookupByName(pool, source)
+	if err != nil {
+		return "", "", callErr("StorageVolLookupByName", fmt.Sprintf("%s in pool %s (the template's source)", source, p.cfg.Pool), err)
+	}
+	_, capacity, _, err := l.StorageVolGetInfo(base)
+	if err != nil {
+		return "", "", callErr("StorageVolGetInfo", source, err)
+	}
+	bx, err := l.StorageVolGetXMLDesc(base, 0)
+	if err != nil {
+		return "", "", callErr("StorageVolGetXMLDesc", source, err)
+	}
+	var bv volXML
+	if err := xml.Unmarshal([]byte(bx), &bv); err != nil {
+		return "", "", fmt.Errorf("volume %s: parse XML: %w", source, err)
+	}
+	format := bv.Target.Format.Type
+	if format == "" {
+		format = "raw"
+	}
+	var vol golibvirt.StorageVol
+	if p.cfg.FullClone {
+		vol, err = l.StorageVolCreateXMLFrom(pool, volumeXML(name, capacity, "", ""), base, 0)
+		if err != nil {
+			return "", "", callErr("StorageVolCreateXMLFrom", name, err)
+		}
+	} else {
+		vol, err = l.StorageVolCreateXML(pool, volumeXML(name, capacity, bv.Target.Path, format), 0)
+		if err != nil {
+			return "", "", callErr("StorageVolCreateXML", name, err)
+		}
+	}
+	vpath, err := l.StorageVolGetPath(vol)
+	if err != nil {
+		return "", "", callErr("StorageVolGetPath", name, err)
+	}
+	diskType := "file"
+	if px, err := l.StoragePoolGetXMLDesc(pool, 0); err == nil {
+		var pd poolXML
+		if xml.Unmarshal([]byte(px), &pd) == nil && (pd.Type == "logical" || pd.Type == "disk" || pd.Type == "iscsi") {
+			diskType = "block"
+		}
+	}
+	return vpath, diskType, nil
+}
+
+// resolveFile turns a kernel/initrd setting into a path on the libvirt
+// host: absolute paths stay, bare names are volumes in the pool.
+func (p *Provider) resolveFile(l *golibvirt.Libvirt, pool golibvirt.StoragePool, name string) (string, error) {
+	if path.IsAbs(name) {
+		return name, nil
+	}
+	v, err := l.StorageVolLookupByName(pool, name)
+	if err != nil {
+		return "", callErr("StorageVolLookupByName", fmt.Sprintf("%s in pool %s", name, p.cfg.Pool), err)
+	}
+	s, err := l.StorageVolGetPath(v)
+	if err != nil {
+		return "", callErr("StorageVolGetPath", name, err)
+	}
+	return s, nil
+}
+
+// waitAddress waits for the guest's IPv4 address: the network's DHCP lease
+// for the MAC first, the guest agent as a fallback; it fails early when the
+// domain stops running.
+func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom golibvirt.Domain, network, mac string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.leaseTimeout)
+	defer cancel()
+	net, err := l.NetworkLookupByName(network)
+	if err != nil {
+		return "", callErr("NetworkLookupByName", network, err)
+	}
+	var lastErr error
+	for {
+		leases, _, err := l.NetworkGetDhcpLeases(net, golibvirt.OptString{mac}, 1, 0)
+		if err == nil {
+			for _, le := range leases {
+				if len(le.Mac) > 0 && strings.EqualFold(le.Mac[0], mac) && le.Type == 0 && le.Ipaddr != "" {
+					return le.Ipaddr, nil
+				}
+			}
+		} else {
+			lastErr = callErr("NetworkGetDhcpLeases", network, err)
+		}
+		if ifs, err := l.DomainInterfaceAddresses(dom, uint32(golibvirt.DomainInterfaceAddressesSrcAgent), 0); err == nil {
+			for _, ifc := range ifs {
+				if len(ifc.Hwaddr) == 0 || !strings.EqualFold(ifc.Hwaddr[0], mac) {
+					continue
+				}
+				for _, a := range ifc.Addrs {
+					if a.Type == 0 && a.Addr != "" {
+						return a.Addr, nil
+					}
+				}
+			}
+		}
+		state, _, err := l.DomainGetState(dom, 0)
+		if err != nil {
+			return "", callErr("DomainGetState", dom.Name, err)
+		}
+		if golibvirt.DomainState(state) != golibvirt.DomainRunning {
+			return "", fmt.Errorf("domain stopped (state %d) before it got an address", state)
+		}
+		if err := sleep(ctx, p.poll); err != nil {
+			if ctx.Err() == context.DeadlineExceeded {
+				msg := fmt.Sprintf("no DHCP lease for %s on network %s within lease_timeout %v (and no address from the guest agent)", mac, network, p.leaseTimeout)
+				if lastErr != nil {
+					msg += ": " + lastErr.Error()
+				}
+				return "", errors.New(msg)
+			}
+			return "", fmt.Errorf("waiting for an address: %w", err)
+		}
+	}
+}
+
+// Read reports whether the domain still exists and runs.
+func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+	l, err := p.conn()
+	if err != nil {
+		return in, false, err
+	}
+	if in.Kind == "link" {
+		name := in.Attrs[attrNetwork]
+		if name == "" {
+			name = networkName(in.Name)
+		}
+		n, err := l.NetworkLookupByName(name)
+		if isNotFound(err) {
+			return in, false, nil
+		} else if err != nil {
+			return in, false, callErr("NetworkLookupByName", name, err)
+		}
+		active, err := l.NetworkIsActive(n)
+		if err != nil {
+			return in, false, callErr("NetworkIsActive", name, err)
+		}
+		return in, active == 1, nil
+	}
+	dom, err := l.DomainLookupByName(in.Name)
+	if isNotFound(err) {
+		return in, false, nil
+	} else if err != nil {
+		return in, false, callErr("DomainLookupByName", in.Name, err)
+	}
+	state, _, err := l.DomainGetState(dom, 0)
+	if err != nil {
+		return in, false, callErr("DomainGetState", in.Name, err)
+	}
+	return in, golibvirt.DomainState(state) == golibvirt.DomainRunning && in.Attrs[attrAddr] != "", nil
+}
+
+// Delete removes a machine (domain and overlay) or a link (lab's network).
+// What is gone counts as removed.
+func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+	l, err := p.conn()
+	if err != nil {
+		return err
+	}
+	if in.Kind == "link" {
+		return p.deleteLink(l, in)
+	}
+	return p.deleteMachine(ctx, l, in)
+}
+
+func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in providers.Instance) error {
+	pool := in.Attrs[attrPool]
+	if pool == "" {
+		pool = p.cfg.Pool
+	}
+	volume := in.Attrs[attrVolume]
+	if volume == "" {
+		volume = volumeName(in.Name)
+	}
+	dom, err := l.DomainLookupByName(in.Name)
+	switch {
+	case isNotFound(err):
+	case err != nil:
+		return callErr("DomainLookupByName", in.Name, err)
+	default:
+		meta, merr := domainMeta(l, dom)
+		if merr != nil {
+			return fmt.Errorf("domain %s exists but carries no lab metadata (%v): not lab's, left alone", in.Name, merr)
+		}
+		if id := in.Attrs[attrLabID]; id != "" && meta.LabID != id {
+			return fmt.Errorf("domain %s belongs to lab %q, not %q: left alone", in.Name, meta.LabID, id)
+		}
+		if meta.Volume != "" {
+			volume = meta.Volume
+		}
+		if meta.Pool != "" {
+			pool = meta.Pool
+		}
+		if err := l.DomainDestroyFlags(dom, 0); err != nil && !isNotFound(err) && !isNotRunning(err) {
+			return callErr("DomainDestroy", in.Name, err)
+		}
+		flags := golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineSnapshotsMetadata |
+			golibvirt.DomainUndefineNvram | golibvirt.DomainUndefineCheckpointsMetadata
+		if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
+			return callErr("DomainUndefineFlags", in.Name, err)
+		}
+	}
+	pl, err := l.StoragePoolLookupByName(pool)
+	if err != nil {
+		if errors.As(err, new(golibvirt.Error)) && golibvirt.ErrorNumber(err.(golibvirt.Error).Code) == golibvirt.ErrNoStoragePool {
+			return nil
+		}
+		return callErr("StoragePoolLookupByName", pool, err)
+	}
+	vol, err := l.StorageVolLookupByName(pl, volume)
+	if isNotFound(err) {
+		return nil
+	} else if err != nil {
+		return callErr("StorageVolLookupByName", volume, err)
+	}
+	if err := l.StorageVolDelete(vol, golibvirt.StorageVolDeleteNormal); err != nil && !isNotFound(err) {
+		return callErr("StorageVolDelete", volume, err)
+	}
+	return nil
+}
+
+func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
+	s, err := l.DomainGetMetadata(dom, int32(golibvirt.DomainMetadataElement), golibvirt.OptString{MetadataNS}, golibvirt.DomainAffectCurrent)
+	if err != nil {
+		return labMeta{}, callErr("DomainGetMetadata", dom.Name, err)
+	}
+	return parseMeta(s)
+}
+
+// List finds the lab's domains by their metadata and its networks by name.
+func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+	l, err := p.conn()
+	if err != nil {
+		return nil, err
+	}
+	doms, _, err := l.ConnectListAllDomains(1, golibvirt.ConnectListDomainsActive|golibvirt.ConnectListDomainsInactive)
+	if err != nil {
+		return nil, callErr("ConnectListAllDomains", "", err)
+	}
+	var out []providers.Instance
+	for _, d := range doms {
+		meta, err := domainMeta(l, d)
+		if err != nil || meta.LabID != labID {
+			continue
+		}
+		out = append(out, providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name,
+			Attrs: map[string]string{attrLabID: labID, attrVolume: meta.Volume, attrPool: meta.Pool}})
+	}
+	nets, _, err := l.ConnectListAllNetworks(1, 0)
+	if err != nil {
+		return out, callErr("ConnectListAllNetworks", "", err)
+	}
+	prefix := networkName(labID + "-")
+	for _, n := range nets {
+		if strings.HasPrefix(n.Name, prefix) {
+			out = append(out, providers.Instance{Address: "", Provider: TypeName, Kind: "link", Name: strings.TrimPrefix(n.Name, networkPrefix),
+				Attrs: map[string]string{attrLabID: labID, attrNetwork: n.Name, attrOwned: "true"}})
+		}
+	}
+	return out, nil
+}
+
+func uuidString(u golibvirt.UUID) string {
+	h := hex.EncodeToString(u[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// trace prints a libvirt call's timing to stderr when LAB_LIBVIRT_TRACE is
+// set: the way to see which call a slow hypervisor spends its time in.
+func trace(f string, a ...any) {
+	if os.Getenv("LAB_LIBVIRT_TRACE") != "" {
+		fmt.Fprintf(os.Stderr, "libvirt: "+f+"\n", a...)
+	}
+}

@@ -1,0 +1,272 @@
+package libvirt
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// MetadataNS is the XML namespace of the <metadata> element lab writes into
+// every domain it defines; List finds a lab's domains by it.
+const MetadataNS = "https://github.com/lab-bench/lab/libvirt/1"
+
+// labMeta is lab's element inside a domain's <metadata>.
+type labMeta struct {
+	XMLName xml.Name `xml:"lab"`
+	Xmlns   string   `xml:"xmlns,attr,omitempty"`
+	LabID   string   `xml:"lab_id"`
+	Address string   `xml:"address"`
+	Role    string   `xml:"role,omitempty"`
+	Volume  string   `xml:"volume,omitempty"`
+	Pool    string   `xml:"pool,omitempty"`
+}
+
+func parseMeta(s string) (labMeta, error) {
+	var m labMeta
+	err := xml.Unmarshal([]byte(s), &m)
+	return m, err
+}
+
+// domainSpec is everything the domain XML is made from.
+type domainSpec struct {
+	Name      string
+	Type      string // "kvm" or "qemu"
+	Emulator  string
+	Machine   string
+	VCPU      int
+	MemoryMiB int
+	Disk      string // path of the overlay
+	DiskType  string // "file" or "block"
+	Kernel    string
+	Initrd    string
+	Cmdline   string
+	Network   string
+	MAC       string
+	Model     string
+	Driver    string // "" (libvirt's choice), "qemu" or "vhost"
+	Queues    int
+	MTU       int
+	Host      map[string]bool // host-side offload bits ("csum", "tso4", ...)
+	Guest     map[string]bool // guest-side offload bits ("guest_csum" in the spec)
+	Meta      labMeta
+}
+
+// hostBits and guestBits are the offload attributes libvirt knows on
+// <driver><host …/> and <driver><guest …/>.
+var (
+	hostBits  = []string{"csum", "gso", "tso4", "tso6", "ecn", "ufo", "mrg_rxbuf"}
+	guestBits = []string{"csum", "tso4", "tso6", "ecn", "ufo"}
+)
+
+// splitOffloads maps the pair's nic { host = {…} } keys onto libvirt's host
+// and guest elements: "tso4" is a host bit, "guest_tso4" a guest bit.
+func splitOffloads(bits map[string]bool) (host, guest map[string]bool, err error) {
+	host, guest = map[string]bool{}, map[string]bool{}
+	keys := make([]string, 0, len(bits))
+	for k := range bits {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case strings.HasPrefix(k, "guest_") && contains(guestBits, strings.TrimPrefix(k, "guest_")):
+			guest[strings.TrimPrefix(k, "guest_")] = bits[k]
+		case strings.HasPrefix(k, "host_") && contains(hostBits, strings.TrimPrefix(k, "host_")):
+			host[strings.TrimPrefix(k, "host_")] = bits[k]
+		case contains(hostBits, k):
+			host[k] = bits[k]
+		default:
+			return nil, nil, fmt.Errorf("nic host offload %q is not one libvirt knows (host: %s; guest: guest_%s)",
+				k, strings.Join(hostBits, " "), strings.Join(guestBits, " guest_"))
+		}
+	}
+	return host, guest, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func esc(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return strings.ReplaceAll(b.String(), `"`, "&#34;")
+}
+
+func bitsAttrs(bits map[string]bool, order []string) string {
+	var b strings.Builder
+	for _, k := range order {
+		if v, ok := bits[k]; ok {
+			fmt.Fprintf(&b, " %s='%s'", k, onOff(v))
+		}
+	}
+	return b.String()
+}
+
+// domainXML renders the domain definition.
+func domainXML(d domainSpec) (string, error) {
+	meta := d.Meta
+	meta.Xmlns = MetadataNS
+	mb, err := xml.Marshal(meta)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<domain type='%s'>\n", esc(d.Type))
+	fmt.Fprintf(&b, "  <name>%s</name>\n", esc(d.Name))
+	fmt.Fprintf(&b, "  <title>lab %s</title>\n", esc(d.Meta.Address))
+	fmt.Fprintf(&b, "  <metadata>%s</metadata>\n", mb)
+	fmt.Fprintf(&b, "  <memory unit='MiB'>%d</memory>\n", d.MemoryMiB)
+	fmt.Fprintf(&b, "  <vcpu>%d</vcpu>\n", d.VCPU)
+	b.WriteString("  <os>\n")
+	if d.Machine != "" {
+		fmt.Fprintf(&b, "    <type arch='x86_64' machine='%s'>hvm</type>\n", esc(d.Machine))
+	} else {
+		b.WriteString("    <type arch='x86_64'>hvm</type>\n")
+	}
+	if d.Kernel != "" {
+		fmt.Fprintf(&b, "    <kernel>%s</kernel>\n", esc(d.Kernel))
+		if d.Initrd != "" {
+			fmt.Fprintf(&b, "    <initrd>%s</initrd>\n", esc(d.Initrd))
+		}
+		fmt.Fprintf(&b, "    <cmdline>%s</cmdline>\n", esc(d.Cmdline))
+	} else {
+		b.WriteString("    <boot dev='hd'/>\n")
+	}
+	b.WriteString("  </os>\n  <features><acpi/><apic/></features>\n")
+	if d.Type == "kvm" {
+		b.WriteString("  <cpu mode='host-passthrough'/>\n")
+	}
+	b.WriteString("  <clock offset='utc'/>\n  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>restart</on_reboot>\n  <on_crash>destroy</on_crash>\n")
+	b.WriteString("  <devices>\n")
+	// An explicit emulator spares libvirt a refresh of its capabilities,
+	// which probes every QEMU binary again for each definition (about two
+	// minutes per domain on a host where KVM probing is slow).
+	if d.Emulator != "" {
+		fmt.Fprintf(&b, "    <emulator>%s</emulator>\n", esc(d.Emulator))
+	}
+	fmt.Fprintf(&b, "    <disk type='%s' device='disk'>\n      <driver name='qemu' type='qcow2'/>\n", esc(d.DiskType))
+	if d.DiskType == "block" {
+		fmt.Fprintf(&b, "      <source dev='%s'/>\n", esc(d.Disk))
+	} else {
+		fmt.Fprintf(&b, "      <source file='%s'/>\n", esc(d.Disk))
+	}
+	b.WriteString("      <target dev='vda' bus='virtio'/>\n    </disk>\n")
+	b.WriteString("    <interface type='network'>\n")
+	fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
+	fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MAC))
+	fmt.Fprintf(&b, "      <model type='%s'/>\n", esc(d.Model))
+	if d.MTU > 0 {
+		fmt.Fprintf(&b, "      <mtu size='%d'/>\n", d.MTU)
+	}
+	if d.Model == "virtio" {
+		attrs := ""
+		if d.Driver != "" {
+			attrs += fmt.Sprintf(" name='%s'", esc(d.Driver))
+		}
+		if d.Queues > 1 {
+			attrs += fmt.Sprintf(" queues='%d'", d.Queues)
+		}
+		hb, gb := bitsAttrs(d.Host, hostBits), bitsAttrs(d.Guest, guestBits)
+		if attrs != "" || hb != "" || gb != "" {
+			fmt.Fprintf(&b, "      <driver%s>", attrs)
+			if hb != "" {
+				fmt.Fprintf(&b, "<host%s/>", hb)
+			}
+			if gb != "" {
+				fmt.Fprintf(&b, "<guest%s/>", gb)
+			}
+			b.WriteString("</driver>\n")
+		}
+	} else if len(d.Host) > 0 || len(d.Guest) > 0 || d.Queues > 1 {
+		return "", fmt.Errorf("nic model %q has no offload bits or queues in libvirt (only virtio has)", d.Model)
+	}
+	b.WriteString("    </interface>\n")
+	b.WriteString("    <serial type='pty'><target port='0'/></serial>\n    <console type='pty'><target type='serial' port='0'/></console>\n")
+	b.WriteString("    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>\n")
+	b.WriteString("    <memballoon model='none'/>\n    <rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>\n")
+	b.WriteString("  </devices>\n</domain>\n")
+	return b.String(), nil
+}
+
+// networkSpec is a lab-owned network.
+type networkSpec struct {
+	Name    string
+	Bridge  string
+	MTU     int
+	NAT     bool
+	Network [3]byte // the /24's first three octets
+}
+
+// networkXML renders an isolated (or NAT) network with its own bridge and a
+// DHCP range. Addresses come from 198.18.0.0/15, the benchmarking range
+// (RFC 2544), one /24 per link.
+func networkXML(n networkSpec) string {
+	var b strings.Builder
+	b.WriteString("<network>\n")
+	fmt.Fprintf(&b, "  <name>%s</name>\n", esc(n.Name))
+	if n.NAT {
+		b.WriteString("  <forward mode='nat'/>\n")
+	}
+	fmt.Fprintf(&b, "  <bridge name='%s' stp='off' delay='0'/>\n", esc(n.Bridge))
+	if n.MTU > 0 {
+		fmt.Fprintf(&b, "  <mtu size='%d'/>\n", n.MTU)
+	}
+	p := fmt.Sprintf("%d.%d.%d", n.Network[0], n.Network[1], n.Network[2])
+	fmt.Fprintf(&b, "  <ip address='%s.1' netmask='255.255.255.0'>\n", p)
+	fmt.Fprintf(&b, "    <dhcp><range start='%s.10' end='%s.250'/></dhcp>\n", p, p)
+	b.WriteString("  </ip>\n</network>\n")
+	return b.String()
+}
+
+// subnetFor picks the /24 for a link: 198.18.0.0/15 holds 512 of them; the
+// index is derived from the network name so that names, not counters, decide.
+func subnetFor(name string) [3]byte {
+	h := sha256.Sum256([]byte(name))
+	n := (int(h[0])<<8 | int(h[1])) % 512
+	return [3]byte{198, byte(18 + n/256), byte(n % 256)}
+}
+
+// shortHash is 8 hex digits of sha256(s), for names with length limits
+// (bridge names have 15 bytes at most).
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:4])
+}
+
+// macFor derives a stable locally administered MAC from a machine's name, in
+// libvirt's 52:54:00 prefix so tools recognise it as a QEMU NIC.
+func macFor(labID, name string) string {
+	h := sha256.Sum256([]byte(labID + "\x00" + name))
+	return fmt.Sprintf("52:54:00:%02x:%02x:%02x", h[0], h[1], h[2])
+}
+
+// volumeXML renders a qcow2 overlay backed by the template's volume (or a
+// plain volume for a full clone, which StorageVolCreateXMLFrom fills).
+func volumeXML(name string, capacity uint64, backingPath, backingFormat string) string {
+	var b strings.Builder
+	b.WriteString("<volume>\n")
+	fmt.Fprintf(&b, "  <name>%s</name>\n", esc(name))
+	fmt.Fprintf(&b, "  <capacity unit='bytes'>%d</capacity>\n", capacity)
+	b.WriteString("  <target><format type='qcow2'/></target>\n")
+	if backingPath != "" {
+		fmt.Fprintf(&b, "  <backingStore><path>%s</path><format type='%s'/></backingStore>\n", esc(backingPath), esc(backingFormat))
+	}
+	b.WriteString("</volume>\n")
+	return b.String()
+}

@@ -1,0 +1,97 @@
+package libvirt
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from its golden file:\n%s", name, got)
+	}
+}
+
+func TestDomainXML(t *testing.T) {
+	base := domainSpec{Name: "lab-kvm-jumbo-s", Type: "qemu", Emulator: "/usr/bin/qemu-system-x86_64", Machine: "pc",
+		VCPU: 1, MemoryMiB: 768, Disk: "/var/lib/lab/lab-kvm-jumbo-s.qcow2", DiskType: "file",
+		Kernel: "/var/lib/lab/vmlinuz", Initrd: "/var/lib/lab/initrd.img", Cmdline: "root=/dev/vda console=ttyS0",
+		Network: "lab-kvm-jumbo", MAC: "52:54:00:12:34:56", Model: "virtio", Driver: "qemu", MTU: 9000,
+		Meta: labMeta{LabID: "kvm", Address: "pair.jumbo.server", Role: "server"}}
+	offloaded := base
+	offloaded.Name, offloaded.Driver, offloaded.Queues = "lab-kvm-off-s", "vhost", 2
+	offloaded.Host, offloaded.Guest = map[string]bool{"tso4": false, "csum": true}, map[string]bool{"tso4": false}
+	inject := base
+	inject.Name = "x'><evil/>"
+	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject} {
+		t.Run(name, func(t *testing.T) {
+			got, err := domainXML(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(got, "<evil/>") {
+				t.Fatalf("a name reached the XML unescaped:\n%s", got)
+			}
+			golden(t, name, got)
+		})
+	}
+}
+
+func TestNetworkXML(t *testing.T) {
+	golden(t, "network-isolated-jumbo", networkXML(networkSpec{Name: "lab-kvm-jumbo", Bridge: "lbr1a2b3c", MTU: 9000, Network: [3]byte{198, 18, 7}}))
+	golden(t, "network-nat", networkXML(networkSpec{Name: "lab-kvm-nat", Bridge: "lbr4d5e6f", NAT: true, Network: [3]byte{198, 19, 200}}))
+}
+
+func TestSplitOffloads(t *testing.T) {
+	tests := []struct {
+		in          map[string]bool
+		host, guest string
+		wantErr     bool
+	}{
+		{map[string]bool{"tso4": false, "guest_tso4": false}, "tso4", "tso4", false},
+		{map[string]bool{"mrg_rxbuf": true}, "mrg_rxbuf", "", false},
+		{map[string]bool{"lro": true}, "", "", true},
+	}
+	for _, tc := range tests {
+		h, g, err := splitOffloads(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%v: err %v", tc.in, err)
+			continue
+		}
+		if err == nil && (strings.Join(keys(h), ",") != tc.host || strings.Join(keys(g), ",") != tc.guest) {
+			t.Errorf("%v: host %v guest %v", tc.in, h, g)
+		}
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestSubnetsStayInBenchmarkRange(t *testing.T) {
+	for _, name := range []string{"lab-a-p", "lab-b-q", "lab-kvm-jumbo", strings.Repeat("x", 200)} {
+		s := subnetFor(name)
+		if s[0] != 198 || (s[1] != 18 && s[1] != 19) {
+			t.Errorf("%s: %v is outside 198.18.0.0/15", name, s)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# build-kvm-image.sh — build a small Debian guest image that lab's libvirt
+# back end can use as a template (a base volume in a storage pool).
+#
+#   scripts/build-kvm-image.sh -k ~/.ssh/lab_ed25519.pub [-o /var/cache/lab-kvm] [-s bookworm]
+#
+# It prints the directory holding the result:
+#   base.qcow2   root file system (ext4 on /dev/vda, no partition table)
+#   vmlinuz      kernel   } for direct kernel boot: the provider's
+#   initrd.img   initrd   } kernel/initrd settings, cmdline root=/dev/vda console=ttyS0
+# The guest gets its address by DHCP (systemd-networkd, ClientIdentifier=mac),
+# runs sshd with host keys generated at first boot (so each guest has its own,
+# recorded on first use), and lets root in with the given public key only.
+# It has iperf3, ethtool, iproute2 and procps.
+#
+# The result is cached under OUTDIR by a hash of this script and its inputs:
+# a second run with the same key returns at once. The Debian mirror is read
+# from this machine's apt sources; none is written here.
+#
+# Needs root, debootstrap, qemu-utils (qemu-img) and e2fsprogs (mkfs.ext4 -d).
+set -euo pipefail
+
+out=/var/cache/lab-kvm
+suite=bookworm
+pubkey=
+while getopts "o:k:s:h" opt; do
+  case $opt in
+    o) out=$OPTARG ;;
+    k) pubkey=$OPTARG ;;
+    s) suite=$OPTARG ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
+  esac
+done
+[ -n "$pubkey" ] || { echo "build-kvm-image: -k PUBKEY is required (the key lab's ssh{} block uses)" >&2; exit 2; }
+[ -r "$pubkey" ] || { echo "build-kvm-image: cannot read $pubkey" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || { echo "build-kvm-image: needs root (debootstrap, chroot)" >&2; exit 1; }
+for c in debootstrap qemu-img mkfs.ext4 sha256sum; do
+  command -v "$c" >/dev/null || { echo "build-kvm-image: $c not found (apt-get install debootstrap qemu-utils e2fsprogs)" >&2; exit 1; }
+done
+
+# mirror prints the first deb URI in this machine's apt sources that serves
+# the suite (deb822 .sources files, then one-line sources.list files).
+mirror() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -r "$f" ] || continue
+    awk -v suite="$suite" '
+      function flush() { if (deb && hit && uri != "") { print uri; found = 1; exit } deb = 0; hit = 0; uri = "" }
+      /^[[:space:]]*$/ { flush(); next }
+      /^#/ { next }
+      tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+      tolower($1) == "uris:" { uri = $2 }
+      tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) hit = 1 }
+      END { if (!found) flush() }' "$f" | head -n1
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -r "$f" ] || continue
+    awk -v suite="$suite" '$1 == "deb" {
+        i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+        if ($(i+1) == suite) { print $i; exit } }' "$f"
+  done
+}
+url=$(mirror | head -n1)
+[ -n "$url" ] || { echo "build-kvm-image: no 'deb' source for $suite in /etc/apt/sources.list{,.d}" >&2; exit 1; }
+
+packages=systemd-sysv,udev,openssh-server,ethtool,iproute2,procps,linux-image-amd64,initramfs-tools,zstd
+# The cache key: this script, the key, the suite and the package list. The
+# mirror is left out on purpose (any mirror of the suite builds the same guest).
+hash=$( { cat "$0"; cat "$pubkey"; echo "$suite $packages"; } | sha256sum | cut -c1-16)
+dest=$out/$suite-$hash
+if [ -f "$dest/done" ]; then
+  echo "$dest"
+  exit 0
+fi
+mkdir -p "$out"
+
+work=$(mktemp -d "$out/.build.XXXXXX")
+root=$work/root
+cleanup() {
+  for m in proc sys dev/pts dev; do
+    mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m" || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+log() { echo "build-kvm-image: $*" >&2; }
+
+t0=$(date +%s)
+log "debootstrap $suite from $url"
+debootstrap --variant=minbase --include="$packages" "$suite" "$root" "$url" >"$work/debootstrap.log" 2>&1 ||
+  { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
+
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
+in_root() { LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$root" "$@"; }
+
+# Nothing starts inside the chroot.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+
+# iperf3 asks whether to start a daemon: answer no before installing it.
+log "iperf3 (debconf pre-answered)"
+echo "iperf3 iperf3/start_daemon boolean false" | in_root debconf-set-selections
+in_root apt-get install -y -qq --no-install-recommends iperf3 >"$work/iperf3.log" 2>&1 ||
+  { tail -n 30 "$work/iperf3.log" >&2; exit 1; }
+
+log "configure"
+echo lab-guest >"$root/etc/hostname"
+printf '127.0.0.1 localhost\n127.0.1.1 lab-guest\n' >"$root/etc/hosts"
+echo '/dev/vda / ext4 defaults,noatime 0 1' >"$root/etc/fstab"
+
+# DHCP on every Ethernet NIC; the client id is the MAC so the host's lease
+# table is searchable by MAC.
+mkdir -p "$root/etc/systemd/network"
+cat >"$root/etc/systemd/network/20-lab-dhcp.network" <<'EOF'
+[Match]
+Name=en* eth*
+
+[Network]
+DHCP=ipv4
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+
+[DHCPv4]
+ClientIdentifier=mac
+UseDomains=no
+EOF
+in_root systemctl enable systemd-networkd.service >/dev/null 2>&1
+in_root systemctl mask systemd-networkd-wait-online.service apt-daily.timer apt-daily-upgrade.timer >/dev/null 2>&1 || true
+
+# SSH: root with the key only; host keys made at first boot, per guest.
+install -d -m 700 "$root/root/.ssh"
+install -m 600 "$pubkey" "$root/root/.ssh/authorized_keys"
+cat >"$root/etc/ssh/sshd_config.d/lab.conf" <<'EOF'
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+UseDNS no
+EOF
+rm -f "$root"/etc/ssh/ssh_host_*
+cat >"$root/etc/systemd/system/lab-ssh-hostkeys.service" <<'EOF'
+[Unit]
+Description=Generate this guest's SSH host keys
+Before=ssh.service
+ConditionPathExists=!/etc/ssh/ssh_host_ed25519_key
+
+[Service]
+Type=oneshot
+ExecStart=/usr/bin/ssh-keygen -A
+
+[Install]
+WantedBy=multi-user.target
+EOF
+in_root systemctl enable lab-ssh-hostkeys.service ssh.service >/dev/null 2>&1
+
+# Every guest is a new machine: systemd makes a machine id at boot.
+: >"$root/etc/machine-id"
+rm -f "$root/var/lib/dbus/machine-id"
+
+# A small initrd with just what a virtio disk boot needs.
+log "initrd"
+sed -i 's/^MODULES=.*/MODULES=list/; s/^#\?COMPRESS=.*/COMPRESS=zstd/' "$root/etc/initramfs-tools/initramfs.conf"
+printf 'virtio_pci\nvirtio_blk\nvirtio_net\next4\n' >>"$root/etc/initramfs-tools/modules"
+in_root update-initramfs -u -k all >"$work/initramfs.log" 2>&1 || { tail -n 30 "$work/initramfs.log" >&2; exit 1; }
+
+in_root apt-get clean
+rm -rf "$root"/var/lib/apt/lists/* "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/var/log/*.log
+rm -f "$root/usr/sbin/policy-rc.d"
+for m in dev/pts dev sys proc; do umount "$root/$m"; done
+
+mkdir -p "$work/out"
+cp "$(readlink -f "$root/vmlinuz")" "$work/out/vmlinuz"
+cp "$(readlink -f "$root/initrd.img")" "$work/out/initrd.img"
+
+log "ext4 + qcow2"
+used=$(du -sm "$root" | cut -f1)
+size=$((used + used / 2 + 512))
+mkfs.ext4 -q -L labroot -d "$root" "$work/root.img" "${size}M"
+qemu-img convert -O qcow2 "$work/root.img" "$work/out/base.qcow2"
+rm -f "$work/root.img"
+echo "suite=$suite hash=$hash mirror=$url built=$(date -u +%FT%TZ) seconds=$(($(date +%s) - t0))" >"$work/out/done"
+
+rm -rf "$dest"
+mv "$work/out" "$dest"
+log "done in $(($(date +%s) - t0)) s: $dest"
+echo "$dest"
