@@ -55,7 +55,7 @@ type Provider struct {
 	// poll is the interval of address and liveness checks while a guest
 	// boots; dial opens transports to guests. Tests replace both.
 	poll time.Duration
-	dial dialFunc
+	dial providers.DialFunc
 
 	mu       sync.Mutex
 	host     guest.Transport
@@ -69,7 +69,7 @@ var (
 
 // New returns an unconfigured provider.
 func New() *Provider {
-	return &Provider{dialRetry: 10 * time.Second, poll: 2 * time.Second, dial: dialSSH}
+	return &Provider{dialRetry: 10 * time.Second, poll: 2 * time.Second, dial: providers.DialSSH}
 }
 
 // Configure decodes the provider block. It does not connect: validate
@@ -167,7 +167,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	in.Attrs["iface"] = p.cfg.guestIface(m.Template.OS)
 	in.Attrs["backend"], in.Attrs["network_backend"] = p.cfg.Backend, p.cfg.NetworkBackend
 	if s := m.Template.SSH; s != nil {
-		in.Attrs["ssh_user"], in.Attrs["ssh_private_key_file"] = s.User, s.PrivateKeyFile
+		in.Attrs[providers.AttrSSHUser], in.Attrs[providers.AttrSSHKeyFile] = s.User, s.PrivateKeyFile
 		if s.Port > 0 {
 			in.Attrs["ssh_port"] = fmt.Sprint(s.Port)
 		}

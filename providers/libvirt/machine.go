@@ -25,7 +25,7 @@ const (
 	attrHostKey = "ssh_host_key" // first-seen SSH host key (TOFU)
 	attrUser    = "ssh_user"
 	attrPort    = "ssh_port"
-	attrKeyFile = "ssh_key_file" // a path, never key material
+	attrKeyFile = providers.AttrSSHKeyFile // a path, never key material
 	attrVolume  = "volume"       // the overlay volume
 	attrPool    = "pool"
 	attrNetwork = "network"

@@ -168,7 +168,7 @@ func (p *Provider) instance(m providers.Machine, ref types.ManagedObjectReferenc
 			attrs["ssh_port"] = strconv.Itoa(s.Port)
 		}
 		if s.PrivateKeyFile != "" {
-			attrs["ssh_private_key_file"] = s.PrivateKeyFile
+			attrs[providers.AttrSSHKeyFile] = s.PrivateKeyFile
 		}
 	}
 	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Attrs: attrs}

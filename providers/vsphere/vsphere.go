@@ -57,13 +57,13 @@ type Provider struct {
 	env     *inventory
 	checked time.Time // last time the session was known to be active
 	// dial connects to the SSH server of a guest; replaced in tests.
-	dial dialFunc
+	dial providers.DialFunc
 }
 
 var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured vSphere provider.
-func New() *Provider { return &Provider{Getenv: os.Getenv, dial: dialSSH} }
+func New() *Provider { return &Provider{Getenv: os.Getenv, dial: providers.DialSSH} }
 
 // Config is the provider block.
 type Config struct {
