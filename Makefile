@@ -28,7 +28,7 @@ vet:
 
 ## bench: speed and fidelity figures, printed as ratios against the targets
 bench: deps build
-	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/... ./plan/... ./cmd/lab/...
+	$(GO) test -p 1 -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/... ./plan/... ./providers/vsphere/... ./cmd/lab/...
 
 clean:
 	rm -rf bin
