@@ -26,7 +26,7 @@ const (
 	attrUser    = "ssh_user"
 	attrPort    = "ssh_port"
 	attrKeyFile = providers.AttrSSHKeyFile // a path, never key material
-	attrVolume  = "volume"       // the overlay volume
+	attrVolume  = "volume"                 // the overlay volume
 	attrPool    = "pool"
 	attrNetwork = "network"
 	attrVCPU    = "vcpu"
