@@ -8,9 +8,11 @@ import (
 	"testing"
 )
 
-// TestExamplesValidate runs `lab validate` on every directory under
-// examples/, as a user would before applying it. Examples that need
-// variables ship a test.labvars file (HCL, -var-file) with harmless values.
+// TestExamplesValidate runs `lab validate` and `lab plan` on every
+// directory under examples/, as a user would before applying it (on a copy,
+// so the plan's state lock never lands in the source tree). Examples that
+// need variables ship a test.labvars file (HCL, -var-file) with harmless
+// values; nothing connects to a hypervisor before apply.
 func TestExamplesValidate(t *testing.T) {
 	dirs, err := filepath.Glob("../../examples/*")
 	if err != nil || len(dirs) == 0 {
@@ -21,13 +23,24 @@ func TestExamplesValidate(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			args := []string{"-chdir=" + dir, "validate"}
-			if _, err := os.Stat(filepath.Join(dir, "test.labvars")); err == nil {
-				args = append(args, "-var-file="+filepath.Join(dir, "test.labvars"))
+			work := t.TempDir()
+			if err := os.CopyFS(work, os.DirFS(dir)); err != nil {
+				t.Fatal(err)
 			}
-			var stdout, stderr bytes.Buffer
-			if code := Main(args, strings.NewReader(""), &stdout, &stderr, nil); code != 0 {
-				t.Errorf("validate %s: exit %d\n%s%s", dir, code, stdout.String(), stderr.String())
+			os.RemoveAll(filepath.Join(work, ".lab"))
+			os.RemoveAll(filepath.Join(work, "results"))
+			for _, verb := range []string{"validate", "plan"} {
+				args := []string{"-chdir=" + work, verb}
+				if _, err := os.Stat(filepath.Join(work, "test.labvars")); err == nil {
+					args = append(args, "-var-file="+filepath.Join(work, "test.labvars"))
+				}
+				var stdout, stderr bytes.Buffer
+				if code := Main(args, strings.NewReader(""), &stdout, &stderr, nil); code != 0 {
+					t.Errorf("%s %s: exit %d\n%s%s", verb, dir, code, stdout.String(), stderr.String())
+				}
+				if verb == "plan" && !strings.Contains(stdout.String(), "Plan: ") {
+					t.Errorf("plan %s printed no summary:\n%s", dir, stdout.String())
+				}
 			}
 		})
 	}
