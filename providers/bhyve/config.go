@@ -54,17 +54,14 @@ const (
 	BackendVMBhyve = "vm-bhyve"
 	BackendRaw     = "bhyve"
 
-	defaultDatastore  = "zroot/vm"
-	defaultLeases     = "/var/db/dnsmasq.leases"
-	defaultFirmware   = "/usr/local/share/uefi-firmware/BHYVE_UEFI.fd"
-	defaultBoot       = 5 * time.Minute
-	defaultUser       = "root"
-	defaultPrivateKey = "~/.ssh/id_ed25519"
+	defaultDatastore = "zroot/vm"
+	defaultLeases    = "/var/db/dnsmasq.leases"
+	defaultFirmware  = "/usr/local/share/uefi-firmware/BHYVE_UEFI.fd"
+	defaultBoot      = 5 * time.Minute
 )
 
 var (
 	hostRE    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
-	userRE    = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 	datasetRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*(/[A-Za-z0-9][A-Za-z0-9_.:-]*)*$`)
 	// nameRE: vm-bhyve VM and switch names, bridge/tap/NIC names, ZFS
 	// dataset components — what lab puts on a command line as a name.
@@ -98,26 +95,11 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	if net.ParseIP(c.Host) == nil && (!hostRE.MatchString(c.Host) || strings.Contains(c.Host, "..")) {
 		bad("host", "Invalid host", "host must be the bhyve host's IP address or name, got %q.", c.Host)
 	}
-	if c.Port == 0 {
-		c.Port = labssh.DefaultPort
-	} else if c.Port < 1 || c.Port > 65535 {
-		bad("port", "Invalid port", "port must be 1..65535, got %d.", c.Port)
+	login := labssh.Login{Port: c.Port, User: c.User, PrivateKeyFile: c.PrivateKeyFile, HostKey: c.HostKey}
+	for _, p := range labssh.CheckLogin(&login) {
+		bad(p.Attr, p.Summary, "%s", p.Detail)
 	}
-	if c.User == "" {
-		c.User = defaultUser
-	} else if !userRE.MatchString(c.User) {
-		bad("user", "Invalid user", "%q is not a valid user name.", c.User)
-	}
-	if c.PrivateKeyFile == "" {
-		c.PrivateKeyFile = defaultPrivateKey
-	} else if strings.ContainsAny(c.PrivateKeyFile, "\x00\n\r") {
-		bad("private_key_file", "Invalid private key file", "private_key_file must be a path without control characters.")
-	}
-	if c.HostKey != "" {
-		if _, err := labssh.ParseHostKey(c.HostKey); err != nil {
-			bad("host_key", "Invalid host key", "host_key must be one authorized_keys line (\"ssh-ed25519 AAAA…\"): %v.", err)
-		}
-	}
+	c.Port, c.User, c.PrivateKeyFile = login.Port, login.User, login.PrivateKeyFile
 	switch c.Backend {
 	case "":
 		c.Backend = BackendVMBhyve

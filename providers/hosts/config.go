@@ -32,15 +32,8 @@ type Host struct {
 	CPUs string `hcl:"cpus,optional"`
 }
 
-// Defaults for a host block.
-const (
-	defaultUser = "root"
-	defaultKey  = "~/.ssh/id_ed25519"
-)
-
 var (
 	ifaceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,14}$`)
-	userRE  = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 	hostRE  = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
 	cpusRE  = regexp.MustCompile(`^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$`)
 )
@@ -90,26 +83,11 @@ func decodeHost(b *hcl.Block, ec *hcl.EvalContext) (*Host, hcl.Diagnostics) {
 	if !validHost(h.Address) {
 		bad("address", "Invalid address", "address must be an IP address or a host name, got %q.", h.Address)
 	}
-	if h.Port == 0 {
-		h.Port = labssh.DefaultPort
-	} else if h.Port < 1 || h.Port > 65535 {
-		bad("port", "Invalid port", "port must be 1..65535, got %d.", h.Port)
+	login := labssh.Login{Port: h.Port, User: h.User, PrivateKeyFile: h.PrivateKeyFile, HostKey: h.HostKey}
+	for _, p := range labssh.CheckLogin(&login) {
+		bad(p.Attr, p.Summary, "%s", p.Detail)
 	}
-	if h.User == "" {
-		h.User = defaultUser
-	} else if !userRE.MatchString(h.User) {
-		bad("user", "Invalid user", "%q is not a valid user name.", h.User)
-	}
-	if h.PrivateKeyFile == "" {
-		h.PrivateKeyFile = defaultKey
-	} else if strings.ContainsAny(h.PrivateKeyFile, "\x00\n\r") {
-		bad("private_key_file", "Invalid private key file", "private_key_file must be a path without control characters.")
-	}
-	if h.HostKey != "" {
-		if _, err := labssh.ParseHostKey(h.HostKey); err != nil {
-			bad("host_key", "Invalid host key", "host_key must be one line as in authorized_keys or known_hosts without the host name (\"ssh-ed25519 AAAA…\"): %v.", err)
-		}
-	}
+	h.Port, h.User, h.PrivateKeyFile = login.Port, login.User, login.PrivateKeyFile
 	if !ifaceRE.MatchString(h.Iface) {
 		bad("iface", "Invalid interface", "iface must be an interface name (letters, digits, _ . : @ -; at most 15), got %q.", h.Iface)
 	}

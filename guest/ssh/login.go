@@ -1,0 +1,57 @@
+package ssh
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// DefaultPrivateKeyFile is the key a spec's SSH login uses when it names none.
+const DefaultPrivateKeyFile = "~/.ssh/id_ed25519"
+
+var userRE = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+
+// Login is the SSH login part of a provider block (bhyve's host, a hosts
+// machine): what every back end that reaches a machine over SSH asks for.
+type Login struct {
+	Port           int
+	User           string
+	PrivateKeyFile string
+	HostKey        string // optional pinned key, one authorized_keys line
+}
+
+// LoginProblem is one invalid Login field, named by its spec attribute.
+type LoginProblem struct {
+	Attr, Summary, Detail string
+}
+
+// CheckLogin fills l's defaults (port 22, user root, ~/.ssh/id_ed25519)
+// and reports every field that cannot be used, so providers turn them into
+// diagnostics on the attribute's range.
+func CheckLogin(l *Login) []LoginProblem {
+	var out []LoginProblem
+	bad := func(attr, summary, format string, a ...any) {
+		out = append(out, LoginProblem{attr, summary, fmt.Sprintf(format, a...)})
+	}
+	if l.Port == 0 {
+		l.Port = DefaultPort
+	} else if l.Port < 1 || l.Port > 65535 {
+		bad("port", "Invalid port", "port must be 1..65535, got %d.", l.Port)
+	}
+	if l.User == "" {
+		l.User = DefaultUser
+	} else if !userRE.MatchString(l.User) {
+		bad("user", "Invalid user", "%q is not a valid user name.", l.User)
+	}
+	if l.PrivateKeyFile == "" {
+		l.PrivateKeyFile = DefaultPrivateKeyFile
+	} else if strings.ContainsAny(l.PrivateKeyFile, "\x00\n\r") {
+		bad("private_key_file", "Invalid private key file", "private_key_file must be a path without control characters.")
+	}
+	if l.HostKey != "" {
+		if _, err := ParseHostKey(l.HostKey); err != nil {
+			bad("host_key", "Invalid host key", "host_key must be one line as in authorized_keys or known_hosts without the host name (\"ssh-ed25519 AAAA…\"): %v.", err)
+		}
+	}
+	return out
+}
