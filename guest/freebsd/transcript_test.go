@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,46 +12,18 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/freebsd"
+	"github.com/lab-bench/lab/guest/guesttest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // reply is a canned answer of the fake transport.
-type reply struct {
-	out, stderr string
-	code        int
-}
+type reply = guesttest.Reply
 
-// fake is a recording guest.Transport: it logs every command and answers
-// from canned replies keyed by the exact command line. A key with several
-// replies answers them in turn (the last one repeats); a command without
-// a reply succeeds silently.
-type fake struct {
-	replies map[string][]reply
-	log     strings.Builder
+// newFake records the commands a driver runs as guest pair.fbsd.client.
+func newFake(replies map[string][]reply) *guesttest.Recorder {
+	return &guesttest.Recorder{Guest: "pair.fbsd.client", Queue: replies}
 }
-
-var _ guest.Transport = (*fake)(nil)
-
-func (f *fake) Run(_ context.Context, c guest.Cmd) (guest.Result, error) {
-	var r reply
-	if rs := f.replies[c.String()]; len(rs) > 0 {
-		r = rs[0]
-		if len(rs) > 1 {
-			f.replies[c.String()] = rs[1:]
-		}
-	}
-	fmt.Fprintf(&f.log, "$ %s\n", c)
-	res := guest.Result{Stdout: []byte(r.out), Stderr: []byte(r.stderr), ExitCode: r.code}
-	if r.code != 0 {
-		fmt.Fprintf(&f.log, "  exit %d: %s\n", r.code, strings.TrimSpace(r.stderr))
-		return res, &guest.CommandError{Guest: f.Name(), Cmd: c.String(), ExitCode: r.code, Stderr: r.stderr}
-	}
-	return res, nil
-}
-func (f *fake) Upload(context.Context, string, io.Reader) error { return nil }
-func (f *fake) Name() string                                    { return "pair.fbsd.client" }
-func (f *fake) Close() error                                    { return nil }
 
 func testdata(t *testing.T, name string) string {
 	t.Helper()
@@ -74,16 +45,16 @@ const (
 // vtnet0: no offloads offered, cubic the default, ipfw not loaded.
 func bhyveGuest(t *testing.T) map[string][]reply {
 	return map[string][]reply{
-		"ifconfig -m vtnet0":                         {{out: testdata(t, "ifconfig-m-vtnet0-tap.txt")}},
-		"ifconfig -m vmx0":                           {{out: testdata(t, "ifconfig-m-vmx0.txt")}},
-		"sysctl -n net.inet.tcp.cc.available":        {{out: ccTable}},
-		"sysctl -n net.inet.tcp.cc.algorithm":        {{out: "cubic\n"}},
-		"sysctl -n net.inet.tcp.sendspace":           {{out: "8192\n"}},
-		"sysctl -n net.inet.tcp.recvspace":           {{out: "65536\n"}},
-		"sysctl -n net.inet.ip.fw.default_to_accept": {{out: "1\n"}},
-		"kldstat -q -m ipfw":                         {{code: 1}},
-		"kldstat -q -m dummynet":                     {{code: 1}},
-		"uname -sr":                                  {{out: "FreeBSD 14.2-RELEASE-p1\n"}},
+		"ifconfig -m vtnet0":                         {{Out: testdata(t, "ifconfig-m-vtnet0-tap.txt")}},
+		"ifconfig -m vmx0":                           {{Out: testdata(t, "ifconfig-m-vmx0.txt")}},
+		"sysctl -n net.inet.tcp.cc.available":        {{Out: ccTable}},
+		"sysctl -n net.inet.tcp.cc.algorithm":        {{Out: "cubic\n"}},
+		"sysctl -n net.inet.tcp.sendspace":           {{Out: "8192\n"}},
+		"sysctl -n net.inet.tcp.recvspace":           {{Out: "65536\n"}},
+		"sysctl -n net.inet.ip.fw.default_to_accept": {{Out: "1\n"}},
+		"kldstat -q -m ipfw":                         {{Code: 1}},
+		"kldstat -q -m dummynet":                     {{Code: 1}},
+		"uname -sr":                                  {{Out: "FreeBSD 14.2-RELEASE-p1\n"}},
 	}
 }
 
@@ -115,14 +86,14 @@ func TestTranscripts(t *testing.T) {
 			Loss:              &guest.Loss{Percent: 1, Method: "random"},
 		}},
 		{name: "apply-cc-loads-module", s: guest.Settings{CongestionControl: "htcp"},
-			replies: map[string][]reply{"sysctl -n net.inet.tcp.cc.available": {{out: ccTable}, {out: ccTable + "htcp              0\n"}}}},
+			replies: map[string][]reply{"sysctl -n net.inet.tcp.cc.available": {{Out: ccTable}, {Out: ccTable + "htcp              0\n"}}}},
 		{name: "apply-cc-missing-module", s: guest.Settings{CongestionControl: "bbr"}, wantFail: true,
-			replies: map[string][]reply{"kldload -n cc_bbr": {{code: 1, stderr: "kldload: can't load cc_bbr: No such file or directory\n"}}}},
+			replies: map[string][]reply{"kldload -n cc_bbr": {{Code: 1, Stderr: "kldload: can't load cc_bbr: No such file or directory\n"}}}},
 		{name: "apply-loss-ipfw-loaded", s: guest.Settings{Loss: &guest.Loss{Percent: 0.5, Method: "random"}}, replies: loaded},
 		{name: "apply-loss-deny-default-refused", s: guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "random"}}, wantFail: true,
-			replies: map[string][]reply{"sysctl -n net.inet.ip.fw.default_to_accept": {{out: "0\n"}}}},
+			replies: map[string][]reply{"sysctl -n net.inet.ip.fw.default_to_accept": {{Out: "0\n"}}}},
 		{name: "apply-none-removes-loss", s: guest.Settings{},
-			replies: with(loaded, map[string][]reply{"ipfw -S list": {{out: ipfwList}}, "ipfw pipe list": {{out: pipeList}}})},
+			replies: with(loaded, map[string][]reply{"ipfw -S list": {{Out: ipfwList}}, "ipfw pipe list": {{Out: pipeList}}})},
 		{name: "apply-none-no-ipfw", s: guest.Settings{}},
 		{name: "apply-refused", wantFail: true, s: guest.Settings{
 			Offloads: map[string]bool{"gro": true, "gso": false},
@@ -138,50 +109,50 @@ func TestTranscripts(t *testing.T) {
 		{name: "observe-vale-requested", observe: true, s: guest.Settings{
 			MTU:      9000,
 			Offloads: map[string]bool{"lro": true, "tso": false},
-		}, replies: map[string][]reply{"ifconfig -m vtnet0": {{out: testdata(t, "ifconfig-m-vtnet0-vale.txt")}}}},
+		}, replies: map[string][]reply{"ifconfig -m vtnet0": {{Out: testdata(t, "ifconfig-m-vtnet0-vale.txt")}}}},
 		{name: "observe-vmx0-loss", iface: "vmx0", observe: true, s: guest.Settings{
 			Offloads: map[string]bool{"lro": true},
 			Loss:     &guest.Loss{Percent: 1, Method: "random"},
-		}, replies: with(loaded, map[string][]reply{"ipfw -S list": {{out: strings.ReplaceAll(ipfwList, "vtnet0", "vmx0")}}, "ipfw pipe list": {{out: pipeList}}})},
+		}, replies: with(loaded, map[string][]reply{"ipfw -S list": {{Out: strings.ReplaceAll(ipfwList, "vtnet0", "vmx0")}}, "ipfw pipe list": {{Out: pipeList}}})},
 		{name: "observe-leftover-loss", observe: true, s: guest.Settings{},
-			replies: with(loaded, map[string][]reply{"ipfw -S list": {{out: ipfwList}}, "ipfw pipe list": {{out: pipeList}}})},
+			replies: with(loaded, map[string][]reply{"ipfw -S list": {{Out: ipfwList}}, "ipfw pipe list": {{Out: pipeList}}})},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fake{replies: with(bhyveGuest(t), tc.replies)}
+			f := newFake(with(bhyveGuest(t), tc.replies))
 			iface := tc.iface
 			if iface == "" {
 				iface = "vtnet0"
 			}
 			js, _ := json.Marshal(tc.s)
-			fmt.Fprintf(&f.log, "# %s settings: %s\n", iface, js)
+			fmt.Fprintf(&f.Log, "# %s settings: %s\n", iface, js)
 			var err error
 			if tc.observe {
 				var o guest.Observed
 				o, err = freebsd.New().Observe(context.Background(), f, iface, tc.s)
 				js, _ := json.MarshalIndent(o, "", "  ")
-				fmt.Fprintf(&f.log, "# observed: %s\n# verify: %q\n", js, guest.Verify(tc.s, o))
+				fmt.Fprintf(&f.Log, "# observed: %s\n# verify: %q\n", js, guest.Verify(tc.s, o))
 			} else {
 				err = freebsd.New().Apply(context.Background(), f, iface, tc.s)
 			}
-			fmt.Fprintf(&f.log, "# error: %v\n", err)
+			fmt.Fprintf(&f.Log, "# error: %v\n", err)
 			if (err != nil) != tc.wantFail {
 				t.Errorf("error = %v, want failure %v", err, tc.wantFail)
 			}
-			golden(t, tc.name, f.log.String())
+			golden(t, tc.name, f.Log.String())
 		})
 	}
 }
 
 func TestSiftrTranscript(t *testing.T) {
-	f := &fake{}
+	f := newFake(nil)
 	if err := freebsd.StartSiftr(context.Background(), f, "/var/log/lab-siftr.log"); err != nil {
 		t.Fatal(err)
 	}
 	if err := freebsd.StopSiftr(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "siftr", f.log.String())
+	golden(t, "siftr", f.Log.String())
 }
 
 func golden(t *testing.T, name, got string) {

@@ -28,25 +28,25 @@ func TestRejectsInjection(t *testing.T) {
 			if v == "" && i == 1 {
 				continue // "x" is a valid algorithm name
 			}
-			f := &fake{}
-			if err := freebsd.New().Apply(context.Background(), f, "vtnet0", s); err == nil || f.log.Len() > 0 {
-				t.Errorf("value %q in case %d: err=%v, commands run:\n%s", v, i, err, f.log.String())
+			f := newFake(nil)
+			if err := freebsd.New().Apply(context.Background(), f, "vtnet0", s); err == nil || f.Log.Len() > 0 {
+				t.Errorf("value %q in case %d: err=%v, commands run:\n%s", v, i, err, f.Log.String())
 			}
-			if _, err := freebsd.New().Observe(context.Background(), f, "vtnet0", s); err == nil || f.log.Len() > 0 {
+			if _, err := freebsd.New().Observe(context.Background(), f, "vtnet0", s); err == nil || f.Log.Len() > 0 {
 				t.Errorf("Observe: value %q in case %d accepted", v, i)
 			}
 		}
-		f := &fake{}
-		if err := freebsd.New().Apply(context.Background(), f, v, guest.Settings{MTU: 1500}); err == nil || f.log.Len() > 0 {
+		f := newFake(nil)
+		if err := freebsd.New().Apply(context.Background(), f, v, guest.Settings{MTU: 1500}); err == nil || f.Log.Len() > 0 {
 			t.Errorf("interface %q accepted", v)
 		}
-		if _, err := freebsd.New().Observe(context.Background(), f, v, guest.Settings{}); err == nil || f.log.Len() > 0 {
+		if _, err := freebsd.New().Observe(context.Background(), f, v, guest.Settings{}); err == nil || f.Log.Len() > 0 {
 			t.Errorf("Observe: interface %q accepted", v)
 		}
 		if v == "-x" {
 			continue // "/tmp/-x" is a plain file name in one argv word
 		}
-		if err := freebsd.StartSiftr(context.Background(), f, "/tmp/"+v); err == nil || f.log.Len() > 0 {
+		if err := freebsd.StartSiftr(context.Background(), f, "/tmp/"+v); err == nil || f.Log.Len() > 0 {
 			t.Errorf("siftr log file %q accepted", "/tmp/"+v)
 		}
 	}
@@ -62,7 +62,7 @@ func TestRejectsInjection(t *testing.T) {
 			t.Errorf("%+v accepted", s)
 		}
 	}
-	if err := freebsd.StartSiftr(context.Background(), &fake{}, "/var/log/../../etc/rc"); err == nil {
+	if err := freebsd.StartSiftr(context.Background(), newFake(nil), "/var/log/../../etc/rc"); err == nil {
 		t.Error("siftr path with .. accepted")
 	}
 }
@@ -81,7 +81,7 @@ func TestRefusalsNameGuestAndReason(t *testing.T) {
 		{guest.Settings{Firewall: "chain x {}"}, []string{"firewall", "nftables", "not supported on FreeBSD"}},
 	}
 	for _, tc := range tests {
-		err := freebsd.New().Apply(context.Background(), &fake{}, "vtnet0", tc.s)
+		err := freebsd.New().Apply(context.Background(), newFake(nil), "vtnet0", tc.s)
 		for _, w := range tc.want {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("%+v: error %v lacks %q", tc.s, err, w)

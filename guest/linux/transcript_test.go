@@ -5,52 +5,24 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/guesttest"
 	"github.com/lab-bench/lab/guest/linux"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // reply is a canned answer of the fake transport.
-type reply struct {
-	out, stderr string
-	code        int
-}
+type reply = guesttest.Reply
 
-// fake is a recording guest.Transport: it logs every command and answers
-// from canned replies (exact command string; default: success, no output).
-type fake struct {
-	replies map[string]reply
-	log     strings.Builder
+// newFake records the commands a driver runs as guest pair.t.server.
+func newFake(replies map[string]reply) *guesttest.Recorder {
+	return &guesttest.Recorder{Guest: "pair.t.server", Replies: replies}
 }
-
-var _ guest.Transport = (*fake)(nil)
-
-func (f *fake) Run(_ context.Context, c guest.Cmd) (guest.Result, error) {
-	r := f.replies[c.String()]
-	fmt.Fprintf(&f.log, "$ %s\n", c)
-	if c.Stdin != nil {
-		in, _ := io.ReadAll(c.Stdin)
-		for _, l := range strings.Split(strings.TrimRight(string(in), "\n"), "\n") {
-			fmt.Fprintf(&f.log, "  < %s\n", l)
-		}
-	}
-	res := guest.Result{Stdout: []byte(r.out), Stderr: []byte(r.stderr), ExitCode: r.code}
-	if r.code != 0 {
-		fmt.Fprintf(&f.log, "  exit %d: %s\n", r.code, strings.TrimSpace(r.stderr))
-		return res, &guest.CommandError{Guest: f.Name(), Cmd: c.String(), ExitCode: r.code, Stderr: r.stderr}
-	}
-	return res, nil
-}
-func (f *fake) Upload(context.Context, string, io.Reader) error { return nil }
-func (f *fake) Name() string                                    { return "pair.t.server" }
-func (f *fake) Close() error                                    { return nil }
 
 func testdata(t *testing.T, name string) string {
 	t.Helper()
@@ -65,19 +37,19 @@ func testdata(t *testing.T, name string) string {
 // available but not allowed in the namespace, LRO is fixed off.
 func veth(t *testing.T) map[string]reply {
 	return map[string]reply{
-		"cat /proc/sys/net/ipv4/tcp_available_congestion_control": {out: "reno bbr cubic\n"},
-		"sysctl -w net.ipv4.tcp_congestion_control=cubic": {code: 255,
-			stderr: `sysctl: setting key "net.ipv4.tcp_congestion_control": Operation not permitted` + "\n"},
-		"sysctl -n net.ipv4.tcp_congestion_control": {out: "bbr\n"},
-		"sysctl -n net.ipv4.tcp_rmem":               {out: "4096\t131072\t6291456\n"},
-		"iptables -w -C INPUT -j LAB-LOSS":          {code: 1, stderr: "iptables: Bad rule (does a matching rule exist in that chain?).\n"},
-		"ethtool -K veth0 lro on":                   {code: 1, stderr: "Could not change any device features\n", out: "Actual changes:\nrx-lro: off [requested on]\n"},
-		"ip -j link show dev veth0":                 {out: testdata(t, "veth-ip-link.json")},
-		"ethtool -k veth0":                          {out: testdata(t, "veth-ethtool-k.txt")},
-		"ethtool -i veth0":                          {out: testdata(t, "veth-ethtool-i.txt")},
-		"uname -r":                                  {out: "6.1.0-28-amd64\n"},
-		"tc qdisc show dev veth0 root":              {out: "qdisc noqueue 0: root refcnt 2 \n"},
-		"iptables -w -S LAB-LOSS":                   {out: "-N LAB-LOSS\n-A LAB-LOSS -i veth0 -m statistic --mode nth --every 100 --packet 0 -j DROP\n"},
+		"cat /proc/sys/net/ipv4/tcp_available_congestion_control": {Out: "reno bbr cubic\n"},
+		"sysctl -w net.ipv4.tcp_congestion_control=cubic": {Code: 255,
+			Stderr: `sysctl: setting key "net.ipv4.tcp_congestion_control": Operation not permitted` + "\n"},
+		"sysctl -n net.ipv4.tcp_congestion_control": {Out: "bbr\n"},
+		"sysctl -n net.ipv4.tcp_rmem":               {Out: "4096\t131072\t6291456\n"},
+		"iptables -w -C INPUT -j LAB-LOSS":          {Code: 1, Stderr: "iptables: Bad rule (does a matching rule exist in that chain?).\n"},
+		"ethtool -K veth0 lro on":                   {Code: 1, Stderr: "Could not change any device features\n", Out: "Actual changes:\nrx-lro: off [requested on]\n"},
+		"ip -j link show dev veth0":                 {Out: testdata(t, "veth-ip-link.json")},
+		"ethtool -k veth0":                          {Out: testdata(t, "veth-ethtool-k.txt")},
+		"ethtool -i veth0":                          {Out: testdata(t, "veth-ethtool-i.txt")},
+		"uname -r":                                  {Out: "6.1.0-28-amd64\n"},
+		"tc qdisc show dev veth0 root":              {Out: "qdisc noqueue 0: root refcnt 2 \n"},
+		"iptables -w -S LAB-LOSS":                   {Out: "-N LAB-LOSS\n-A LAB-LOSS -i veth0 -m statistic --mode nth --every 100 --packet 0 -j DROP\n"},
 	}
 }
 
@@ -99,26 +71,26 @@ func TestTranscripts(t *testing.T) {
 		{name: "apply-fixed-lro", s: guest.Settings{Offloads: map[string]bool{"lro": true}}},
 		{name: "apply-random-existing-chain", s: guest.Settings{Loss: &guest.Loss{Percent: 1.5, Method: "random"}},
 			replies: map[string]reply{
-				"iptables -w -N LAB-LOSS":          {code: 1, stderr: "iptables: Chain already exists.\n"},
+				"iptables -w -N LAB-LOSS":          {Code: 1, Stderr: "iptables: Chain already exists.\n"},
 				"iptables -w -C INPUT -j LAB-LOSS": {},
 			}},
 		{name: "apply-netem", s: guest.Settings{Loss: &guest.Loss{Percent: 0.5, Method: "netem"}}},
 		{name: "apply-none-removes-loss", s: guest.Settings{},
 			replies: map[string]reply{
-				"tc qdisc show dev veth0 root": {out: "qdisc netem 8001: root refcnt 2 limit 1000 loss 0.5%\n"},
+				"tc qdisc show dev veth0 root": {Out: "qdisc netem 8001: root refcnt 2 limit 1000 loss 0.5%\n"},
 			}},
 		{name: "apply-none-no-iptables", s: guest.Settings{},
 			replies: map[string]reply{
-				"iptables -w -F LAB-LOSS": {code: 127, stderr: "sh: iptables: command not found\n"},
+				"iptables -w -F LAB-LOSS": {Code: 127, Stderr: "sh: iptables: command not found\n"},
 			}},
 		{name: "apply-cc-unavailable", s: guest.Settings{CongestionControl: "dctcp"}, wantFail: true,
-			replies: map[string]reply{"modprobe tcp_dctcp": {code: 1, stderr: "modprobe: FATAL: Module tcp_dctcp not found.\n"}}},
+			replies: map[string]reply{"modprobe tcp_dctcp": {Code: 1, Stderr: "modprobe: FATAL: Module tcp_dctcp not found.\n"}}},
 		{name: "apply-cc-namespace", s: guest.Settings{CongestionControl: "reno"}},
 		{name: "apply-firewall-stateful", s: guest.Settings{Firewall: "chain forward {\n  type filter hook forward priority 0; policy drop;\n  ct state established,related accept\n  ct state new accept\n}"},
-			replies: map[string]reply{"nft delete table inet lab_fw": {code: 1, stderr: "Error: Could not process rule: No such file or directory\n"}}},
+			replies: map[string]reply{"nft delete table inet lab_fw": {Code: 1, Stderr: "Error: Could not process rule: No such file or directory\n"}}},
 		{name: "apply-firewall-injection-refused", s: guest.Settings{Firewall: "chain x {}\x00rm -rf /"}, wantFail: true},
 		{name: "observe-firewall", observe: true, s: guest.Settings{Firewall: "chain forward { type filter hook forward priority 0; }"},
-			replies: map[string]reply{"nft list table inet lab_fw": {out: "table inet lab_fw {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy accept;\n\t}\n}\n"}}},
+			replies: map[string]reply{"nft list table inet lab_fw": {Out: "table inet lab_fw {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy accept;\n\t}\n}\n"}}},
 		{name: "observe-full", observe: true, s: guest.Settings{
 			MTU:               9000,
 			Offloads:          map[string]bool{"gro": true, "lro": true},
@@ -128,32 +100,32 @@ func TestTranscripts(t *testing.T) {
 		}},
 		{name: "observe-minimal", observe: true, s: guest.Settings{},
 			replies: map[string]reply{
-				"iptables -w -S LAB-LOSS": {code: 1, stderr: "iptables v1.8.9 (nf_tables): chain `LAB-LOSS' in table `filter' is incompatible, use 'nft' tool.\n"},
-				"ethtool -i veth0":        {code: 127, stderr: "sh: ethtool: command not found\n"},
+				"iptables -w -S LAB-LOSS": {Code: 1, Stderr: "iptables v1.8.9 (nf_tables): chain `LAB-LOSS' in table `filter' is incompatible, use 'nft' tool.\n"},
+				"ethtool -i veth0":        {Code: 127, Stderr: "sh: ethtool: command not found\n"},
 			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fake{replies: veth(t)}
+			f := newFake(veth(t))
 			for k, v := range tc.replies {
-				f.replies[k] = v
+				f.Replies[k] = v
 			}
 			js, _ := json.Marshal(tc.s)
-			fmt.Fprintf(&f.log, "# settings: %s\n", js)
+			fmt.Fprintf(&f.Log, "# settings: %s\n", js)
 			var err error
 			if tc.observe {
 				var o guest.Observed
 				o, err = linux.New().Observe(context.Background(), f, "veth0", tc.s)
 				js, _ := json.MarshalIndent(o, "", "  ")
-				fmt.Fprintf(&f.log, "# observed: %s\n# verify: %q\n", js, guest.Verify(tc.s, o))
+				fmt.Fprintf(&f.Log, "# observed: %s\n# verify: %q\n", js, guest.Verify(tc.s, o))
 			} else {
 				err = linux.New().Apply(context.Background(), f, "veth0", tc.s)
 			}
-			fmt.Fprintf(&f.log, "# error: %v\n", err)
+			fmt.Fprintf(&f.Log, "# error: %v\n", err)
 			if (err != nil) != tc.wantFail {
 				t.Errorf("error = %v, want failure %v", err, tc.wantFail)
 			}
-			golden(t, tc.name, f.log.String())
+			golden(t, tc.name, f.Log.String())
 		})
 	}
 }
@@ -195,23 +167,23 @@ func TestRejectsInjection(t *testing.T) {
 			if v == "" && i == 1 || v == "-x" && i == 3 {
 				continue // "x" is a valid algorithm; "k=-x" is one word (sysctl values may be negative)
 			}
-			f := &fake{}
-			if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.log.Len() > 0 {
-				t.Errorf("value %q in case %d: err=%v, commands run:\n%s", v, i, err, f.log.String())
+			f := newFake(nil)
+			if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.Log.Len() > 0 {
+				t.Errorf("value %q in case %d: err=%v, commands run:\n%s", v, i, err, f.Log.String())
 			}
 		}
-		f := &fake{}
-		if err := linux.New().Apply(context.Background(), f, v, guest.Settings{MTU: 1500}); err == nil || f.log.Len() > 0 {
+		f := newFake(nil)
+		if err := linux.New().Apply(context.Background(), f, v, guest.Settings{MTU: 1500}); err == nil || f.Log.Len() > 0 {
 			t.Errorf("interface %q accepted", v)
 		}
-		if _, err := linux.New().Observe(context.Background(), f, v, guest.Settings{}); err == nil || f.log.Len() > 0 {
+		if _, err := linux.New().Observe(context.Background(), f, v, guest.Settings{}); err == nil || f.Log.Len() > 0 {
 			t.Errorf("Observe: interface %q accepted", v)
 		}
 	}
 	for _, s := range []guest.Settings{{MTU: 67}, {MTU: 65536}, {MTU: -1}, {Loss: &guest.Loss{Percent: 101, Method: "nth"}},
 		{Loss: &guest.Loss{Percent: -1, Method: "nth"}}, {Sysctl: map[string]string{"../../etc/passwd": "1"}}, {Sysctl: map[string]string{"/proc/x": "1"}}} {
-		f := &fake{}
-		if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.log.Len() > 0 {
+		f := newFake(nil)
+		if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.Log.Len() > 0 {
 			t.Errorf("%+v accepted", s)
 		}
 	}
