@@ -4,7 +4,8 @@
 #
 #   scripts/build-kvm-image.sh -k ~/.ssh/lab_ed25519.pub [-o /var/cache/lab-kvm] [-s bookworm]
 #
-# It prints the directory holding the result:
+# It prints the directory holding the result, and nothing else, on stdout
+# (every tool's chatter goes to stderr):
 #   base.qcow2   root file system (ext4 on /dev/vda, no partition table)
 #   vmlinuz      kernel   } for direct kernel boot: the provider's
 #   initrd.img   initrd   } kernel/initrd settings, cmdline root=/dev/vda console=ttyS0
@@ -31,6 +32,11 @@ while getopts "o:k:s:h" opt; do
     *) sed -n '2,20p' "$0"; exit 2 ;;
   esac
 done
+# Standard output carries the result directory alone: keep it on fd 3 and send
+# everything else, including any tool that writes to stdout (mkfs.ext4 prints
+# "Creating regular file …" even with -q), to stderr.
+exec 3>&1 1>&2
+
 [ -n "$pubkey" ] || { echo "build-kvm-image: -k PUBKEY is required (the key lab's ssh{} block uses)" >&2; exit 2; }
 [ -r "$pubkey" ] || { echo "build-kvm-image: cannot read $pubkey" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "build-kvm-image: needs root (debootstrap, chroot)" >&2; exit 1; }
@@ -69,7 +75,7 @@ packages=systemd-sysv,udev,openssh-server,ethtool,iproute2,procps,linux-image-am
 hash=$( { cat "$0"; cat "$pubkey"; echo "$suite $packages"; } | sha256sum | cut -c1-16)
 dest=$out/$suite-$hash
 if [ -f "$dest/done" ]; then
-  echo "$dest"
+  echo "$dest" >&3
   exit 0
 fi
 mkdir -p "$out"
@@ -184,4 +190,4 @@ echo "suite=$suite hash=$hash mirror=$url built=$(date -u +%FT%TZ) seconds=$(($(
 rm -rf "$dest"
 mv "$work/out" "$dest"
 log "done in $(($(date +%s) - t0)) s: $dest"
-echo "$dest"
+echo "$dest" >&3

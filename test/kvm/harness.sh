@@ -74,6 +74,10 @@ start() {
   mkdir -p "$CACHE"
   [ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C lab-kvm-test -f "$key"
   img=$("$repo/scripts/build-kvm-image.sh" -k "$key.pub" -o "$CACHE")
+  # The script prints one directory; anything else means it printed chatter.
+  for f in base.qcow2 vmlinuz initrd.img; do
+    [ -f "$img/$f" ] || { log "build-kvm-image.sh printed '$img', which holds no $f"; exit 1; }
+  done
 
   # The pool: a directory with the image's three files hard-linked in.
   if ! virsh pool-info "$POOL" >/dev/null 2>&1; then
