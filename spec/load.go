@@ -7,14 +7,13 @@ package spec
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -86,10 +85,10 @@ func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
 	files := map[string][]byte{}
 	var diags hcl.Diagnostics
 	for _, n := range names {
-		b, err := os.ReadFile(n)
+		b, err := readLabFile(n)
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read lab file",
-				Detail: err.Error(), Subject: &hcl.Range{Filename: n}})
+				Detail: err.Error() + ".", Subject: fileStart(n)})
 			continue
 		}
 		files[n] = b
@@ -129,8 +128,16 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 	var diags hcl.Diagnostics
 	var bodies []hcl.Body
 	for _, n := range names {
-		f, d := hclsyntax.ParseConfig(files[n], n, hcl.InitialPos)
+		if len(files[n]) > MaxFileSize {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Lab file too large",
+				Detail: fmt.Sprintf("%s has %d bytes; a lab file may have at most %d (1 MiB).", n, len(files[n]), MaxFileSize), Subject: fileStart(n)})
+			continue
+		}
+		f, d := parseLimited(files[n], n)
 		diags = append(diags, d...)
+		if f == nil {
+			f = &hcl.File{Body: hcl.EmptyBody(), Bytes: files[n]} // for the diagnostics' snippets
+		}
 		if f != nil {
 			l.lab.Files[n] = f
 			bodies = append(bodies, f.Body)

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -188,9 +187,17 @@ func parseRawValue(raw string, decl *variableDecl, source string) (cty.Value, hc
 	bad := hcl.Diagnostics{errorf(rng, "Invalid value for variable",
 		"The value %q for variable %q is not a valid %s: write it as an HCL expression, like 9000, true, [1, 2] or \"text\".",
 		truncate(raw, 60), decl.Name, decl.Type.FriendlyNameForConstraint())}
+	if d := checkNesting([]byte(raw), source); d != nil {
+		return cty.NilVal, rng, hcl.Diagnostics{d}
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), source, hcl.InitialPos)
 	if diags.HasErrors() || len(expr.Variables()) > 0 {
 		return cty.NilVal, rng, bad
+	}
+	w := &forDepth{}
+	hclsyntax.Walk(expr, w)
+	if w.diag != nil {
+		return cty.NilVal, rng, hcl.Diagnostics{w.diag}
 	}
 	v, diags := expr.Value(nil)
 	if diags.HasErrors() {
@@ -223,14 +230,18 @@ func (l *loader) envValues(values map[string]varValue) hcl.Diagnostics {
 func (l *loader) varFileValues(values map[string]varValue, ctx *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, path := range l.opts.VarFiles {
-		src, err := os.ReadFile(path)
+		src, err := readLabFile(path)
 		if err != nil {
-			diags = append(diags, errorf(hcl.Range{Filename: path}, "Cannot read variable file", "%s", err))
+			diags = append(diags, errorf(*fileStart(path), "Cannot read variable file", "%s.", err))
 			continue
 		}
-		f, d := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+		f, d := parseLimited(src, path)
 		diags = append(diags, d...)
 		if d.HasErrors() {
+			if f == nil {
+				f = &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
+			}
+			l.lab.Files[path] = f
 			continue
 		}
 		l.lab.Files[path] = f

@@ -1,0 +1,201 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// smallLab is a valid lab; tests append to it or pad it.
+const smallLab = `lab "x" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  iperf3 {}
+}
+`
+
+// labWith is smallLab with an extra attribute in the experiment.
+func labWith(attr string) string {
+	return strings.Replace(smallLab, "  iperf3 {}", "  "+attr+"\n  iperf3 {}", 1)
+}
+
+// wantOneError checks diags hold exactly one error, with summary and
+// detail as given (detail "" is not compared), at file:line:column.
+func wantOneError(t *testing.T, l *Lab, diags hcl.Diagnostics, summary, detail, file string, line, col int) {
+	t.Helper()
+	var errs hcl.Diagnostics
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) != 1 {
+		t.Fatalf("want 1 error %q, got %d:\n%s", summary, len(errs), writeDiags(t, l, diags))
+	}
+	d := errs[0]
+	if d.Summary != summary || (detail != "" && d.Detail != detail) {
+		t.Errorf("got %q: %q\nwant %q: %q", d.Summary, d.Detail, summary, detail)
+	}
+	if d.Subject == nil || d.Subject.Filename != file || d.Subject.Start.Line != line || d.Subject.Start.Column != col {
+		t.Errorf("subject %v, want %s:%d:%d", d.Subject, file, line, col)
+	}
+}
+
+func wantNoError(t *testing.T, l *Lab, diags hcl.Diagnostics) {
+	t.Helper()
+	if diags.HasErrors() {
+		t.Fatalf("unexpected errors:\n%s", writeDiags(t, l, diags))
+	}
+}
+
+func TestFileSizeLimit(t *testing.T) {
+	pad := func(n int) []byte { // smallLab and a comment, n bytes in all
+		b := []byte(smallLab + "#")
+		b = append(b, strings.Repeat("x", n-len(b)-1)...)
+		return append(b, '\n')
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "main.hcl")
+	if err := os.WriteFile(path, pad(MaxFileSize), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, diags := Load(dir, Options{})
+	wantNoError(t, l, diags)
+
+	if err := os.WriteFile(path, pad(MaxFileSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, diags = Load(dir, Options{})
+	wantOneError(t, l, diags, "Cannot read lab file",
+		fmt.Sprintf("%s has 1048577 bytes; a lab or variable file may have at most 1048576 (1 MiB).", path), path, 1, 1)
+
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": pad(MaxFileSize + 1)}, Options{})
+	wantOneError(t, l, diags, "Lab file too large",
+		"main.hcl has 1048577 bytes; a lab file may have at most 1048576 (1 MiB).", "main.hcl", 1, 1)
+}
+
+func TestVarFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	lab := smallLab + "variable \"v\" { default = \"a\" }\n"
+	big := filepath.Join(dir, "big.hcl")
+	if err := os.WriteFile(big, []byte("v = \"b\"\n#"+strings.Repeat("x", MaxFileSize-len("v = \"b\"\n#"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{big}})
+	wantNoError(t, l, diags)
+	if got := l.Variables["v"].AsString(); got != "b" {
+		t.Errorf("v = %q", got)
+	}
+	if err := os.WriteFile(big, []byte("v = \"b\"\n#"+strings.Repeat("x", MaxFileSize+1-len("v = \"b\"\n#"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ path, detail string }{
+		{big, big + " has 1048577 bytes; a lab or variable file may have at most 1048576 (1 MiB)."},
+		{"/dev/zero", "/dev/zero is a device, not a regular file."},
+		{dir, dir + " is a directory, not a regular file."},
+	}
+	for _, c := range cases {
+		l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{c.path}})
+		wantOneError(t, l, diags, "Cannot read variable file", c.detail, c.path, 1, 1)
+	}
+}
+
+// TestNotRegularLabFile: a FIFO named main.hcl is refused at once, never
+// opened for a blocking read; so is a directory named x.hcl.
+func TestNotRegularLabFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "main.hcl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l, diags := Load(dir, Options{})
+		wantOneError(t, l, diags, "Cannot read lab file", fifo+" is a FIFO (named pipe), not a regular file.", fifo, 1, 1)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked on a FIFO")
+	}
+
+	dir = t.TempDir()
+	sub := filepath.Join(dir, "x.hcl")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, diags := Load(dir, Options{})
+	wantOneError(t, l, diags, "Cannot read lab file", sub+" is a directory, not a regular file.", sub, 1, 1)
+}
+
+func TestNestingLimit(t *testing.T) {
+	const nestDetail = "Brackets, braces, parentheses, strings, interpolations, unary operators and conditionals nest more than 100 levels deep here; at most 100 are allowed."
+	// The variable block's braces are the first level; the default's
+	// value starts at column 26.
+	variable := func(expr string) []byte {
+		return []byte(smallLab + `variable "v" { default = ` + expr + " }\n")
+	}
+	const col = 26
+	brackets := func(n int) string { return strings.Repeat("[", n) + `"a"` + strings.Repeat("]", n) }
+	cases := []struct {
+		name string
+		expr string
+		ok   bool
+		col  int // of the first token too deep
+	}{
+		// block + 98 brackets + the string = 100 levels
+		{"brackets at the limit", brackets(MaxNesting - 2), true, 0},
+		{"brackets over", brackets(MaxNesting - 1), false, col + MaxNesting - 1},
+		{"unary at the limit", strings.Repeat("!", MaxNesting-1) + "true", true, 0},
+		{"unary over", strings.Repeat("!", MaxNesting) + "true", false, col + MaxNesting - 1},
+		{"minus is binary after a value", "1" + strings.Repeat("-1", 5*MaxNesting), true, 0},
+		{"conditionals at the limit", strings.Repeat("true ? 1 : ", MaxNesting-1) + "2", true, 0},
+		{"conditionals over", strings.Repeat("true ? 1 : ", MaxNesting) + "2", false, col + (MaxNesting-1)*len("true ? 1 : ") + 5},
+		{"hundred thousand", strings.Repeat("[", 100000), false, col + MaxNesting - 1},
+		{"interpolations", strings.Repeat(`"${`, 50) + "1" + strings.Repeat(`}"`, 50), false, col + 49*3 + 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": variable(c.expr)}, Options{})
+			if c.ok {
+				wantNoError(t, l, diags)
+				return
+			}
+			wantOneError(t, l, diags, "Nesting too deep", nestDetail, "main.hcl", 8, c.col)
+		})
+	}
+
+	// The same limit holds for -var values and -var-file files.
+	lab := smallLab + "variable \"v\" {\n  type = list(any)\n  default = []\n}\n"
+	deep := strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{Vars: []string{"v=" + deep}})
+	wantOneError(t, l, diags, "Nesting too deep", nestDetail, "<value for -var v>", 1, MaxNesting+1)
+	vf := filepath.Join(t.TempDir(), "v.hcl")
+	if err := os.WriteFile(vf, []byte("v = "+deep+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{vf}})
+	wantOneError(t, l, diags, "Nesting too deep", nestDetail, vf, 1, 5+MaxNesting)
+}
+
+func TestForNestingLimit(t *testing.T) {
+	two := `[for a in range(3): [for b in range(3): a * b]]`
+	three := `[for a in range(1000): [for b in range(1000): [for c in range(1000): c]]]`
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" { default = " + two + " }\n")}, Options{})
+	wantNoError(t, l, diags)
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" { default = " + three + " }\n")}, Options{})
+	wantOneError(t, l, diags, "For expressions nested too deeply",
+		"This for expression is nested 3 levels deep; at most 2 are allowed, since every level multiplies the values made.", "main.hcl", 8, 72)
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" {\n  type = list(any)\n  default = []\n}\n")}, Options{Vars: []string{"v=" + three}})
+	wantOneError(t, l, diags, "For expressions nested too deeply",
+		"This for expression is nested 3 levels deep; at most 2 are allowed, since every level multiplies the values made.", "<value for -var v>", 1, 47)
+}
