@@ -98,6 +98,12 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		e.Warmup = n
 	}
 
+	if cells, d := checkCells(e, attrs["matrix"], attrs["pairs"]); d != nil {
+		diags = append(diags, d)
+	} else if d := l.checkRuns(e, cells, attrs["repeat"]); d != nil {
+		diags = append(diags, d)
+	}
+
 	if rb := content.Blocks.OfType("router"); len(rb) > 0 && !l.anyVia(e.Pairs) {
 		diags = append(diags, errorf(rb[0].DefRange, "Router settings without a router",
 			"No pair of this experiment goes via a router guest: add via = template.<name> to a pair, or remove this router block."))

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"io"
+	"math/big"
+	"strings"
 	"os"
 	"syscall"
 
@@ -25,6 +27,9 @@ const (
 	// MaxCells bounds an experiment's cells: pairs × the product of the
 	// numbers of matrix values.
 	MaxCells = 10000
+	// MaxRuns bounds the runs of a lab: over all experiments, cells ×
+	// (repeat + warmup). It bounds the plan's size in memory.
+	MaxRuns = 100000
 )
 
 // readLabFile reads a lab or variable file: a regular file of at most
@@ -214,4 +219,61 @@ func parseLimited(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
 		}
 	}
 	return f, diags
+}
+
+// checkCells refuses an experiment of more than MaxCells cells (pairs ×
+// the numbers of values of its matrix keys), pointing at its matrix (or
+// its pairs when it has no matrix). It returns the number of cells, or
+// -1 when there are too many.
+func checkCells(e *Experiment, matrix, pairs *hcl.Attribute) (int, *hcl.Diagnostic) {
+	if len(e.Pairs) == 0 {
+		return 0, nil // reported already
+	}
+	n := big.NewInt(int64(len(e.Pairs)))
+	factors := []string{fmt.Sprintf("%d pair%s", len(e.Pairs), plural(len(e.Pairs)))}
+	for _, d := range e.Matrix {
+		n.Mul(n, big.NewInt(int64(len(d.Values))))
+		factors = append(factors, fmt.Sprintf("%d value%s of matrix.%s", len(d.Values), plural(len(d.Values)), d.Name))
+	}
+	if n.IsInt64() && n.Int64() <= MaxCells {
+		return int(n.Int64()), nil
+	}
+	subject := e.DeclRange
+	switch {
+	case matrix != nil:
+		subject = matrix.Expr.Range()
+	case pairs != nil:
+		subject = pairs.Expr.Range()
+	}
+	return -1, errorf(subject, "Too many cells",
+		"Experiment %q has %s cells (%s); at most %d cells are allowed in one experiment.",
+		e.Name, n.String(), strings.Join(factors, " × "), MaxCells)
+}
+
+// checkRuns adds an experiment's runs to the lab's total and refuses the
+// experiment that takes it over MaxRuns, pointing at its repeat (or the
+// block when repeat is not written).
+func (l *loader) checkRuns(e *Experiment, cells int, repeat *hcl.Attribute) *hcl.Diagnostic {
+	if cells <= 0 || l.runs > MaxRuns {
+		return nil
+	}
+	runs := cells * (e.Repeat + e.Warmup)
+	l.runs += runs
+	if l.runs <= MaxRuns {
+		return nil
+	}
+	subject := e.DeclRange
+	if repeat != nil {
+		subject = repeat.Expr.Range()
+	}
+	return errorf(subject, "Too many runs",
+		"Experiment %q has %d runs (%d cells × (repeat %d + warmup %d)), which brings the lab to %d runs; at most %d are allowed over all experiments.",
+		e.Name, runs, cells, e.Repeat, e.Warmup, l.runs, MaxRuns)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -199,3 +199,37 @@ func TestForNestingLimit(t *testing.T) {
 	wantOneError(t, l, diags, "For expressions nested too deeply",
 		"This for expression is nested 3 levels deep; at most 2 are allowed, since every level multiplies the values made.", "<value for -var v>", 1, 47)
 }
+
+func TestCellLimit(t *testing.T) {
+	lab := func(matrix, extra string) []byte {
+		return []byte(labWith("matrix = " + matrix + "\n  guest { mtu = 1000 + matrix.a + matrix.b }\n" + extra))
+	}
+	// 100 × 100 = 10 000 cells: at the limit, 10 runs each.
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": lab("{ a = range(100), b = range(100) }", "repeat = 10")}, Options{})
+	wantNoError(t, l, diags)
+
+	// 73 × 137 = 10 001 cells.
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab("{ a = range(73), b = range(137) }", "")}, Options{})
+	wantOneError(t, l, diags, "Too many cells",
+		`Experiment "e" has 10001 cells (1 pair × 73 values of matrix.a × 137 values of matrix.b); at most 10000 cells are allowed in one experiment.`,
+		"main.hcl", 6, 12)
+
+	// The issue's 10^7 cells.
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(labWith(
+		"matrix = { a = range(1000), b = range(1000), c = range(10) }\n  guest { mtu = 1000 + matrix.a + matrix.b + matrix.c }"))}, Options{})
+	wantOneError(t, l, diags, "Too many cells",
+		`Experiment "e" has 10000000 cells (1 pair × 1000 values of matrix.a × 1000 values of matrix.b × 10 values of matrix.c); at most 10000 cells are allowed in one experiment.`,
+		"main.hcl", 6, 12)
+
+	// Runs: 10 000 cells × (10 + 1) = 110 000 runs.
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab("{ a = range(100), b = range(100) }", "repeat = 10\n  warmup = 1")}, Options{})
+	wantOneError(t, l, diags, "Too many runs",
+		`Experiment "e" has 110000 runs (10000 cells × (repeat 10 + warmup 1)), which brings the lab to 110000 runs; at most 100000 are allowed over all experiments.`,
+		"main.hcl", 8, 10)
+}
+
+func TestMatrixValuesOneRendering(t *testing.T) {
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(labWith(`matrix = { a = [1500, "1500"] }
+  guest { mtu = matrix.a }`))}, Options{})
+	wantOneError(t, l, diags, "Duplicate matrix value", `matrix.a lists "1500" more than once.`, "main.hcl", 6, 25)
+}

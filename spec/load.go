@@ -59,6 +59,8 @@ type loader struct {
 	varObject map[string]cty.Value
 	// ctx evaluates top-level expressions: var.* and functions.
 	ctx *hcl.EvalContext
+	// runs counts the runs of the experiments decoded so far (MaxRuns).
+	runs int
 }
 
 // Load reads every *.hcl file in dir (sorted by name), decodes and

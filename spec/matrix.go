@@ -6,8 +6,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// maxDimValues bounds the values of one matrix key.
-const maxDimValues = 10000
+// maxDimValues bounds the values of one matrix key (before the product
+// of all keys is checked against MaxCells).
+const maxDimValues = MaxCells
 
 // decodeMatrix decodes matrix = { key = [values…], … }, keeping the keys
 // in the order written. It returns the key ranges too (for "unused key").
@@ -86,7 +87,9 @@ func dimValues(it objItem) ([]cty.Value, hcl.Diagnostics) {
 			return nil, hcl.Diagnostics{errorf(rangeOf(i), "Invalid matrix value",
 				"matrix.%s values must be numbers, bools or strings, got %s.", it.Key, ev.Type().FriendlyName())}
 		}
-		key := ev.Type().FriendlyName() + ":" + valueText(ev)
+		// 1 and "1" are one value: they make the same cell key and result
+		// directory, and a selector cannot tell them apart.
+		key := valueText(ev)
 		if seen[key] {
 			return nil, hcl.Diagnostics{errorf(rangeOf(i), "Duplicate matrix value",
 				"matrix.%s lists %s more than once.", it.Key, displayValue(ev))}
