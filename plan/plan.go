@@ -128,9 +128,72 @@ func New(lab *spec.Lab, st *state.State, opt Options) (*Plan, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return p, diags
 	}
+	if d := p.checkResultPaths(lab); d != nil {
+		return p, append(diags, d)
+	}
 	p.diff(st)
 	p.estimate(opt)
+	if d := p.checkDuration(lab); d != nil {
+		diags = append(diags, d)
+	}
 	return p, diags
+}
+
+// MaxQuietEstimate is the longest estimate a plan gives without warning.
+const MaxQuietEstimate = 24 * time.Hour
+
+// checkResultPaths refuses, before anything runs, a plan two of whose runs
+// would write the same result file (which would fail the second one and
+// lose its measurement at apply).
+func (p *Plan) checkResultPaths(lab *spec.Lab) *hcl.Diagnostic {
+	seen := make(map[string]Run)
+	for _, g := range p.Groups {
+		for _, r := range g.Runs {
+			path := results.RecordPath(results.Record{Experiment: r.Experiment, Pair: r.Pair, Cell: r.Cell,
+				CellKey: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup})
+			prev, dup := seen[path]
+			if !dup {
+				seen[path] = r
+				continue
+			}
+			var subject *hcl.Range
+			for _, e := range lab.Experiments {
+				if e.Name == r.Experiment {
+					subject = e.DeclRange.Ptr()
+				}
+			}
+			return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Two runs would write the same result file",
+				Detail: fmt.Sprintf("In experiment %q, the cells %q and %q of pair %q would both be stored as %s; make their matrix values differ in more than punctuation.",
+					r.Experiment, prev.CellKey, r.CellKey, r.Pair, path),
+				Subject: subject}
+		}
+	}
+	return nil
+}
+
+// checkDuration warns when the plan is estimated to take more than
+// MaxQuietEstimate, pointing at the experiment that takes longest.
+func (p *Plan) checkDuration(lab *spec.Lab) *hcl.Diagnostic {
+	if p.Estimate <= MaxQuietEstimate {
+		return nil
+	}
+	per := map[string]time.Duration{}
+	for _, r := range p.Runs() {
+		per[r.Experiment] += r.Spec.Bench.Duration + r.Spec.Bench.Omit
+	}
+	var longest *spec.Experiment
+	for _, e := range lab.Experiments {
+		if longest == nil || per[e.Name] > per[longest.Name] {
+			longest = e
+		}
+	}
+	if longest == nil {
+		return nil
+	}
+	return &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Plan takes more than a day",
+		Detail: fmt.Sprintf("The plan's %d runs are estimated to take %s; experiment %q alone measures for %s. Fewer matrix values, repeats or a shorter duration would shorten it.",
+			len(p.Runs()), short(p.Estimate), longest.Name, short(per[longest.Name])),
+		Subject: longest.DeclRange.Ptr()}
 }
 
 // expand evaluates every cell of every experiment and places its runs in

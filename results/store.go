@@ -1,6 +1,8 @@
 package results
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,19 +158,80 @@ func (r *Run) Finish(status string) error {
 	return nil
 }
 
-// RecordPath is where a record lives inside its run's directory.
+// RecordPath is where a record lives inside its run's directory. Every
+// element is one bounded, safe path element, and distinct cells of an
+// experiment and pair get distinct directories (see CellDir).
 func RecordPath(rec Record) string {
 	name := fmt.Sprintf("r%d.json", rec.Repeat)
 	if rec.Warmup {
 		name = fmt.Sprintf("w%d.json", rec.Repeat)
 	}
-	return filepath.Join(Sanitize(rec.Experiment), Sanitize(rec.Pair), Sanitize(rec.CellKey), name)
+	return filepath.Join(Sanitize(rec.Experiment), Sanitize(rec.Pair), CellDir(rec.Cell, rec.CellKey), name)
+}
+
+// MaxPathElement bounds the length of each element of a record's path,
+// well under the 255 bytes file systems allow.
+const MaxPathElement = 128
+
+// hashSuffixLen is the length of "~" and the 12 hex digits appended to
+// a name that had to be shortened or changed.
+const hashSuffixLen = 13
+
+// CellDir names a cell's directory. When every matrix value is plain
+// (letters, digits, "." and "-") it is the cell key with "," as "_"
+// ("mtu=1500_gro=false"): given the experiment's key names it can be read
+// back, so distinct cells never share it. Otherwise, or when it would be
+// longer than MaxPathElement, it is shortened and gets "~" and a hash of
+// the names and values appended. Without cell values (an experiment
+// without a matrix) it is Sanitize(key).
+func CellDir(cell []CellValue, key string) string {
+	if len(cell) == 0 {
+		return Sanitize(key)
+	}
+	plain := true
+	h := sha256.New()
+	for _, c := range cell {
+		plain = plain && plainValue(c.Value)
+		fmt.Fprintf(h, "%d:%s%d:%s", len(c.Name), c.Name, len(c.Value), c.Value)
+	}
+	out := mapName(key)
+	if plain && len(out) <= MaxPathElement {
+		return out
+	}
+	return withHash(out, h.Sum(nil))
+}
+
+func plainValue(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // Sanitize turns a name or cell key into one safe path element: letters,
 // digits and "._=-" are kept, "," becomes "_", anything else "-". An empty
 // key (an experiment without a matrix), "." and ".." become "default".
+// When a character had to be replaced, or the result would be longer
+// than MaxPathElement, it is shortened and "~" and 12 hex digits of the
+// name's sha256 are appended, so that names differing only there stay
+// apart ("a/b" and "a b" become "a-b~…" with different hashes).
 func Sanitize(s string) string {
+	out := mapName(s)
+	if strings.Trim(out, ".") == "" { // "", ".", ".." and friends
+		return "default"
+	}
+	if len(out) <= MaxPathElement && !lossy(s) {
+		return out
+	}
+	sum := sha256.Sum256([]byte(s))
+	return withHash(out, sum[:])
+}
+
+// mapName keeps letters, digits and "._=-", turns "," into "_" and any
+// other character into "-".
+func mapName(s string) string {
 	var b strings.Builder
 	for _, c := range s {
 		switch {
@@ -180,11 +243,25 @@ func Sanitize(s string) string {
 			b.WriteByte('-')
 		}
 	}
-	out := b.String()
-	if strings.Trim(out, ".") == "" { // "", ".", ".." and friends
-		return "default"
+	return b.String()
+}
+
+// lossy reports whether mapName replaces a character of s with "-".
+func lossy(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._=-,", c)) {
+			return true
+		}
 	}
-	return out
+	return false
+}
+
+// withHash shortens name to leave room for "~" and 12 hex digits of sum.
+func withHash(name string, sum []byte) string {
+	if len(name) > MaxPathElement-hashSuffixLen {
+		name = name[:MaxPathElement-hashSuffixLen]
+	}
+	return name + "~" + hex.EncodeToString(sum)[:hashSuffixLen-1]
 }
 
 // writeJSON writes v pretty-printed to path atomically (temporary file in

@@ -45,6 +45,11 @@ func TestWriteFinishLoad(t *testing.T) {
 	add := func(exp, pair, cell string, idx, repeat, min int, warm bool) {
 		rec := rec(exp, pair, cell, repeat, 1)
 		rec.CellIndex, rec.Start, rec.Warmup = idx, at(min), warm
+		rec.Cell = nil
+		for _, kv := range strings.Split(cell, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			rec.Cell = append(rec.Cell, CellValue{Name: k, Value: v})
+		}
 		written = append(written, rec)
 	}
 	// Written out of order, concurrently; Load must put them in order.
@@ -167,13 +172,63 @@ func TestSanitize(t *testing.T) {
 		"mtu=1500,gro=false,streams=1": "mtu=1500_gro=false_streams=1",
 		"":                             "default",
 		"..":                           "default",
-		"a/b c":                        "a-b-c",
-		"loss=0.5%":                    "loss=0.5-",
+		"a/b c":                        "a-b-c~0af99a609169",
+		"a b/c":                        "a-b-c~539138d51839",
+		"loss=0.5%":                    "loss=0.5-~49ca9af5f3a7",
 		"Fast_Pair-1":                  "Fast_Pair-1",
+		strings.Repeat("x", 128):       strings.Repeat("x", 128),
+		strings.Repeat("x", 129):       strings.Repeat("x", 115) + "~" + "0ec9eb33e745",
 	}
 	for in, want := range tests {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestCellDir: distinct cells get distinct directories of bounded length,
+// readable ones when the values are plain.
+func TestCellDir(t *testing.T) {
+	cell := func(kv ...string) []CellValue {
+		var out []CellValue
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, CellValue{Name: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	key := func(c []CellValue) string {
+		var parts []string
+		for _, v := range c {
+			parts = append(parts, v.Name+"="+v.Value)
+		}
+		return strings.Join(parts, ",")
+	}
+	tests := []struct {
+		cell []CellValue
+		want string
+	}{
+		{nil, "default"},
+		{cell("mtu", "1500", "gro", "false"), "mtu=1500_gro=false"},
+		{cell("tcp_rmem", "4096-131072", "loss", "0.5"), "tcp_rmem=4096-131072_loss=0.5"},
+		// The collisions: values that map to the same characters.
+		{cell("a", "x y"), "a=x-y~9f54810734a2"},
+		{cell("a", "x-y"), "a=x-y"},
+		{cell("a", "x_y"), "a=x_y~9e0264fa984e"},
+		{cell("a", "x,y"), "a=x_y~14372183b8cb"},
+		{cell("a", "1", "b", "2_b=3"), "a=1_b=2_b=3~c4938363bcd0"},
+		{cell("a", "1_b=2", "b", "3"), "a=1_b=2_b=3~22624f2d5d63"},
+		// The 300-character key.
+		{cell(strings.Repeat("k", 300), "1"), strings.Repeat("k", 115) + "~016ecea1d4b1"},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		got := CellDir(tt.cell, key(tt.cell))
+		if got != tt.want {
+			t.Errorf("CellDir(%q) = %q, want %q", key(tt.cell), got, tt.want)
+		}
+		if len(got) > MaxPathElement || seen[got] {
+			t.Errorf("CellDir(%q) = %q: too long or taken", key(tt.cell), got)
+		}
+		seen[got] = true
 	}
 }
