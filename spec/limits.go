@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"strings"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/hashicorp/hcl/v2"
