@@ -55,6 +55,9 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 	content, d := b.Body.Content(schema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
+	if d := l.checkSensitiveRefs(b); d.HasErrors() {
+		return e, append(diags, d...)
+	}
 
 	if a := attrs["description"]; a != nil {
 		s, d := l.evalString(a)
@@ -206,6 +209,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 
 	// guest applies to every guest of the pair (the router too, when the
 	// pair goes via one); server, client and router to one guest, after it.
+	hostKernel := l.hostKernelEnds(e.Pairs)
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
 		diags = append(diags, d...)
@@ -219,6 +223,11 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 			set := settingsAttrs[n]
 			add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 				for _, i := range ends {
+					if n == "sysctl" && hostKernel[i] {
+						if d := checkHostSysctls(v, a.Expr.Range()); d != nil {
+							return d
+						}
+					}
 					if d := set(&cs.ends[i], v, a); d != nil {
 						return d
 					}
@@ -275,6 +284,34 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		ce.checks = append(ce.checks, check)
 	}
 	return ce, ok, diags
+}
+
+// hostKernelProviders are the provider types whose guests share this
+// host's kernel (network namespaces): only namespaced sysctls may be set
+// on them.
+var hostKernelProviders = map[string]bool{"local": true}
+
+// hostKernelEnds reports, for the server, client and router ends of the
+// named pairs, whether any of them is made by a provider whose guests
+// share the host's kernel.
+func (l *loader) hostKernelEnds(pairs []string) [3]bool {
+	var out [3]bool
+	shares := func(template string) bool {
+		t := l.lab.Templates[template]
+		if t == nil {
+			return false
+		}
+		p := l.lab.Providers[t.Provider]
+		return p != nil && hostKernelProviders[p.Type]
+	}
+	for _, n := range pairs {
+		if p := l.lab.Pairs[n]; p != nil {
+			out[0] = out[0] || shares(p.Server)
+			out[1] = out[1] || shares(p.Client)
+			out[2] = out[2] || (p.Via != "" && shares(p.Via))
+		}
+	}
+	return out
 }
 
 // anyVia reports whether one of the named pairs goes via a router guest.

@@ -233,3 +233,51 @@ func TestMatrixValuesOneRendering(t *testing.T) {
   guest { mtu = matrix.a }`))}, Options{})
 	wantOneError(t, l, diags, "Duplicate matrix value", `matrix.a lists "1500" more than once.`, "main.hcl", 6, 25)
 }
+
+// TestSysctlNames: path-escaping names are refused everywhere; names
+// outside net.* only on guests of the local provider.
+func TestSysctlNames(t *testing.T) {
+	lab := func(provider, key string) []byte {
+		return []byte(`lab "x" {}
+provider "` + provider + `" "p" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  guest { sysctl = { "` + key + `" = 1 } }
+  iperf3 {}
+}
+`)
+	}
+	const empty = "its parts, separated by \".\" or \"/\", must not be empty (no \"..\", no leading, trailing or doubled separator)."
+	tests := []struct {
+		provider, key, summary, detail string
+	}{
+		{"local", "net.ipv4.tcp_ecn", "", ""},
+		{"local", "net/ipv4/tcp_ecn", "", ""},
+		{"vsphere", "kernel.printk_ratelimit", "", ""},
+		{"vsphere", "kern.ipc.maxsockbuf", "", ""},
+		{"local", "kernel.printk_ratelimit", "Sysctl not namespaced",
+			`"kernel.printk_ratelimit" is not a net.* sysctl: the local provider's guests are network namespaces of this host, so setting it would change the host's own value. Only net.* sysctls may be set on them.`},
+		{"local", "network.x", "Sysctl not namespaced", ""},
+		{"vsphere", "net..ipv4", "Invalid sysctl name", `"net..ipv4" is not a sysctl name: ` + empty},
+		{"vsphere", "/etc/shadow", "Invalid sysctl name", `"/etc/shadow" is not a sysctl name: ` + empty},
+		{"vsphere", "net/ipv4/../../kernel/x", "Invalid sysctl name", ""},
+		{"vsphere", "net.ipv4.", "Invalid sysctl name", ""},
+		{"vsphere", "net//ipv4", "Invalid sysctl name", ""},
+	}
+	for _, tt := range tests {
+		l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.provider, tt.key)}, Options{})
+		if tt.summary == "" {
+			wantNoError(t, l, diags)
+			continue
+		}
+		wantOneError(t, l, diags, tt.summary, tt.detail, "main.hcl", 7, 20)
+	}
+}
+
+func TestNoExperiment(t *testing.T) {
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte("lab \"x\" {}\ntemplate \"t\" {}\n")}, Options{})
+	wantOneError(t, l, diags, "No experiment",
+		`The lab declares no experiment block, so there is nothing to plan or run: add experiment "<name>" { pairs = [pair.<name>] … }.`, "main.hcl", 1, 1)
+}

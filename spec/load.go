@@ -146,7 +146,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 		}
 	}
 	if diags.HasErrors() {
-		return l.lab, diags // syntax errors first: decoding would only cascade
+		return l.lab, diags // syntax errors first: decoding would only cascade (no values yet)
 	}
 
 	byType := map[string][]*hcl.Block{}
@@ -171,7 +171,13 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 	diags = append(diags, l.decodeTemplates(byType["template"])...)
 	diags = append(diags, l.decodePairs(byType["pair"])...)
 	diags = append(diags, l.decodeExperiments(byType["experiment"])...)
-	return l.lab, diags
+	// A lab without experiments would validate and then do nothing; said
+	// only when nothing else is wrong (a broken block may be the one).
+	if len(l.lab.Experiments) == 0 && len(byType["lab"]) > 0 && !diags.HasErrors() {
+		diags = append(diags, errorf(byType["lab"][0].DefRange, "No experiment",
+			"The lab declares no experiment block, so there is nothing to plan or run: add experiment \"<name>\" { pairs = [pair.<name>] … }."))
+	}
+	return l.lab, l.lab.Redact(diags)
 }
 
 // hashFiles is the sha256 over the sorted base names and contents.
@@ -198,7 +204,7 @@ func hashFiles(files map[string][]byte) string {
 // WriteDiagnostics renders diags with HCL's text writer: summary, detail,
 // file:line:col and a source snippet. width 0 leaves lines unwrapped.
 func (l *Lab) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, width uint, color bool) error {
-	return hcl.NewDiagnosticTextWriter(w, l.Files, width, color).WriteDiagnostics(diags)
+	return hcl.NewDiagnosticTextWriter(w, l.Files, width, color).WriteDiagnostics(l.Redact(diags))
 }
 
 // singleBlock returns the one block of a kind, reporting duplicates.

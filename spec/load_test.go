@@ -247,8 +247,7 @@ func TestVariablePrecedence(t *testing.T) {
 }
 
 func TestVariableErrors(t *testing.T) {
-	src := map[string][]byte{"main.hcl": []byte(`
-lab "v" {}
+	src := map[string][]byte{"main.hcl": []byte(smallLab + `
 variable "n" {
   type = number
   validation {

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
@@ -109,6 +111,9 @@ func setSysctl(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 			return errorf(rng, "Invalid sysctl name",
 				"%q is not a sysctl name: use lower-case letters, digits and _ . - / (at most 128).", truncate(key, 60))
 		}
+		if d := checkSysctlPath(key, rng); d != nil {
+			return d
+		}
 		s, d := toString(ev, rng, "sysctl "+key)
 		if d != nil {
 			return d
@@ -122,6 +127,44 @@ func setSysctl(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 			e.s.Sysctl = map[string]string{}
 		}
 		e.s.Sysctl[key] = s
+	}
+	return nil
+}
+
+// checkSysctlPath refuses a sysctl name that is not a plain path under
+// /proc/sys: every part between "." or "/" separators is a name, never
+// empty (so no "..", no leading, trailing or doubled separator).
+func checkSysctlPath(key string, rng hcl.Range) *hcl.Diagnostic {
+	for _, part := range strings.Split(strings.ReplaceAll(key, "/", "."), ".") {
+		if part == "" {
+			return errorf(rng, "Invalid sysctl name",
+				"%q is not a sysctl name: its parts, separated by \".\" or \"/\", must not be empty (no \"..\", no leading, trailing or doubled separator).",
+				truncate(key, 60))
+		}
+	}
+	return nil
+}
+
+// namespacedSysctl reports whether a sysctl belongs to a network namespace
+// (net.*), so that setting it in one leaves the host's own value alone.
+func namespacedSysctl(key string) bool {
+	return strings.HasPrefix(strings.ReplaceAll(key, "/", "."), "net.")
+}
+
+// checkHostSysctls refuses, for guests that share this host's kernel (the
+// local provider's network namespaces), any sysctl outside net.*: it would
+// change the host's own value.
+func checkHostSysctls(v cty.Value, rng hcl.Range) *hcl.Diagnostic {
+	if !v.IsWhollyKnown() || v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		return nil
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		k, _ := it.Element()
+		if key := k.AsString(); !namespacedSysctl(key) {
+			return errorf(rng, "Sysctl not namespaced",
+				"%q is not a net.* sysctl: the local provider's guests are network namespaces of this host, so setting it would change the host's own value. Only net.* sysctls may be set on them.",
+				truncate(key, 60))
+		}
 	}
 	return nil
 }

@@ -184,9 +184,13 @@ func parseRawValue(raw string, decl *variableDecl, source string) (cty.Value, hc
 	if decl.Type == cty.String || decl.Type == cty.DynamicPseudoType {
 		return cty.StringVal(raw), rng, nil
 	}
+	shown := fmt.Sprintf("%q", truncate(raw, 60))
+	if decl.Sensitive {
+		shown = redacted
+	}
 	bad := hcl.Diagnostics{errorf(rng, "Invalid value for variable",
-		"The value %q for variable %q is not a valid %s: write it as an HCL expression, like 9000, true, [1, 2] or \"text\".",
-		truncate(raw, 60), decl.Name, decl.Type.FriendlyNameForConstraint())}
+		"The value %s for variable %q is not a valid %s: write it as an HCL expression, like 9000, true, [1, 2] or \"text\".",
+		shown, decl.Name, decl.Type.FriendlyNameForConstraint())}
 	if d := checkNesting([]byte(raw), source); d != nil {
 		return cty.NilVal, rng, hcl.Diagnostics{d}
 	}
@@ -327,8 +331,9 @@ func (l *loader) validateVariables(order []*variableDecl, values map[string]varV
 				msg = mv.AsString()
 			}
 			// Point at the value when it was written in a file, else at the rule.
+			// A sensitive value is never shown, not even as a source line.
 			subject := values[v.Name].Range
-			if _, inFile := l.lab.Files[subject.Filename]; !inFile {
+			if _, inFile := l.lab.Files[subject.Filename]; !inFile || v.Sensitive {
 				subject = cond.Expr.Range()
 			}
 			diags = append(diags, errorf(subject, "Invalid value for variable",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/lab-bench/lab/engine"
@@ -46,10 +48,16 @@ func runPlan(g *globals, args []string) error {
 			}
 		}
 	}
+	sensitive := sensitiveVars(lab, v.vars)
+	if *out != "" && len(sensitive) > 0 {
+		return fmt.Errorf("variable %q is sensitive: a saved plan would hold its value; set it as LAB_VAR_%s in the environment instead (apply reads it again)", sensitive[0], sensitive[0])
+	}
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(p); err != nil {
+		shown := *p
+		shown.Vars = redactVars(lab, p.Vars)
+		if err := enc.Encode(&shown); err != nil {
 			return err
 		}
 	} else if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
@@ -87,4 +95,27 @@ func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags) (*plan.Pla
 		return nil, reported{exitError}
 	}
 	return p, nil
+}
+
+// sensitiveVars lists the sensitive variables that -var options set.
+func sensitiveVars(lab *spec.Lab, vars []string) []string {
+	var out []string
+	for _, kv := range vars {
+		name, _, _ := strings.Cut(kv, "=")
+		if lab.Sensitive[strings.TrimSpace(name)] {
+			out = append(out, strings.TrimSpace(name))
+		}
+	}
+	return out
+}
+
+// redactVars replaces the values of sensitive variables in -var options.
+func redactVars(lab *spec.Lab, vars []string) []string {
+	out := slices.Clone(vars)
+	for i, kv := range out {
+		if name, _, _ := strings.Cut(kv, "="); lab.Sensitive[strings.TrimSpace(name)] {
+			out[i] = name + "=(sensitive value)"
+		}
+	}
+	return out
 }

@@ -63,6 +63,17 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 			})
 		}
 	}
+	// A count is at least 1: cpus = -5 used to mean "all" without a word.
+	if attrs, _, _ := body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "cpus"}}}); attrs != nil {
+		if a := attrs.Attributes["cpus"]; a != nil && c.CPUs < 1 {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid cpus",
+				Detail:   fmt.Sprintf("cpus is the number of CPUs to pin benchmarks to, at least 1; got %d.", c.CPUs),
+				Subject:  a.Expr.Range().Ptr(),
+			})
+		}
+	}
 	if c.CPUs > 0 && c.CPUs < p.CPUs {
 		p.CPUs = c.CPUs
 	}

@@ -1,0 +1,114 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Sensitive variables (sensitive = true) keep their values out of what lab
+// writes: experiments may not use them (every cell's settings and matrix
+// values are recorded in plans, results and progress output), and
+// diagnostics about them are redacted (see Lab.Redact).
+
+// checkSensitiveRefs refuses any reference to a sensitive variable (or to
+// the whole var object, which holds it) inside an experiment block.
+func (l *loader) checkSensitiveRefs(b *hcl.Block) hcl.Diagnostics {
+	body, ok := b.Body.(*hclsyntax.Body)
+	if !ok {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+		ste, ok := n.(*hclsyntax.ScopeTraversalExpr)
+		if !ok || ste.Traversal.RootName() != "var" {
+			return nil
+		}
+		name := ""
+		if len(ste.Traversal) > 1 {
+			name, _ = stepName(ste.Traversal[1])
+		}
+		for _, v := range sortedKeys(l.varDecls) {
+			if l.varDecls[v].Sensitive && (name == "" || name == v) {
+				diags = append(diags, errorf(ste.Traversal.SourceRange(), "Sensitive variable in an experiment",
+					"var.%s is sensitive, and an experiment's values are recorded in every plan and result and shown as runs progress; use sensitive variables outside experiments only (provider and template blocks).", v))
+				break
+			}
+		}
+		return nil
+	})
+	return diags
+}
+
+// redacted replaces a sensitive value in diagnostics.
+const redacted = "(sensitive value)"
+
+// minRedact is the shortest value text Redact replaces: shorter ones
+// ("1", "on") would garble every message and hide nothing.
+const minRedact = 4
+
+// Redact returns diags with the values of sensitive variables replaced by
+// "(sensitive value)" in summaries and details, and without the
+// evaluation context (which the text writer would print as "with var.x
+// as …") on diagnostics whose expression reads a sensitive variable.
+// WriteDiagnostics redacts by itself.
+func (l *Lab) Redact(diags hcl.Diagnostics) hcl.Diagnostics {
+	var secrets []string
+	for name := range l.Sensitive {
+		secrets = appendLeaves(secrets, l.Variables[name])
+	}
+	if len(l.Sensitive) == 0 {
+		return diags
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		c := *d
+		for _, s := range secrets {
+			c.Summary = strings.ReplaceAll(c.Summary, s, redacted)
+			c.Detail = strings.ReplaceAll(c.Detail, s, redacted)
+		}
+		if c.Expression != nil && l.readsSensitive(c.Expression) {
+			c.EvalContext = nil
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+func (l *Lab) readsSensitive(expr hcl.Expression) bool {
+	for _, tr := range expr.Variables() {
+		if tr.RootName() != "var" {
+			continue
+		}
+		if len(tr) < 2 {
+			return true
+		}
+		if name, ok := stepName(tr[1]); !ok || l.Sensitive[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// appendLeaves adds the text of every primitive value in v (of at least
+// minRedact bytes), longest first is not needed: each is replaced whole.
+func appendLeaves(out []string, v cty.Value) []string {
+	if v == cty.NilVal || v.IsNull() || !v.IsKnown() {
+		return out
+	}
+	ty := v.Type()
+	switch {
+	case ty.IsPrimitiveType():
+		if s := valueText(v); len(s) >= minRedact {
+			out = append(out, s)
+		}
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
+		for it := v.ElementIterator(); it.Next(); {
+			_, ev := it.Element()
+			out = appendLeaves(out, ev)
+		}
+	}
+	return out
+}

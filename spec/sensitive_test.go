@@ -1,0 +1,77 @@
+package spec
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+const secret = "hunter2-token"
+
+func TestSensitiveNotInExperiments(t *testing.T) {
+	src := labWith(`description = "x${var.token}"`) + "variable \"token\" {\n  sensitive = true\n  default = \"" + secret + "\"\n}\n"
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	wantOneError(t, l, diags, "Sensitive variable in an experiment",
+		`var.token is sensitive, and an experiment's values are recorded in every plan and result and shown as runs progress; use sensitive variables outside experiments only (provider and template blocks).`,
+		"main.hcl", 6, 21)
+	// The whole var object holds it too.
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(strings.Replace(src, "var.token", "jsonencode(var)", 1))}, Options{})
+	wantOneError(t, l, diags, "Sensitive variable in an experiment", "", "main.hcl", 6, 32)
+	// Outside experiments it may be used.
+	ok := smallLab + "variable \"token\" {\n  sensitive = true\n  default = \"" + secret + "\"\n}\nprovider \"local\" \"default\" {}\n"
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(ok)}, Options{})
+	wantNoError(t, l, diags)
+}
+
+// TestSensitiveRedacted: a sensitive value never appears in rendered
+// diagnostics, whether from a -var, a validation message or an
+// expression's context.
+func TestSensitiveRedacted(t *testing.T) {
+	src := smallLab + `variable "token" {
+  type      = number
+  sensitive = true
+  default   = 12345678
+  validation {
+    condition     = var.token < 100
+    error_message = "token ${var.token} is too big."
+  }
+}
+`
+	render := func(l *Lab, diags hcl.Diagnostics) string {
+		var b bytes.Buffer
+		if err := l.WriteDiagnostics(&b, diags, 0, false); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	if !diags.HasErrors() || strings.Contains(render(l, diags), "12345678") || !strings.Contains(diags[0].Detail, "token (sensitive value) is too big.") {
+		t.Errorf("validation message:\n%s", render(l, diags))
+	}
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"token=s3cr3t-x"}})
+	if out := render(l, diags); !diags.HasErrors() || strings.Contains(out, "s3cr3t") {
+		t.Errorf("-var message:\n%s", out)
+	}
+	// A diagnostic with an expression reading var.token and its context
+	// (as a provider's would have) is shown without "with var.token as …".
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(strings.Replace(src, "< 100", "> 100", 1))}, Options{})
+	wantNoError(t, l, diags)
+	expr, _ := parseExpr(t, "var.token + 1")
+	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Bad", Detail: "got 12345679, 12345678", Subject: expr.Range().Ptr(),
+		Expression: expr, EvalContext: l.EvalContext()}
+	if out := render(l, hcl.Diagnostics{d}); strings.Contains(out, "12345678") {
+		t.Errorf("context shown:\n%s", out)
+	}
+}
+
+func parseExpr(t *testing.T, src string) (hcl.Expression, hcl.Diagnostics) {
+	t.Helper()
+	expr, diags := hclsyntax.ParseExpression([]byte(src), "main.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return expr, diags
+}

@@ -1,0 +1,3 @@
+lab "bad" {} # ERROR: No experiment
+template "t" {}
+pair "p" { template = template.t }
