@@ -281,3 +281,37 @@ func TestNoExperiment(t *testing.T) {
 	wantOneError(t, l, diags, "No experiment",
 		`The lab declares no experiment block, so there is nothing to plan or run: add experiment "<name>" { pairs = [pair.<name>] … }.`, "main.hcl", 1, 1)
 }
+
+// TestFirewallRuleset: a ruleset that would close lab's table or include
+// a file is refused at the very character, when written literally.
+func TestFirewallRuleset(t *testing.T) {
+	lab := func(firewall string) []byte {
+		return []byte(`lab "x" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  via      = template.t
+}
+experiment "e" {
+  pairs = [pair.p]
+  router {
+    firewall = ` + firewall + `
+  }
+  iperf3 {}
+}
+`)
+	}
+	ok := "<<EOT\nchain c {\n  comment \"}\"\n}\nEOT\n"
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(ok)}, Options{})
+	wantNoError(t, l, diags)
+
+	escape := "<<EOT\nchain c {\n}\n  }\ntable inet evil { }\nEOT\n"
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab(escape)}, Options{})
+	wantOneError(t, l, diags, "Invalid firewall ruleset",
+		`"}" closes a brace the ruleset did not open: it would end lab's table (line 3, column 3 of the ruleset). A ruleset is the body of lab's table inet lab_fw: chains, sets and rules only.`,
+		"main.hcl", 13, 3)
+
+	// Escapes in a quoted string: the error points at the string.
+	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab(`"chain c {}\n}\ninclude \"/etc/passwd\""`)}, Options{})
+	wantOneError(t, l, diags, "Invalid firewall ruleset", "", "main.hcl", 10, 16)
+}

@@ -1,12 +1,15 @@
 package spec
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/linux"
 )
 
 // endState is one end's settings while a cell is evaluated. Loss is kept
@@ -218,8 +221,52 @@ func setFirewall(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 				"The ruleset contains the control character %q; an nftables ruleset is text with newlines and tabs only.", r)
 		}
 	}
+	var re *linux.RulesetError
+	if err := linux.CheckRuleset(s); errors.As(err, &re) {
+		return errorf(rulesetRange(a.Expr, s, re.Offset), "Invalid firewall ruleset",
+			"%s (line %d, column %d of the ruleset). A ruleset is the body of lab's table inet %s: chains, sets and rules only.",
+			re.Msg, re.Line, re.Column, linux.FirewallTable)
+	}
 	e.s.Firewall = s
 	return nil
+}
+
+// rulesetRange points at byte off of a ruleset written literally in expr
+// (a heredoc or a string without escapes); otherwise at the expression.
+func rulesetRange(expr hcl.Expression, body string, off int) hcl.Range {
+	rng := expr.Range()
+	te, ok := expr.(*hclsyntax.TemplateExpr)
+	if !ok {
+		return rng
+	}
+	start := 0 // of the current part in body
+	for _, p := range te.Parts {
+		lit, ok := p.(*hclsyntax.LiteralValueExpr)
+		if !ok || lit.Val.Type() != cty.String || !lit.Val.IsKnown() || lit.Val.IsNull() {
+			return rng
+		}
+		text := lit.Val.AsString()
+		pr := lit.Range()
+		if start+len(text) > len(body) || body[start:start+len(text)] != text || pr.End.Byte-pr.Start.Byte != len(text) {
+			return rng // escapes or indentation: offsets in the file differ
+		}
+		if off < start+len(text) {
+			pos := pr.Start
+			for _, r := range text[:off-start] {
+				pos.Byte += len(string(r))
+				if r == '\n' {
+					pos.Line, pos.Column = pos.Line+1, 1
+				} else {
+					pos.Column++
+				}
+			}
+			end := pos
+			end.Byte, end.Column = end.Byte+1, end.Column+1
+			return hcl.Range{Filename: pr.Filename, Start: pos, End: end}
+		}
+		start += len(text)
+	}
+	return rng
 }
 
 // finish turns the end's state into guest.Settings.

@@ -26,7 +26,7 @@ func validateFirewall(body string) error {
 			return fmt.Errorf("firewall ruleset: control character %q at byte %d", r, i)
 		}
 	}
-	return nil
+	return CheckRuleset(body)
 }
 
 // applyFirewall replaces the lab_fw table with body (none when empty). The
