@@ -1,7 +1,12 @@
 # lab — see README.md. Every target works on a fresh Debian 12 machine as root.
 GO      ?= $(shell command -v go || echo /usr/local/go/bin/go)
 BIN     := bin/lab
-FUZZTIME ?= 20s
+FUZZTIME ?= 4s
+# FUZZ: every fuzz target, as package:Target (go test -fuzz takes one
+# target of one package at a time). `make test` runs each for FUZZTIME.
+FUZZ := ./spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse ./bench/iperf2:FuzzParse \
+	./bench/netperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
+	./guest/freebsd:FuzzParseIfconfig ./lockfile:FuzzParse ./state:FuzzDecode
 
 .PHONY: demo deps build test unit e2e fuzz bench vet clean
 
@@ -15,12 +20,20 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/lab
 
-## test: every test — unit, golden, real namespaces end to end, a short fuzz run.
+## test: every test — unit, golden, real namespaces end to end, then each fuzz
+## target for FUZZTIME (10 targets × 4 s).
 ## Packages run one at a time (-p 1): several of them measure real traffic,
 ## and two such tests sharing this machine's two cores would disturb each other.
 test: deps vet
 	$(GO) test -p 1 -count=1 -timeout 45m ./...
-	$(GO) test -count=1 -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./spec
+	$(MAKE) fuzz
+
+## fuzz: each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer hunt)
+fuzz:
+	@set -e; for t in $(FUZZ); do \
+		echo "fuzz $${t%%:*} $${t#*:} for $(FUZZTIME)"; \
+		$(GO) test -count=1 -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 vet:
 	$(GO) vet ./...

@@ -58,6 +58,11 @@ func (st Store) Load() (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read state: %w", err)
 	}
+	return decode(path, data)
+}
+
+// decode reads a state file's contents; path names it in errors.
+func decode(path string, data []byte) (*State, error) {
 	var probe struct {
 		Version *int `json:"version"`
 	}

@@ -95,5 +95,8 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	if udp := e.Sum; udp != nil && rep.Start.TestStart.Protocol == "UDP" {
 		s.LossPct, s.JitterMs = udp.LostPercent, udp.JitterMs
 	}
+	if err := bench.CheckSample(s); err != nil {
+		return bench.Sample{}, fmt.Errorf("iperf3 client output: %w", err)
+	}
 	return s, nil
 }

@@ -25,6 +25,9 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	}
 	s.ServerCPU, s.ClientCPU = raw.ServerCPU, raw.ClientCPU
 	s.Version = raw.Version
+	if err := bench.CheckSample(s); err != nil {
+		return bench.Sample{}, fmt.Errorf("%s output: %w", "netperf", err)
+	}
 	return s, nil
 }
 

@@ -83,6 +83,9 @@ func ParseIfconfig(out string) (Ifconfig, error) {
 			if err != nil {
 				return ifc, fmt.Errorf("mtu %q: %w", first[i+1], err)
 			}
+			if n <= 0 {
+				return ifc, fmt.Errorf("mtu %q: not a positive number", first[i+1])
+			}
 			ifc.MTU = n
 		}
 	}

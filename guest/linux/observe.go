@@ -130,6 +130,9 @@ func parseLinkMTU(out string) (int, error) {
 	if len(links) != 1 {
 		return 0, fmt.Errorf("want one link, got %d", len(links))
 	}
+	if links[0].MTU <= 0 {
+		return 0, fmt.Errorf("link MTU %d is not a positive number", links[0].MTU)
+	}
 	return links[0].MTU, nil
 }
 
