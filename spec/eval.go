@@ -90,7 +90,7 @@ func (a *cellAttr) value(ctx *hcl.EvalContext, dims []Dimension, matrix map[stri
 	for _, i := range a.dims {
 		v := matrix[dims[i].Name]
 		if !v.IsKnown() || v.IsNull() || !v.Type().IsPrimitiveType() {
-			return a.attr.Expr.Value(ctx) // not a matrix value: no caching
+			return evalExpr(a.attr.Expr, ctx) // not a matrix value: no caching
 		}
 		kb.WriteString(v.Type().FriendlyName())
 		kb.WriteByte(':')
@@ -104,7 +104,7 @@ func (a *cellAttr) value(ctx *hcl.EvalContext, dims []Dimension, matrix map[stri
 	if ok {
 		return v, nil
 	}
-	v, diags := a.attr.Expr.Value(ctx)
+	v, diags := evalExpr(a.attr.Expr, ctx)
 	if !diags.HasErrors() {
 		a.mu.Lock()
 		if a.cache == nil {

@@ -195,7 +195,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		}
 		ca := &cellAttr{attr: a, apply: apply, dims: unionInts(nil, dims)}
 		if len(ca.dims) == 0 {
-			v, d := a.Expr.Value(l.ctx)
+			v, d := evalExpr(a.Expr, l.ctx)
 			if d.HasErrors() {
 				diags = append(diags, d...)
 				ok = false

@@ -41,7 +41,7 @@ func (l *loader) evalValue(a *hcl.Attribute) (cty.Value, hcl.Diagnostics) {
 	if _, d := l.checkRefs(a.Expr, nil); d.HasErrors() {
 		return cty.NilVal, d
 	}
-	return a.Expr.Value(l.ctx)
+	return evalExpr(a.Expr, l.ctx)
 }
 
 // evalString evaluates an attribute that must be a string.

@@ -25,7 +25,7 @@ func objectItems(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]objI
 		items := make([]objItem, 0, len(oc.Items))
 		seen := map[string]hcl.Range{}
 		for _, it := range oc.Items {
-			kv, kd := it.KeyExpr.Value(ctx)
+			kv, kd := evalExpr(it.KeyExpr, ctx)
 			diags = append(diags, kd...)
 			if kd.HasErrors() {
 				continue
@@ -41,7 +41,7 @@ func objectItems(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]objI
 				continue
 			}
 			seen[key] = it.KeyExpr.Range()
-			v, vd := it.ValueExpr.Value(ctx)
+			v, vd := evalExpr(it.ValueExpr, ctx)
 			diags = append(diags, vd...)
 			if vd.HasErrors() {
 				continue
@@ -51,7 +51,7 @@ func objectItems(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]objI
 		}
 		return items, diags
 	}
-	v, vd := expr.Value(ctx)
+	v, vd := evalExpr(expr, ctx)
 	if vd.HasErrors() {
 		return nil, vd
 	}

@@ -78,7 +78,7 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) hcl.Diagnostics {
 			values[v.Name] = varValue{Value: cty.NilVal}
 			continue
 		}
-		val, d := v.Default.Expr.Value(funcsOnly)
+		val, d := evalExpr(v.Default.Expr, funcsOnly)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			val = cty.NilVal
@@ -145,7 +145,7 @@ func decodeVariable(b *hcl.Block) (*variableDecl, hcl.Diagnostics) {
 	v.Default = content.Attributes["default"]
 	noVars := &hcl.EvalContext{}
 	if a := content.Attributes["description"]; a != nil {
-		val, d := a.Expr.Value(noVars)
+		val, d := evalExpr(a.Expr, noVars)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			s, d := toString(val, a.Expr.Range(), a.Name)
@@ -156,7 +156,7 @@ func decodeVariable(b *hcl.Block) (*variableDecl, hcl.Diagnostics) {
 		}
 	}
 	if a := content.Attributes["sensitive"]; a != nil {
-		val, d := a.Expr.Value(noVars)
+		val, d := evalExpr(a.Expr, noVars)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			s, d := toBool(val, a.Expr.Range(), a.Name)
@@ -203,7 +203,7 @@ func parseRawValue(raw string, decl *variableDecl, source string) (cty.Value, hc
 	if w.diag != nil {
 		return cty.NilVal, rng, hcl.Diagnostics{w.diag}
 	}
-	v, diags := expr.Value(nil)
+	v, diags := evalExpr(expr, nil)
 	if diags.HasErrors() {
 		return cty.NilVal, rng, bad
 	}
@@ -263,7 +263,7 @@ func (l *loader) varFileValues(values map[string]varValue, ctx *hcl.EvalContext)
 					"A variable file cannot refer to other values."))
 				continue
 			}
-			v, d := a.Expr.Value(ctx)
+			v, d := evalExpr(a.Expr, ctx)
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				values[a.Name] = varValue{v, a.Expr.Range()}
@@ -313,7 +313,7 @@ func (l *loader) validateVariables(order []*variableDecl, values map[string]varV
 				diags = append(diags, d...)
 				continue
 			}
-			cv, d := cond.Expr.Value(ctx)
+			cv, d := evalExpr(cond.Expr, ctx)
 			diags = append(diags, d...)
 			if d.HasErrors() {
 				continue
@@ -327,7 +327,7 @@ func (l *loader) validateVariables(order []*variableDecl, values map[string]varV
 				continue
 			}
 			msg := "The value is not valid."
-			if mv, d := msgAttr.Expr.Value(ctx); !d.HasErrors() && mv.Type() == cty.String && mv.IsKnown() && !mv.IsNull() {
+			if mv, d := evalExpr(msgAttr.Expr, ctx); !d.HasErrors() && mv.Type() == cty.String && mv.IsKnown() && !mv.IsNull() {
 				msg = mv.AsString()
 			}
 			// Point at the value when it was written in a file, else at the rule.

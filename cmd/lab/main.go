@@ -13,6 +13,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/spec"
+
 	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
 	_ "github.com/lab-bench/lab/providers/hosts"   // registers "hosts"
 	_ "github.com/lab-bench/lab/providers/libvirt" // registers "libvirt"
@@ -59,6 +63,17 @@ type globals struct {
 }
 
 func main() {
+	// An expression that builds more than lab can hold, or runs for
+	// longer than any spec needs, is reported at its file:line:column
+	// instead of running out of memory (spec.Guard).
+	go spec.Guard(nil, spec.GuardLimits{}, func(d *hcl.Diagnostic) {
+		files := map[string]*hcl.File{}
+		if b, err := os.ReadFile(d.Subject.Filename); err == nil { // for the source line
+			files[d.Subject.Filename] = &hcl.File{Bytes: b}
+		}
+		_ = hcl.NewDiagnosticTextWriter(os.Stderr, files, termWidth(), false).WriteDiagnostic(d)
+		os.Exit(exitError)
+	})
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 }
 

@@ -1,0 +1,40 @@
+package spec
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// TestGuard: an expression that runs past the limit is reported at its
+// file, line and column; quick ones are not.
+func TestGuard(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	got := make(chan *hcl.Diagnostic, 1)
+	go Guard(stop, GuardLimits{Time: 200 * time.Millisecond, Interval: 5 * time.Millisecond}, func(d *hcl.Diagnostic) { got <- d })
+
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab)}, Options{})
+	wantNoError(t, l, diags)
+	select {
+	case d := <-got:
+		t.Fatalf("a small lab tripped the guard: %v", d)
+	default:
+	}
+
+	// About 200 000 strings: a second or more, well past 200 ms.
+	slow := smallLab + "variable \"v\" {\n  default = [for a in range(200) : [for b in range(1000) : \"${a}-${b}\"]]\n}\n"
+	LoadFiles(map[string][]byte{"main.hcl": []byte(slow)}, Options{})
+	select {
+	case d := <-got:
+		if d.Summary != "Expression too costly" || d.Detail != "Evaluating this expression took more than 200ms, the limit; lab stopped. Build smaller values: fewer or shorter elements, fewer nested for expressions." {
+			t.Errorf("got %q: %q", d.Summary, d.Detail)
+		}
+		if d.Subject == nil || d.Subject.Filename != "main.hcl" || d.Subject.Start.Line != 9 || d.Subject.Start.Column != 13 {
+			t.Errorf("subject %v, want main.hcl:9:13", d.Subject)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the guard did not report a slow expression")
+	}
+}
