@@ -30,7 +30,31 @@ const (
 	// MaxRuns bounds the runs of a lab: over all experiments, cells ×
 	// (repeat + warmup). It bounds the plan's size in memory.
 	MaxRuns = 100000
+	// MaxDiagnostics bounds the diagnostics Load returns (and
+	// WriteDiagnostics prints): 10 000 duplicate blocks gave 10 000
+	// errors, each rendered by rescanning the file.
+	MaxDiagnostics = 50
 )
+
+// capDiagnostics keeps the first MaxDiagnostics diagnostics and says how
+// many more there were, pointing at the last one kept.
+func capDiagnostics(diags hcl.Diagnostics) hcl.Diagnostics {
+	if len(diags) <= MaxDiagnostics {
+		return diags
+	}
+	kept := diags[:MaxDiagnostics:MaxDiagnostics]
+	var subject *hcl.Range
+	for i := len(kept) - 1; i >= 0 && subject == nil; i-- {
+		subject = kept[i].Subject
+	}
+	sev := hcl.DiagWarning
+	if diags[MaxDiagnostics:].HasErrors() {
+		sev = hcl.DiagError
+	}
+	return append(kept, &hcl.Diagnostic{Severity: sev, Summary: "Too many problems",
+		Detail:  fmt.Sprintf("%d more diagnostics are not shown; fix the ones above first.", len(diags)-MaxDiagnostics),
+		Subject: subject})
+}
 
 // readLabFile reads a lab or variable file: a regular file of at most
 // MaxFileSize bytes. A FIFO, device or directory is refused without being

@@ -315,3 +315,19 @@ experiment "e" {
 	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab(`"chain c {}\n}\ninclude \"/etc/passwd\""`)}, Options{})
 	wantOneError(t, l, diags, "Invalid firewall ruleset", "", "main.hcl", 10, 16)
 }
+
+func TestDiagnosticsCapped(t *testing.T) {
+	dups := func(n int) []byte { // n duplicate experiments after the first
+		return []byte(smallLab + strings.Repeat("experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n", n))
+	}
+	_, diags := LoadFiles(map[string][]byte{"main.hcl": dups(MaxDiagnostics)}, Options{})
+	if len(diags) != MaxDiagnostics || diags[len(diags)-1].Summary != "Duplicate experiment" {
+		t.Fatalf("at the limit: %d diagnostics, last %q", len(diags), diags[len(diags)-1].Summary)
+	}
+	_, diags = LoadFiles(map[string][]byte{"main.hcl": dups(MaxDiagnostics + 3)}, Options{})
+	last := diags[len(diags)-1]
+	if len(diags) != MaxDiagnostics+1 || last.Summary != "Too many problems" || last.Detail != "3 more diagnostics are not shown; fix the ones above first." ||
+		last.Severity != hcl.DiagError || last.Subject == nil {
+		t.Fatalf("over the limit: %d diagnostics, last %+v", len(diags), last)
+	}
+}

@@ -146,7 +146,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 		}
 	}
 	if diags.HasErrors() {
-		return l.lab, diags // syntax errors first: decoding would only cascade (no values yet)
+		return l.lab, capDiagnostics(diags) // syntax errors first: decoding would only cascade (no values yet)
 	}
 
 	byType := map[string][]*hcl.Block{}
@@ -177,7 +177,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 		diags = append(diags, errorf(byType["lab"][0].DefRange, "No experiment",
 			"The lab declares no experiment block, so there is nothing to plan or run: add experiment \"<name>\" { pairs = [pair.<name>] … }."))
 	}
-	return l.lab, l.lab.Redact(diags)
+	return l.lab, capDiagnostics(l.lab.Redact(diags))
 }
 
 // hashFiles is the sha256 over the sorted base names and contents.
@@ -204,7 +204,7 @@ func hashFiles(files map[string][]byte) string {
 // WriteDiagnostics renders diags with HCL's text writer: summary, detail,
 // file:line:col and a source snippet. width 0 leaves lines unwrapped.
 func (l *Lab) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, width uint, color bool) error {
-	return hcl.NewDiagnosticTextWriter(w, l.Files, width, color).WriteDiagnostics(l.Redact(diags))
+	return hcl.NewDiagnosticTextWriter(w, l.Files, width, color).WriteDiagnostics(capDiagnostics(l.Redact(diags)))
 }
 
 // singleBlock returns the one block of a kind, reporting duplicates.

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// hostileHead is a valid lab without experiments; hostile specs add one.
+const hostileHead = `lab "h" {}
+template "t" {}
+pair "p" { template = template.t }
+`
+
+// hostileExp wraps body in an experiment that is valid when body is.
+func hostileExp(body string) string {
+	return hostileHead + "experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 { duration = \"1s\" }\n" + body + "\n}\n"
+}
+
+// hostileSpecs are inputs from issue 9's list and more like them. ok
+// marks the ones that are valid and must plan.
+var hostileSpecs = []struct {
+	name string
+	src  string
+	args []string
+	ok   bool
+}{
+	{"100k brackets", `lab "h" { description = ` + strings.Repeat("[", 100000) + " }\n", nil, false},
+	{"100k braces", `lab "h" { description = ` + strings.Repeat("{a=", 100000) + " }\n", nil, false},
+	{"100k parens", `lab "h" { description = ` + strings.Repeat("(", 100000) + " }\n", nil, false},
+	{"100k interpolations", `lab "h" { description = ` + strings.Repeat(`"${`, 50000) + " }\n", nil, false},
+	{"100k bangs", hostileExp("guest { lro = " + strings.Repeat("!", 100000) + "true }"), nil, false},
+	{"100k minus", hostileExp("guest { mtu = " + strings.Repeat("- ", 100000) + "1 }"), nil, false},
+	{"50k conditionals", hostileExp("guest { mtu = " + strings.Repeat("true ? 1500 : ", 50000) + "1 }"), nil, false},
+	{"for bomb", hostileHead + "variable \"v\" { default = [for a in range(1000): [for b in range(1000): [for c in range(1000): c]]] }\n" + hostileExp(""), nil, false},
+	{"for bomb in matrix", hostileExp("matrix = { a = [for a in range(10): [for b in range(10): [for c in range(10): c]]] }"), nil, false},
+	{"range bomb", hostileExp("matrix = { a = range(100000000) }\nguest { mtu = matrix.a }"), nil, false},
+	{"10^7 cells", hostileExp("matrix = { a = range(1000), b = range(1000), c = range(10) }\nguest { mtu = 1000 + matrix.a + matrix.b + matrix.c }"), nil, false},
+	{"10^5 cells", hostileExp("matrix = { a = range(1000), b = range(100) }\nguest { mtu = 1000 + matrix.a + matrix.b }"), nil, false},
+	{"10^6 runs", hostileExp("matrix = { a = range(100), b = range(100) }\nrepeat = 100\nguest { mtu = 1000 + matrix.a + matrix.b }"), nil, false},
+	{"10k matrix values", hostileExp("matrix = { a = concat(" + strings.Repeat("range(1000),", 10) + "[1]) }\nguest { mtu = 1000 + matrix.a }"), nil, false},
+	{"300-character key", hostileExp("matrix = { " + strings.Repeat("k", 300) + " = [1500, 9000] }\nguest { mtu = matrix." + strings.Repeat("k", 300) + " }"), nil, true},
+	{"keys that sanitize alike", hostileExp(`matrix = { a = ["1_a_b=2", "1"], a_b = ["2", "2_a_b=2"] }` + "\nclient { sysctl = { \"net.core.somaxconn\" = strlen(\"${matrix.a}${matrix.a_b}\") } }"), nil, true},
+	{"values that sanitize alike", hostileExp(`matrix = { s = ["x y", "x-y", "x/y", "x,y", "x_y"] }` + "\nclient { sysctl = { \"net.core.somaxconn\" = strlen(matrix.s) } }"), nil, true},
+	{"1 and \"1\"", hostileExp(`matrix = { m = [1500, "1500"] }` + "\nguest { mtu = matrix.m }"), nil, false},
+	{"sysctl ..", hostileExp(`guest { sysctl = { "net.ipv4..x" = 1 } }`), nil, false},
+	{"sysctl /", hostileExp(`guest { sysctl = { "/proc/sys/kernel/x" = 1 } }`), nil, false},
+	{"sysctl slash escape", hostileExp(`guest { sysctl = { "net/../kernel/x" = 1 } }`), nil, false},
+	{"sysctl trailing dot", hostileExp(`guest { sysctl = { "net.ipv4." = 1 } }`), nil, false},
+	{"sysctl host-wide on local", hostileExp(`guest { sysctl = { "kernel.printk_ratelimit" = 10 } }`), nil, false},
+	{"sysctl vm on local", hostileExp(`server { sysctl = { "vm.swappiness" = 10 } }`), nil, false},
+	{"sysctl injection", hostileExp(`guest { sysctl = { "net.core.rmem_max" = "1; reboot" } }`), nil, false},
+	{"cpus -5", `provider "local" "default" { cpus = -5 }` + "\n" + hostileExp(""), nil, false},
+	{"cpus 0", `provider "local" "default" { cpus = 0 }` + "\n" + hostileExp(""), nil, false},
+	{"vcpu -1", strings.Replace(hostileExp(""), "template = template.t }", "template = template.t\n  vcpu = -1\n}", 1), nil, false},
+	{"repeat -1", hostileExp("repeat = -1"), nil, false},
+	{"warmup -1", hostileExp("warmup = -1"), nil, false},
+	{"parallel 0", strings.Replace(hostileExp(""), `iperf3 { duration = "1s" }`, `iperf3 { parallel = 0 }`, 1), nil, false},
+	{"negative duration", strings.Replace(hostileExp(""), `"1s"`, `"-1s"`, 1), nil, false},
+	{"huge duration", strings.Replace(hostileExp(""), `"1s"`, `"100000000h"`, 1), nil, false},
+	{"no experiment", hostileHead, nil, false},
+	{"empty file", "", nil, false},
+	{"only comments", "# nothing\n", nil, false},
+	{"NUL bytes", "lab \"h\" {}\x00\x00\n", nil, false},
+	{"invalid UTF-8", "lab \"h\xff\" {}\n", nil, false},
+	{"unterminated string", `lab "h {}` + "\n", nil, false},
+	{"unterminated heredoc", "lab \"h\" { description = <<EOT\nx\n}\n", nil, false},
+	{"CRLF", strings.ReplaceAll(hostileExp(""), "\n", "\r\n"), nil, true},
+	{"lab name injection", `lab "h; rm -rf /" {}` + "\n", nil, false},
+	{"source with newline", `lab "h" {}` + "\ntemplate \"t\" { source = \"a\\nb\" }\n", nil, false},
+	{"mtu 1e400", hostileExp("guest { mtu = 1e400 }"), nil, false},
+	{"sensitive in experiment", hostileHead + "variable \"s\" {\n  sensitive = true\n  default = \"x\"\n}\n" + "experiment \"e\" {\n  pairs = [pair.p]\n  description = var.s\n  iperf3 {}\n}\n", nil, false},
+	{"firewall closes table", strings.Replace(hostileExp(`router { firewall = "}\ntable inet evil { chain c { } }" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
+	{"firewall include", strings.Replace(hostileExp(`router { firewall = "include \"/etc/shadow\"" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
+	{"firewall unclosed", strings.Replace(hostileExp(`router { firewall = "chain c {" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
+	{"file /dev/zero", `lab "h" { description = file("/dev/zero") }` + "\n", nil, false},
+	{"file directory", `lab "h" { description = file("/") }` + "\n", nil, false},
+	{"file /proc/self/mem", `lab "h" { description = file("/proc/self/mem") }` + "\n", nil, false},
+	{"var-file /dev/zero", hostileExp(""), []string{"-var-file=/dev/zero"}, false},
+	{"var-file directory", hostileExp(""), []string{"-var-file=/"}, false},
+	{"var-file missing", hostileExp(""), []string{"-var-file=/nonexistent"}, false},
+	{"-var deep", hostileHead + "variable \"v\" {\n  type = list(any)\n  default = []\n}\n" + "experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n",
+		[]string{"-var", "v=" + strings.Repeat("[", 50000)}, false},
+	{"-var for bomb", hostileHead + "variable \"v\" {\n  type = list(any)\n  default = []\n}\n" + "experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n",
+		[]string{"-var", "v=[for a in range(1000): [for b in range(1000): [for c in range(1000): c]]]"}, false},
+	{"10k experiments", hostileHead + strings.Repeat("experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n", 10000), nil, false},
+	{"jsondecode deep", `lab "h" { description = jsonencode(jsondecode("` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `")) }` + "\n", nil, false},
+	{"regex bomb", `lab "h" { description = regex("(a{1000}){1000}", "a") }` + "\n", nil, false},
+}
+
+// TestValidateHostileBattery runs every hostile spec through validate
+// (and plan when valid): never a crash or a hang; each refusal has at
+// least one error, and every error names a file and line.
+func TestValidateHostileBattery(t *testing.T) {
+	located := regexp.MustCompile(`(?m)^Error: .*\n\n  on .+ line \d+`)
+	refused := 0
+	for _, h := range hostileSpecs {
+		t.Run(h.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(h.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			verb := "validate"
+			if h.ok {
+				verb = "plan"
+			}
+			code := Main(append([]string{"-chdir=" + dir, verb}, h.args...), strings.NewReader(""), &stdout, &stderr, nil)
+			out := stderr.String()
+			if h.ok {
+				if code != 0 {
+					t.Fatalf("exit %d:\n%s", code, out)
+				}
+				return
+			}
+			errs := strings.Count(out, "Error: ")
+			if code != 1 || errs == 0 || len(located.FindAllString(out, -1)) != errs {
+				t.Fatalf("exit %d, %d errors, %d located:\n%s", code, errs, len(located.FindAllString(out, -1)), truncateOut(out))
+			}
+			refused++
+		})
+	}
+	t.Logf("%d hostile specs: %d refused with file:line errors, %d valid and planned", len(hostileSpecs), refused, len(hostileSpecs)-refused)
+}
+
+func truncateOut(s string) string {
+	if len(s) > 3000 {
+		return s[:3000] + "…"
+	}
+	return s
+}
