@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/zclconf/go-cty/cty"
@@ -13,8 +14,8 @@ import (
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
 
-// maxFileSize bounds what file() reads.
-const maxFileSize = 1 << 20
+// maxFileSize bounds what file() reads: MaxFileSize, like a lab file.
+const maxFileSize = MaxFileSize
 
 // functions returns the functions expressions may call: env, file and the
 // go-cty standard library under Terraform's names.
@@ -96,6 +97,8 @@ func fileFunc(dir string) function.Function {
 	})
 }
 
+// readSmallFile reads file()'s argument: a regular UTF-8 file of at most
+// maxFileSize bytes. A FIFO or device is refused without being read.
 func readSmallFile(p string) (string, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -107,11 +110,15 @@ func readSmallFile(p string) (string, error) {
 	if fi.Size() > maxFileSize {
 		return "", fmt.Errorf("%s is larger than %d bytes", p, maxFileSize)
 	}
-	f, err := os.Open(p)
+	// O_NONBLOCK: a FIFO swapped in after the Stat does not block the open.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", p)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return "", err

@@ -331,3 +331,41 @@ func TestDiagnosticsCapped(t *testing.T) {
 		t.Fatalf("over the limit: %d diagnostics, last %+v", len(diags), last)
 	}
 }
+
+func TestFileFunctionLimits(t *testing.T) {
+	dir := t.TempDir()
+	exact := filepath.Join(dir, "exact.txt")
+	over := filepath.Join(dir, "over.txt")
+	fifo := filepath.Join(dir, "fifo")
+	os.WriteFile(exact, []byte(strings.Repeat("a", MaxFileSize)), 0o644)
+	os.WriteFile(over, []byte(strings.Repeat("a", MaxFileSize+1)), 0o644)
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	lab := func(path string) []byte {
+		return []byte(strings.Replace(smallLab, `lab "x" {}`, `lab "x" { description = trimspace(file("`+path+`")) }`, 1))
+	}
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(exact)}, Options{})
+	wantNoError(t, l, diags)
+	if len(l.Description) != MaxFileSize {
+		t.Errorf("description has %d bytes", len(l.Description))
+	}
+	for path, want := range map[string]string{
+		over:        `Call to function "file" failed: ` + over + " is larger than 1048576 bytes.",
+		fifo:        `Call to function "file" failed: ` + fifo + " is not a regular file.",
+		"/dev/zero": `Call to function "file" failed: /dev/zero is not a regular file.`,
+		dir:         `Call to function "file" failed: ` + dir + " is not a regular file.",
+	} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(path)}, Options{})
+			wantOneError(t, l, diags, "Error in function call", want, "main.hcl", 1, 35)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("file(%q) blocked", path)
+		}
+	}
+}
