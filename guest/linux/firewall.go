@@ -30,8 +30,17 @@ func validateFirewall(body string) error {
 }
 
 // applyFirewall replaces the lab_fw table with body (none when empty). The
-// ruleset goes to `nft -f -` on stdin, never through a shell.
+// ruleset goes to nft on stdin, never through a shell; `nft -c` checks it
+// first, as a replacement of the table (a changed hook would not check as
+// an addition), so a ruleset nft refuses leaves the previous table in place.
 func applyFirewall(ctx context.Context, t guest.Transport, body string) error {
+	ruleset := "table inet " + FirewallTable + " {\n" + body + "\n}\n"
+	if strings.TrimSpace(body) != "" {
+		replace := "table inet " + FirewallTable + "\ndelete table inet " + FirewallTable + "\n" + ruleset
+		if _, err := t.Run(ctx, guest.Cmd{Argv: []string{"nft", "-c", "-f", "-"}, Stdin: strings.NewReader(replace)}); err != nil {
+			return fmt.Errorf("firewall ruleset refused by nft -c: %w", err)
+		}
+	}
 	_, err := run(ctx, t, "nft", "delete", "table", "inet", FirewallTable)
 	if err != nil && !missing(err) {
 		return err
@@ -39,7 +48,6 @@ func applyFirewall(ctx context.Context, t guest.Transport, body string) error {
 	if strings.TrimSpace(body) == "" {
 		return nil
 	}
-	ruleset := "table inet " + FirewallTable + " {\n" + body + "\n}\n"
 	_, err = t.Run(ctx, guest.Cmd{Argv: []string{"nft", "-f", "-"}, Stdin: strings.NewReader(ruleset)})
 	return err
 }
