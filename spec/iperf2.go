@@ -44,7 +44,7 @@ var iperf2Kind = &benchKind{
 		"loopback": boolSetter(func(p *bench.Params, b bool) { p.Loopback = b }),
 		"port":     intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
 		"length": patternSetter(lengthRe, "Invalid buffer length",
-			`write a number of bytes with an optional K, M or G suffix, like "1M"`,
+			`write a number of bytes, at least 1, with an optional K, M or G suffix, like "1M"`,
 			func(p *bench.Params, s string) { p.Length = s }),
 		"bind": patternSetter(ipAddr{}, "Invalid bind address", "write an IP address",
 			func(p *bench.Params, s string) { p.Bind = s }),

@@ -25,7 +25,7 @@ var iperf3Kind = &benchKind{
 		"udp":      boolSetter(func(p *bench.Params, b bool) { p.UDP = b }),
 		"port":     intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
 		"length": patternSetter(lengthRe, "Invalid buffer length",
-			`write a number of bytes with an optional K, M or G suffix, like "128K"`,
+			`write a number of bytes, at least 1, with an optional K, M or G suffix, like "128K"`,
 			func(p *bench.Params, s string) { p.Length = s }),
 		"bitrate": patternSetter(bitrateRe, "Invalid bitrate",
 			`write a number of bits per second with an optional K, M or G suffix, like "1G" or "2.5G"`,

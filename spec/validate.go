@@ -20,8 +20,9 @@ var (
 	// sysctlValueRe: "4096 131072 6291456", "1", "cubic", "0x10", "a,b:c".
 	// No shell metacharacters, no control characters.
 	sysctlValueRe = regexp.MustCompile(`^[A-Za-z0-9 ._,:/=+\-]{0,256}$`)
-	// lengthRe: iperf3 -l ("128K").
-	lengthRe = regexp.MustCompile(`^[0-9]+[KMG]?$`)
+	// lengthRe: iperf3 -l ("128K"), netperf sizes; at least 1 (a
+	// length of 0 validated, then failed at apply).
+	lengthRe = regexp.MustCompile(`^[1-9][0-9]{0,11}[KMG]?$`)
 	// bitrateRe: iperf3 -b ("1G", "2.5G").
 	bitrateRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[KMG]?$`)
 	// nicModelRe: virtio, e1000e, vmxnet3, virtio-net-pci.
