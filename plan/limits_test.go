@@ -77,3 +77,25 @@ func TestResultPathsChecked(t *testing.T) {
 		t.Errorf("got %q: %q at %v\nwant detail %q", d.Summary, d.Detail, d.Subject, want)
 	}
 }
+
+// TestCellKeysDistinct: two cells whose values print the same cell key
+// are refused at plan time.
+func TestCellKeysDistinct(t *testing.T) {
+	lab := load(t, `
+lab "k" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs  = [pair.p]
+  matrix = { a = ["x,b=1", "x"], b = ["2", "1,b=2"] }
+  client { sysctl = { "net.core.somaxconn" = strlen("${matrix.a}${matrix.b}") } }
+  iperf3 {}
+}
+`)
+	_, diags := New(lab, &state.State{}, Options{})
+	if len(diags) != 1 || diags[0].Summary != "Two cells print alike" ||
+		diags[0].Detail != `In experiment "e", cells 1 and 4 of pair "p" both print as "a=x,b=1,b=2", so their results could not be told apart; keep "," and "=" out of matrix values.` ||
+		diags[0].Subject == nil || diags[0].Subject.Start.Line != 5 {
+		t.Fatalf("got %v", diags)
+	}
+}

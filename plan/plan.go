@@ -147,8 +147,20 @@ const MaxQuietEstimate = 24 * time.Hour
 // lose its measurement at apply).
 func (p *Plan) checkResultPaths(lab *spec.Lab) *hcl.Diagnostic {
 	seen := make(map[string]Run)
+	keys := make(map[[3]string]int) // experiment, pair, cell key → cell index
 	for _, g := range p.Groups {
 		for _, r := range g.Runs {
+			// Reports and comparisons group runs by cell key: two cells
+			// must not print alike (a = "x,b=1", b = "2" and a = "x",
+			// b = "1,b=2" both print a=x,b=1,b=2).
+			k := [3]string{r.Experiment, r.Pair, r.CellKey}
+			if i, ok := keys[k]; ok && i != r.CellIndex {
+				return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Two cells print alike",
+					Detail: fmt.Sprintf("In experiment %q, cells %d and %d of pair %q both print as %q, so their results could not be told apart; keep \",\" and \"=\" out of matrix values.",
+						r.Experiment, i+1, r.CellIndex+1, r.Pair, r.CellKey),
+					Subject: experimentRange(lab, r.Experiment)}
+			}
+			keys[k] = r.CellIndex
 			path := results.RecordPath(results.Record{Experiment: r.Experiment, Pair: r.Pair, Cell: r.Cell,
 				CellKey: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup})
 			prev, dup := seen[path]
@@ -156,16 +168,20 @@ func (p *Plan) checkResultPaths(lab *spec.Lab) *hcl.Diagnostic {
 				seen[path] = r
 				continue
 			}
-			var subject *hcl.Range
-			for _, e := range lab.Experiments {
-				if e.Name == r.Experiment {
-					subject = e.DeclRange.Ptr()
-				}
-			}
 			return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Two runs would write the same result file",
 				Detail: fmt.Sprintf("In experiment %q, the cells %q and %q of pair %q would both be stored as %s; make their matrix values differ in more than punctuation.",
 					r.Experiment, prev.CellKey, r.CellKey, r.Pair, path),
-				Subject: subject}
+				Subject: experimentRange(lab, r.Experiment)}
+		}
+	}
+	return nil
+}
+
+// experimentRange is where experiment name is declared (nil if unknown).
+func experimentRange(lab *spec.Lab, name string) *hcl.Range {
+	for _, e := range lab.Experiments {
+		if e.Name == name {
+			return e.DeclRange.Ptr()
 		}
 	}
 	return nil
