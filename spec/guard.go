@@ -47,6 +47,13 @@ type GuardLimits struct {
 	Interval time.Duration
 }
 
+// Watch records rng as what is being evaluated until done is called, for
+// evaluation outside this package: a provider decoding its own block.
+func Watch(rng hcl.Range) (done func()) {
+	prev := current.Swap(&evaluation{rng: rng, start: time.Now()})
+	return func() { current.Store(prev) }
+}
+
 // Guard watches expression evaluation until stop is closed. When one
 // expression makes the heap pass the memory limit or runs longer than the
 // time limit, it calls runaway once with a diagnostic naming the

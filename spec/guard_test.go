@@ -38,3 +38,25 @@ func TestGuard(t *testing.T) {
 		t.Fatal("the guard did not report a slow expression")
 	}
 }
+
+// TestWatch: evaluation outside spec (a provider's block) is watched too.
+func TestWatch(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	got := make(chan *hcl.Diagnostic, 1)
+	go Guard(stop, GuardLimits{Time: 20 * time.Millisecond, Interval: 5 * time.Millisecond}, func(d *hcl.Diagnostic) { got <- d })
+	rng := hcl.Range{Filename: "main.hcl", Start: hcl.Pos{Line: 3, Column: 1}, End: hcl.Pos{Line: 3, Column: 20}}
+	done := Watch(rng)
+	select {
+	case d := <-got:
+		if d.Subject == nil || *d.Subject != rng {
+			t.Errorf("subject %v, want %v", d.Subject, rng)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("a watched evaluation past the limit was not reported")
+	}
+	done()
+	if current.Load() != nil {
+		t.Error("Watch did not restore")
+	}
+}

@@ -52,7 +52,9 @@ func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[str
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown provider type", Detail: err.Error(), Subject: pb.DeclRange.Ptr()})
 			continue
 		}
+		done := spec.Watch(pb.DeclRange) // its expressions are evaluated by the provider
 		diags = append(diags, p.Configure(ctx, pb.Body)...)
+		done()
 		out[key] = p
 	}
 	if len(diags) > 0 {
