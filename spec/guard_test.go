@@ -13,7 +13,7 @@ func TestGuard(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	got := make(chan *hcl.Diagnostic, 1)
-	go Guard(stop, GuardLimits{Time: 200 * time.Millisecond, Interval: 5 * time.Millisecond}, func(d *hcl.Diagnostic) { got <- d })
+	go Guard(stop, GuardLimits{Time: 50 * time.Millisecond, Interval: 5 * time.Millisecond}, func(d *hcl.Diagnostic) { got <- d })
 
 	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab)}, Options{})
 	wantNoError(t, l, diags)
@@ -23,12 +23,12 @@ func TestGuard(t *testing.T) {
 	default:
 	}
 
-	// About 200 000 strings: a second or more, well past 200 ms.
-	slow := smallLab + "variable \"v\" {\n  default = [for a in range(200) : [for b in range(1000) : \"${a}-${b}\"]]\n}\n"
+	// About 150 000 strings: half a second or more, well past 50 ms.
+	slow := smallLab + "variable \"v\" {\n  default = [for a in range(150) : [for b in range(1000) : \"${a}-${b}\"]]\n}\n"
 	LoadFiles(map[string][]byte{"main.hcl": []byte(slow)}, Options{})
 	select {
 	case d := <-got:
-		if d.Summary != "Expression too costly" || d.Detail != "Evaluating this expression took more than 200ms, the limit; lab stopped. Build smaller values: fewer or shorter elements, fewer nested for expressions." {
+		if d.Summary != "Expression too costly" || d.Detail != "Evaluating this expression took more than 50ms, the limit; lab stopped. Build smaller values: fewer or shorter elements, fewer nested for expressions." {
 			t.Errorf("got %q: %q", d.Summary, d.Detail)
 		}
 		if d.Subject == nil || d.Subject.Filename != "main.hcl" || d.Subject.Start.Line != 9 || d.Subject.Start.Column != 13 {
