@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -40,7 +42,34 @@ func (l *loader) decodeMatrix(a *hcl.Attribute) ([]Dimension, []hcl.Range, hcl.D
 		dims = append(dims, Dimension{Name: it.Key, Values: vals})
 		ranges = append(ranges, it.KeyRange)
 	}
+	if d := ambiguousCellKeys(dims, ranges); d != nil {
+		diags = append(diags, d)
+	}
 	return dims, ranges, diags
+}
+
+// ambiguousCellKeys refuses a string value holding ",<key>=" for a key of
+// the matrix: a cell key ("a=x,b=1") could then be read two ways, and
+// two cells could print the same one.
+func ambiguousCellKeys(dims []Dimension, ranges []hcl.Range) *hcl.Diagnostic {
+	if len(dims) < 2 {
+		return nil
+	}
+	for i, d := range dims {
+		for _, v := range d.Values {
+			if !v.IsKnown() || v.IsNull() || v.Type() != cty.String {
+				continue
+			}
+			for _, other := range dims {
+				if sep := "," + other.Name + "="; strings.Contains(v.AsString(), sep) {
+					return errorf(ranges[i], "Ambiguous matrix value",
+						"matrix.%s has the value %q, which holds %q: its cells' keys (like \"%s=…,%s=…\") could not be told apart. Keep \",\" or \"=\" out of it.",
+						d.Name, truncate(v.AsString(), 40), sep, d.Name, other.Name)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // dimValues checks one key's list: non-empty, primitive, no duplicates.

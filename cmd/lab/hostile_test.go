@@ -45,6 +45,7 @@ var hostileSpecs = []struct {
 	{"300-character key", hostileExp("matrix = { " + strings.Repeat("k", 300) + " = [1500, 9000] }\nguest { mtu = matrix." + strings.Repeat("k", 300) + " }"), nil, true},
 	{"keys that sanitize alike", hostileExp(`matrix = { a = ["1_a_b=2", "1"], a_b = ["2", "2_a_b=2"] }` + "\nclient { sysctl = { \"net.core.somaxconn\" = strlen(\"${matrix.a}${matrix.a_b}\") } }"), nil, true},
 	{"values that sanitize alike", hostileExp(`matrix = { s = ["x y", "x-y", "x/y", "x,y", "x_y"] }` + "\nclient { sysctl = { \"net.core.somaxconn\" = strlen(matrix.s) } }"), nil, true},
+	{"cell keys print alike", hostileExp(`matrix = { a = ["x,b=1", "x"], b = ["2", "1,b=2"] }` + "\nclient { sysctl = { \"net.core.somaxconn\" = strlen(\"${matrix.a}${matrix.b}\") } }"), nil, false},
 	{"1 and \"1\"", hostileExp(`matrix = { m = [1500, "1500"] }` + "\nguest { mtu = matrix.m }"), nil, false},
 	{"sysctl ..", hostileExp(`guest { sysctl = { "net.ipv4..x" = 1 } }`), nil, false},
 	{"sysctl /", hostileExp(`guest { sysctl = { "/proc/sys/kernel/x" = 1 } }`), nil, false},
