@@ -54,24 +54,16 @@ func (e *Engine) Apply(ctx, teardownCtx context.Context, p *plan.Plan) (Outcome,
 	return out, err
 }
 
-// GroupChecker is implemented by providers that can tell before anything
-// is created that a group asks for what their back end cannot do (bhyve:
-// offload toggles on a tap-backed vtnet are silent no-ops).
-type GroupChecker interface {
-	CheckGroup(g *plan.Group) error
-}
-
 func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]plan.Action, total int, out *Outcome) error {
+	// The plan was checked against the providers' capabilities when it was
+	// made; a saved plan may meet providers configured differently since.
 	for _, g := range p.Groups {
-		prov, err := e.provider(g.ProviderKey)
-		if err != nil {
+		if _, err := e.provider(g.ProviderKey); err != nil {
 			return err
 		}
-		if c, ok := prov.(GroupChecker); ok {
-			if err := c.CheckGroup(g); err != nil {
-				return err
-			}
-		}
+	}
+	if diags := plan.CheckCapabilities(p, nil, e.capabilities); diags.HasErrors() {
+		return diags
 	}
 	// Deletes of what the spec no longer has come first.
 	for _, a := range p.Actions {

@@ -23,12 +23,6 @@ type StateSaver interface {
 	Save(s *state.State) error
 }
 
-// Connector is implemented by providers whose machines take commands: it
-// returns a transport to a created machine.
-type Connector interface {
-	Connect(in providers.Instance) (guest.Transport, error)
-}
-
 // ResultWriter stores one result record.
 type ResultWriter interface {
 	Write(rec results.Record) error
@@ -117,6 +111,15 @@ func (e *Engine) provider(key string) (providers.Provider, error) {
 		return nil, fmt.Errorf("provider %q is not configured", key)
 	}
 	return p, nil
+}
+
+// capabilities is the configured provider's capabilities by provider key.
+func (e *Engine) capabilities(key string) (providers.Capabilities, bool) {
+	p, ok := e.Providers[key]
+	if !ok {
+		return providers.Capabilities{}, false
+	}
+	return p.Capabilities(), true
 }
 
 func (e *Engine) parallelism() int {

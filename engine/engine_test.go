@@ -53,9 +53,17 @@ func (f *fakeProvider) Link(_ context.Context, l providers.LinkSpec) (providers.
 	return providers.Instance{Address: l.Address, Kind: "link", ID: l.Name}, f.op("link", l.Address)
 }
 func (f *fakeProvider) Create(_ context.Context, m providers.Machine) (providers.Instance, error) {
-	in := providers.Instance{Address: m.Address, Kind: "machine", ID: m.Name, Attrs: map[string]string{"addr": "198.18.0.1", "iface": "eth0"}}
+	in := providers.Instance{Address: m.Address, Kind: "machine", ID: m.Name,
+		Endpoint: &providers.Endpoint{Addr: "198.18.0.1", Iface: "eth0", TemplateID: "fake-image-1"}}
 	return in, f.op("create", m.Address)
 }
+func (f *fakeProvider) Capabilities() providers.Capabilities {
+	return providers.Capabilities{GuestOffloads: true, LinkMTU: true, VCPU: true, Memory: true}
+}
+func (f *fakeProvider) TemplateID(context.Context, providers.Machine) (string, error) {
+	return "fake-image-1", nil
+}
+func (f *fakeProvider) Close(context.Context) error { return nil }
 func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers.Instance, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -65,7 +73,7 @@ func (f *fakeProvider) Delete(_ context.Context, in providers.Instance) error {
 	return f.op("delete", in.Address)
 }
 func (f *fakeProvider) List(context.Context, string) ([]providers.Instance, error) { return nil, nil }
-func (f *fakeProvider) Connect(in providers.Instance) (guest.Transport, error) {
+func (f *fakeProvider) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
 	return nopTransport{in.Address}, nil
 }
 
@@ -348,20 +356,23 @@ func TestProvisioningIsConcurrentAndBounded(t *testing.T) {
 	}
 }
 
-// refusingProvider refuses every group, as bhyve refuses offload toggles
-// on a tap backend.
+// refusingProvider cannot set a link's MTU.
 type refusingProvider struct{ *fakeProvider }
 
-func (r refusingProvider) CheckGroup(g *plan.Group) error {
-	return fmt.Errorf("%s: lro on a tap backend is a silent no-op", g.Address)
+func (r refusingProvider) Capabilities() providers.Capabilities {
+	return providers.Capabilities{GuestOffloads: true}
 }
 
-func TestGroupCheckRefusesBeforeCreating(t *testing.T) {
+// A saved plan applied after the provider block changed is checked again
+// against the provider's capabilities, before anything is created.
+func TestCapabilityCheckRefusesBeforeCreating(t *testing.T) {
 	prov := newFake()
 	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
 	e.Providers["fake.x"] = refusingProvider{prov}
-	_, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500))
-	if err == nil || !strings.Contains(err.Error(), "silent no-op") {
+	p := testPlan(1, 1500)
+	p.Groups[0].Link.MTU = 9000
+	_, err := e.Apply(context.Background(), context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "Link MTU not supported") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(prov.log) != 0 || len(res.recs) != 0 {

@@ -17,7 +17,11 @@ import (
 // borrowedProvider is the fake provider whose machines are not lab's.
 type borrowedProvider struct{ *fakeProvider }
 
-func (borrowedProvider) Borrowed() bool { return true }
+func (b borrowedProvider) Capabilities() providers.Capabilities {
+	c := b.fakeProvider.Capabilities()
+	c.Borrowed = true
+	return c
+}
 
 // hostOS keeps each guest's current settings the way a real machine does:
 // Apply changes them, Observe reports them.
@@ -251,5 +255,4 @@ func TestSnapshotOf(t *testing.T) {
 	}
 }
 
-var _ Borrower = borrowedProvider{}
 var _ providers.Provider = borrowedProvider{}

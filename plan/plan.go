@@ -246,7 +246,8 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 		if tt := lab.Templates[templateName]; tt != nil {
 			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS}
 			if tt.SSH != nil {
-				t.SSH = &providers.SSH{User: tt.SSH.User, PrivateKeyFile: tt.SSH.PrivateKeyFile, Port: tt.SSH.Port}
+				login := *tt.SSH
+				t.SSH = &login
 			}
 		}
 		return providers.Machine{Address: address + "." + role, LabID: lab.Name, Pair: pair.Name, Role: role,
@@ -382,6 +383,16 @@ func (p *Plan) Runs() []Run {
 	var out []Run
 	for _, g := range p.Groups {
 		out = append(out, g.Runs...)
+	}
+	return out
+}
+
+// Machines are the group's machines: server, client and, for a routed
+// pair, the router.
+func (g *Group) Machines() []providers.Machine {
+	out := []providers.Machine{g.Server, g.Client}
+	if g.Router != nil {
+		out = append(out, *g.Router)
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/guest/ssh"
 )
 
 var templateSchema = &hcl.BodySchema{
@@ -94,8 +96,8 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 	return t, diags
 }
 
-func (l *loader) decodeSSH(b *hcl.Block) (*SSH, hcl.Diagnostics) {
-	s := &SSH{Port: 22}
+func (l *loader) decodeSSH(b *hcl.Block) (*ssh.Login, hcl.Diagnostics) {
+	s := &ssh.Login{Port: 22}
 	content, diags := b.Body.Content(sshSchema)
 	if a := content.Attributes["user"]; a != nil {
 		u, d := l.evalString(a)

@@ -9,8 +9,10 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// Version is the state file format version.
-const Version = 1
+// Version is the state file format version. Format 2 (lab 0.2) moved how
+// the engine reaches a machine from Attrs into Instance.Endpoint; format 1
+// files are upgraded as they are read.
+const Version = 2
 
 // Resource statuses.
 const (

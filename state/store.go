@@ -78,6 +78,12 @@ func (st Store) Load() (*State, error) {
 	if s.Lineage == "" {
 		return nil, fmt.Errorf("state file %s has no lineage", path)
 	}
+	if s.Version < 2 {
+		for i := range s.Resources {
+			v1Endpoint(&s.Resources[i])
+		}
+		s.Version = Version
+	}
 	return s, nil
 }
 

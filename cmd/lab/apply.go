@@ -49,13 +49,14 @@ func runApply(g *globals, args []string) error {
 	}
 	defer w.unlock()
 	lab, provs, store, st := w.lab, w.providers, w.store, w.state
+	defer closeProviders(g, provs)
 	p := saved
 	if p != nil {
 		if err := p.CheckFresh(st, lab.Hash); err != nil {
 			return err
 		}
 	} else {
-		if p, err = makePlan(g, lab, st, v); err != nil {
+		if p, err = makePlan(g, lab, st, v, provs); err != nil {
 			return err
 		}
 	}

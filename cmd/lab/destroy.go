@@ -22,6 +22,7 @@ func runDestroy(g *globals, args []string) error {
 	}
 	defer w.unlock()
 	lab, provs, store, st := w.lab, w.providers, w.store, w.state
+	defer closeProviders(g, provs)
 	if len(st.Resources) == 0 && !*orphans {
 		fmt.Fprintln(g.stdout, "Nothing to destroy: the state lists no objects. (`lab destroy -orphans` also looks for objects the state lost.)")
 		return nil

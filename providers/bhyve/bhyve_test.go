@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
 	"github.com/lab-bench/lab/providers"
 )
@@ -31,7 +32,7 @@ func newHost(t *testing.T, extra string) (*Provider, *fakeHost, *sshtest.Server)
 		t.Fatal(diags)
 	}
 	p.signer, p.poll = srv.ClientSigner(), time.Millisecond
-	t.Cleanup(func() { p.Close() })
+	t.Cleanup(func() { p.Close(context.Background()) })
 	return p, h, srv
 }
 
@@ -50,7 +51,7 @@ func configure(t *testing.T, src string) (*Provider, hcl.Diagnostics) {
 func machine(role, os string, link providers.Instance) providers.Machine {
 	src := map[string]string{"freebsd": "fbsd14-tmpl", "linux": "ubuntu-tmpl"}[os]
 	return providers.Machine{Address: "pair.cc." + role, LabID: "t", Pair: "cc", Role: role, Name: "t-cc-" + role[:1],
-		Template: providers.Template{Name: os, Source: src, OS: os, SSH: &providers.SSH{User: "root", PrivateKeyFile: "~/.ssh/lab"}},
+		Template: providers.Template{Name: os, Source: src, OS: os, SSH: &labssh.Login{User: "root", PrivateKeyFile: "~/.ssh/lab"}},
 		VCPU:     1, MemoryMiB: 2048, Link: link}
 }
 
@@ -83,8 +84,8 @@ datastore = "zroot/vm"`},
 				if err != nil {
 					t.Fatal(err)
 				}
-				if in.Attrs["addr"] == "" || in.Attrs["iface"] == "" {
-					t.Errorf("%s: attrs %v", m.Address, in.Attrs)
+				if ep := providers.EndpointOf(in); ep.Addr == "" || ep.Iface == "" || !strings.HasPrefix(ep.TemplateID, "zfs guid ") {
+					t.Errorf("%s: endpoint %+v", m.Address, ep)
 				}
 				ins = append(ins, in)
 			}

@@ -17,8 +17,8 @@ var SSHRetry = 2 * time.Minute
 // create, as the template's ssh {} block says. lab must reach that
 // address directly (an existing switch on the lab's network, or a
 // lab-made one with an uplink); there is no jump through the host yet.
-func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
-	return providers.ConnectGuest(in, p.dial, SSHRetry)
+func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+	return providers.ConnectGuest(ctx, in, p.dial, SSHRetry)
 }
 
 // List finds a lab's VMs, ZFS clones and interfaces by name prefix

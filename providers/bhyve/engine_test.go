@@ -112,7 +112,7 @@ func engineFor(t *testing.T, backend string) (*engine.Engine, *plan.Plan, *fakeH
 		}
 		return nopTransport{name}, nil
 	}
-	t.Cleanup(func() { p.Close() })
+	t.Cleanup(func() { p.Close(context.Background()) })
 	res := &memResults{}
 	e := &engine.Engine{State: &state.State{}, Store: memStore{}, Providers: map[string]providers.Provider{"bhyve.box": p},
 		OS:      func(string) (guest.OS, error) { return okOS{}, nil },

@@ -14,19 +14,15 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
-// Attrs a machine instance carries (besides "lab_id" from the engine).
+// Attrs a machine instance carries (besides "lab_id" from the engine); how
+// the engine reaches it is in its Endpoint.
 const (
-	attrAddr    = "addr"         // guest IPv4 address (benchmark and SSH)
-	attrIface   = "iface"        // the benchmark NIC's name in the guest
-	attrMAC     = "mac"          // its MAC
-	attrHostKey = "ssh_host_key" // first-seen SSH host key (TOFU)
-	attrUser    = "ssh_user"
-	attrPort    = "ssh_port"
-	attrKeyFile = providers.AttrSSHKeyFile // a path, never key material
-	attrVolume  = "volume"                 // the overlay volume
+	attrMAC     = "mac"    // the benchmark NIC's MAC
+	attrVolume  = "volume" // the overlay volume
 	attrPool    = "pool"
 	attrNetwork = "network"
 	attrVCPU    = "vcpu"
@@ -76,11 +72,15 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		mem = 1024
 	}
 	in.Attrs[attrVCPU] = strconv.Itoa(vcpu)
+	var login ssh.Login
 	if s := m.Template.SSH; s != nil {
-		in.Attrs[attrUser], in.Attrs[attrKeyFile] = s.User, s.PrivateKeyFile
-		if s.Port != 0 {
-			in.Attrs[attrPort] = strconv.Itoa(s.Port)
-		}
+		login = *s
+	}
+	in.Endpoint = providers.SSHEndpoint("", login)
+	if id, err := p.TemplateID(ctx, m); err == nil {
+		in.Endpoint.TemplateID = id
+	} else {
+		return in, fmt.Errorf("%s: template identity: %w", m.Address, err)
 	}
 
 	t0 := time.Now()
@@ -142,7 +142,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err != nil {
 		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, err)
 	}
-	in.Attrs[attrAddr] = addr
+	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	trace("%s lease %v", m.Name, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(ctx, &in, start); err != nil {
@@ -325,7 +325,7 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 	if err != nil {
 		return in, false, callErr("DomainGetState", in.Name, err)
 	}
-	return in, golibvirt.DomainState(state) == golibvirt.DomainRunning && in.Attrs[attrAddr] != "", nil
+	return in, golibvirt.DomainState(state) == golibvirt.DomainRunning && providers.EndpointOf(in).Addr != "", nil
 }
 
 // Delete removes a machine (domain and overlay) or a link (lab's network).

@@ -78,12 +78,7 @@ func TestDeleteRefusesForeignNamespace(t *testing.T) {
 // TestLifecycleForReal creates a link and two machines in real namespaces,
 // checks the link works, lists, deletes twice, and checks nothing is left.
 func TestLifecycleForReal(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs iproute2")
-	}
+	needRoot(t)
 	ctx := context.Background()
 	p := New()
 	labID := fmt.Sprintf("t%d", os.Getpid())
@@ -108,13 +103,16 @@ func TestLifecycleForReal(t *testing.T) {
 		made = append(made, in)
 		ins = append(ins, in)
 	}
-	if ins[0].Attrs["addr"] != "198.18.0.13" || ins[1].Attrs["addr"] != "198.18.0.14" {
-		t.Errorf("addresses %v %v", ins[0].Attrs, ins[1].Attrs)
+	if ins[0].Endpoint.Addr != "198.18.0.13" || ins[1].Endpoint.Addr != "198.18.0.14" {
+		t.Errorf("addresses %+v %+v", ins[0].Endpoint, ins[1].Endpoint)
+	}
+	if id := ins[0].Endpoint.TemplateID; !strings.HasPrefix(id, "linux ") || !strings.Contains(id, "iperf 3") {
+		t.Errorf("template identity %q: want the kernel and the tools' versions", id)
 	}
 	for _, in := range ins {
 		out, err := exec.Command("ip", "-n", in.ID, "-o", "addr", "show", "dev", "eth0").CombinedOutput()
-		if err != nil || !strings.Contains(string(out), in.Attrs["addr"]+"/30") {
-			t.Errorf("%s: eth0 has no %s: %v\n%s", in.ID, in.Attrs["addr"], err, out)
+		if err != nil || !strings.Contains(string(out), in.Endpoint.Addr+"/30") {
+			t.Errorf("%s: eth0 has no %s: %v\n%s", in.ID, in.Endpoint.Addr, err, out)
 		}
 		out, _ = exec.Command("ip", "-n", in.ID, "link", "show", "dev", "eth0").CombinedOutput()
 		if !strings.Contains(string(out), "mtu 9000") || !strings.Contains(string(out), "state UP") {

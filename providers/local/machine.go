@@ -36,16 +36,21 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	in := providers.Instance{
 		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns,
-		Attrs: map[string]string{"netns": ns, "iface": "eth0", "addr": nics[0].addr, "role": m.Role},
+		Attrs:    map[string]string{"netns": ns, "role": m.Role},
+		Endpoint: &providers.Endpoint{Iface: "eth0", Addr: nics[0].addr},
 	}
 	server, client := cpuSets(m.VCPU, p.CPUs)
 	switch m.Role {
 	case "server":
-		in.Attrs["cpus"] = formatCPUList(server)
+		in.Endpoint.CPUs = server
 	case "client":
-		in.Attrs["cpus"] = formatCPUList(client)
+		in.Endpoint.CPUs = client
 	case "router":
-		in.Attrs["iface2"], in.Attrs["addr2"] = "eth1", nics[1].addr
+		in.Endpoint.Iface2 = "eth1"
+		in.Attrs["addr2"] = nics[1].addr
+	}
+	if id, err := p.TemplateID(ctx, m); err == nil {
+		in.Endpoint.TemplateID = id
 	}
 	// A namespace of the same name is a leftover of this lab (the prefix and
 	// lab id say so): remove it so the new machine starts clean.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 
 	"github.com/vmware/govmomi/fault"
@@ -14,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -111,7 +111,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		// The clone may have got far enough to leave a VM: look for it.
 		in := providers.Instance{}
 		if vm, ferr := p.findInFolder(context.WithoutCancel(ctx), folder, m.Name); ferr == nil && vm != nil {
-			in = p.instance(m, vm.Reference())
+			in = p.instance(ctx, m, vm.Reference())
 		}
 		return in, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
 	}
@@ -120,7 +120,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		return providers.Instance{}, fmt.Errorf("clone %s from %s: task returned no VM", m.Name, m.Template.Source)
 	}
 	vm := object.NewVirtualMachine(c.Client, ref)
-	in := p.instance(m, ref)
+	in := p.instance(ctx, m, ref)
 
 	cs, err := p.configSpec(ctx, vm, env, m, nicType)
 	if err != nil {
@@ -141,7 +141,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err != nil {
 		return in, fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
 	}
-	in.Attrs["addr"] = addr
+	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	var props mo.VirtualMachine
 	if err := vm.Properties(ctx, ref, []string{"config.uuid", "runtime.host"}, &props); err == nil {
 		if props.Config != nil {
@@ -155,23 +155,20 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 }
 
 // instance is what state records about a machine once its VM exists.
-func (p *Provider) instance(m providers.Machine, ref types.ManagedObjectReference) providers.Instance {
+func (p *Provider) instance(ctx context.Context, m providers.Machine, ref types.ManagedObjectReference) providers.Instance {
 	attrs := map[string]string{
-		"lab_id": m.LabID, "moref": ref.Value, "role": m.Role, "source": m.Template.Source,
-		"iface": p.cfg.guestIface(m.Template), "nic_model": nicTypes[m.NIC.Model],
+		"lab_id": m.LabID, "moref": ref.Value, "role": m.Role, "source": m.Template.Source, "nic_model": nicTypes[m.NIC.Model],
 	}
+	var login ssh.Login
 	if s := m.Template.SSH; s != nil {
-		if s.User != "" {
-			attrs["ssh_user"] = s.User
-		}
-		if s.Port != 0 {
-			attrs["ssh_port"] = strconv.Itoa(s.Port)
-		}
-		if s.PrivateKeyFile != "" {
-			attrs[providers.AttrSSHKeyFile] = s.PrivateKeyFile
-		}
+		login = *s
 	}
-	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Attrs: attrs}
+	ep := providers.SSHEndpoint("", login)
+	ep.Iface = p.cfg.guestIface(m.Template)
+	if id, err := p.TemplateID(ctx, m); err == nil {
+		ep.TemplateID = id
+	}
+	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Attrs: attrs, Endpoint: ep}
 }
 
 // configSpec sizes the clone, replaces its NICs and tags it.

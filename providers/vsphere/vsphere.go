@@ -58,6 +58,9 @@ type Provider struct {
 	checked time.Time // last time the session was known to be active
 	// dial connects to the SSH server of a guest; replaced in tests.
 	dial providers.DialFunc
+
+	idMu sync.Mutex
+	ids  map[string]string // TemplateID by template source
 }
 
 var _ providers.Provider = (*Provider)(nil)
