@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
 	"github.com/lab-bench/lab/state"
 )
