@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
@@ -56,6 +57,9 @@ type globals struct {
 	stderr io.Writer
 	stdin  io.Reader
 	env    []string
+	// log traces provider calls and guest commands (LAB_LOG); nil: off.
+	log    *slog.Logger
+	redact *redactor
 }
 
 func main() {
@@ -74,6 +78,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 			return exitOK
 		}
 		return exitError
+	}
+	var err error
+	if g.log, g.redact, err = newLogger(env, stderr); err != nil {
+		return exitCode(stderr, err)
+	}
+	if g.log != nil {
+		slog.SetDefault(g.log) // back ends' own trace-level detail
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
