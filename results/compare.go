@@ -94,7 +94,7 @@ func compareCell(b, t CellGroup) Delta {
 	d.T, d.DF, d.P = WelchT(x, y)
 	half := 0.0
 	if d.DF > 0 {
-		half = tCritical95(d.DF) * math.Sqrt(x.Stdev*x.Stdev/float64(x.N)+y.Stdev*y.Stdev/float64(y.N))
+		half = tCritical(0.05, d.DF) * math.Sqrt(x.Stdev*x.Stdev/float64(x.N)+y.Stdev*y.Stdev/float64(y.N))
 	}
 	d.DiffLow, d.DiffHigh = d.Diff-half, d.Diff+half
 	band := Equivalence * math.Abs(x.Mean)
@@ -127,18 +127,4 @@ func WelchT(x, y Summary) (t, df, p float64) {
 	t = (y.Mean - x.Mean) / se
 	df = (vx + vy) * (vx + vy) / (vx*vx/float64(x.N-1) + vy*vy/float64(y.N-1))
 	return t, df, tTwoSidedP(math.Abs(t), df)
-}
-
-// tCritical95 is TCritical95 for fractional degrees of freedom.
-func tCritical95(df float64) float64 {
-	lo, hi := 0.0, 1000.0
-	for range 200 {
-		mid := (lo + hi) / 2
-		if tTwoSidedP(mid, df) > 0.05 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
 }

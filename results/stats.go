@@ -1,6 +1,10 @@
 package results
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
 
 // Summary describes a sample of measurements. The standard deviation is the
 // sample one (n-1); the 95 % confidence interval of the mean uses Student's
@@ -63,76 +67,22 @@ func (s Summary) Scale(f float64) Summary {
 }
 
 // TCritical95 is the two-sided 95 % critical value of Student's t
-// distribution with df degrees of freedom (t such that P(|T| > t) = 0.05),
-// found by bisection on the distribution function. df < 1 gives NaN.
+// distribution with df degrees of freedom (t such that P(|T| > t) = 0.05).
+// df < 1 gives NaN.
 func TCritical95(df int) float64 {
 	if df < 1 {
 		return math.NaN()
 	}
-	lo, hi := 0.0, 100.0 // t(1) = 12.706
-	for range 200 {
-		mid := (lo + hi) / 2
-		if tTwoSidedP(mid, float64(df)) > 0.05 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
+	return tCritical(0.05, float64(df))
 }
 
-// tTwoSidedP is P(|T| > t) for Student's t with v degrees of freedom:
-// I_{v/(v+t²)}(v/2, 1/2).
-func tTwoSidedP(t, v float64) float64 {
-	return regIncBeta(v/(v+t*t), v/2, 0.5)
+// tCritical is the two-sided critical value of Student's t with df > 0
+// (fractional) degrees of freedom at level alpha: the 1 - alpha/2 quantile.
+func tCritical(alpha, df float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - alpha/2)
 }
 
-// regIncBeta is the regularised incomplete beta function I_x(a, b),
-// evaluated by its continued fraction (modified Lentz; Numerical Recipes
-// §6.4), using the symmetry I_x(a,b) = 1 - I_{1-x}(b,a) where it converges
-// faster.
-func regIncBeta(x, a, b float64) float64 {
-	switch {
-	case x <= 0:
-		return 0
-	case x >= 1:
-		return 1
-	}
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	front := math.Exp(lab - la - lb + a*math.Log(x) + b*math.Log(1-x))
-	if x < (a+1)/(a+b+2) {
-		return front * betaCF(x, a, b) / a
-	}
-	return 1 - front*betaCF(1-x, b, a)/b
-}
-
-func betaCF(x, a, b float64) float64 {
-	const tiny = 1e-300
-	clamp := func(v float64) float64 {
-		if math.Abs(v) < tiny {
-			return tiny
-		}
-		return v
-	}
-	c, d := 1.0, 1/clamp(1-(a+b)*x/(a+1))
-	h := d
-	for m := 1.0; m <= 300; m++ {
-		// even step
-		num := m * (b - m) * x / ((a + 2*m - 1) * (a + 2*m))
-		d = 1 / clamp(1+num*d)
-		c = clamp(1 + num/c)
-		h *= d * c
-		// odd step
-		num = -(a + m) * (a + b + m) * x / ((a + 2*m) * (a + 2*m + 1))
-		d = 1 / clamp(1+num*d)
-		c = clamp(1 + num/c)
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-15 {
-			break
-		}
-	}
-	return h
+// tTwoSidedP is P(|T| > t) for Student's t with df degrees of freedom.
+func tTwoSidedP(t, df float64) float64 {
+	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
 }
