@@ -86,3 +86,69 @@ func tCritical(alpha, df float64) float64 {
 func tTwoSidedP(t, df float64) float64 {
 	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
 }
+
+// NoisyRatio is the confidence-interval half-width, relative to the mean,
+// above which a cell is flagged noisy in reports, checks and comparisons.
+const NoisyRatio = 0.10
+
+// Noisy reports whether the 95 % CI half-width exceeds NoisyRatio of the
+// mean (never for fewer than two values or a mean ≤ 0).
+func (s Summary) Noisy() bool {
+	return s.Known && s.Mean > 0 && s.HalfWidth() > NoisyRatio*s.Mean
+}
+
+// Clamp limits the mean, extremes and confidence bounds to [lo, hi], the
+// values the quantity can physically take (throughput and counts ≥ 0, CPU
+// busy share 0–100 %): a t-interval of a small, skewed sample can reach
+// beyond them, and the true mean cannot. Stdev is left as computed.
+func (s Summary) Clamp(lo, hi float64) Summary {
+	c := func(v float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+	s.Mean, s.Min, s.Max = c(s.Mean), c(s.Min), c(s.Max)
+	s.CI95Low, s.CI95High = c(s.CI95Low), c(s.CI95High)
+	return s
+}
+
+// Fieller is the 1-alpha confidence interval of the ratio of the means of
+// two independent samples, mean(x) / mean(y), by Fieller's theorem with
+// unequal variances: the set of ratios r for which mean(x) - r·mean(y) is
+// not significantly different from zero,
+//
+//	(a - r·b)² ≤ t² (va + r² vb),  a, b the means, va, vb their squared standard errors,
+//
+// with t the 1-alpha/2 quantile of Student's t at the Welch–Satterthwaite
+// degrees of freedom of a - r̂·b (r̂ = a/b). It needs both samples to have
+// two values or more (Known). ok is false when the interval is unbounded
+// — y's mean is not significantly different from zero, so the ratio can
+// be arbitrarily large — or when b = 0. Two samples without spread give
+// the point a/b.
+func Fieller(x, y Summary, alpha float64) (lo, hi float64, ok bool) {
+	if !x.Known || !y.Known || y.Mean == 0 {
+		return 0, 0, false
+	}
+	a, b := x.Mean, y.Mean
+	va, vb := x.Stdev*x.Stdev/float64(x.N), y.Stdev*y.Stdev/float64(y.N)
+	r := a / b
+	if va+vb == 0 {
+		return r, r, true
+	}
+	t := tCritical(alpha, welchDF(va, r*r*vb, x.N, y.N))
+	den := b*b - t*t*vb
+	if den <= 0 {
+		return 0, 0, false
+	}
+	half := t * math.Sqrt(va*den+a*a*vb)
+	return (a*b - half) / den, (a*b + half) / den, true
+}
+
+// welchDF is the Welch–Satterthwaite degrees of freedom of a sum of two
+// independent variance terms wx and wy estimated from nx and ny values
+// (each ≥ 2); a zero term leaves the other's n-1.
+func welchDF(wx, wy float64, nx, ny int) float64 {
+	switch {
+	case wy == 0:
+		return float64(nx - 1)
+	case wx == 0:
+		return float64(ny - 1)
+	}
+	return (wx + wy) * (wx + wy) / (wx*wx/float64(nx-1) + wy*wy/float64(ny-1))
+}

@@ -18,7 +18,7 @@ func runCheck(g *globals, args []string) error {
 	var v varFlags
 	v.register(fs)
 	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
-	strict := fs.Bool("strict", false, "exit 2 on an inconclusive expectation too (for CI)")
+	strict := fs.Bool("strict", false, "exit 2 on an inconclusive or incomplete expectation too (for CI)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,7 +37,9 @@ type checkOptions struct {
 }
 
 // check evaluates lab's expectations against run runID ("" = latest),
-// prints the verdicts and returns reported{exitExpect} on a failure.
+// prints the verdicts and returns reported{exitExpect} on a failure (with
+// strict: on any verdict but pass). A run that did not complete makes
+// every verdict that is not a fail incomplete.
 func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 	exps, err := expectations(lab)
 	if err != nil {
@@ -64,6 +66,9 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)
 	}
 	outs := results.Evaluate(results.Group(recs), exps)
+	if info.Status != results.StatusComplete && info.Status != "" {
+		results.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", runID, info.Status))
+	}
 	if opt.json {
 		// One line, so that it fits apply's -json event stream.
 		if err := json.NewEncoder(g.stdout).Encode(map[string]any{"type": "check", "run": runID, "outcomes": outs}); err != nil {
@@ -73,7 +78,7 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		return err
 	}
 	for _, o := range outs {
-		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict == results.VerdictInconclusive {
+		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict != results.VerdictPass {
 			return reported{exitExpect}
 		}
 	}
