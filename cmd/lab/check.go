@@ -36,7 +36,8 @@ type checkOptions struct {
 	json, strict bool
 }
 
-// check evaluates lab's expectations against run runID ("" = latest),
+// check evaluates lab's expectations against run runID ("" = latest; the
+// aliases "latest" and "previous" work too),
 // prints the verdicts and returns reported{exitExpect} on a failure (with
 // strict: on any verdict but pass). A run that did not complete makes
 // every verdict that is not a fail incomplete.
@@ -54,6 +55,8 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		if runID, err = rs.Latest(); err != nil {
 			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
 		}
+	} else if runID, err = rs.Resolve(runID); err != nil {
+		return err
 	}
 	info, recs, err := rs.Load(runID)
 	if err != nil {
