@@ -42,7 +42,11 @@ const DefaultThreshold = 0.05
 // Alpha is the family-wise error rate of a comparison: the probability
 // that any cell of a comparison without real change is reported improved
 // or regressed is at most Alpha (Holm–Bonferroni over the cells' Welch
-// tests; the threshold only makes reports rarer).
+// tests; the threshold only makes reports rarer). Simulated
+// (simulation_test.go, 2 000 comparisons of 64 unchanged cells, n = 5,
+// CV 5 %): any cell regressed in 1.5 % of comparisons, any change in
+// 2.9 % (default threshold: 1.7 % and 3.4 %); without the correction a
+// 64-cell comparison showed a false regression 68–80 % of the time.
 const Alpha = 0.05
 
 // CompareOptions tune Compare.

@@ -127,8 +127,12 @@ type Outcome struct {
 // confidence interval of the mean lies inside the band, fail when it lies
 // entirely outside, inconclusive when it overlaps an edge (or is unknown:
 // fewer than two runs). This is two one-sided tests: with the true mean
-// exactly on a band edge the check passes with probability ≤ 2.5 %, and
-// with the true mean inside the band it fails with probability ≤ 2.5 %.
+// exactly on a band edge the check passes with probability 2.5 % (exactly,
+// for normal runs), and with the true mean inside the band it fails with
+// probability ≤ 2.5 %. Simulated (simulation_test.go, 50 000 cells each,
+// n = 5, CV 10 %, 10 ± 15 %): 2.55 % and 2.62 % false passes on the lower
+// and upper edges, 2.45 % false fails on the edge; a true mean 20 % below
+// nominal passes 0.08 % of the time (the mean-only rule: 7.4 %).
 //
 // Retransmits (a count, max = m): see checkCount.
 //
@@ -138,7 +142,8 @@ type Outcome struct {
 // (Fieller): pass when the whole interval meets the threshold (or lies in
 // Between), fail when none of it does, inconclusive when it straddles or
 // is unbounded. With the true ratio exactly on the threshold the check
-// passes with probability ≤ 2.5 %.
+// passes with probability ≤ 2.5 % (simulated: 1.1 % for n = 5 + 5 at
+// CV 10 %, 2.2 % for n = 5 at CV 20 % over n = 10 at CV 5 %).
 //
 // A cell with failed or missing runs (CellGroup.Failed, Missing) is never
 // a pass: what would pass or be inconclusive is VerdictIncomplete; a
@@ -278,6 +283,10 @@ func checkThroughput(e Expectation, g CellGroup) Check {
 //     (and exactly 0 for m = 0, where one event already refutes a mean of 0);
 //   - fail also when the lower 95 % t-bound of the mean is above m;
 //   - inconclusive otherwise.
+//
+// Simulated with the true mean exactly m (simulation_test.go): 1.3 % false
+// fails for Poisson(2) counts over 5 runs, 1.6 % over 40, 0.6 % for a
+// zero-inflated count of mean 3 over 10 runs.
 func checkCount(e Expectation, g CellGroup) Check {
 	s := g.Retransmits
 	c := newCheck(e, g, "retransmits", s)

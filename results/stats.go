@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -73,8 +74,23 @@ func TCritical95(df int) float64 {
 	if df < 1 {
 		return math.NaN()
 	}
+	if df < len(t95Table()) {
+		return t95Table()[df]
+	}
 	return tCritical(0.05, float64(df))
 }
+
+// t95Table holds TCritical95 for small degrees of freedom (index = df),
+// computed once: gonum's quantile inverts the incomplete beta function
+// iteratively, and every summary needs one.
+var t95Table = sync.OnceValue(func() []float64 {
+	t := make([]float64, 257)
+	t[0] = math.NaN()
+	for df := 1; df < len(t); df++ {
+		t[df] = tCritical(0.05, float64(df))
+	}
+	return t
+})
 
 // tCritical is the two-sided critical value of Student's t with df > 0
 // (fractional) degrees of freedom at level alpha: the 1 - alpha/2 quantile.
@@ -115,12 +131,16 @@ func (s Summary) Clamp(lo, hi float64) Summary {
 //
 //	(a - r·b)² ≤ t² (va + r² vb),  a, b the means, va, vb their squared standard errors,
 //
-// with t the 1-alpha/2 quantile of Student's t at the Welch–Satterthwaite
-// degrees of freedom of a - r̂·b (r̂ = a/b). It needs both samples to have
-// two values or more (Known). ok is false when the interval is unbounded
-// — y's mean is not significantly different from zero, so the ratio can
-// be arbitrarily large — or when b = 0. Two samples without spread give
-// the point a/b.
+// with t the 1-alpha/2 quantile of Student's t at min(nx, ny) - 1 degrees
+// of freedom (Hsu's conservative choice). The Welch–Satterthwaite degrees
+// of freedom were measured to be liberal here: with n = 5 runs at CV 20 %
+// over n = 10 at CV 5 %, a true ratio exactly on an at_least threshold
+// passed 2.9 % of the time instead of ≤ 2.5 % (simulation_test.go); with
+// min(n) - 1 it passes 2.2 % (1.1 % for balanced cells, the price in power).
+// It needs both samples to have two values or more (Known). ok is false
+// when the interval is unbounded — y's mean is not significantly different
+// from zero, so the ratio can be arbitrarily large — or when b = 0. Two
+// samples without spread give the point a/b.
 func Fieller(x, y Summary, alpha float64) (lo, hi float64, ok bool) {
 	if !x.Known || !y.Known || y.Mean == 0 {
 		return 0, 0, false
@@ -131,7 +151,10 @@ func Fieller(x, y Summary, alpha float64) (lo, hi float64, ok bool) {
 	if va+vb == 0 {
 		return r, r, true
 	}
-	t := tCritical(alpha, welchDF(va, r*r*vb, x.N, y.N))
+	t := tCritical(alpha, float64(min(x.N, y.N)-1))
+	if alpha == 0.05 {
+		t = TCritical95(min(x.N, y.N) - 1)
+	}
 	den := b*b - t*t*vb
 	if den <= 0 {
 		return 0, 0, false
