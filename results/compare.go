@@ -84,8 +84,8 @@ type Delta struct {
 	P         float64 `json:"p"`
 	PAdjusted float64 `json:"p_adjusted"`
 	Change    Change  `json:"change"`
-	// Notes say what to distrust: "noisy base", "noisy test", "2 failed
-	// runs in test", "no spread on either side".
+	// Notes say what to distrust: "noisy base", "noisy test", "test: 2
+	// run(s) failed or missing", "no spread on either side".
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -162,10 +162,10 @@ func compareCell(b, t CellGroup) Delta {
 		d.Notes = append(d.Notes, "noisy test")
 	}
 	if d.BaseFailed > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("%d failed or missing runs in base", d.BaseFailed))
+		d.Notes = append(d.Notes, fmt.Sprintf("base: %d run(s) failed or missing", d.BaseFailed))
 	}
 	if d.TestFailed > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("%d failed or missing runs in test", d.TestFailed))
+		d.Notes = append(d.Notes, fmt.Sprintf("test: %d run(s) failed or missing", d.TestFailed))
 	}
 	if x.N < 2 || y.N < 2 {
 		d.Change = Missing

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/lab-bench/lab/plan"
@@ -14,11 +16,12 @@ import (
 // runCheck is `lab check [RUN]`: evaluate the spec's expect blocks against
 // a run (default: the latest) and exit 2 when one fails.
 func runCheck(g *globals, args []string) error {
-	fs := newFlags(g, "check", "check [-json] [-strict] [-var k=v] [-var-file F] [RUN]")
+	fs := newFlags(g, "check", "check [-json] [-strict] [-junit FILE] [-var k=v] [-var-file F] [RUN]")
 	var v varFlags
 	v.register(fs)
 	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
 	strict := fs.Bool("strict", false, "exit 2 on an inconclusive or incomplete expectation too (for CI)")
+	junit := fs.String("junit", "", "also write the verdicts as JUnit XML to `FILE` (inconclusive/incomplete: skipped; with -strict: failures)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -29,11 +32,13 @@ func runCheck(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict})
+	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict, junit: *junit})
 }
 
 type checkOptions struct {
 	json, strict bool
+	// junit is the JUnit XML file to write ("" for none).
+	junit string
 }
 
 // check evaluates lab's expectations against run runID ("" = latest; the
@@ -80,10 +85,27 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: isTerminal(g.stdout)}); err != nil {
 		return err
 	}
+	if opt.junit != "" {
+		if err := writeJUnit(opt.junit, runID, outs, opt.strict); err != nil {
+			return err
+		}
+	}
 	for _, o := range outs {
 		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict != results.VerdictPass {
 			return reported{exitExpect}
 		}
+	}
+	return nil
+}
+
+// writeJUnit writes the outcomes as JUnit XML to path.
+func writeJUnit(path, runID string, outs []results.Outcome, strict bool) error {
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, runID, outs, strict); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-junit: %w", err)
 	}
 	return nil
 }

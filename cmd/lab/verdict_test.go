@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +164,31 @@ func TestCompareCLI(t *testing.T) {
 		if code, _, errOut := runMain(dir, append(append([]string{"compare"}, bad...), base, test)...); code != exitError {
 			t.Errorf("compare %v: exit %d, %s", bad, code, errOut)
 		}
+	}
+}
+
+func TestCheckJUnit(t *testing.T) {
+	dir := verdictDir(t)
+	writeRun(t, dir, 1, results.StatusComplete,
+		cellRuns{"9000", []float64{4.2, 5.0, 5.8}, 0}, cellRuns{"1500", []float64{-1, 4, 4.1, 4}, 0})
+	file := filepath.Join(t.TempDir(), "check.xml")
+	code, out, errOut := runMain(dir, "check", "-junit", file)
+	if code != exitExpect {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil || suites.Tests != 3 || suites.Failures != 1 || suites.Skipped != 1 {
+		t.Errorf("%+v %v\n%s", suites, err, data)
+	}
+	if code, _, errOut := runMain(dir, "check", "-junit", filepath.Join(dir, "no", "such", "dir.xml")); code != exitError {
+		t.Errorf("unwritable -junit: exit %d %s", code, errOut)
 	}
 }
