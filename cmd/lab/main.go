@@ -44,7 +44,7 @@ func verbs() []verb {
 		{"state", "Inspect the state (state list)", runState},
 		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
-		{"compare", "Compare two runs cell by cell (Welch's t-test)", runCompare},
+		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
 		{"init", "Prepare a lab directory; -upgrade rewrites .lab.lock.hcl from the latest run", runInit},
 		{"version", "Print the version", runVersion},
 	}
