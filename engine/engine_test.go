@@ -72,7 +72,7 @@ func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers
 func (f *fakeProvider) Delete(_ context.Context, in providers.Instance) error {
 	return f.op("delete", in.Address)
 }
-func (f *fakeProvider) List(context.Context, string) ([]providers.Instance, error) { return nil, nil }
+func (f *fakeProvider) List(context.Context, providers.Owner) ([]providers.Instance, error) { return nil, nil }
 func (f *fakeProvider) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
 	return nopTransport{in.Address}, nil
 }
@@ -247,7 +247,7 @@ func TestTeardownAbandonedLeavesStateForDestroy(t *testing.T) {
 		t.Fatalf("state lists %d objects, want all 3 left", len(e.State.Resources))
 	}
 	e.View = nil
-	if err := e.Destroy(context.Background(), "t", false); err != nil {
+	if err := e.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(prov.exists) != 0 || len(e.State.Resources) != 0 {

@@ -177,7 +177,7 @@ func TestRestoreFailureKeepsMachineForDestroy(t *testing.T) {
 	}
 	// `lab destroy` later, the host reachable again.
 	hosts.failWhen = nil
-	if err := e.Destroy(context.Background(), "t", false); err != nil {
+	if err := e.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if s := hosts.current("pair.p.server"); s.MTU != 1500 || s.CongestionControl != "bbr" {

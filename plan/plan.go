@@ -54,6 +54,8 @@ type Plan struct {
 	Groups   []*Group      `json:"groups"`
 	Actions  []Action      `json:"actions"`
 	Estimate time.Duration `json:"estimate"`
+
+	workspace string // the state's workspace id, in every name and tag
 }
 
 // Group is the machines of one pair in one hardware shape, and the runs
@@ -123,7 +125,7 @@ func New(lab *spec.Lab, st *state.State, opt Options) (*Plan, hcl.Diagnostics) {
 		opt.RunOverhead = time.Second
 	}
 	p := &Plan{Format: Format, LabID: lab.Name, LabHash: lab.Hash, Lineage: st.Lineage, Serial: st.Serial,
-		Created: opt.Now.UTC(), Vars: opt.Vars, VarFiles: opt.VarFiles}
+		Created: opt.Now.UTC(), Vars: opt.Vars, VarFiles: opt.VarFiles, workspace: st.Workspace()}
 	diags := p.expand(lab)
 	if diags.HasErrors() {
 		return p, diags
@@ -221,11 +223,14 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	shape := fingerprint(pair.Name, pair.Server, pair.Client, shapeDesc)
 	defaultShape := cs.VCPU == 0 && cs.MemoryMiB == 0 || vcpu == pair.VCPU && mem == pair.MemoryMiB
 	address := "pair." + pair.Name
-	name := lab.Name + "-" + pair.Name
 	if !defaultShape {
 		address += "[" + shape[:6] + "]"
-		name += "-" + shape[:6]
 	}
+	// Names are readable (lab and pair) and unique to this lab, workspace
+	// and group: lab "a" with pair "b-c" and lab "a-b" with pair "c", or
+	// two checkouts of one lab, never share a name.
+	owner := providers.Owner{Lab: lab.Name, Workspace: p.workspace}
+	name := lab.Name + "-" + pair.Name + "-" + owner.Hash(6, address)
 	if g, ok := groups[address]; ok {
 		return g
 	}
@@ -240,7 +245,8 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	}
 	index := 2 * len(p.Groups) // two link address blocks per group: direct or via a router
 	g := &Group{Address: address, Pair: pair.Name, ProviderKey: providerKey, ProviderType: provType, Shape: shape, ShapeDesc: shapeDesc,
-		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Pair: pair.Name, Name: name, MTU: pair.LinkMTU, Index: index}}
+		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name,
+			MTU: pair.LinkMTU, Index: index}}
 	machine := func(role, templateName string) providers.Machine {
 		var t providers.Template
 		if tt := lab.Templates[templateName]; tt != nil {
@@ -250,14 +256,14 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 				t.SSH = &login
 			}
 		}
-		return providers.Machine{Address: address + "." + role, LabID: lab.Name, Pair: pair.Name, Role: role,
+		return providers.Machine{Address: address + "." + role, LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Role: role,
 			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC, Routed: pair.Via != "" && role != "router"}
 	}
 	g.Server, g.Client = machine("server", pair.Server), machine("client", pair.Client)
 	if pair.Via != "" {
 		r := machine("router", pair.Via)
 		g.Router = &r
-		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Pair: pair.Name, Name: name + "-c",
+		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name + "-c",
 			MTU: pair.LinkMTU, Index: index + 1}
 	}
 	groups[address] = g

@@ -65,8 +65,9 @@ type Resources interface {
 	Read(ctx context.Context, in Instance) (Instance, bool, error)
 	// Delete removes a machine or link. Removing what is gone succeeds.
 	Delete(ctx context.Context, in Instance) error
-	// List finds everything tagged with the lab id, for orphan sweeps.
-	List(ctx context.Context, labID string) ([]Instance, error)
+	// List finds everything tagged as o's — lab and workspace matched
+	// exactly, never by a name prefix — for orphan sweeps.
+	List(ctx context.Context, o Owner) ([]Instance, error)
 }
 
 // HostCPUMeter is implemented, optionally, by providers that can see a
@@ -84,8 +85,10 @@ type Machine struct {
 	// Address is the machine's resource address ("pair.fast[shape].server").
 	Address string
 	LabID   string
-	Pair    string
-	Role    string // "server", "client" or "router"
+	// Workspace identifies the lab directory's state (see Owner).
+	Workspace string
+	Pair      string
+	Role      string // "server", "client" or "router"
 	// Name is the name the back end gives the machine (unique per lab).
 	Name      string
 	Template  Template
@@ -102,6 +105,12 @@ type Machine struct {
 	Routed bool
 	Link2  Instance
 }
+
+// Owner is who the machine belongs to.
+func (m Machine) Owner() Owner { return Owner{Lab: m.LabID, Workspace: m.Workspace} }
+
+// Owner is who the link belongs to.
+func (l LinkSpec) Owner() Owner { return Owner{Lab: l.LabID, Workspace: l.Workspace} }
 
 // Template is the image or source a machine is made from.
 type Template struct {
@@ -122,12 +131,13 @@ type NIC struct {
 
 // LinkSpec is the network that joins the two ends of a pair.
 type LinkSpec struct {
-	Address string // "pair.fast[shape].link"
-	LabID   string
-	Pair    string
-	Name    string
-	MTU     int
-	Index   int // a small number unique within the lab, for address plans
+	Address   string // "pair.fast[shape].link"
+	LabID     string
+	Workspace string // see Owner
+	Pair      string
+	Name      string
+	MTU       int
+	Index     int // a small number unique within the lab, for address plans
 }
 
 // Instance is something a provider created (a machine or a link), as
@@ -138,6 +148,11 @@ type Instance struct {
 	Kind     string `json:"kind"` // "machine" or "link"
 	ID       string `json:"id"`
 	Name     string `json:"name"`
+	// Owner is the lab and workspace the object was made for; the engine
+	// records it with every object, pending ones included, and a provider
+	// deletes only what carries this exact owner's tag. A state written by
+	// lab 0.1 has no workspace here.
+	Owner Owner `json:"owner"`
 	// Endpoint is how the engine reaches a machine; nil for links.
 	Endpoint *Endpoint `json:"endpoint,omitempty"`
 	// Attrs is the provider's own data: what it needs to find the object

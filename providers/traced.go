@@ -109,10 +109,10 @@ func (t *traced) Delete(ctx context.Context, in Instance) error {
 	return err
 }
 
-func (t *traced) List(ctx context.Context, labID string) ([]Instance, error) {
+func (t *traced) List(ctx context.Context, o Owner) ([]Instance, error) {
 	start := time.Now()
-	out, err := t.p.List(ctx, labID)
-	t.done(ctx, "List", labID, start, err)
+	out, err := t.p.List(ctx, o)
+	t.done(ctx, "List", o.Lab+"/"+o.Workspace, start, err)
 	return out, err
 }
 

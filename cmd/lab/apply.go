@@ -55,6 +55,11 @@ func runApply(g *globals, args []string) error {
 		if err := p.CheckFresh(st, lab.Hash); err != nil {
 			return err
 		}
+		if st.Serial == 0 {
+			// A plan of a lab never applied named its machines after the
+			// workspace it saw: this state, not saved yet, is that one.
+			st.Lineage = p.Lineage
+		}
 	} else {
 		if p, err = makePlan(g, lab, st, v, provs); err != nil {
 			return err

@@ -57,7 +57,7 @@ func runDestroy(g *globals, args []string) error {
 	eng := &engine.Engine{State: st, Store: store, Providers: provs, OS: osDriver, View: view}
 	_, teardown, stop := interrupts(g.stderr)
 	defer stop()
-	if err := eng.Destroy(teardown, lab.Name, *orphans); err != nil {
+	if err := eng.Destroy(teardown, st.Owner(lab.Name), *orphans); err != nil {
 		return err
 	}
 	if !*asJSON {

@@ -101,11 +101,25 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 		return nil, err
 	}
 	st, err := store.Load()
+	if err == nil {
+		err = claim(g, st, lab.Name)
+	}
 	if err != nil {
 		releaseLock(g, unlock)
 		return nil, err
 	}
 	return &workspace{lab: lab, providers: provs, store: store, state: st, unlock: unlock}, nil
+}
+
+// claim makes st this lab directory's state (state.Claim): a state copied
+// from another lab directory with objects in it is refused, since those
+// objects are the original's.
+func claim(g *globals, st *state.State, labID string) error {
+	dir, err := filepath.Abs(g.dir)
+	if err != nil {
+		return err
+	}
+	return st.Claim(labID, dir)
 }
 
 func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }

@@ -28,7 +28,7 @@ func TestLockFileForReal(t *testing.T) {
 		t.Fatalf("lock file (want the template identity: kernel and tool versions): %v\n%s", err, src)
 	}
 	// Pretend the lock was written on another kernel.
-	drifted := regexp.MustCompile(`kernel = "[^"]*"`).ReplaceAllString(string(src), `kernel = "5.10.0-old"`)
+	drifted := regexp.MustCompile(`kernel( *)= "[^"]*"`).ReplaceAllString(string(src), `kernel$1= "5.10.0-old"`)
 	os.WriteFile(lockPath, []byte(drifted), 0o644)
 
 	_, stderr, err := lab(t, dir, "apply", "-auto-approve")

@@ -72,7 +72,11 @@ func readState(g *globals, labID string) (*state.State, error) {
 		return nil, err
 	}
 	defer releaseLock(g, unlock)
-	return store.Load()
+	st, err := store.Load()
+	if err != nil {
+		return nil, err
+	}
+	return st, claim(g, st, labID)
 }
 
 // makePlan plans the lab against its state and refuses, at the spec lines

@@ -89,7 +89,7 @@ datastore = "zroot/vm"`},
 				}
 				ins = append(ins, in)
 			}
-			found, err := p.List(ctx, "t")
+			found, err := p.List(ctx, providers.Owner{Lab: "t"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,7 +23,8 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 
 // List finds a lab's VMs, ZFS clones and interfaces by name prefix
 // (description for interfaces), for `lab destroy -orphans`.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+	labID := o.Lab // objects of this back end carry the lab id only so far
 	prefix := Prefix(labID)
 	machines := map[string]bool{}
 	if p.cfg.Backend == BackendRaw {

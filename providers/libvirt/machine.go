@@ -406,7 +406,8 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 }
 
 // List finds the lab's domains by their metadata and its networks by name.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+	labID := o.Lab // objects of this back end carry the lab id only so far
 	l, err := p.conn()
 	if err != nil {
 		return nil, err

@@ -34,8 +34,9 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 			return providers.Instance{}, fmt.Errorf("create %s: its link has no %s end", m.Address, m.Role)
 		}
 	}
+	o := m.Owner()
 	in := providers.Instance{
-		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns,
+		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns, Owner: o,
 		Attrs:    map[string]string{"netns": ns, "role": m.Role},
 		Endpoint: &providers.Endpoint{Iface: "eth0", Addr: nics[0].addr},
 	}
@@ -52,13 +53,15 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if id, err := p.TemplateID(ctx, m); err == nil {
 		in.Endpoint.TemplateID = id
 	}
-	// A namespace of the same name is a leftover of this lab (the prefix and
-	// lab id say so): remove it so the new machine starts clean.
-	if err := p.deleteNamespace(ctx, ns); err != nil {
+	// A namespace of the same name carrying this lab's and workspace's tag
+	// is a leftover of an interrupted create: remove it so the new machine
+	// starts clean. One without that tag is refused, never removed.
+	if err := p.deleteNamespace(ctx, o, ns); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: remove leftover namespace %s: %w", m.Address, ns, err)
 	}
 	steps := [][]string{
 		{"ip", "netns", "add", ns},
+		{"ip", "-n", ns, "link", "set", "dev", "lo", "alias", o.Tag(m.Address)},
 		{"ip", "-n", ns, "link", "set", "dev", "lo", "up"},
 	}
 	for _, n := range nics {
@@ -114,15 +117,15 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if in.Kind == "link" {
 		var errs *multierror.Error
 		ends := []string{in.Attrs["server_if"], in.Attrs["client_if"]}
-		if ends[0] == "" && in.Attrs["lab_id"] != "" {
+		if ends[0] == "" {
 			// Recorded as pending before the create: derive the names.
-			ends[0], ends[1] = vethNames(in.Attrs["lab_id"], in.Address)
+			ends[0], ends[1] = vethNames(ownerOf(in), in.Address)
 		}
 		for _, end := range ends {
 			if end == "" {
 				continue
 			}
-			if _, err := p.exec(ctx, "ip", "link", "del", end); err != nil && !notFound(err) {
+			if err := p.deleteVeth(ctx, ownerOf(in), end); err != nil {
 				errs = multierror.Append(errs, fmt.Errorf("delete %s: %w", in.Address, err))
 			}
 		}
@@ -132,13 +135,24 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if ns == "" {
 		ns = Namespace(in.Name) // recorded as pending before the create
 	}
-	if err := p.deleteNamespace(ctx, ns); err != nil {
+	if err := p.deleteNamespace(ctx, ownerOf(in), ns); err != nil {
 		return fmt.Errorf("delete %s: %w", in.Address, err)
 	}
 	return nil
 }
 
-func (p *Provider) deleteNamespace(ctx context.Context, ns string) error {
+// ownerOf is whose in is: the engine's record, or for an instance that
+// predates it (lab 0.1 state) the lab id it recorded.
+func ownerOf(in providers.Instance) providers.Owner {
+	if in.Owner.Lab != "" {
+		return in.Owner
+	}
+	return providers.Owner{Lab: in.Attrs["lab_id"]}
+}
+
+// deleteNamespace removes namespace ns (killing what runs in it) when it
+// exists and its loopback carries o's tag.
+func (p *Provider) deleteNamespace(ctx context.Context, o providers.Owner, ns string) error {
 	if !strings.HasPrefix(ns, NamespacePrefix) {
 		return fmt.Errorf("refusing to delete namespace %q: not made by lab", ns)
 	}
@@ -152,6 +166,13 @@ func (p *Provider) deleteNamespace(ctx context.Context, ns string) error {
 	}
 	if !found {
 		return nil
+	}
+	tag, _, err := p.ifAlias(ctx, ns, "lo")
+	if err != nil {
+		return err
+	}
+	if err := owned(o, "namespace", ns, tag); err != nil {
+		return err
 	}
 	if out, err := p.exec(ctx, "ip", "netns", "pids", ns); err == nil {
 		for _, f := range strings.Fields(string(out)) {
@@ -188,20 +209,26 @@ func (p *Provider) namespaces(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// List finds every namespace and host-side veth of the lab: namespaces by
-// name prefix "lab-<labid>-", veths by their alias.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+// List finds every namespace and host-side veth whose tag is o's: lab and
+// workspace equal exactly (a namespace's tag is its loopback's alias, a
+// veth's its own). Only namespaces named "lab-…" are read at all.
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
 	names, err := p.namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []providers.Instance
-	prefix := NamespacePrefix + labID + "-"
 	for _, n := range names {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, providers.Instance{Address: "orphan:" + n, Provider: TypeName, Kind: "machine", ID: n, Name: n,
-				Attrs: map[string]string{"netns": n}})
+		if !strings.HasPrefix(n, NamespacePrefix) {
+			continue
 		}
+		tag, exists, err := p.ifAlias(ctx, n, "lo")
+		if err != nil || !exists || !o.Owns(tag) {
+			continue // gone meanwhile, unreadable or not o's: not an orphan of this lab
+		}
+		_, addr, _ := providers.ParseTag(tag)
+		out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "machine", ID: n, Name: n, Owner: o,
+			Attrs: map[string]string{"netns": n}})
 	}
 	links, err := p.exec(ctx, "ip", "-j", "link", "show", "type", "veth")
 	if err != nil {
@@ -214,10 +241,10 @@ func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance
 	if err := json.Unmarshal(links, &ifs); err != nil {
 		return out, fmt.Errorf("list veths: %w", err)
 	}
-	tag := "lab:" + labID + ":"
 	for _, i := range ifs {
-		if strings.HasPrefix(i.Alias, tag) {
-			out = append(out, providers.Instance{Address: "orphan:" + i.Name, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name,
+		if o.Owns(i.Alias) {
+			_, addr, _ := providers.ParseTag(i.Alias)
+			out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name, Owner: o,
 				Attrs: map[string]string{"server_if": i.Name}})
 		}
 	}

@@ -196,7 +196,8 @@ func lineOf(src, s string) int {
 // nothing the provider can list.
 func applyPinsTemplate(t *testing.T, h Harness) {
 	lab, p := h.load(t, "")
-	pl, diags := plan.New(lab, &state.State{}, plan.Options{})
+	st := newState()
+	pl, diags := plan.New(lab, st, plan.Options{})
 	if diags.HasErrors() {
 		t.Fatalf("plan: %v", diags)
 	}
@@ -212,7 +213,6 @@ func applyPinsTemplate(t *testing.T, h Harness) {
 	if again, _ := p.TemplateID(ctx, pl.Groups[0].Server); again != want {
 		t.Errorf("TemplateID changed between two calls: %q, %q", want, again)
 	}
-	st := &state.State{Version: state.Version, Lineage: state.NewLineage()}
 	res := &memResults{}
 	eng := &engine.Engine{State: st, Store: nopStore{}, Providers: map[string]providers.Provider{h.Type + ".conf": p},
 		OS:      func(string) (guest.OS, error) { return standInOS{}, nil },
@@ -236,7 +236,7 @@ func applyPinsTemplate(t *testing.T, h Harness) {
 	if len(st.Resources) != 0 {
 		t.Errorf("state after teardown: %+v", st.Resources)
 	}
-	left, err := p.List(ctx, lab.Name)
+	left, err := p.List(ctx, st.Owner(lab.Name))
 	if err != nil {
 		t.Errorf("List: %v", err)
 	}
@@ -249,7 +249,7 @@ func applyPinsTemplate(t *testing.T, h Harness) {
 // return an error that says so, and what Create left is deleted.
 func cancellation(t *testing.T, h Harness) {
 	lab, p := h.load(t, "")
-	pl, diags := plan.New(lab, &state.State{}, plan.Options{})
+	pl, diags := plan.New(lab, newState(), plan.Options{})
 	if diags.HasErrors() {
 		t.Fatalf("plan: %v", diags)
 	}
@@ -266,7 +266,8 @@ func cancellation(t *testing.T, h Harness) {
 		t.Errorf("Create with a cancelled context succeeded")
 	}
 	if in.Address == "" {
-		in = providers.Instance{Address: m.Address, Provider: h.Type, Kind: "machine", Name: m.Name, Attrs: map[string]string{"lab_id": m.LabID}}
+		in = providers.Instance{Address: m.Address, Provider: h.Type, Kind: "machine", Name: m.Name, Owner: m.Owner(),
+			Attrs: map[string]string{"lab_id": m.LabID}}
 	}
 	if err := p.Delete(bg, in); err != nil {
 		t.Errorf("Delete after a cancelled Create: %v", err)
@@ -310,6 +311,11 @@ func cancellation(t *testing.T, h Harness) {
 	if err := tr.Close(); err != nil {
 		t.Errorf("transport Close: %v", err)
 	}
+}
+
+// newState is an empty state of a new workspace.
+func newState() *state.State {
+	return &state.State{Version: state.Version, Lineage: state.NewLineage()}
 }
 
 // standInOS applies nothing and observes what was asked: the suite tests

@@ -49,14 +49,14 @@ func (c *memcloud) TemplateID(_ context.Context, m providers.Machine) (string, e
 
 func (c *memcloud) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
 	in := providers.Instance{Address: l.Address, Provider: "memcloud", Kind: "link", ID: l.Name, Name: l.Name,
-		Attrs: map[string]string{"lab": l.LabID}}
+		Attrs: map[string]string{"tag": l.Owner().Tag(l.Address)}}
 	return in, c.put(ctx, in)
 }
 
 func (c *memcloud) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
 	id, _ := c.TemplateID(ctx, m)
 	in := providers.Instance{Address: m.Address, Provider: "memcloud", Kind: "machine", ID: m.Name, Name: m.Name,
-		Attrs:    map[string]string{"lab": m.LabID},
+		Attrs:    map[string]string{"tag": m.Owner().Tag(m.Address)},
 		Endpoint: &providers.Endpoint{Addr: "198.18.9.1", Iface: "eth0", TemplateID: id}}
 	return in, c.put(ctx, in)
 }
@@ -85,12 +85,12 @@ func (c *memcloud) Delete(_ context.Context, in providers.Instance) error {
 	return nil
 }
 
-func (c *memcloud) List(_ context.Context, labID string) ([]providers.Instance, error) {
+func (c *memcloud) List(_ context.Context, o providers.Owner) ([]providers.Instance, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []providers.Instance
 	for _, in := range c.objects {
-		if in.Attrs["lab"] == labID {
+		if o.Owns(in.Attrs["tag"]) {
 			out = append(out, in)
 		}
 	}

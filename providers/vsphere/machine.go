@@ -539,7 +539,8 @@ func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, labI
 }
 
 // List finds every VM whose annotation carries the lab id.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+	labID := o.Lab // objects of this back end carry the lab id only so far
 	c, _, err := p.session(ctx)
 	if err != nil {
 		return nil, err

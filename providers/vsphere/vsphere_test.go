@@ -166,11 +166,11 @@ func TestLifecycle(t *testing.T) {
 	if _, ok, err := p.Read(ctx, in); !ok || err != nil {
 		t.Errorf("Read = %v, %v", ok, err)
 	}
-	found, err := p.List(ctx, "t1")
+	found, err := p.List(ctx, providers.Owner{Lab: "t1"})
 	if err != nil || len(found) != 1 || found[0].Address != "pair.fbsd.server" || found[0].ID != in.ID {
 		t.Errorf("List = %+v, %v", found, err)
 	}
-	if other, _ := p.List(ctx, "t2"); len(other) != 0 {
+	if other, _ := p.List(ctx, providers.Owner{Lab: "t2"}); len(other) != 0 {
 		t.Errorf("List(t2) = %+v", other)
 	}
 
