@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/results"
 )
 
@@ -192,23 +193,7 @@ func (l *Lock) Render() []byte {
 // Write writes the lock to dir atomically and returns its digest.
 func Write(dir string, l *Lock) (string, error) {
 	src := l.Render()
-	tmp, err := os.CreateTemp(dir, ".lab.lock-*")
-	if err != nil {
-		return "", fmt.Errorf("write lock file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(src); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write lock file: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, FileName), src, 0o644); err != nil {
 		return "", fmt.Errorf("write lock file: %w", err)
 	}
 	return Digest(src), nil
