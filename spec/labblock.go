@@ -3,6 +3,8 @@ package spec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"maps"
+	"slices"
 )
 
 var labSchema = &hcl.BodySchema{
@@ -13,7 +15,7 @@ var labSchema = &hcl.BodySchema{
 func (l *loader) decodeLab(blocks []*hcl.Block) hcl.Diagnostics {
 	if len(blocks) == 0 {
 		var rng hcl.Range
-		for _, n := range sortedKeys(l.lab.Files) {
+		for _, n := range slices.Sorted(maps.Keys(l.lab.Files)) {
 			rng = hcl.Range{Filename: n, Start: hcl.InitialPos, End: hcl.InitialPos}
 			break
 		}

@@ -3,8 +3,10 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +104,7 @@ func goldenView(t *testing.T, l *Lab) goldenLab {
 		}
 		g.Variables[n] = b
 	}
-	g.Providers = sortedKeys(l.Providers)
+	g.Providers = slices.Sorted(maps.Keys(l.Providers))
 	for _, e := range l.Experiments {
 		ge := goldenExperiment{Name: e.Name, Description: e.Description, Pairs: e.Pairs,
 			Repeat: e.Repeat, Warmup: e.Warmup, Cells: 1}
