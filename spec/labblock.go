@@ -71,16 +71,3 @@ func (l *loader) evalInt(a *hcl.Attribute, lo, hi int) (int, hcl.Diagnostics) {
 	}
 	return i, diags
 }
-
-// evalBool evaluates an attribute that must be a bool.
-func (l *loader) evalBool(a *hcl.Attribute) (bool, hcl.Diagnostics) {
-	v, diags := l.evalValue(a)
-	if diags.HasErrors() {
-		return false, diags
-	}
-	b, d := toBool(v, a.Expr.Range(), a.Name)
-	if d != nil {
-		return false, append(diags, d)
-	}
-	return b, diags
-}
