@@ -54,6 +54,13 @@ func Prepare(path string, perm os.FileMode, fill func(io.Writer) error) (*Pendin
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	kept := false
+	defer func() { // also when fill panics
+		if !kept {
+			f.Close() // after a failed Close, only an error saying so
+			os.Remove(tmp)
+		}
+	}()
 	err = f.Chmod(perm)
 	if err == nil {
 		err = fill(f)
@@ -62,9 +69,9 @@ func Prepare(path string, perm os.FileMode, fill func(io.Writer) error) (*Pendin
 		err = f.Sync()
 	}
 	if err = errors.Join(err, f.Close()); err != nil {
-		os.Remove(tmp)
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
+	kept = true
 	return &Pending{path: path, tmp: tmp}, nil
 }
 

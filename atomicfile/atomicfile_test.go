@@ -183,6 +183,28 @@ func TestPendingCommitThenDiscard(t *testing.T) {
 	assertNoTemps(t, dir)
 }
 
+// TestWriteFillPanics checks a panic while filling the file leaves no
+// temporary file behind and the destination as it was.
+func TestWriteFillPanics(t *testing.T) {
+	dir := t.TempDir()
+	path := existing("old\n", 0o644)(t, dir)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the panic did not reach the caller")
+			}
+		}()
+		WriteFunc(path, 0o644, func(w io.Writer) error {
+			io.WriteString(w, "half")
+			panic("fill broke")
+		})
+	}()
+	assertNoTemps(t, dir)
+	if got, _ := os.ReadFile(path); string(got) != "old\n" {
+		t.Errorf("destination = %q, want the old content", got)
+	}
+}
+
 func content(s string) func(io.Writer) error {
 	return func(w io.Writer) error {
 		_, err := io.WriteString(w, s)
