@@ -57,7 +57,7 @@ func Prepare(path string, perm os.FileMode, fill func(io.Writer) error) (*Pendin
 	kept := false
 	defer func() { // also when fill panics
 		if !kept {
-			f.Close() // after a failed Close, only an error saying so
+			_ = f.Close() // the write failed already; after a failed Close, only "already closed"
 			os.Remove(tmp)
 		}
 	}()
