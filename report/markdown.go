@@ -58,7 +58,7 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 		writeMDRow(&b, row)
 	}
 	fmt.Fprintf(&b, "\nThroughput is the mean ± the 95 %% confidence interval's half-width (Student's t) over n runs; "+
-		"\"noisy\" marks a half-width above %.0f %% of the mean.\n", noisyRatio*100)
+		"\"noisy\" marks a half-width above %.0f %% of the mean.\n", results.NoisyRatio*100)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,9 +44,12 @@ func fakeGroups() []results.CellGroup {
 		{"deb", "9000", "2", 0, 0, 0, 0, "iperf3: unable to connect | timeout", false},
 	}
 	var recs []results.Record
-	for i, r := range runs {
+	repeats := map[string]int{} // per cell, 1-based, as apply numbers them
+	for _, r := range runs {
+		cell := r.pair + "/" + r.mtu + "/" + r.streams + "/" + strconv.FormatBool(r.warmup)
+		repeats[cell]++
 		rec := results.Record{
-			Experiment: "lro-mtu", Pair: r.pair, Repeat: i + 1, Warmup: r.warmup, Error: r.err,
+			Experiment: "lro-mtu", Pair: r.pair, Repeat: repeats[cell], Warmup: r.warmup, Error: r.err,
 			Cell:    []results.CellValue{{Name: "mtu", Value: r.mtu}, {Name: "streams", Value: r.streams}},
 			CellKey: "mtu=" + r.mtu + ",streams=" + r.streams,
 			Provenance: results.Provenance{Host: "bench1", ToolVersion: "iperf 3.16",

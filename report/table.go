@@ -52,6 +52,6 @@ func renderTable(w io.Writer, info results.RunInfo, groups []results.CellGroup, 
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render table: %w", err)
 	}
-	_, err := fmt.Fprintf(w, "throughput: mean ± 95 %% CI half-width (Student's t); noisy: half-width > %.0f %% of the mean\n", noisyRatio*100)
+	_, err := fmt.Fprintf(w, "throughput: mean ± 95 %% CI half-width (Student's t); noisy: half-width > %.0f %% of the mean\n", results.NoisyRatio*100)
 	return err
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -20,6 +21,10 @@ type CellGroup struct {
 	// kept, so that a cell that always failed still shows up).
 	N      int `json:"n"`
 	Failed int `json:"failed,omitempty"`
+	// Missing counts repeats absent from the record files: gaps in the
+	// cell's repeat numbers below the highest one recorded (a run killed
+	// between repeats, a record file lost).
+	Missing int `json:"missing,omitempty"`
 	// ThroughputBps is the receiver's throughput in bits per second.
 	ThroughputBps Summary `json:"throughput_bps"`
 	Retransmits   Summary `json:"retransmits"`
@@ -44,13 +49,17 @@ type CellGroup struct {
 
 // Group groups records by experiment, pair and cell key, in first-seen
 // order, and summarises each group. Warm-up runs are left out; failed runs
-// are only counted.
+// and gaps in the repeat numbers are only counted. Summaries are clamped
+// to the quantities' physical ranges (Summary.Clamp): throughput, counts
+// and cycles per bit ≥ 0, CPU busy shares within 0–100 %.
 func Group(records []Record) []CellGroup {
 	type key struct{ exp, pair, cell string }
 	type acc struct {
 		group                      CellGroup
 		tput, retr, srvCPU, cliCPU []float64
 		srvCPB, cliCPB             []float64
+		repeats                    map[int]bool
+		maxRepeat                  int
 	}
 	index := map[key]int{}
 	var accs []*acc
@@ -65,9 +74,11 @@ func Group(records []Record) []CellGroup {
 			index[k] = i
 			accs = append(accs, &acc{group: CellGroup{
 				Experiment: r.Experiment, Pair: r.Pair, Cell: r.Cell, CellKey: r.CellKey,
-			}})
+			}, repeats: map[int]bool{}})
 		}
 		a := accs[i]
+		a.repeats[r.Repeat] = true
+		a.maxRepeat = max(a.maxRepeat, r.Repeat)
 		if r.Error != "" {
 			a.group.Failed++
 			continue
@@ -99,12 +110,14 @@ func Group(records []Record) []CellGroup {
 	for i, a := range accs {
 		g := a.group
 		g.N = len(a.tput)
-		g.ThroughputBps = Summarize(a.tput)
-		g.Retransmits = Summarize(a.retr)
-		g.ServerCPU = Summarize(a.srvCPU)
-		g.ClientCPU = Summarize(a.cliCPU)
-		g.ServerCyclesPerBit = Summarize(a.srvCPB)
-		g.ClientCyclesPerBit = Summarize(a.cliCPB)
+		g.Missing = max(0, a.maxRepeat-len(a.repeats))
+		inf := math.Inf(1)
+		g.ThroughputBps = Summarize(a.tput).Clamp(0, inf)
+		g.Retransmits = Summarize(a.retr).Clamp(0, inf)
+		g.ServerCPU = Summarize(a.srvCPU).Clamp(0, 100)
+		g.ClientCPU = Summarize(a.cliCPU).Clamp(0, 100)
+		g.ServerCyclesPerBit = Summarize(a.srvCPB).Clamp(0, inf)
+		g.ClientCyclesPerBit = Summarize(a.cliCPB).Clamp(0, inf)
 		groups[i] = g
 	}
 	return groups

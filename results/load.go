@@ -55,6 +55,33 @@ func (s Store) Latest() (string, error) {
 	return runs[len(runs)-1].ID, nil
 }
 
+// Run id aliases accepted by Resolve.
+const (
+	AliasLatest   = "latest"   // the newest run
+	AliasPrevious = "previous" // the run before the newest
+)
+
+// Resolve turns a run id or alias ("latest", "previous") into a run id.
+// Ids are returned as given (Load checks they exist).
+func (s Store) Resolve(id string) (string, error) {
+	back := 0
+	switch id {
+	case AliasLatest:
+	case AliasPrevious:
+		back = 1
+	default:
+		return id, nil
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return "", err
+	}
+	if len(runs) <= back {
+		return "", fmt.Errorf("%q: %s holds %d run(s)", id, s.Dir, len(runs))
+	}
+	return runs[len(runs)-1-back].ID, nil
+}
+
 // Load reads a run's info and all its records, ordered by experiment (spec
 // order as listed in run.json), pair (in the order the run reached them),
 // cell (matrix order), warm-ups first, then repeat.

@@ -177,3 +177,20 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveAliases(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	if _, err := s.Resolve("latest"); err == nil {
+		t.Error("latest of an empty store resolved")
+	}
+	for _, id := range []string{"20261129T234501Z", "20261129T234501Z-10", "20261129T234501Z-2"} {
+		if _, err := s.NewRun(RunInfo{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for in, want := range map[string]string{"latest": "20261129T234501Z-10", "previous": "20261129T234501Z-2", "x": "x"} {
+		if got, err := s.Resolve(in); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}

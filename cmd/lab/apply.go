@@ -47,7 +47,7 @@ func runApply(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.unlock()
+	defer w.release(g)
 	lab, provs, store, st := w.lab, w.providers, w.store, w.state
 	defer closeProviders(g, provs)
 	p := saved

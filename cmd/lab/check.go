@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/lab-bench/lab/plan"
@@ -14,11 +16,12 @@ import (
 // runCheck is `lab check [RUN]`: evaluate the spec's expect blocks against
 // a run (default: the latest) and exit 2 when one fails.
 func runCheck(g *globals, args []string) error {
-	fs := newFlags(g, "check", "check [-json] [-strict] [-var k=v] [-var-file F] [RUN]")
+	fs := newFlags(g, "check", "check [-json] [-strict] [-junit FILE] [-var k=v] [-var-file F] [RUN]")
 	var v varFlags
 	v.register(fs)
 	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
-	strict := fs.Bool("strict", false, "exit 2 on an inconclusive expectation too (for CI)")
+	strict := fs.Bool("strict", false, "exit 2 on an inconclusive or incomplete expectation too (for CI)")
+	junit := fs.String("junit", "", "also write the verdicts as JUnit XML to `FILE` (inconclusive/incomplete: skipped; with -strict: failures)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -29,15 +32,20 @@ func runCheck(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict})
+	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict, junit: *junit})
 }
 
 type checkOptions struct {
 	json, strict bool
+	// junit is the JUnit XML file to write ("" for none).
+	junit string
 }
 
-// check evaluates lab's expectations against run runID ("" = latest),
-// prints the verdicts and returns reported{exitExpect} on a failure.
+// check evaluates lab's expectations against run runID ("" = latest; the
+// aliases "latest" and "previous" work too),
+// prints the verdicts and returns reported{exitExpect} on a failure (with
+// strict: on any verdict but pass). A run that did not complete makes
+// every verdict that is not a fail incomplete.
 func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 	exps, err := expectations(lab)
 	if err != nil {
@@ -52,6 +60,8 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		if runID, err = rs.Latest(); err != nil {
 			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
 		}
+	} else if runID, err = rs.Resolve(runID); err != nil {
+		return err
 	}
 	info, recs, err := rs.Load(runID)
 	if err != nil {
@@ -64,6 +74,9 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)
 	}
 	outs := results.Evaluate(results.Group(recs), exps)
+	if info.Status != results.StatusComplete && info.Status != "" {
+		results.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", runID, info.Status))
+	}
 	if opt.json {
 		// One line, so that it fits apply's -json event stream.
 		if err := json.NewEncoder(g.stdout).Encode(map[string]any{"type": "check", "run": runID, "outcomes": outs}); err != nil {
@@ -72,10 +85,27 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: isTerminal(g.stdout)}); err != nil {
 		return err
 	}
+	if opt.junit != "" {
+		if err := writeJUnit(opt.junit, runID, outs, opt.strict); err != nil {
+			return err
+		}
+	}
 	for _, o := range outs {
-		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict == results.VerdictInconclusive {
+		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict != results.VerdictPass {
 			return reported{exitExpect}
 		}
+	}
+	return nil
+}
+
+// writeJUnit writes the outcomes as JUnit XML to path.
+func writeJUnit(path, runID string, outs []results.Outcome, strict bool) error {
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, runID, outs, strict); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-junit: %w", err)
 	}
 	return nil
 }

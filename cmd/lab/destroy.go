@@ -20,7 +20,7 @@ func runDestroy(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.unlock()
+	defer w.release(g)
 	lab, provs, store, st := w.lab, w.providers, w.store, w.state
 	defer closeProviders(g, provs)
 	if len(st.Resources) == 0 && !*orphans {

@@ -71,7 +71,7 @@ func readState(g *globals, labID string) (*state.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer releaseLock(g, unlock)
 	return store.Load()
 }
 

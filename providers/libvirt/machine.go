@@ -6,7 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"os"
+	"log/slog"
 	"path"
 	"strconv"
 	"strings"
@@ -443,10 +443,9 @@ func uuidString(u golibvirt.UUID) string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// trace prints a libvirt call's timing to stderr when LAB_LIBVIRT_TRACE is
-// set: the way to see which call a slow hypervisor spends its time in.
+// trace logs the steps of a create with their timing at lab's trace level
+// (LAB_LOG=trace): the way to see which call a slow hypervisor spends its
+// time in.
 func trace(f string, a ...any) {
-	if os.Getenv("LAB_LIBVIRT_TRACE") != "" {
-		fmt.Fprintf(os.Stderr, "libvirt: "+f+"\n", a...)
-	}
+	slog.Log(context.Background(), providers.LevelTrace, "libvirt: "+fmt.Sprintf(f, a...))
 }

@@ -56,15 +56,6 @@ func cpuSets(vcpu, ncpu int) (server, client []int) {
 	return server, client
 }
 
-// formatCPUList renders CPUs as "0,1,2".
-func formatCPUList(cpus []int) string {
-	s := make([]string, len(cpus))
-	for i, c := range cpus {
-		s[i] = strconv.Itoa(c)
-	}
-	return strings.Join(s, ",")
-}
-
 // parseCPUList parses "0-3,5" or "0,1".
 func parseCPUList(s string) ([]int, error) {
 	var out []int

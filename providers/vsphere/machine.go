@@ -551,7 +551,7 @@ func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance
 	if err != nil {
 		return nil, fmt.Errorf("list VMs: %w", err)
 	}
-	defer v.Destroy(context.WithoutCancel(ctx))
+	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }() // a view left behind ends with the session
 	var vms []mo.VirtualMachine
 	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation"}, &vms); err != nil {
 		return nil, fmt.Errorf("list VMs: %w", err)
