@@ -13,7 +13,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -285,7 +286,7 @@ func describeShape(vcpu, mem int, pair *spec.Pair) string {
 	if pair.NIC.Queues > 0 {
 		parts = append(parts, fmt.Sprintf("%d queues", pair.NIC.Queues))
 	}
-	for _, k := range sortedKeys(pair.NIC.Host) {
+	for _, k := range slices.Sorted(maps.Keys(pair.NIC.Host)) {
 		parts = append(parts, fmt.Sprintf("host %s=%v", k, pair.NIC.Host[k]))
 	}
 	if pair.LinkMTU > 0 {
@@ -373,15 +374,6 @@ func Render(v cty.Value) string {
 		return v.AsString()
 	}
 	return strings.TrimSpace(fmt.Sprint(v.GoString()))
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Runs returns every run of the plan in order.

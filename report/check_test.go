@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/results"
 )
 
@@ -31,7 +32,7 @@ func TestRenderChecksGolden(t *testing.T) {
 	if err := RenderChecks(&buf, info.ID, fakeOutcomes(), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "check.golden"), buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "check.golden"), buf.Bytes())
 }
 
 func TestJUnitGolden(t *testing.T) {
@@ -51,7 +52,7 @@ func TestJUnitGolden(t *testing.T) {
 			if parsed.Tests != 5 || parsed.Failures == 0 {
 				t.Errorf("tests %d failures %d skipped %d", parsed.Tests, parsed.Failures, parsed.Skipped)
 			}
-			golden(t, filepath.Join("testdata", tt.name+".golden"), buf.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), buf.Bytes())
 		})
 	}
 }
@@ -65,5 +66,5 @@ func TestRenderCompareGolden(t *testing.T) {
 	if err := RenderCompare(&buf, "A", "B", ds, CompareOptions{Threshold: 0.02}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "compare.golden"), buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "compare.golden"), buf.Bytes())
 }

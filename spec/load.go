@@ -8,8 +8,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -125,7 +127,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 	l.funcs = functions(dir, l.env)
 	l.lab.Hash = hashFiles(files)
 
-	names := sortedKeys(files)
+	names := slices.Sorted(maps.Keys(files))
 	var diags hcl.Diagnostics
 	var bodies []hcl.Body
 	for _, n := range names {

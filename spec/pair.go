@@ -2,6 +2,8 @@ package spec
 
 import (
 	"github.com/hashicorp/hcl/v2"
+	"maps"
+	"slices"
 )
 
 var pairSchema = &hcl.BodySchema{
@@ -136,7 +138,7 @@ func (l *loader) templateRef(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	}
 	if l.lab.Templates[names[0]] == nil {
 		return "", hcl.Diagnostics{errorf(a.Expr.Range(), "Reference to undeclared template",
-			"No template %q is declared (declared: %s).", names[0], joinNames(sortedKeys(l.lab.Templates)))}
+			"No template %q is declared (declared: %s).", names[0], joinNames(slices.Sorted(maps.Keys(l.lab.Templates))))}
 	}
 	return names[0], nil
 }

@@ -3,6 +3,8 @@ package spec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"maps"
+	"slices"
 
 	"github.com/lab-bench/lab/guest"
 )
@@ -42,7 +44,7 @@ var settingsAttrs = func() map[string]endSetter {
 // settingsSchema is built from settingsAttrs.
 var settingsSchema = func() *hcl.BodySchema {
 	s := &hcl.BodySchema{}
-	for _, n := range sortedKeys(settingsAttrs) {
+	for _, n := range slices.Sorted(maps.Keys(settingsAttrs)) {
 		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
 	}
 	return s

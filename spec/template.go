@@ -2,6 +2,8 @@ package spec
 
 import (
 	"github.com/hashicorp/hcl/v2"
+	"maps"
+	"slices"
 
 	"github.com/lab-bench/lab/guest/ssh"
 )
@@ -46,7 +48,7 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 			diags = append(diags, d)
 		} else if key := names[0] + "." + names[1]; l.lab.Providers[key] == nil {
 			diags = append(diags, errorf(a.Expr.Range(), "Reference to undeclared provider",
-				"No provider %q %q is declared (declared: %s).", names[0], names[1], joinNames(sortedKeys(l.lab.Providers))))
+				"No provider %q %q is declared (declared: %s).", names[0], names[1], joinNames(slices.Sorted(maps.Keys(l.lab.Providers)))))
 		} else {
 			t.Provider = key
 		}
@@ -57,7 +59,7 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 	} else {
 		diags = append(diags, errorf(b.DefRange, "Missing provider",
 			"The lab declares %d providers (%s); say which one this template uses with provider = provider.<type>.<name>.",
-			len(l.lab.Providers), joinNames(sortedKeys(l.lab.Providers))))
+			len(l.lab.Providers), joinNames(slices.Sorted(maps.Keys(l.lab.Providers)))))
 	}
 
 	if a := content.Attributes["source"]; a != nil {

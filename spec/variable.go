@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -239,7 +241,7 @@ func (l *loader) varFileValues(values map[string]varValue, ctx *hcl.EvalContext)
 		for _, a := range sortedAttrs(attrs) {
 			if l.varDecls[a.Name] == nil {
 				diags = append(diags, errorf(a.NameRange, "Value for undeclared variable",
-					"The lab declares no variable %q (declared: %s).", a.Name, joinNames(sortedKeys(l.varDecls))))
+					"The lab declares no variable %q (declared: %s).", a.Name, joinNames(slices.Sorted(maps.Keys(l.varDecls)))))
 				continue
 			}
 			values[a.Name] = varValue{cty.NilVal, a.Expr.Range()}
@@ -276,7 +278,7 @@ func (l *loader) cliValues(values map[string]varValue) hcl.Diagnostics {
 		decl := l.varDecls[name]
 		if decl == nil {
 			diags = append(diags, errorf(hcl.Range{Filename: src}, "Value for undeclared variable",
-				"The lab declares no variable %q (declared: %s).", name, joinNames(sortedKeys(l.varDecls))))
+				"The lab declares no variable %q (declared: %s).", name, joinNames(slices.Sorted(maps.Keys(l.varDecls)))))
 			continue
 		}
 		v, rng, d := parseRawValue(raw, decl, src)
@@ -330,7 +332,7 @@ func (l *loader) validateVariables(order []*variableDecl, values map[string]varV
 
 func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 	out := make([]*hcl.Attribute, 0, len(attrs))
-	for _, n := range sortedKeys(attrs) {
+	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		out = append(out, attrs[n])
 	}
 	return out

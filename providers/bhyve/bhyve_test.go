@@ -2,9 +2,7 @@ package bhyve
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,10 +13,9 @@ import (
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
+	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/providers"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // newHost starts an in-process SSH server playing a FreeBSD host and a
 // provider configured with extra (HCL attributes) that reaches it.
@@ -111,25 +108,7 @@ datastore = "zroot/vm"`},
 			if left := h.left(); len(left) != 0 {
 				t.Errorf("left on the host: %v", left)
 			}
-			golden(t, tc.name, strings.Join(srv.Commands(), "\n")+"\n")
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), strings.Join(srv.Commands(), "\n")+"\n")
 		})
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

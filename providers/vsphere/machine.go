@@ -3,7 +3,9 @@ package vsphere
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/vmware/govmomi/fault"
@@ -214,7 +216,7 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 		return cs, err
 	}
 	cs.DeviceChange = append(cs.DeviceChange, add...)
-	for _, k := range sortedKeys(p.cfg.ExtraConfig) {
+	for _, k := range slices.Sorted(maps.Keys(p.cfg.ExtraConfig)) {
 		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: k, Value: expand(p.cfg.ExtraConfig[k], m)})
 	}
 	return cs, nil

@@ -17,7 +17,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -347,13 +346,4 @@ func (p *Provider) Close(ctx context.Context) error {
 	err := p.client.Logout(ctx)
 	p.client, p.env = nil, nil
 	return err
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
