@@ -72,7 +72,9 @@ func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers
 func (f *fakeProvider) Delete(_ context.Context, in providers.Instance) error {
 	return f.op("delete", in.Address)
 }
-func (f *fakeProvider) List(context.Context, providers.Owner) ([]providers.Instance, error) { return nil, nil }
+func (f *fakeProvider) List(context.Context, providers.Owner) ([]providers.Instance, error) {
+	return nil, nil
+}
 func (f *fakeProvider) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
 	return nopTransport{in.Address}, nil
 }

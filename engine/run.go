@@ -69,7 +69,14 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			return err
 		}
 		out.Runs++
+		release := func() {}
+		if e.HostLock != nil && prov.Capabilities().OnThisHost {
+			if release, err = e.HostLock(ctx); err != nil {
+				return err
+			}
+		}
 		rec, err := e.run(ctx, prov, server, client, router, r, total)
+		release()
 		if err != nil {
 			var se *SettingsError
 			if errors.As(err, &se) || ctx.Err() != nil {

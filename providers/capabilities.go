@@ -29,6 +29,11 @@ type Capabilities struct {
 	// LinkMTU: the host side of a link (bridge, vSwitch, veth) takes
 	// link_mtu.
 	LinkMTU bool
+	// OnThisHost: the machines run on the machine lab runs on (namespaces,
+	// a local hypervisor), so two labs' benchmarks here compete for the
+	// same CPUs. The engine then holds a host-wide lock for each run, so
+	// runs of different labs on one host never overlap.
+	OnThisHost bool
 	// Borrowed: the machines exist before lab and outlive it (the hosts
 	// back end). The engine records every setting a lab changes on them
 	// before the first change and puts it back at teardown.

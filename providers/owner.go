@@ -45,10 +45,16 @@ func ParseTag(s string) (o Owner, address string, ok bool) {
 	return Owner{Lab: lab, Workspace: ws}, addr, true
 }
 
-// Owns reports whether tag is o's: lab and workspace equal exactly.
+// AnyWorkspace as an Owner's workspace makes List find a lab's objects of
+// every workspace — for reporting what other checkouts own, never for
+// deleting it.
+const AnyWorkspace = "*"
+
+// Owns reports whether tag is o's: lab and workspace equal exactly (any
+// workspace when o.Workspace is AnyWorkspace).
 func (o Owner) Owns(tag string) bool {
 	t, _, ok := ParseTag(tag)
-	return ok && t == o
+	return ok && t.Lab == o.Lab && (t.Workspace == o.Workspace || o.Workspace == AnyWorkspace)
 }
 
 // Hash is n hex digits of a hash of o and parts: short, stable names for

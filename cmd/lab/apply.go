@@ -116,6 +116,7 @@ func runApply(g *globals, args []string) error {
 		Provenance: results.Provenance{LabVersion: Version(), LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
 			LockDigest: lockDigest},
 		AfterRun: guard.afterRun,
+		HostLock: hostLock(g, lab.Name),
 	}
 	work, teardown, stop := interrupts(g.stderr)
 	defer stop()

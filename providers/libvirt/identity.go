@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 
 	"github.com/lab-bench/lab/providers"
 )
@@ -19,6 +20,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 		NICModels: []string{"virtio", "e1000", "e1000e", "rtl8139"},
 		NICQueues: true, HostOffloads: true, GuestOffloads: true,
 		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "",
+		OnThisHost: onThisHost(p.cfg.URI),
 	}
 }
 
@@ -70,4 +72,11 @@ func (c ctxWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return c.w.Write(b)
+}
+
+// onThisHost reports whether uri reaches a libvirtd on this machine
+// (qemu:///system, qemu+unix:///…): no host part.
+func onThisHost(uri string) bool {
+	u, err := url.Parse(uri)
+	return err == nil && (u.Host == "" || u.Host == "localhost")
 }

@@ -226,8 +226,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 		if err != nil || !exists || !o.Owns(tag) {
 			continue // gone meanwhile, unreadable or not o's: not an orphan of this lab
 		}
-		_, addr, _ := providers.ParseTag(tag)
-		out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "machine", ID: n, Name: n, Owner: o,
+		owner, addr, _ := providers.ParseTag(tag)
+		out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "machine", ID: n, Name: n, Owner: owner,
 			Attrs: map[string]string{"netns": n}})
 	}
 	links, err := p.exec(ctx, "ip", "-j", "link", "show", "type", "veth")
@@ -243,8 +243,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	}
 	for _, i := range ifs {
 		if o.Owns(i.Alias) {
-			_, addr, _ := providers.ParseTag(i.Alias)
-			out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name, Owner: o,
+			owner, addr, _ := providers.ParseTag(i.Alias)
+			out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name, Owner: owner,
 				Attrs: map[string]string{"server_if": i.Name}})
 		}
 	}
