@@ -176,8 +176,8 @@ func TestApply(t *testing.T) {
 		{name: "delete fails: object stays tainted for lab destroy",
 			fail: map[string]error{"delete:pair.p.server": errors.New("busy")}, wantRecords: 3,
 			wantErr: "delete pair.p.server: busy", wantState: []string{"pair.p.server tainted"}, wantExists: 1},
-		{name: "setting did not take effect: strict run fails, teardown still runs",
-			os: fakeOS{stuck: true}, wantErr: "mtu", wantRecords: 0},
+		{name: "setting did not take effect: strict runs fail and are recorded, teardown still runs",
+			os: fakeOS{stuck: true}, wantErr: "3 of 3 runs failed", wantRecords: 3},
 		{name: "benchmark fails: recorded, apply reports failed runs",
 			runner: fakeRunner{fail: true}, wantRecords: 3, wantErr: "3 of 3 runs failed"},
 	}
@@ -379,5 +379,38 @@ func TestCapabilityCheckRefusesBeforeCreating(t *testing.T) {
 	}
 	if len(prov.log) != 0 || len(res.recs) != 0 {
 		t.Errorf("something was created or run: %v", prov.log)
+	}
+}
+
+// mtuCapOS observes MTUs above its cap as 1500: a NIC that cannot take them.
+type mtuCapOS struct{ max int }
+
+func (o mtuCapOS) Apply(context.Context, guest.Transport, string, guest.Settings) error { return nil }
+func (o mtuCapOS) Observe(_ context.Context, _ guest.Transport, iface string, s guest.Settings) (guest.Observed, error) {
+	mtu := s.MTU
+	if mtu > o.max {
+		mtu = 1500
+	}
+	return guest.Observed{Interface: iface, MTU: mtu, Kernel: "6.1"}, nil
+}
+
+// One cell whose strict setting does not take effect fails its own runs,
+// with the reason recorded; the other cells run and are measured.
+func TestStrictSettingFailsOnlyItsCell(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	e.OS = func(string) (guest.OS, error) { return mtuCapOS{max: 1500}, nil }
+	p := testPlan(2, 1500)
+	p.Groups[0].Runs[1].Spec = specWithMTU(9000)
+	out, err := e.Apply(context.Background(), context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 runs failed") || out.Failed != 1 {
+		t.Fatalf("err %v, outcome %+v", err, out)
+	}
+	if len(res.recs) != 2 || res.recs[0].Error != "" || !strings.Contains(res.recs[1].Error, "settings did not take effect") ||
+		res.recs[0].Metrics.ThroughputBps == 0 {
+		t.Errorf("records: %+v", res.recs)
+	}
+	if len(prov.exists) != 0 {
+		t.Errorf("left: %v", prov.exists)
 	}
 }

@@ -33,7 +33,11 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	if !info.Started.IsZero() {
 		item("date", info.Started.UTC().Format("2006-01-02 15:04 UTC"))
 	}
-	item("status", info.Status)
+	status := info.Status
+	if info.Note != "" {
+		status += " (" + info.Note + ")"
+	}
+	item("status", status)
 	item("kernels", kernels...)
 	item("NIC drivers", drivers...)
 	for _, o := range offloads {

@@ -20,6 +20,9 @@ const (
 func renderTable(w io.Writer, info results.RunInfo, groups []results.CellGroup, opt Options) error {
 	t := buildTable(groups)
 	title := fmt.Sprintf("run %s · lab %s · %s", info.ID, info.Lab, info.Status)
+	if info.Note != "" {
+		title += " (" + info.Note + ")"
+	}
 	if opt.Color {
 		title = ansiBold + title + ansiReset
 	}

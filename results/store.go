@@ -39,9 +39,13 @@ type RunInfo struct {
 	SpecHash    string    `json:"spec_hash"` // hash over all the lab's spec files
 	LabVersion  string    `json:"lab_version"`
 	Host        string    `json:"host,omitempty"` // machine that ran lab
+	PID         int       `json:"pid,omitempty"`  // process that ran it, to tell a dead run from a live one
 	Started     time.Time `json:"started"`
 	Ended       time.Time `json:"ended,omitzero"`
 	Status      string    `json:"status"`
+	// Note says why a run has its status, when lab knows more than the
+	// status says ("the process … ended without finishing it").
+	Note string `json:"note,omitempty"`
 	// Experiments in spec order.
 	Experiments []string `json:"experiments"`
 }
@@ -71,6 +75,9 @@ func (s Store) NewRun(info RunInfo) (*Run, error) {
 	}
 	info.Started = info.Started.UTC()
 	info.Status = StatusRunning
+	if info.PID == 0 {
+		info.PID = os.Getpid()
+	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("new run: %w", err)
 	}

@@ -16,11 +16,12 @@ import (
 // runCheck is `lab check [RUN]`: evaluate the spec's expect blocks against
 // a run (default: the latest) and exit 2 when one fails.
 func runCheck(g *globals, args []string) error {
-	fs := newFlags(g, "check", "check [-json] [-strict] [-junit FILE] [-var k=v] [-var-file F] [RUN]")
+	fs := newFlags(g, "check", "check [-json] [-strict] [-partial] [-junit FILE] [-var k=v] [-var-file F] [RUN]")
 	var v varFlags
 	v.register(fs)
 	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
 	strict := fs.Bool("strict", false, "exit 2 on an inconclusive or incomplete expectation too (for CI)")
+	partial := fs.Bool("partial", false, "check a run that was interrupted or is still running (its cells are marked incomplete)")
 	junit := fs.String("junit", "", "also write the verdicts as JUnit XML to `FILE` (inconclusive/incomplete: skipped; with -strict: failures)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -32,11 +33,13 @@ func runCheck(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict, junit: *junit})
+	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict, junit: *junit, partial: *partial})
 }
 
 type checkOptions struct {
 	json, strict bool
+	// partial allows checking a run that was interrupted or is running.
+	partial bool
 	// junit is the JUnit XML file to write ("" for none).
 	junit string
 }
@@ -69,6 +72,14 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 	}
 	if info.Lab != "" && info.Lab != lab.Name {
 		return fmt.Errorf("run %s belongs to lab %q, not %q", runID, info.Lab, lab.Name)
+	}
+	if (info.Status == results.StatusInterrupted || info.Status == results.StatusRunning) && !opt.partial {
+		why := info.Note
+		if why == "" {
+			why = "it did not finish"
+		}
+		return fmt.Errorf("run %s is %s (%s): its cells may lack runs, so a verdict would not be the experiment's; rerun it, or pass -partial to check what it has",
+			runID, info.Status, why)
 	}
 	if info.SpecHash != "" && info.SpecHash != lab.Hash {
 		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)

@@ -159,7 +159,7 @@ func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
 		releaseLock(g, unlock)
 		return nil, fmt.Errorf("cannot destroy without the spec: %s; fix the spec so its provider blocks load", strings.Join(problems, "; "))
 	}
-	if st.LabID == "" {
+	if st.LabID == "" && len(st.Resources) > 0 {
 		releaseLock(g, unlock)
 		return nil, fmt.Errorf("the state does not record its lab (written by an older lab): fix the spec to destroy")
 	}
