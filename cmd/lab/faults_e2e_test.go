@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,4 +148,30 @@ func loadRecords(t *testing.T, dir string) []results.Record {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// TestReuseAfterKeepForReal: a second apply after -keep reuses the link
+// and machines as the plan says — no new veth pair, nothing stray in the
+// host namespace.
+func TestReuseAfterKeepForReal(t *testing.T) {
+	needNamespaces(t)
+	dir := labDir(t, "e2e-reuse", twin("veth"))
+	for i := 0; i < 2; i++ {
+		if out, stderr, err := lab(t, dir, "apply", "-auto-approve", "-keep"); err != nil {
+			t.Fatalf("apply -keep #%d: %v\n%s%s", i+1, err, out, stderr)
+		}
+	}
+	out, err := exec.Command("ip", "-j", "link", "show", "type", "veth").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "lab=e2e-reuse ") {
+		t.Errorf("a veth of the lab is left in the host namespace after reuse:\n%s", out)
+	}
+	if n := len(namespaces(t, "e2e-reuse")); n != 2 {
+		t.Errorf("%d namespaces, want the 2 reused ones", n)
+	}
+	if out, stderr, err := lab(t, dir, "destroy", "-auto-approve"); err != nil {
+		t.Errorf("destroy: %v\n%s%s", err, out, stderr)
+	}
 }

@@ -91,12 +91,18 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
 	switch in.Kind {
 	case "link":
-		_, err := p.exec(ctx, "ip", "link", "show", "dev", in.ID)
-		if notFound(err) {
-			// Once both ends moved into namespaces the link lives there.
-			return in, false, nil
+		// Once Create moved its ends into the machines' namespaces (as
+		// eth0), the link lives there: look for its tag on either side.
+		o := ownerOf(in)
+		if o.Workspace == "" {
+			_, err := p.exec(ctx, "ip", "link", "show", "dev", in.ID)
+			if notFound(err) {
+				return in, false, nil
+			}
+			return in, err == nil, err
 		}
-		return in, err == nil, err
+		found, err := p.linkEnds(ctx, o.Tag(in.Address))
+		return in, found > 0, err
 	default:
 		names, err := p.namespaces(ctx)
 		if err != nil {
@@ -249,4 +255,47 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 		}
 	}
 	return out, nil
+}
+
+// linkEnds counts the veth ends tagged tag, in the host namespace and in
+// every namespace lab made.
+func (p *Provider) linkEnds(ctx context.Context, tag string) (int, error) {
+	count := func(argv ...string) (int, error) {
+		out, err := p.exec(ctx, argv...)
+		if err != nil {
+			return 0, err
+		}
+		var ifs []struct {
+			Alias string `json:"ifalias"`
+		}
+		if err := json.Unmarshal(out, &ifs); err != nil {
+			return 0, fmt.Errorf("%v: parse: %w", argv, err)
+		}
+		n := 0
+		for _, i := range ifs {
+			if i.Alias == tag {
+				n++
+			}
+		}
+		return n, nil
+	}
+	n, err := count("ip", "-j", "link", "show", "type", "veth")
+	if err != nil {
+		return 0, err
+	}
+	names, err := p.namespaces(ctx)
+	if err != nil {
+		return n, err
+	}
+	for _, ns := range names {
+		if !strings.HasPrefix(ns, NamespacePrefix) {
+			continue
+		}
+		m, err := count("ip", "-n", ns, "-j", "link", "show", "type", "veth")
+		if err != nil {
+			continue // the namespace went away meanwhile
+		}
+		n += m
+	}
+	return n, nil
 }
