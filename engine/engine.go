@@ -8,6 +8,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,7 +95,7 @@ func (e *Engine) put(r state.Resource) error {
 	}
 	e.State.Put(r)
 	if err := e.Store.Save(e.State); err != nil {
-		return fmt.Errorf("save state: %w", err)
+		return &StateSaveError{Err: err}
 	}
 	return nil
 }
@@ -105,10 +106,23 @@ func (e *Engine) remove(address string) error {
 	defer e.mu.Unlock()
 	e.State.Remove(address)
 	if err := e.Store.Save(e.State); err != nil {
-		return fmt.Errorf("save state: %w", err)
+		return &StateSaveError{Err: err}
 	}
 	return nil
 }
+
+// StateSaveError is a state file that could not be written (a full disk):
+// the objects lab changed meanwhile are as the provider left them, but the
+// state on disk still says what it said before.
+type StateSaveError struct{ Err error }
+
+func (e *StateSaveError) Error() string {
+	if strings.HasPrefix(e.Err.Error(), "save state") {
+		return e.Err.Error() // the store said so already
+	}
+	return "save state: " + e.Err.Error()
+}
+func (e *StateSaveError) Unwrap() error { return e.Err }
 
 func (e *Engine) provider(key string) (providers.Provider, error) {
 	p, ok := e.Providers[key]

@@ -414,3 +414,33 @@ func TestStrictSettingFailsOnlyItsCell(t *testing.T) {
 		t.Errorf("left: %v", prov.exists)
 	}
 }
+
+// A full disk during teardown: the objects are deleted, the state cannot
+// say so; the error is a *StateSaveError with one "save state" prefix.
+func TestTeardownStateSaveFailure(t *testing.T) {
+	prov := newFake()
+	e, _, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	full := false
+	e.Store = saverFunc(func(*state.State) error {
+		if full {
+			return errors.New("save state: write state.json: no space left on device")
+		}
+		return nil
+	})
+	e.View = ViewFunc(func(ev Event) {
+		if ev.Type == EvTeardown {
+			full = true
+		}
+	})
+	out, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500))
+	var se *StateSaveError
+	if err == nil || !errors.As(out.Teardown, &se) {
+		t.Fatalf("err %v, teardown %v: want a *StateSaveError", err, out.Teardown)
+	}
+	if strings.Contains(err.Error(), "save state: save state") {
+		t.Errorf("doubled prefix: %q", err)
+	}
+	if len(prov.exists) != 0 {
+		t.Errorf("objects left: %v", prov.exists)
+	}
+}

@@ -143,7 +143,13 @@ func runApply(g *globals, args []string) error {
 		}
 	}
 	if outcome.Teardown != nil {
-		fmt.Fprintln(g.stderr, "Some objects could not be removed; they stay in the state. Run `lab destroy` to retry.")
+		var saveErr *engine.StateSaveError
+		if errors.As(outcome.Teardown, &saveErr) {
+			fmt.Fprintln(g.stderr, "The state could not be saved during teardown (is the disk full?): it may still list objects that are gone. "+
+				"Once it can be written, `lab destroy` finds them gone and clears them.")
+		} else {
+			fmt.Fprintln(g.stderr, "Some objects could not be removed; they stay in the state. Run `lab destroy` to retry.")
+		}
 	}
 	switch {
 	case lock == nil && status == "complete" && len(guard.observed.Machines) > 0:
