@@ -1,6 +1,6 @@
 // Package bench holds what every benchmark runner shares: the endpoints a
 // run goes between, its parameters, the parsed sample and system-wide CPU
-// sampling. Runners live in sub-packages (bench/iperf3, later iperf2, netperf).
+// sampling. Runners live in sub-packages (bench/iperf3, bench/iperf2, bench/netperf).
 package bench
 
 import (

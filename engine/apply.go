@@ -40,6 +40,9 @@ func (e *Engine) Apply(ctx, teardownCtx context.Context, p *plan.Plan) (Outcome,
 			err = fmt.Errorf("interrupted: %w", context.Canceled)
 		}
 	}
+	if err != nil {
+		e.emit(Event{Type: EvError, Message: err.Error()})
+	}
 	if !e.Keep {
 		e.emit(Event{Type: EvTeardown, Message: "tearing down"})
 		out.Teardown = e.Teardown(teardownCtx, nil)

@@ -444,3 +444,25 @@ func TestTeardownStateSaveFailure(t *testing.T) {
 		t.Errorf("objects left: %v", prov.exists)
 	}
 }
+
+// A failed apply says so in its event stream (for -json consumers) before
+// the teardown starts.
+func TestFailedApplyEmitsError(t *testing.T) {
+	prov := newFake()
+	prov.fail["create:pair.p.client"] = errors.New("boom")
+	e, _, events := newEngine(prov, fakeOS{}, fakeRunner{})
+	if _, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500)); err == nil {
+		t.Fatal("apply succeeded")
+	}
+	var types []string
+	for _, ev := range *events {
+		types = append(types, ev.Type)
+		if ev.Type == EvError && !strings.Contains(ev.Message, "boom") {
+			t.Errorf("error event %q does not carry the error", ev.Message)
+		}
+	}
+	joined := strings.Join(types, " ")
+	if !strings.Contains(joined, EvError+" "+EvTeardown) {
+		t.Errorf("events %s: want error, then teardown", joined)
+	}
+}

@@ -14,7 +14,7 @@ const (
 	EvResult    = "result"    // a run finished with a result
 	EvRunFailed = "run_failed"
 	EvWarning   = "warning"
-	EvError     = "error"
+	EvError     = "error"    // the apply failed (Message); teardown follows
 	EvTeardown  = "teardown" // teardown of everything starts
 	EvDone      = "done"
 )
