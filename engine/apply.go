@@ -15,6 +15,7 @@ import (
 type Outcome struct {
 	Runs        int // runs attempted
 	Failed      int // runs that failed
+	Skipped     int // repeats of adaptive cells not needed once their CI was narrow enough
 	Teardown    error
 	Interrupted bool
 }

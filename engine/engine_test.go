@@ -466,3 +466,61 @@ func TestFailedApplyEmitsError(t *testing.T) {
 		t.Errorf("events %s: want error, then teardown", joined)
 	}
 }
+
+// noisyRunner alternates between 1 and 2 Gb/s: its CI never gets narrow.
+type noisyRunner struct {
+	fakeRunner
+	n *int
+}
+
+func (r noisyRunner) Parse(bench.Raw) (bench.Sample, error) {
+	*r.n++
+	return bench.Sample{ThroughputBps: float64(1+*r.n%2) * 1e9}, nil
+}
+
+// Adaptive repeats: each cell runs its minimum, then stops once its CI is
+// narrow enough; the skipped repeats are counted, not recorded.
+func TestAdaptiveRepeatsStopDecidedCells(t *testing.T) {
+	prov := newFake()
+	e, res, events := newEngine(prov, fakeOS{}, fakeRunner{})
+	p := testPlan(10, 1500)
+	for i := range p.Groups[0].Runs {
+		r := &p.Groups[0].Runs[i]
+		r.CellKey, r.Repeat, r.MinRepeat, r.UntilCI = "n=1", i+1, 3, 0.03
+	}
+	out, err := e.Apply(context.Background(), context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Runs != 3 || out.Skipped != 7 || len(res.recs) != 3 {
+		t.Errorf("outcome %+v, %d records: want 3 runs and 7 skipped", out, len(res.recs))
+	}
+	n := 0
+	for _, ev := range *events {
+		if ev.Type == EvSkipped {
+			n++
+			if !strings.Contains(ev.Message, "decided after 3 runs") {
+				t.Errorf("skip message %q", ev.Message)
+			}
+		}
+	}
+	if n != 7 {
+		t.Errorf("%d skipped events, want 7", n)
+	}
+}
+
+func TestAdaptiveRepeatsRunNoisyCellsToMax(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	n := 0
+	e.Runner = func(string) (bench.Runner, error) { return noisyRunner{n: &n}, nil }
+	p := testPlan(6, 1500)
+	for i := range p.Groups[0].Runs {
+		r := &p.Groups[0].Runs[i]
+		r.CellKey, r.Repeat, r.MinRepeat, r.UntilCI = "n=1", i+1, 3, 0.03
+	}
+	out, err := e.Apply(context.Background(), context.Background(), p)
+	if err != nil || out.Runs != 6 || out.Skipped != 0 || len(res.recs) != 6 {
+		t.Errorf("err %v, outcome %+v, %d records: a noisy cell runs to max", err, out, len(res.recs))
+	}
+}

@@ -66,9 +66,15 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 		return err
 	}
 
+	var adapt adaptive
 	for _, r := range g.Runs {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if skip, why := adapt.decided(r); skip {
+			out.Skipped++
+			e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
+			continue
 		}
 		out.Runs++
 		release := func() {}
@@ -90,6 +96,7 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			rec.Error = err.Error()
 			e.emit(Event{Type: EvRunFailed, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: err.Error()})
 		}
+		adapt.record(r, rec)
 		if werr := e.Results.Write(rec); werr != nil {
 			return fmt.Errorf("write result of run %d: %w", r.Index, werr)
 		}

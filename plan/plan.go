@@ -88,8 +88,13 @@ type Run struct {
 	CellKey    string              `json:"cell_key"`
 	CellIndex  int                 `json:"cell_index"` // 0-based position in the experiment's matrix
 	Repeat     int                 `json:"repeat"`     // 1-based; warmups count separately
-	Warmup     bool                `json:"warmup,omitempty"`
-	Spec       spec.CellSpec       `json:"spec"`
+	// MinRepeat and UntilCI are the experiment's adaptive repeats: from
+	// repeat MinRepeat+1 on, the run is skipped once its cell's throughput
+	// CI is narrower than ±UntilCI of the mean (see spec.Experiment).
+	MinRepeat int           `json:"min_repeat,omitempty"`
+	UntilCI   float64       `json:"until_ci,omitempty"`
+	Warmup    bool          `json:"warmup,omitempty"`
+	Spec      spec.CellSpec `json:"spec"`
 }
 
 // Action is one change to machines or links.
@@ -163,7 +168,7 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 				}
 				g := p.group(lab, groups, pair, cs)
 				cells = append(cells, cellRuns{g, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell,
-					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs}})
+					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs, MinRepeat: e.MinRepeat, UntilCI: e.UntilCI}})
 				return true
 			})
 			add := func(c cellRuns, repeat int, warmup bool) {

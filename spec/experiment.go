@@ -75,11 +75,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d...)
 	}
 	if a := attrs["repeat"]; a != nil {
-		n, d := l.evalInt(a, 1, maxRepeat)
-		diags = append(diags, d...)
-		if !d.HasErrors() {
-			e.Repeat = n
-		}
+		diags = append(diags, l.decodeRepeat(a, e)...)
 	}
 	if a := attrs["order"]; a != nil {
 		s, d := l.evalString(a)

@@ -93,8 +93,15 @@ type Experiment struct {
 	Pairs       []string
 	// Matrix dimensions in the order written.
 	Matrix []Dimension
-	Repeat int // default 1
-	Warmup int // runs discarded before the repeats
+	Repeat int // default 1; with adaptive repeats, the most a cell runs
+	// Adaptive repeats (repeat = { min, max, until }): every cell runs at
+	// least MinRepeat times, then stops as soon as its throughput's 95 %
+	// confidence interval is narrower than ±UntilCI of its mean (a
+	// fraction: 0.03 for "ci < 3%"), and at the latest after Repeat runs.
+	// MinRepeat 0: every cell runs Repeat times.
+	MinRepeat int
+	UntilCI   float64
+	Warmup    int // runs discarded before the repeats
 	// Order is OrderInterleaved (the default: every cell once per round)
 	// or OrderSequential (a cell's repeats back to back).
 	Order     string

@@ -181,7 +181,11 @@ func printApplySummary(g *globals, rs results.Store, run *results.Run, o engine.
 	if err := printRunTable(g, rs, run.ID()); err != nil && o.Runs > 0 {
 		fmt.Fprintf(g.stderr, "Warning: could not render the results: %v\n", err)
 	}
-	fmt.Fprintf(g.stdout, "\nApply %s in %s: %d runs (%d failed). Results: %s\n", status, took.Round(time.Second), o.Runs, o.Failed, run.Dir())
+	skipped := ""
+	if o.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d repeats not needed", o.Skipped)
+	}
+	fmt.Fprintf(g.stdout, "\nApply %s in %s: %d runs (%d failed%s). Results: %s\n", status, took.Round(time.Second), o.Runs, o.Failed, skipped, run.Dir())
 	if keep {
 		fmt.Fprintln(g.stdout, "Machines were kept (-keep); `lab destroy` removes them.")
 	}
