@@ -60,7 +60,7 @@ func TestParseCPUStat(t *testing.T) {
 		}
 	}
 	u := Usage(map[int]CPUTimes{0: {}}, map[int]CPUTimes{0: {User: 10, Nice: 10, System: 20, Idle: 40, IRQ: 5, SoftIRQ: 5, Steal: 10}}, nil)
-	if !reflect.DeepEqual(u, CPUUsage{User: 20, System: 20, IRQ: 5, SoftIRQ: 5, Busy: 50}) {
+	if !reflect.DeepEqual(u, CPUUsage{User: 20, System: 20, IRQ: 5, SoftIRQ: 5, Busy: 50, Steal: 10}) {
 		t.Errorf("Usage: %+v", u)
 	}
 }

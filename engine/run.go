@@ -204,6 +204,9 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	}
 	rec.Metrics = sample
 	rec.Provenance.ToolVersion = sample.Version
+	if results.MarkDisturbed(&rec) {
+		e.emit(Event{Type: EvWarning, Address: r.Pair, Message: fmt.Sprintf("run %d (%s #%d) disturbed: %s", r.Index, r.CellKey, r.Repeat, rec.Disturbed)})
+	}
 	done := ev
 	done.Type, done.Elapsed = EvResult, rec.End.Sub(rec.Start)
 	done.ThroughputBps, done.Retransmits = sample.ThroughputBps, sample.Retransmits

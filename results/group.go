@@ -25,6 +25,9 @@ type CellGroup struct {
 	// cell's repeat numbers below the highest one recorded (a run killed
 	// between repeats, a record file lost).
 	Missing int `json:"missing,omitempty"`
+	// Disturbed counts the summarised runs marked disturbed (CPU steal:
+	// see Record.Disturbed).
+	Disturbed int `json:"disturbed,omitempty"`
 	// ThroughputBps is the receiver's throughput in bits per second.
 	ThroughputBps Summary `json:"throughput_bps"`
 	Retransmits   Summary `json:"retransmits"`
@@ -82,6 +85,9 @@ func Group(records []Record) []CellGroup {
 		if r.Error != "" {
 			a.group.Failed++
 			continue
+		}
+		if r.Disturbed != "" {
+			a.group.Disturbed++
 		}
 		m := r.Metrics
 		a.tput = append(a.tput, m.ThroughputBps)
