@@ -1,6 +1,8 @@
 package results
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -173,4 +175,41 @@ func offloadText(end string, m map[string]string) string {
 		parts = append(parts, k+"="+strings.ReplaceAll(m[k], " ", ""))
 	}
 	return end + ": " + strings.Join(parts, " ")
+}
+
+// PoolRuns turns the records of several applies (by run id) into one
+// sample per cell in which each apply's mean is one observation: a
+// synthetic record per apply and cell, numbered as that apply's repeat.
+// Checked this way, a verdict's interval includes the apply-to-apply
+// variance (re-provisioned machines, another hour's neighbours) that the
+// repeats inside one apply cannot show. Failed runs and cells stay failed.
+func PoolRuns(runs map[string][]Record) []Record {
+	ids := slices.Sorted(maps.Keys(runs))
+	var out []Record
+	for i, id := range ids {
+		for _, g := range Group(runs[id]) {
+			first := firstRecord(runs[id], g)
+			rec := Record{Schema: Schema, RunID: id, Lab: first.Lab, Experiment: g.Experiment, Pair: g.Pair, Cell: g.Cell,
+				CellKey: g.CellKey, CellIndex: first.CellIndex, Repeat: i + 1, Intent: first.Intent, Provenance: first.Provenance}
+			if g.N == 0 || g.Failed > 0 || g.Missing > 0 {
+				rec.Error = fmt.Sprintf("run %s: %d of the cell's runs failed, %d missing", id, g.Failed, g.Missing)
+				out = append(out, rec)
+				continue
+			}
+			rec.Metrics.ThroughputBps = g.ThroughputBps.Mean
+			rec.Metrics.Retransmits = int64(math.Round(g.Retransmits.Mean))
+			rec.Metrics.ServerCPU.Busy, rec.Metrics.ClientCPU.Busy = g.ServerCPU.Mean, g.ClientCPU.Mean
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func firstRecord(recs []Record, g CellGroup) Record {
+	for _, r := range recs {
+		if r.Experiment == g.Experiment && r.Pair == g.Pair && r.CellKey == g.CellKey {
+			return r
+		}
+	}
+	return Record{}
 }

@@ -16,7 +16,7 @@ import (
 // runCheck is `lab check [RUN]`: evaluate the spec's expect blocks against
 // a run (default: the latest) and exit 2 when one fails.
 func runCheck(g *globals, args []string) error {
-	fs := newFlags(g, "check", "check [-json] [-strict] [-partial] [-junit FILE] [-var k=v] [-var-file F] [RUN]")
+	fs := newFlags(g, "check", "check [-json] [-strict] [-partial] [-junit FILE] [-var k=v] [-var-file F] [RUN ...]")
 	var v varFlags
 	v.register(fs)
 	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
@@ -26,14 +26,13 @@ func runCheck(g *globals, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 1 {
-		return fmt.Errorf("check takes at most one argument, a run id")
-	}
 	lab, err := loadLab(g, v)
 	if err != nil {
 		return err
 	}
-	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict, junit: *junit, partial: *partial})
+	// Several runs (ids or aliases) are checked together, each apply's
+	// cell mean one observation.
+	return check(g, lab, strings.Join(fs.Args(), " "), checkOptions{json: *asJSON, strict: *strict, junit: *junit, partial: *partial})
 }
 
 type checkOptions struct {
@@ -59,34 +58,39 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		return nil
 	}
 	rs := results.Store{Dir: resultsDir(g)}
-	if runID == "" {
-		if runID, err = rs.Latest(); err != nil {
+	ids := strings.Fields(runID)
+	if len(ids) == 0 {
+		latest, err := rs.Latest()
+		if err != nil {
 			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
 		}
-	} else if runID, err = rs.Resolve(runID); err != nil {
-		return err
+		ids = []string{latest}
 	}
-	info, recs, err := rs.Load(runID)
-	if err != nil {
-		return err
-	}
-	if info.Lab != "" && info.Lab != lab.Name {
-		return fmt.Errorf("run %s belongs to lab %q, not %q", runID, info.Lab, lab.Name)
-	}
-	if (info.Status == results.StatusInterrupted || info.Status == results.StatusRunning) && !opt.partial {
-		why := info.Note
-		if why == "" {
-			why = "it did not finish"
+	perRun := map[string][]results.Record{}
+	var incomplete []string
+	for i, id := range ids {
+		if ids[i], err = rs.Resolve(id); err != nil {
+			return err
 		}
-		return fmt.Errorf("run %s is %s (%s): its cells may lack runs, so a verdict would not be the experiment's; rerun it, or pass -partial to check what it has",
-			runID, info.Status, why)
+		info, recs, err := loadCheckedRun(g, rs, lab, ids[i], opt)
+		if err != nil {
+			return err
+		}
+		if info.Status != results.StatusComplete && info.Status != "" {
+			incomplete = append(incomplete, fmt.Sprintf("run %s ended %s", ids[i], info.Status))
+		}
+		perRun[ids[i]] = recs
 	}
-	if info.SpecHash != "" && info.SpecHash != lab.Hash {
-		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)
+	runID = strings.Join(ids, "+")
+	recs := perRun[ids[0]]
+	if len(ids) > 1 {
+		// Each apply's cell mean is one observation: the verdict then
+		// includes the apply-to-apply variance a single apply cannot see.
+		recs = results.PoolRuns(perRun)
 	}
 	outs := results.Evaluate(results.Group(recs), exps)
-	if info.Status != results.StatusComplete && info.Status != "" {
-		results.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", runID, info.Status))
+	if len(incomplete) > 0 {
+		results.MarkIncomplete(outs, strings.Join(incomplete, "; ")+", so cells may lack runs")
 	}
 	if opt.json {
 		// One line, so that it fits apply's -json event stream.
@@ -171,4 +175,28 @@ func hasExpectations(lab *spec.Lab) bool {
 		}
 	}
 	return false
+}
+
+// loadCheckedRun loads a run to check and refuses one of another lab, or
+// one that was interrupted or is still running unless opt.partial.
+func loadCheckedRun(g *globals, rs results.Store, lab *spec.Lab, runID string, opt checkOptions) (results.RunInfo, []results.Record, error) {
+	info, recs, err := rs.Load(runID)
+	if err != nil {
+		return info, nil, err
+	}
+	if info.Lab != "" && info.Lab != lab.Name {
+		return info, nil, fmt.Errorf("run %s belongs to lab %q, not %q", runID, info.Lab, lab.Name)
+	}
+	if (info.Status == results.StatusInterrupted || info.Status == results.StatusRunning) && !opt.partial {
+		why := info.Note
+		if why == "" {
+			why = "it did not finish"
+		}
+		return info, nil, fmt.Errorf("run %s is %s (%s): its cells may lack runs, so a verdict would not be the experiment's; rerun it, or pass -partial to check what it has",
+			runID, info.Status, why)
+	}
+	if info.SpecHash != "" && info.SpecHash != lab.Hash {
+		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)
+	}
+	return info, recs, nil
 }

@@ -111,8 +111,10 @@ func TestCheckVerdicts(t *testing.T) {
 		{"incomplete without -strict exits 0", results.StatusComplete,
 			[]cellRuns{{"9000", []float64{-1, 9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4, 4}, 0}}, nil, exitOK,
 			[]string{"incomplete"}},
-		{"an interrupted run is incomplete", results.StatusInterrupted,
-			[]cellRuns{{"9000", []float64{9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4, 4}, 0}}, []string{"-strict"}, exitExpect,
+		{"an interrupted run is refused", results.StatusInterrupted,
+			[]cellRuns{{"9000", []float64{9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4, 4}, 0}}, []string{"-strict"}, exitError, nil},
+		{"an interrupted run with -partial is incomplete", results.StatusInterrupted,
+			[]cellRuns{{"9000", []float64{9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4, 4}, 0}}, []string{"-strict", "-partial"}, exitExpect,
 			[]string{"ended interrupted", "0 pass, 0 fail, 0 inconclusive, 2 incomplete"}},
 		{"everything passes", results.StatusComplete,
 			[]cellRuns{{"9000", []float64{9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4.1, 4}, 0}}, []string{"-strict", "latest"}, exitOK,
@@ -190,5 +192,26 @@ func TestCheckJUnit(t *testing.T) {
 	}
 	if code, _, errOut := runMain(dir, "check", "-junit", filepath.Join(dir, "no", "such", "dir.xml")); code != exitError {
 		t.Errorf("unwritable -junit: exit %d %s", code, errOut)
+	}
+}
+
+// Three applies that each look tight but disagree with each other: alone,
+// each one passes; checked together (one observation per apply) the
+// apply-to-apply spread makes the verdict inconclusive, not a pass.
+func TestCheckPoolsApplies(t *testing.T) {
+	dir := verdictDir(t)
+	var ids []string
+	for i, m := range []float64{9.6, 10.4, 10.0} {
+		ids = append(ids, writeRun(t, dir, i+1, results.StatusComplete,
+			cellRuns{"9000", []float64{m - 0.01, m, m + 0.01}, 0}, cellRuns{"1500", []float64{4, 4, 4}, 0}))
+	}
+	for _, id := range ids {
+		if code, out, errOut := runMain(dir, "check", id); code != exitOK || !strings.Contains(out, "2 pass") {
+			t.Fatalf("run %s alone: exit %d\n%s%s", id, code, out, errOut)
+		}
+	}
+	code, out, errOut := runMain(dir, append([]string{"check", "-strict"}, ids...)...)
+	if code != exitExpect || !strings.Contains(out, "inconclusive") || !strings.Contains(out, strings.Join(ids, "+")) {
+		t.Errorf("pooled check: exit %d\n%s%s", code, out, errOut)
 	}
 }
