@@ -20,12 +20,17 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/lab
 
-## test: every test — unit, golden, real namespaces end to end, then each fuzz
-## target for FUZZTIME (10 targets × 4 s).
-## Packages run one at a time (-p 1): several of them measure real traffic,
-## and two such tests sharing this machine's two cores would disturb each other.
+# Every package but the CLI's end-to-end suites: run under the race detector.
+UNIT = $(shell $(GO) list ./... | grep -v '/cmd/lab$$')
+
+## test: every test — unit (with -race), golden, real namespaces, libvirt and
+## the vCenter simulator end to end, then each fuzz target for FUZZTIME
+## (10 targets × 4 s). Packages run one at a time (-p 1): several of them
+## measure real traffic, and two such tests sharing this machine's two cores
+## would disturb each other. go test prints each package's time.
 test: deps vet
-	$(GO) test -p 1 -count=1 -timeout 45m ./...
+	$(GO) test -p 1 -count=1 -race -timeout 20m $(UNIT)
+	$(GO) test -p 1 -count=1 -timeout 45m ./cmd/lab
 	$(MAKE) fuzz
 
 ## fuzz: each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer hunt)
@@ -35,8 +40,12 @@ fuzz:
 		$(GO) test -count=1 -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
 	done
 
+## vet: go vet, gofmt, staticcheck and errcheck (pinned in go.mod's tool
+## block; errcheck's deliberate exclusions are in .errcheck-excludes).
 vet:
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+	$(GO) tool errcheck -ignoretests -exclude .errcheck-excludes ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
 
 ## bench: speed and fidelity figures, printed as ratios against the targets

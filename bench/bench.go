@@ -1,6 +1,6 @@
 // Package bench holds what every benchmark runner shares: the endpoints a
 // run goes between, its parameters, the parsed sample and system-wide CPU
-// sampling. Runners live in sub-packages (bench/iperf3, later iperf2, netperf).
+// sampling. Runners live in sub-packages (bench/iperf3, bench/iperf2, bench/netperf).
 package bench
 
 import (
@@ -92,6 +92,10 @@ type CPUUsage struct {
 	System  float64 `json:"system_pct"`
 	SoftIRQ float64 `json:"softirq_pct"`
 	IRQ     float64 `json:"irq_pct"`
+	// Steal is the share of time the hypervisor ran something else on
+	// these vCPUs while the guest wanted them (/proc/stat's steal): a
+	// neighbour's load disturbing the measurement.
+	Steal float64 `json:"steal_pct,omitempty"`
 	// MHz is the CPUs' clock from /proc/cpuinfo when the runner read it
 	// (0: unknown); with Busy and the CPU count it gives CPU cycles per bit.
 	MHz float64 `json:"mhz,omitempty"`

@@ -101,6 +101,7 @@ func Usage(before, after map[int]CPUTimes, cpus []int) CPUUsage {
 	u.IRQ = pct(d.IRQ)
 	u.SoftIRQ = pct(d.SoftIRQ)
 	u.Busy = pct(d.User + d.Nice + d.System + d.IRQ + d.SoftIRQ)
+	u.Steal = pct(d.Steal)
 	return u
 }
 

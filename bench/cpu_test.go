@@ -2,14 +2,13 @@ package bench
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/lab-bench/lab/internal/golden"
+)
 
 func readStat(t *testing.T, name string) map[int]CPUTimes {
 	t.Helper()
@@ -40,19 +39,7 @@ func TestUsageGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "usage.golden")
-	if *update {
-		if err := os.WriteFile(path, append(js, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != string(js)+"\n" {
-		t.Errorf("usage differs (go test -update):\n%s", js)
-	}
+	golden.Check(t, filepath.Join("testdata", "usage.golden"), append(js, '\n'))
 	if all := Usage(before, after, nil); all.Busy < 40 {
 		t.Errorf("a busy loop on one of two CPUs: busy %.1f%%, want >= 40", all.Busy)
 	}
@@ -73,7 +60,7 @@ func TestParseCPUStat(t *testing.T) {
 		}
 	}
 	u := Usage(map[int]CPUTimes{0: {}}, map[int]CPUTimes{0: {User: 10, Nice: 10, System: 20, Idle: 40, IRQ: 5, SoftIRQ: 5, Steal: 10}}, nil)
-	if !reflect.DeepEqual(u, CPUUsage{User: 20, System: 20, IRQ: 5, SoftIRQ: 5, Busy: 50}) {
+	if !reflect.DeepEqual(u, CPUUsage{User: 20, System: 20, IRQ: 5, SoftIRQ: 5, Busy: 50, Steal: 10}) {
 		t.Errorf("Usage: %+v", u)
 	}
 }

@@ -15,6 +15,7 @@ import (
 type Outcome struct {
 	Runs        int // runs attempted
 	Failed      int // runs that failed
+	Skipped     int // repeats of adaptive cells not needed once their CI was narrow enough
 	Teardown    error
 	Interrupted bool
 }
@@ -40,6 +41,9 @@ func (e *Engine) Apply(ctx, teardownCtx context.Context, p *plan.Plan) (Outcome,
 			err = fmt.Errorf("interrupted: %w", context.Canceled)
 		}
 	}
+	if err != nil {
+		e.emit(Event{Type: EvError, Message: err.Error()})
+	}
 	if !e.Keep {
 		e.emit(Event{Type: EvTeardown, Message: "tearing down"})
 		out.Teardown = e.Teardown(teardownCtx, nil)
@@ -54,24 +58,16 @@ func (e *Engine) Apply(ctx, teardownCtx context.Context, p *plan.Plan) (Outcome,
 	return out, err
 }
 
-// GroupChecker is implemented by providers that can tell before anything
-// is created that a group asks for what their back end cannot do (bhyve:
-// offload toggles on a tap-backed vtnet are silent no-ops).
-type GroupChecker interface {
-	CheckGroup(g *plan.Group) error
-}
-
 func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]plan.Action, total int, out *Outcome) error {
+	// The plan was checked against the providers' capabilities when it was
+	// made; a saved plan may meet providers configured differently since.
 	for _, g := range p.Groups {
-		prov, err := e.provider(g.ProviderKey)
-		if err != nil {
+		if _, err := e.provider(g.ProviderKey); err != nil {
 			return err
 		}
-		if c, ok := prov.(GroupChecker); ok {
-			if err := c.CheckGroup(g); err != nil {
-				return err
-			}
-		}
+	}
+	if diags := plan.CheckCapabilities(p, nil, e.capabilities); diags.HasErrors() {
+		return diags
 	}
 	// Deletes of what the spec no longer has come first.
 	for _, a := range p.Actions {

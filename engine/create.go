@@ -144,7 +144,7 @@ func pendingInstance(g *plan.Group, address, kind string) providers.Instance {
 	case g.ClientLink != nil && address == g.ClientLink.Address:
 		name = g.ClientLink.Name
 	}
-	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name,
+	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner(),
 		Attrs: map[string]string{"lab_id": g.Link.LabID}}
 }
 
@@ -159,6 +159,7 @@ func mergeInstance(pending, in providers.Instance) providers.Instance {
 	if out.Name == "" {
 		out.Name = pending.Name
 	}
+	out.Owner = pending.Owner // the engine's record of whose it is, whatever the provider said
 	attrs := map[string]string{}
 	for k, v := range pending.Attrs {
 		attrs[k] = v

@@ -5,19 +5,22 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/go-multierror"
+
+	"github.com/lab-bench/lab/providers"
 )
 
 // Destroy removes everything in state. With orphans it also asks every
-// provider for objects tagged with the lab id that state does not list
-// (left by a crash before state could be written, or by a lost state file).
-func (e *Engine) Destroy(ctx context.Context, labID string, orphans bool) error {
+// provider for objects tagged as owner's — this lab in this workspace,
+// matched exactly — that state does not list (left by a crash before state
+// could be written, or by a lost state file).
+func (e *Engine) Destroy(ctx context.Context, owner providers.Owner, orphans bool) error {
 	err := e.Teardown(ctx, nil)
 	if !orphans {
 		return err
 	}
 	errs := multierror.Append(nil, err)
 	for key, prov := range e.Providers {
-		found, lerr := prov.List(ctx, labID)
+		found, lerr := prov.List(ctx, owner)
 		if lerr != nil {
 			errs = multierror.Append(errs, fmt.Errorf("list %s: %w", key, lerr))
 		}
@@ -26,6 +29,7 @@ func (e *Engine) Destroy(ctx context.Context, labID string, orphans bool) error 
 				if in.Kind != kind {
 					continue
 				}
+				in.Owner = owner
 				e.emit(Event{Type: EvDelete, Address: in.Address, Message: in.Name + " (orphan)"})
 				if derr := prov.Delete(ctx, in); derr != nil {
 					errs = multierror.Append(errs, fmt.Errorf("delete orphan %s: %w", in.Name, derr))

@@ -8,6 +8,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,12 +22,6 @@ import (
 // StateSaver persists the state after every change.
 type StateSaver interface {
 	Save(s *state.State) error
-}
-
-// Connector is implemented by providers whose machines take commands: it
-// returns a transport to a created machine.
-type Connector interface {
-	Connect(in providers.Instance) (guest.Transport, error)
 }
 
 // ResultWriter stores one result record.
@@ -58,6 +53,11 @@ type Engine struct {
 	Provenance results.Provenance
 	RunID      string
 	Lab        string
+	// HostLock, when set, is taken around each run whose provider's
+	// machines are on this host (Capabilities.OnThisHost), so benchmarks
+	// of two labs (or two checkouts of one) never overlap on its CPUs. It
+	// blocks until the lock is free or ctx is done.
+	HostLock func(ctx context.Context) (release func(), err error)
 	// AfterRun, when set, sees every record after it is written; an error
 	// stops the apply (which then tears down as on any error). The CLI
 	// uses it to hold runs to the lock file.
@@ -95,7 +95,7 @@ func (e *Engine) put(r state.Resource) error {
 	}
 	e.State.Put(r)
 	if err := e.Store.Save(e.State); err != nil {
-		return fmt.Errorf("save state: %w", err)
+		return &StateSaveError{Err: err}
 	}
 	return nil
 }
@@ -106,10 +106,23 @@ func (e *Engine) remove(address string) error {
 	defer e.mu.Unlock()
 	e.State.Remove(address)
 	if err := e.Store.Save(e.State); err != nil {
-		return fmt.Errorf("save state: %w", err)
+		return &StateSaveError{Err: err}
 	}
 	return nil
 }
+
+// StateSaveError is a state file that could not be written (a full disk):
+// the objects lab changed meanwhile are as the provider left them, but the
+// state on disk still says what it said before.
+type StateSaveError struct{ Err error }
+
+func (e *StateSaveError) Error() string {
+	if strings.HasPrefix(e.Err.Error(), "save state") {
+		return e.Err.Error() // the store said so already
+	}
+	return "save state: " + e.Err.Error()
+}
+func (e *StateSaveError) Unwrap() error { return e.Err }
 
 func (e *Engine) provider(key string) (providers.Provider, error) {
 	p, ok := e.Providers[key]
@@ -117,6 +130,15 @@ func (e *Engine) provider(key string) (providers.Provider, error) {
 		return nil, fmt.Errorf("provider %q is not configured", key)
 	}
 	return p, nil
+}
+
+// capabilities is the configured provider's capabilities by provider key.
+func (e *Engine) capabilities(key string) (providers.Capabilities, bool) {
+	p, ok := e.Providers[key]
+	if !ok {
+		return providers.Capabilities{}, false
+	}
+	return p.Capabilities(), true
 }
 
 func (e *Engine) parallelism() int {

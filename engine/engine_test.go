@@ -53,9 +53,17 @@ func (f *fakeProvider) Link(_ context.Context, l providers.LinkSpec) (providers.
 	return providers.Instance{Address: l.Address, Kind: "link", ID: l.Name}, f.op("link", l.Address)
 }
 func (f *fakeProvider) Create(_ context.Context, m providers.Machine) (providers.Instance, error) {
-	in := providers.Instance{Address: m.Address, Kind: "machine", ID: m.Name, Attrs: map[string]string{"addr": "198.18.0.1", "iface": "eth0"}}
+	in := providers.Instance{Address: m.Address, Kind: "machine", ID: m.Name,
+		Endpoint: &providers.Endpoint{Addr: "198.18.0.1", Iface: "eth0", TemplateID: "fake-image-1"}}
 	return in, f.op("create", m.Address)
 }
+func (f *fakeProvider) Capabilities() providers.Capabilities {
+	return providers.Capabilities{GuestOffloads: true, LinkMTU: true, VCPU: true, Memory: true}
+}
+func (f *fakeProvider) TemplateID(context.Context, providers.Machine) (string, error) {
+	return "fake-image-1", nil
+}
+func (f *fakeProvider) Close(context.Context) error { return nil }
 func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers.Instance, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -64,8 +72,10 @@ func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers
 func (f *fakeProvider) Delete(_ context.Context, in providers.Instance) error {
 	return f.op("delete", in.Address)
 }
-func (f *fakeProvider) List(context.Context, string) ([]providers.Instance, error) { return nil, nil }
-func (f *fakeProvider) Connect(in providers.Instance) (guest.Transport, error) {
+func (f *fakeProvider) List(context.Context, providers.Owner) ([]providers.Instance, error) {
+	return nil, nil
+}
+func (f *fakeProvider) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
 	return nopTransport{in.Address}, nil
 }
 
@@ -166,8 +176,8 @@ func TestApply(t *testing.T) {
 		{name: "delete fails: object stays tainted for lab destroy",
 			fail: map[string]error{"delete:pair.p.server": errors.New("busy")}, wantRecords: 3,
 			wantErr: "delete pair.p.server: busy", wantState: []string{"pair.p.server tainted"}, wantExists: 1},
-		{name: "setting did not take effect: strict run fails, teardown still runs",
-			os: fakeOS{stuck: true}, wantErr: "mtu", wantRecords: 0},
+		{name: "setting did not take effect: strict runs fail and are recorded, teardown still runs",
+			os: fakeOS{stuck: true}, wantErr: "3 of 3 runs failed", wantRecords: 3},
 		{name: "benchmark fails: recorded, apply reports failed runs",
 			runner: fakeRunner{fail: true}, wantRecords: 3, wantErr: "3 of 3 runs failed"},
 	}
@@ -239,7 +249,7 @@ func TestTeardownAbandonedLeavesStateForDestroy(t *testing.T) {
 		t.Fatalf("state lists %d objects, want all 3 left", len(e.State.Resources))
 	}
 	e.View = nil
-	if err := e.Destroy(context.Background(), "t", false); err != nil {
+	if err := e.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(prov.exists) != 0 || len(e.State.Resources) != 0 {
@@ -348,23 +358,169 @@ func TestProvisioningIsConcurrentAndBounded(t *testing.T) {
 	}
 }
 
-// refusingProvider refuses every group, as bhyve refuses offload toggles
-// on a tap backend.
+// refusingProvider cannot set a link's MTU.
 type refusingProvider struct{ *fakeProvider }
 
-func (r refusingProvider) CheckGroup(g *plan.Group) error {
-	return fmt.Errorf("%s: lro on a tap backend is a silent no-op", g.Address)
+func (r refusingProvider) Capabilities() providers.Capabilities {
+	return providers.Capabilities{GuestOffloads: true}
 }
 
-func TestGroupCheckRefusesBeforeCreating(t *testing.T) {
+// A saved plan applied after the provider block changed is checked again
+// against the provider's capabilities, before anything is created.
+func TestCapabilityCheckRefusesBeforeCreating(t *testing.T) {
 	prov := newFake()
 	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
 	e.Providers["fake.x"] = refusingProvider{prov}
-	_, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500))
-	if err == nil || !strings.Contains(err.Error(), "silent no-op") {
+	p := testPlan(1, 1500)
+	p.Groups[0].Link.MTU = 9000
+	_, err := e.Apply(context.Background(), context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "Link MTU not supported") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(prov.log) != 0 || len(res.recs) != 0 {
 		t.Errorf("something was created or run: %v", prov.log)
+	}
+}
+
+// mtuCapOS observes MTUs above its cap as 1500: a NIC that cannot take them.
+type mtuCapOS struct{ max int }
+
+func (o mtuCapOS) Apply(context.Context, guest.Transport, string, guest.Settings) error { return nil }
+func (o mtuCapOS) Observe(_ context.Context, _ guest.Transport, iface string, s guest.Settings) (guest.Observed, error) {
+	mtu := s.MTU
+	if mtu > o.max {
+		mtu = 1500
+	}
+	return guest.Observed{Interface: iface, MTU: mtu, Kernel: "6.1"}, nil
+}
+
+// One cell whose strict setting does not take effect fails its own runs,
+// with the reason recorded; the other cells run and are measured.
+func TestStrictSettingFailsOnlyItsCell(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	e.OS = func(string) (guest.OS, error) { return mtuCapOS{max: 1500}, nil }
+	p := testPlan(2, 1500)
+	p.Groups[0].Runs[1].Spec = specWithMTU(9000)
+	out, err := e.Apply(context.Background(), context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 runs failed") || out.Failed != 1 {
+		t.Fatalf("err %v, outcome %+v", err, out)
+	}
+	if len(res.recs) != 2 || res.recs[0].Error != "" || !strings.Contains(res.recs[1].Error, "settings did not take effect") ||
+		res.recs[0].Metrics.ThroughputBps == 0 {
+		t.Errorf("records: %+v", res.recs)
+	}
+	if len(prov.exists) != 0 {
+		t.Errorf("left: %v", prov.exists)
+	}
+}
+
+// A full disk during teardown: the objects are deleted, the state cannot
+// say so; the error is a *StateSaveError with one "save state" prefix.
+func TestTeardownStateSaveFailure(t *testing.T) {
+	prov := newFake()
+	e, _, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	full := false
+	e.Store = saverFunc(func(*state.State) error {
+		if full {
+			return errors.New("save state: write state.json: no space left on device")
+		}
+		return nil
+	})
+	e.View = ViewFunc(func(ev Event) {
+		if ev.Type == EvTeardown {
+			full = true
+		}
+	})
+	out, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500))
+	var se *StateSaveError
+	if err == nil || !errors.As(out.Teardown, &se) {
+		t.Fatalf("err %v, teardown %v: want a *StateSaveError", err, out.Teardown)
+	}
+	if strings.Contains(err.Error(), "save state: save state") {
+		t.Errorf("doubled prefix: %q", err)
+	}
+	if len(prov.exists) != 0 {
+		t.Errorf("objects left: %v", prov.exists)
+	}
+}
+
+// A failed apply says so in its event stream (for -json consumers) before
+// the teardown starts.
+func TestFailedApplyEmitsError(t *testing.T) {
+	prov := newFake()
+	prov.fail["create:pair.p.client"] = errors.New("boom")
+	e, _, events := newEngine(prov, fakeOS{}, fakeRunner{})
+	if _, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500)); err == nil {
+		t.Fatal("apply succeeded")
+	}
+	var types []string
+	for _, ev := range *events {
+		types = append(types, ev.Type)
+		if ev.Type == EvError && !strings.Contains(ev.Message, "boom") {
+			t.Errorf("error event %q does not carry the error", ev.Message)
+		}
+	}
+	joined := strings.Join(types, " ")
+	if !strings.Contains(joined, EvError+" "+EvTeardown) {
+		t.Errorf("events %s: want error, then teardown", joined)
+	}
+}
+
+// noisyRunner alternates between 1 and 2 Gb/s: its CI never gets narrow.
+type noisyRunner struct {
+	fakeRunner
+	n *int
+}
+
+func (r noisyRunner) Parse(bench.Raw) (bench.Sample, error) {
+	*r.n++
+	return bench.Sample{ThroughputBps: float64(1+*r.n%2) * 1e9}, nil
+}
+
+// Adaptive repeats: each cell runs its minimum, then stops once its CI is
+// narrow enough; the skipped repeats are counted, not recorded.
+func TestAdaptiveRepeatsStopDecidedCells(t *testing.T) {
+	prov := newFake()
+	e, res, events := newEngine(prov, fakeOS{}, fakeRunner{})
+	p := testPlan(10, 1500)
+	for i := range p.Groups[0].Runs {
+		r := &p.Groups[0].Runs[i]
+		r.CellKey, r.Repeat, r.MinRepeat, r.UntilCI = "n=1", i+1, 3, 0.03
+	}
+	out, err := e.Apply(context.Background(), context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Runs != 3 || out.Skipped != 7 || len(res.recs) != 3 {
+		t.Errorf("outcome %+v, %d records: want 3 runs and 7 skipped", out, len(res.recs))
+	}
+	n := 0
+	for _, ev := range *events {
+		if ev.Type == EvSkipped {
+			n++
+			if !strings.Contains(ev.Message, "decided after 3 runs") {
+				t.Errorf("skip message %q", ev.Message)
+			}
+		}
+	}
+	if n != 7 {
+		t.Errorf("%d skipped events, want 7", n)
+	}
+}
+
+func TestAdaptiveRepeatsRunNoisyCellsToMax(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	n := 0
+	e.Runner = func(string) (bench.Runner, error) { return noisyRunner{n: &n}, nil }
+	p := testPlan(6, 1500)
+	for i := range p.Groups[0].Runs {
+		r := &p.Groups[0].Runs[i]
+		r.CellKey, r.Repeat, r.MinRepeat, r.UntilCI = "n=1", i+1, 3, 0.03
+	}
+	out, err := e.Apply(context.Background(), context.Background(), p)
+	if err != nil || out.Runs != 6 || out.Skipped != 0 || len(res.recs) != 6 {
+		t.Errorf("err %v, outcome %+v, %d records: a noisy cell runs to max", err, out, len(res.recs))
 	}
 }

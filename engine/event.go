@@ -13,8 +13,9 @@ const (
 	EvRun       = "run"       // a benchmark run starts
 	EvResult    = "result"    // a run finished with a result
 	EvRunFailed = "run_failed"
+	EvSkipped   = "skipped" // an adaptive cell was decided: its remaining repeats do not run (Message: why)
 	EvWarning   = "warning"
-	EvError     = "error"
+	EvError     = "error"    // the apply failed (Message); teardown follows
 	EvTeardown  = "teardown" // teardown of everything starts
 	EvDone      = "done"
 )

@@ -7,22 +7,12 @@ import (
 	"github.com/lab-bench/lab/results"
 )
 
-// HostCPUMeter is implemented by providers that can see a machine's CPU use
-// from the hypervisor's side (vSphere's PerformanceManager, libvirt's
-// per-domain CPU time). The engine starts a measurement when a benchmark
-// starts and ends it when the benchmark ends, for both ends of the pair.
-type HostCPUMeter interface {
-	// MeterCPU starts measuring in's CPU use; calling the returned function
-	// ends the measurement and returns the result.
-	MeterCPU(ctx context.Context, in providers.Instance) (stop func(context.Context) (results.HostCPU, error), err error)
-}
-
 // meterPair starts hypervisor-side CPU measurement of both ends when the
 // provider can do it. The returned function ends it; it returns nil when
 // the provider cannot measure or a measurement failed (the failure is
 // reported as a warning, never as a failed run).
 func (e *Engine) meterPair(ctx context.Context, prov providers.Provider, server, client providers.Instance) func(context.Context) *results.HostCPUPair {
-	m, ok := prov.(HostCPUMeter)
+	m, ok := prov.(providers.HostCPUMeter)
 	if !ok {
 		return func(context.Context) *results.HostCPUPair { return nil }
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/lab-bench/lab/state"
 )
 
-// Borrower is implemented by providers whose machines exist before lab and
-// outlive it (the hosts back end: bare metal, long-lived VMs). For a
+// Borrowed machines (providers.Capabilities.Borrowed: the hosts back end,
+// bare metal, long-lived VMs) exist before lab and outlive it. For a
 // borrowed machine the engine, before it configures the machine for the
 // first time, observes the current value of everything any run of the
 // group will change — MTU, each offload named, congestion control, each
@@ -26,9 +26,6 @@ import (
 // Emulated loss is restored to "none": lab's own rules are removed. Loss
 // rules the machine had before (a netem root qdisc) cannot be recreated and
 // are reported as a warning when the snapshot is taken.
-type Borrower interface {
-	Borrowed() bool
-}
 
 // RestoreAttr is the state attribute holding a borrowed machine's
 // settings from before lab changed them (JSON, a Restore).
@@ -49,10 +46,7 @@ type Restore struct {
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
-func borrowed(prov providers.Provider) bool {
-	b, ok := prov.(Borrower)
-	return ok && b.Borrowed()
-}
+func borrowed(prov providers.Provider) bool { return prov.Capabilities().Borrowed }
 
 // snapshotBorrowed records both ends' current settings before the group's
 // first run when the provider's machines are borrowed. A record already in
@@ -82,7 +76,7 @@ func (e *Engine) snapshotBorrowed(ctx context.Context, prov providers.Provider, 
 }
 
 func (e *Engine) snapshot(ctx context.Context, side end, osName string, touch guest.Settings) error {
-	iface := side.in.Attrs["iface"]
+	iface := side.ep().Iface
 	// Observe the namespace-wide algorithm, not the per-socket fallback,
 	// and do not ask for a loss rule.
 	ask := touch
@@ -140,10 +134,6 @@ func (e *Engine) restoreBorrowed(ctx context.Context, prov providers.Provider, r
 	if err != nil || rec == nil {
 		return err
 	}
-	conn, ok := prov.(Connector)
-	if !ok {
-		return fmt.Errorf("restore %s: provider %s cannot run commands", r.Address, r.ProviderKey)
-	}
 	if e.OS == nil {
 		return fmt.Errorf("restore %s: no guest OS drivers configured", r.Address)
 	}
@@ -151,7 +141,7 @@ func (e *Engine) restoreBorrowed(ctx context.Context, prov providers.Provider, r
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", r.Address, err)
 	}
-	t, err := conn.Connect(r.Instance)
+	t, err := prov.Connect(ctx, r.Instance)
 	if err != nil {
 		return fmt.Errorf("restore %s: connect: %w", r.Address, err)
 	}

@@ -17,7 +17,11 @@ import (
 // borrowedProvider is the fake provider whose machines are not lab's.
 type borrowedProvider struct{ *fakeProvider }
 
-func (borrowedProvider) Borrowed() bool { return true }
+func (b borrowedProvider) Capabilities() providers.Capabilities {
+	c := b.fakeProvider.Capabilities()
+	c.Borrowed = true
+	return c
+}
 
 // hostOS keeps each guest's current settings the way a real machine does:
 // Apply changes them, Observe reports them.
@@ -173,7 +177,7 @@ func TestRestoreFailureKeepsMachineForDestroy(t *testing.T) {
 	}
 	// `lab destroy` later, the host reachable again.
 	hosts.failWhen = nil
-	if err := e.Destroy(context.Background(), "t", false); err != nil {
+	if err := e.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if s := hosts.current("pair.p.server"); s.MTU != 1500 || s.CongestionControl != "bbr" {
@@ -251,5 +255,4 @@ func TestSnapshotOf(t *testing.T) {
 	}
 }
 
-var _ Borrower = borrowedProvider{}
 var _ providers.Provider = borrowedProvider{}

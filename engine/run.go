@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -14,11 +13,6 @@ import (
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/results"
 )
-
-// TemplateIdentityAttr is the Instance attribute in which a provider
-// reports the identity of the image a machine was made from; it is
-// recorded in every result and pinned by the lock file.
-const TemplateIdentityAttr = "template_identity"
 
 // SettingsError is a requested guest setting that did not take effect
 // while the spec is strict.
@@ -46,48 +40,63 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 	if err != nil {
 		return err
 	}
-	conn, ok := prov.(Connector)
-	if !ok {
-		return fmt.Errorf("provider %s cannot run commands on its machines", g.ProviderKey)
-	}
-	server, err := e.connect(conn, l.server, g.Server.Template.OS)
+	server, err := e.connect(ctx, prov, l.server, g.Server.Template.OS)
 	if err != nil {
 		return err
 	}
 	defer server.t.Close()
-	client, err := e.connect(conn, l.client, g.Client.Template.OS)
+	client, err := e.connect(ctx, prov, l.client, g.Client.Template.OS)
 	if err != nil {
 		return err
 	}
 	defer client.t.Close()
 	var router *end
 	if l.router != nil {
-		rt, err := e.connect(conn, *l.router, g.Router.Template.OS)
+		rt, err := e.connect(ctx, prov, *l.router, g.Router.Template.OS)
 		if err != nil {
 			return err
 		}
 		defer rt.t.Close()
 		router = &rt
 	}
+	if err := checkGroupTools(ctx, g, server, client, router); err != nil {
+		return err
+	}
 	if err := e.snapshotBorrowed(ctx, prov, g, server, client); err != nil {
 		return err
 	}
 
+	var adapt adaptive
 	for _, r := range g.Runs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if skip, why := adapt.decided(r); skip {
+			out.Skipped++
+			e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
+			continue
+		}
 		out.Runs++
+		release := func() {}
+		if e.HostLock != nil && prov.Capabilities().OnThisHost {
+			if release, err = e.HostLock(ctx); err != nil {
+				return err
+			}
+		}
 		rec, err := e.run(ctx, prov, server, client, router, r, total)
+		release()
 		if err != nil {
-			var se *SettingsError
-			if errors.As(err, &se) || ctx.Err() != nil {
+			// A setting that did not take effect (strict) fails this run
+			// only, like a failed benchmark: recorded with its reason, and
+			// the other cells still run.
+			if ctx.Err() != nil {
 				return err
 			}
 			out.Failed++
 			rec.Error = err.Error()
 			e.emit(Event{Type: EvRunFailed, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: err.Error()})
 		}
+		adapt.record(r, rec)
 		if werr := e.Results.Write(rec); werr != nil {
 			return fmt.Errorf("write result of run %d: %w", r.Index, werr)
 		}
@@ -100,8 +109,8 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 	return nil
 }
 
-func (e *Engine) connect(conn Connector, in providers.Instance, osName string) (end, error) {
-	t, err := conn.Connect(in)
+func (e *Engine) connect(ctx context.Context, prov providers.Provider, in providers.Instance, osName string) (end, error) {
+	t, err := prov.Connect(ctx, in)
 	if err != nil {
 		return end{}, fmt.Errorf("connect %s: %w", in.Address, err)
 	}
@@ -121,8 +130,8 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
 	rec.Provenance.Provider = server.in.Provider
 	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
-	rec.Provenance.ServerTemplateID = server.in.Attrs[TemplateIdentityAttr]
-	rec.Provenance.ClientTemplateID = client.in.Attrs[TemplateIdentityAttr]
+	rec.Provenance.ServerTemplateID = server.ep().TemplateID
+	rec.Provenance.ClientTemplateID = client.ep().TemplateID
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()
@@ -181,8 +190,8 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	e.emit(start)
 	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
 	raw, err := runner.Run(ctx,
-		bench.Endpoint{T: server.t, Addr: server.in.Attrs["addr"], CPUs: cpus(server.in)},
-		bench.Endpoint{T: client.t, Addr: client.in.Attrs["addr"], CPUs: cpus(client.in)}, params)
+		bench.Endpoint{T: server.t, Addr: server.ep().Addr, CPUs: server.ep().CPUs},
+		bench.Endpoint{T: client.t, Addr: client.ep().Addr, CPUs: client.ep().CPUs}, params)
 	rec.HostCPU = stopMeter(ctx)
 	rec.Raw = raw
 	rec.End = e.clock().UTC()
@@ -195,6 +204,9 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	}
 	rec.Metrics = sample
 	rec.Provenance.ToolVersion = sample.Version
+	if results.MarkDisturbed(&rec) {
+		e.emit(Event{Type: EvWarning, Address: r.Pair, Message: fmt.Sprintf("run %d (%s #%d) disturbed: %s", r.Index, r.CellKey, r.Repeat, rec.Disturbed)})
+	}
 	done := ev
 	done.Type, done.Elapsed = EvResult, rec.End.Sub(rec.Start)
 	done.ThroughputBps, done.Retransmits = sample.ThroughputBps, sample.Retransmits
@@ -205,7 +217,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 
 // configure applies settings to one end and verifies them by observation.
 func configure(ctx context.Context, side end, s guest.Settings) (guest.Observed, error) {
-	iface := side.in.Attrs["iface"]
+	iface := side.ep().Iface
 	if err := side.os.Apply(ctx, side.t, iface, s); err != nil {
 		return guest.Observed{}, fmt.Errorf("configure %s: %w", side.in.Address, err)
 	}
@@ -228,12 +240,11 @@ func configure(ctx context.Context, side end, s guest.Settings) (guest.Observed,
 // cross. Both interfaces are verified.
 func configureRouter(ctx context.Context, rt end, s guest.Settings) (guest.Observed, error) {
 	obs, err := configure(ctx, rt, s)
-	if err != nil || rt.in.Attrs["iface2"] == "" {
+	if err != nil || rt.ep().Iface2 == "" {
 		return obs, err
 	}
 	second := rt
-	second.in.Attrs = map[string]string{"iface": rt.in.Attrs["iface2"]}
-	second.in.Address = rt.in.Address
+	second.in.Endpoint = &providers.Endpoint{Iface: rt.ep().Iface2}
 	o2, err := configure(ctx, second, guest.Settings{MTU: s.MTU, Offloads: s.Offloads, Strict: s.Strict})
 	obs.Warnings = append(obs.Warnings, o2.Warnings...)
 	return obs, err
@@ -251,17 +262,5 @@ func socketCC(client guest.Settings, oc guest.Observed, server guest.Settings, o
 	return ""
 }
 
-func cpus(in providers.Instance) []int {
-	s := in.Attrs["cpus"]
-	if s == "" {
-		return nil
-	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		var n int
-		if _, err := fmt.Sscan(f, &n); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+// ep is the end's endpoint.
+func (e end) ep() providers.Endpoint { return providers.EndpointOf(e.in) }

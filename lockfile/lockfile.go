@@ -11,9 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -22,6 +23,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/results"
 )
 
@@ -90,7 +92,7 @@ func firstNonEmpty(a, b string) string {
 // not drift (a new pair in the spec), nor is a value observed empty.
 func (l *Lock) Drift(observed *Lock) []string {
 	var out []string
-	for _, addr := range sortedKeys(observed.Machines) {
+	for _, addr := range slices.Sorted(maps.Keys(observed.Machines)) {
 		want, ok := l.Machines[addr]
 		if !ok {
 			continue
@@ -104,7 +106,7 @@ func (l *Lock) Drift(observed *Lock) []string {
 			}
 		}
 	}
-	for _, tool := range sortedKeys(observed.Tools) {
+	for _, tool := range slices.Sorted(maps.Keys(observed.Tools)) {
 		if want, ok := l.Tools[tool]; ok && want != observed.Tools[tool] {
 			out = append(out, fmt.Sprintf("%s version: locked %q, observed %q", tool, want, observed.Tools[tool]))
 		}
@@ -172,7 +174,7 @@ func (l *Lock) Render() []byte {
 			"# Commit it beside the spec. `lab apply` warns when what it observes drifts\n" +
 			"# from it (and refuses with -locked); `lab init -upgrade` rewrites it from\n" +
 			"# the latest run.\n")}})
-	for _, addr := range sortedKeys(l.Machines) {
+	for _, addr := range slices.Sorted(maps.Keys(l.Machines)) {
 		m := l.Machines[addr]
 		body.AppendNewline()
 		b := body.AppendNewBlock("machine", []string{addr}).Body()
@@ -182,7 +184,7 @@ func (l *Lock) Render() []byte {
 			}
 		}
 	}
-	for _, tool := range sortedKeys(l.Tools) {
+	for _, tool := range slices.Sorted(maps.Keys(l.Tools)) {
 		body.AppendNewline()
 		body.AppendNewBlock("tool", []string{tool}).Body().SetAttributeValue("version", cty.StringVal(l.Tools[tool]))
 	}
@@ -192,23 +194,7 @@ func (l *Lock) Render() []byte {
 // Write writes the lock to dir atomically and returns its digest.
 func Write(dir string, l *Lock) (string, error) {
 	src := l.Render()
-	tmp, err := os.CreateTemp(dir, ".lab.lock-*")
-	if err != nil {
-		return "", fmt.Errorf("write lock file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(src); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write lock file: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, FileName), src, 0o644); err != nil {
 		return "", fmt.Errorf("write lock file: %w", err)
 	}
 	return Digest(src), nil
@@ -218,13 +204,4 @@ func Write(dir string, l *Lock) (string, error) {
 func Digest(src []byte) string {
 	h := sha256.Sum256(src)
 	return hex.EncodeToString(h[:])
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

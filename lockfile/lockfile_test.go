@@ -1,17 +1,15 @@
 package lockfile
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/results"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func rec(kernel, tool string) results.Record {
 	return results.Record{
@@ -27,17 +25,7 @@ func rec(kernel, tool string) results.Record {
 func TestRenderGoldenAndRoundTrip(t *testing.T) {
 	l := FromRecords([]results.Record{rec("6.1.0-28-amd64", "iperf 3.12"), rec("", "")})
 	got := l.Render()
-	path := filepath.Join("testdata", "lock.golden")
-	if *update {
-		os.WriteFile(path, got, 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("render differs:\n%s\nwant:\n%s", got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "lock.golden"), got)
 	dir := t.TempDir()
 	digest, err := Write(dir, l)
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +55,8 @@ type Plan struct {
 	Groups   []*Group      `json:"groups"`
 	Actions  []Action      `json:"actions"`
 	Estimate time.Duration `json:"estimate"`
+
+	workspace string // the state's workspace id, in every name and tag
 }
 
 // Group is the machines of one pair in one hardware shape, and the runs
@@ -85,8 +88,13 @@ type Run struct {
 	CellKey    string              `json:"cell_key"`
 	CellIndex  int                 `json:"cell_index"` // 0-based position in the experiment's matrix
 	Repeat     int                 `json:"repeat"`     // 1-based; warmups count separately
-	Warmup     bool                `json:"warmup,omitempty"`
-	Spec       spec.CellSpec       `json:"spec"`
+	// MinRepeat and UntilCI are the experiment's adaptive repeats: from
+	// repeat MinRepeat+1 on, the run is skipped once its cell's throughput
+	// CI is narrower than ±UntilCI of the mean (see spec.Experiment).
+	MinRepeat int           `json:"min_repeat,omitempty"`
+	UntilCI   float64       `json:"until_ci,omitempty"`
+	Warmup    bool          `json:"warmup,omitempty"`
+	Spec      spec.CellSpec `json:"spec"`
 }
 
 // Action is one change to machines or links.
@@ -123,7 +131,7 @@ func New(lab *spec.Lab, st *state.State, opt Options) (*Plan, hcl.Diagnostics) {
 		opt.RunOverhead = time.Second
 	}
 	p := &Plan{Format: Format, LabID: lab.Name, LabHash: lab.Hash, Lineage: st.Lineage, Serial: st.Serial,
-		Created: opt.Now.UTC(), Vars: opt.Vars, VarFiles: opt.VarFiles}
+		Created: opt.Now.UTC(), Vars: opt.Vars, VarFiles: opt.VarFiles, workspace: st.Workspace()}
 	diags := p.expand(lab)
 	if diags.HasErrors() {
 		return p, diags
@@ -239,7 +247,7 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 				}
 				g := p.group(lab, groups, pair, cs)
 				cells = append(cells, cellRuns{g, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell,
-					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs}})
+					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs, MinRepeat: e.MinRepeat, UntilCI: e.UntilCI}})
 				return true
 			})
 			add := func(c cellRuns, repeat int, warmup bool) {
@@ -300,11 +308,14 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	shape := fingerprint(pair.Name, pair.Server, pair.Client, shapeDesc)
 	defaultShape := cs.VCPU == 0 && cs.MemoryMiB == 0 || vcpu == pair.VCPU && mem == pair.MemoryMiB
 	address := "pair." + pair.Name
-	name := lab.Name + "-" + pair.Name
 	if !defaultShape {
 		address += "[" + shape[:6] + "]"
-		name += "-" + shape[:6]
 	}
+	// Names are readable (lab and pair) and unique to this lab, workspace
+	// and group: lab "a" with pair "b-c" and lab "a-b" with pair "c", or
+	// two checkouts of one lab, never share a name.
+	owner := providers.Owner{Lab: lab.Name, Workspace: p.workspace}
+	name := lab.Name + "-" + pair.Name + "-" + owner.Hash(6, address)
 	if g, ok := groups[address]; ok {
 		return g
 	}
@@ -319,23 +330,25 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	}
 	index := 2 * len(p.Groups) // two link address blocks per group: direct or via a router
 	g := &Group{Address: address, Pair: pair.Name, ProviderKey: providerKey, ProviderType: provType, Shape: shape, ShapeDesc: shapeDesc,
-		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Pair: pair.Name, Name: name, MTU: pair.LinkMTU, Index: index}}
+		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name,
+			MTU: pair.LinkMTU, Index: index}}
 	machine := func(role, templateName string) providers.Machine {
 		var t providers.Template
 		if tt := lab.Templates[templateName]; tt != nil {
 			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS}
 			if tt.SSH != nil {
-				t.SSH = &providers.SSH{User: tt.SSH.User, PrivateKeyFile: tt.SSH.PrivateKeyFile, Port: tt.SSH.Port}
+				login := *tt.SSH
+				t.SSH = &login
 			}
 		}
-		return providers.Machine{Address: address + "." + role, LabID: lab.Name, Pair: pair.Name, Role: role,
+		return providers.Machine{Address: address + "." + role, LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Role: role,
 			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC, Routed: pair.Via != "" && role != "router"}
 	}
 	g.Server, g.Client = machine("server", pair.Server), machine("client", pair.Client)
 	if pair.Via != "" {
 		r := machine("router", pair.Via)
 		g.Router = &r
-		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Pair: pair.Name, Name: name + "-c",
+		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name + "-c",
 			MTU: pair.LinkMTU, Index: index + 1}
 	}
 	groups[address] = g
@@ -357,7 +370,7 @@ func describeShape(vcpu, mem int, pair *spec.Pair) string {
 	if pair.NIC.Queues > 0 {
 		parts = append(parts, fmt.Sprintf("%d queues", pair.NIC.Queues))
 	}
-	for _, k := range sortedKeys(pair.NIC.Host) {
+	for _, k := range slices.Sorted(maps.Keys(pair.NIC.Host)) {
 		parts = append(parts, fmt.Sprintf("host %s=%v", k, pair.NIC.Host[k]))
 	}
 	if pair.LinkMTU > 0 {
@@ -447,20 +460,21 @@ func Render(v cty.Value) string {
 	return strings.TrimSpace(fmt.Sprint(v.GoString()))
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // Runs returns every run of the plan in order.
 func (p *Plan) Runs() []Run {
 	var out []Run
 	for _, g := range p.Groups {
 		out = append(out, g.Runs...)
+	}
+	return out
+}
+
+// Machines are the group's machines: server, client and, for a routed
+// pair, the router.
+func (g *Group) Machines() []providers.Machine {
+	out := []providers.Machine{g.Server, g.Client}
+	if g.Router != nil {
+		out = append(out, *g.Router)
 	}
 	return out
 }

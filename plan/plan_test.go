@@ -2,7 +2,6 @@ package plan
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,12 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
 	"github.com/lab-bench/lab/state"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func load(t testing.TB, src string) *spec.Lab {
 	t.Helper()
@@ -27,23 +25,6 @@ func load(t testing.TB, src string) *spec.Lab {
 		t.Fatalf("load: %s", b.String())
 	}
 	return lab
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden file (run with -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }
 
 const twoShapes = `
@@ -93,7 +74,7 @@ func TestRender(t *testing.T) {
 			if err := p.Render(&b, RenderOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.String())
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), b.String())
 		})
 	}
 }

@@ -1,6 +1,10 @@
-// Package providers defines what a back end (local, vsphere, libvirt, bhyve,
-// hosts) must do for the engine, and the registry that maps a provider type
-// name in a spec to its implementation.
+// Package providers is the contract between lab's engine and its back ends
+// (local, vsphere, libvirt, bhyve, hosts), and the registry that maps a
+// provider type in a spec to its implementation.
+//
+// A back end is one package that implements Provider and registers itself
+// in an init function; the CLI imports it for that side effect. docs/PROVIDERS.md
+// walks through writing one.
 package providers
 
 import (
@@ -10,15 +14,81 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/results"
 )
+
+// Provider is what every back end implements: a session with the back
+// end (Session) and the machines and links it makes there (Resources).
+type Provider interface {
+	Session
+	Resources
+}
+
+// Session is a provider's connection to its back end, from configuration
+// to close, and what it can do there.
+type Session interface {
+	// Configure decodes the provider block's body against the provider's
+	// own schema (the second phase of spec decoding). It must not dial
+	// anything: `lab validate` calls it offline.
+	Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
+	// Capabilities declares what the back end can do, as configured. The
+	// plan refuses, with a diagnostic on the spec line, whatever a lab asks
+	// beyond it — before anything is created.
+	Capabilities() Capabilities
+	// TemplateID is the identity of the image m would be made from (a
+	// vSphere template's instance UUID and change version, a volume's
+	// SHA-256, a ZFS snapshot's GUID, a kernel and tool versions). The
+	// lock file pins it; the plan warns when it changed. May dial.
+	TemplateID(ctx context.Context, m Machine) (string, error)
+	// Connect returns a transport to a created machine, giving up when
+	// ctx is done.
+	Connect(ctx context.Context, in Instance) (guest.Transport, error)
+	// Close ends the session (API logins, hypervisor connections). The
+	// CLI calls it once per command; it is safe on a provider that never
+	// dialled.
+	Close(ctx context.Context) error
+}
+
+// Resources are the machines and links a provider makes.
+type Resources interface {
+	// Link creates the network that joins a pair; it is created before the
+	// machines attached to it and deleted after them.
+	Link(ctx context.Context, l LinkSpec) (Instance, error)
+	// Create makes one machine ready to take commands (cloned, sized,
+	// attached to its link, powered on, address known) and fills the
+	// returned instance's Endpoint.
+	Create(ctx context.Context, m Machine) (Instance, error)
+	// Read reports whether an instance still exists (false: gone).
+	Read(ctx context.Context, in Instance) (Instance, bool, error)
+	// Delete removes a machine or link. Removing what is gone succeeds.
+	Delete(ctx context.Context, in Instance) error
+	// List finds everything tagged as o's — lab and workspace matched
+	// exactly, never by a name prefix — for orphan sweeps.
+	List(ctx context.Context, o Owner) ([]Instance, error)
+}
+
+// HostCPUMeter is implemented, optionally, by providers that can see a
+// machine's CPU use from the hypervisor's side (vSphere's
+// PerformanceManager, libvirt's per-domain CPU time). The engine starts a
+// measurement when a benchmark starts and ends it when it ends.
+type HostCPUMeter interface {
+	// MeterCPU starts measuring in's CPU use; calling the returned function
+	// ends the measurement and returns the result.
+	MeterCPU(ctx context.Context, in Instance) (stop func(context.Context) (results.HostCPU, error), err error)
+}
 
 // Machine is one guest to create: one end of a pair in one hardware shape.
 type Machine struct {
 	// Address is the machine's resource address ("pair.fast[shape].server").
 	Address string
 	LabID   string
-	Pair    string
-	Role    string // "server" or "client"
+	// Workspace identifies the lab directory's state (see Owner).
+	Workspace string
+	Pair      string
+	Role      string // "server", "client" or "router"
 	// Name is the name the back end gives the machine (unique per lab).
 	Name      string
 	Template  Template
@@ -27,13 +97,20 @@ type Machine struct {
 	NIC       NIC
 	// Link is the network the machine's benchmark NIC is attached to.
 	Link Instance
-	// Routed pairs: the server and client reach each other through a
-	// router guest. Routed is set on the server and client (route to the
-	// peer via the far end of Link); Link2 is the router's second network,
-	// towards the client (Link is its network towards the server).
+	// Routed pairs (Capabilities.RoutedPairs): the server and client reach
+	// each other through a router guest. Routed is set on the server and
+	// client (route to the peer via the far end of Link); Link2 is the
+	// router's second network, towards the client (Link is its network
+	// towards the server).
 	Routed bool
 	Link2  Instance
 }
+
+// Owner is who the machine belongs to.
+func (m Machine) Owner() Owner { return Owner{Lab: m.LabID, Workspace: m.Workspace} }
+
+// Owner is who the link belongs to.
+func (l LinkSpec) Owner() Owner { return Owner{Lab: l.LabID, Workspace: l.Workspace} }
 
 // Template is the image or source a machine is made from.
 type Template struct {
@@ -42,14 +119,7 @@ type Template struct {
 	OS     string // "linux", "freebsd"
 	// SSH is how to reach guests made from the template (the template's
 	// ssh {} block); nil when the spec has none.
-	SSH *SSH `json:",omitempty"`
-}
-
-// SSH is a template's ssh {} block: how to log in to its guests.
-type SSH struct {
-	User           string `json:"user,omitempty"`
-	PrivateKeyFile string `json:"private_key_file,omitempty"`
-	Port           int    `json:"port,omitempty"`
+	SSH *ssh.Login `json:",omitempty"`
 }
 
 // NIC is the benchmark interface's hardware as the hypervisor sees it.
@@ -61,43 +131,61 @@ type NIC struct {
 
 // LinkSpec is the network that joins the two ends of a pair.
 type LinkSpec struct {
-	Address string // "pair.fast[shape].link"
-	LabID   string
-	Pair    string
-	Name    string
-	MTU     int
-	Index   int // a small number unique within the lab, for address plans
+	Address   string // "pair.fast[shape].link"
+	LabID     string
+	Workspace string // see Owner
+	Pair      string
+	Name      string
+	MTU       int
+	Index     int // a small number unique within the lab, for address plans
 }
 
 // Instance is something a provider created (a machine or a link), as
-// recorded in state. Attrs holds what the provider needs to find it again
-// and what the engine needs to reach it ("addr", "netns", "iface").
+// recorded in state.
 type Instance struct {
-	Address  string            `json:"address"`
-	Provider string            `json:"provider"`
-	Kind     string            `json:"kind"` // "machine" or "link"
-	ID       string            `json:"id"`
-	Name     string            `json:"name"`
-	Attrs    map[string]string `json:"attrs,omitempty"`
+	Address  string `json:"address"`
+	Provider string `json:"provider"`
+	Kind     string `json:"kind"` // "machine" or "link"
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	// Owner is the lab and workspace the object was made for; the engine
+	// records it with every object, pending ones included, and a provider
+	// deletes only what carries this exact owner's tag. A state written by
+	// lab 0.1 has no workspace here.
+	Owner Owner `json:"owner"`
+	// Endpoint is how the engine reaches a machine; nil for links.
+	Endpoint *Endpoint `json:"endpoint,omitempty"`
+	// Attrs is the provider's own data: what it needs to find the object
+	// again. The engine never reads it.
+	Attrs map[string]string `json:"attrs,omitempty"`
 }
 
-// Provider creates and removes machines and links on one back end.
-type Provider interface {
-	// Configure decodes the provider block's body against the provider's
-	// own schema (the second phase of spec decoding).
-	Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
-	// Link creates the network that joins a pair; it is created before the
-	// machines attached to it and deleted after them.
-	Link(ctx context.Context, l LinkSpec) (Instance, error)
-	// Create makes one machine ready to take commands (cloned, sized,
-	// attached to its link, powered on, address known).
-	Create(ctx context.Context, m Machine) (Instance, error)
-	// Read reports whether an instance still exists (false: gone).
-	Read(ctx context.Context, in Instance) (Instance, bool, error)
-	// Delete removes a machine or link. Removing what is gone succeeds.
-	Delete(ctx context.Context, in Instance) error
-	// List finds everything tagged with the lab id, for orphan sweeps.
-	List(ctx context.Context, labID string) ([]Instance, error)
+// Endpoint is what the engine needs of a created machine.
+type Endpoint struct {
+	// Addr is the benchmark address: where the peer sends traffic.
+	Addr string `json:"addr,omitempty"`
+	// Iface is the benchmark interface inside the guest ("eth0", "vtnet0").
+	Iface string `json:"iface,omitempty"`
+	// Iface2 is a router's second interface, towards the client.
+	Iface2 string `json:"iface2,omitempty"`
+	// CPUs the benchmark processes are pinned to in the guest (taskset,
+	// cpuset); empty: not pinned.
+	CPUs []int `json:"cpus,omitempty"`
+	// SSHHost and SSH are how to log in, for back ends whose guests are
+	// reached over SSH; SSH.HostKey is the key pinned at first contact.
+	SSHHost string     `json:"ssh_host,omitempty"`
+	SSH     *ssh.Login `json:"ssh,omitempty"`
+	// TemplateID is the identity of the image the machine was made from
+	// (see Session.TemplateID); recorded in every result.
+	TemplateID string `json:"template_id,omitempty"`
+}
+
+// EndpointOf returns in's endpoint, an empty one when it has none.
+func EndpointOf(in Instance) Endpoint {
+	if in.Endpoint == nil {
+		return Endpoint{}
+	}
+	return *in.Endpoint
 }
 
 // Factory makes an unconfigured provider of one type.

@@ -15,6 +15,7 @@ var verdictColor = map[results.Verdict]string{
 	results.VerdictPass:         "\x1b[32m",
 	results.VerdictFail:         "\x1b[31m",
 	results.VerdictInconclusive: ansiYellow,
+	results.VerdictIncomplete:   ansiYellow,
 }
 
 // RenderChecks writes the expectation verdicts as a table: one row per
@@ -36,7 +37,11 @@ func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options
 			if opt.Color {
 				v = verdictColor[c.Verdict] + v + ansiReset
 			}
-			if err := table.Append([]string{o.Name, c.Pair, c.Cell, c.Measured, c.Expected, v, c.Reason}); err != nil {
+			why := c.Reason
+			if c.Noisy {
+				why = "noisy cell; " + why
+			}
+			if err := table.Append([]string{o.Name, c.Pair, c.Cell, c.Measured, c.Expected, v, why}); err != nil {
 				return fmt.Errorf("render checks: %w", err)
 			}
 		}
@@ -48,7 +53,7 @@ func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options
 	for _, o := range outs {
 		counts[o.Verdict]++
 	}
-	_, err := fmt.Fprintf(w, "%d expectation(s): %d pass, %d fail, %d inconclusive\n", len(outs),
-		counts[results.VerdictPass], counts[results.VerdictFail], counts[results.VerdictInconclusive])
+	_, err := fmt.Fprintf(w, "%d expectation(s): %d pass, %d fail, %d inconclusive, %d incomplete\n", len(outs),
+		counts[results.VerdictPass], counts[results.VerdictFail], counts[results.VerdictInconclusive], counts[results.VerdictIncomplete])
 	return err
 }

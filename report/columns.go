@@ -9,10 +9,6 @@ import (
 	"github.com/lab-bench/lab/results"
 )
 
-// noisyRatio is the CI half-width, relative to the mean, above which a
-// cell's throughput is flagged "noisy".
-const noisyRatio = 0.10
-
 // summaryTable is the people-facing table shared by the table and markdown
 // formats: header, which columns hold numbers (right-aligned), and rows.
 type summaryTable struct {
@@ -111,13 +107,10 @@ func number(v float64, decimals int) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
-// noisy reports whether the throughput's CI half-width exceeds noisyRatio
-// of its mean.
-func noisy(s results.Summary) bool {
-	return s.Known && s.Mean > 0 && s.HalfWidth() > noisyRatio*s.Mean
-}
+// noisy reports whether the throughput is noisy (results.Summary.Noisy).
+func noisy(s results.Summary) bool { return s.Noisy() }
 
-// note is the note column: "noisy", "2 failed", or both.
+// note is the note column: "noisy", "2 failed", "1 missing", or several.
 func note(g results.CellGroup) string {
 	var notes []string
 	if noisy(g.ThroughputBps) {
@@ -125,6 +118,9 @@ func note(g results.CellGroup) string {
 	}
 	if g.Failed > 0 {
 		notes = append(notes, strconv.Itoa(g.Failed)+" failed")
+	}
+	if g.Missing > 0 {
+		notes = append(notes, strconv.Itoa(g.Missing)+" missing")
 	}
 	return strings.Join(notes, ", ")
 }

@@ -13,13 +13,22 @@ import (
 
 // changeColor is the ANSI colour of each comparison verdict.
 var changeColor = map[results.Change]string{
-	results.Improved:  "\x1b[32m",
-	results.Regressed: "\x1b[31m",
-	results.TooNoisy:  ansiYellow,
+	results.Improved:   "\x1b[32m",
+	results.Regressed:  "\x1b[31m",
+	results.TooNoisy:   ansiYellow,
+	results.Incomplete: ansiYellow,
 }
 
-// RenderCompare writes a base-versus-test table, one row per cell.
-func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Options) error {
+// CompareOptions are Options plus the threshold the comparison used.
+type CompareOptions struct {
+	Options
+	// Threshold is the practical-significance threshold (fraction).
+	Threshold float64
+}
+
+// RenderCompare writes a base-versus-test table, one row per cell, with
+// the raw and Holm-adjusted p-values and notes (noisy, failed runs).
+func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt CompareOptions) error {
 	if _, err := fmt.Fprintf(w, "base %s → test %s\n", base, test); err != nil {
 		return err
 	}
@@ -28,28 +37,46 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Optio
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
-	table.Header([]string{"experiment", "pair", "cell", "base Gb/s", "test Gb/s", "delta", "p", "verdict"})
+	table.Header([]string{"experiment", "pair", "cell", "base Gb/s", "test Gb/s", "delta", "p", "p (Holm)", "verdict", "note"})
 	for _, d := range ds {
-		delta, p := "-", "-"
-		if d.Base.N > 0 && d.Test.N > 0 {
+		delta, p, padj := "-", "-", "-"
+		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
 			delta = fmt.Sprintf("%+.1f %%", 100*d.RelDiff)
 		}
-		if d.Base.N > 1 && d.Test.N > 1 {
-			p = fmt.Sprintf("%.3g", d.P)
+		if d.Change != results.Missing {
+			p, padj = fmt.Sprintf("%.3g", d.P), fmt.Sprintf("%.3g", d.PAdjusted)
 		}
 		v := string(d.Change)
 		if c := changeColor[d.Change]; opt.Color && c != "" {
 			v = c + v + ansiReset
 		}
 		cell := strings.ReplaceAll(d.CellKey, ",", " ")
-		if err := table.Append([]string{d.Experiment, d.Pair, cell, throughput(d.Base), throughput(d.Test), delta, p, v}); err != nil {
+		row := []string{d.Experiment, d.Pair, cell, throughput(d.Base), throughput(d.Test), delta, p, padj, v, strings.Join(d.Notes, ", ")}
+		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render compare: %w", err)
 		}
 	}
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render compare: %w", err)
 	}
-	_, err := fmt.Fprintf(w, "Welch's t-test, two-sided, α = %.2f; \"no change\": the 95 %% CI of the difference lies within ±%.0f %% of base; "+
-		"\"too noisy\": neither; \"missing\": a side has < 2 runs.\n", results.Alpha, 100*results.Equivalence)
+	threshold := opt.Threshold
+	if threshold <= 0 {
+		threshold = results.DefaultThreshold
+	}
+	_, err := fmt.Fprintf(w, "Welch's t-test, two-sided, Holm–Bonferroni across the %d tested cells (family-wise α = %.2f). "+
+		"improved/regressed: adjusted p < α and |delta| ≥ %s %%; \"no change\": the 95 %% CI of the difference lies within ±%s %% of base; "+
+		"\"too noisy\": neither; \"incomplete\": runs failed or are missing; \"missing\": a side has < 2 runs.\n",
+		tested(ds), results.Alpha, number(100*threshold, 2), number(100*threshold, 2))
 	return err
+}
+
+// tested counts the deltas that had a t-test.
+func tested(ds []results.Delta) int {
+	n := 0
+	for _, d := range ds {
+		if d.Change != results.Missing {
+			n++
+		}
+	}
+	return n
 }

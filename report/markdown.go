@@ -33,7 +33,11 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	if !info.Started.IsZero() {
 		item("date", info.Started.UTC().Format("2006-01-02 15:04 UTC"))
 	}
-	item("status", info.Status)
+	status := info.Status
+	if info.Note != "" {
+		status += " (" + info.Note + ")"
+	}
+	item("status", status)
 	item("kernels", kernels...)
 	item("NIC drivers", drivers...)
 	for _, o := range offloads {
@@ -58,7 +62,7 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 		writeMDRow(&b, row)
 	}
 	fmt.Fprintf(&b, "\nThroughput is the mean ± the 95 %% confidence interval's half-width (Student's t) over n runs; "+
-		"\"noisy\" marks a half-width above %.0f %% of the mean.\n", noisyRatio*100)
+		"\"noisy\" marks a half-width above %.0f %% of the mean.\n", results.NoisyRatio*100)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

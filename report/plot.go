@@ -94,10 +94,12 @@ func distinct(groups []results.CellGroup, f func(results.CellGroup) string) int 
 }
 
 // whiskers draws 95 % CI error bars on the bars of one series, at the same
-// offset as its BarChart (so they line up exactly).
+// offset as its BarChart (so they line up exactly); a noisy cell's bar is
+// red and dashed.
 type whiskers struct {
 	offset, cap vg.Length
 	lo, hi      []float64 // NaN: no interval
+	noisy       []bool
 }
 
 func (w whiskers) Plot(c draw.Canvas, plt *plot.Plot) {
@@ -106,6 +108,10 @@ func (w whiskers) Plot(c draw.Canvas, plt *plot.Plot) {
 	for i := range w.lo {
 		if math.IsNaN(w.lo[i]) {
 			continue
+		}
+		sty := sty
+		if i < len(w.noisy) && w.noisy[i] {
+			sty.Color, sty.Dashes = noisyColor, []vg.Length{vg.Points(3), vg.Points(2)}
 		}
 		x := trX(float64(i)) + w.offset
 		y0, y1 := trY(w.lo[i]), trY(w.hi[i])
@@ -130,7 +136,7 @@ func (w whiskers) DataRange() (xmin, xmax, ymin, ymax float64) {
 
 // barPlot makes one panel: for each series, the value of each category
 // (and its 95 % CI when ci is set).
-func barPlot(title, ylabel string, cats []string, names []string, values, los, his [][]float64, barWidth vg.Length) (*plot.Plot, error) {
+func barPlot(title, ylabel string, cats []string, names []string, values, los, his [][]float64, noisy [][]bool, barWidth vg.Length) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
@@ -149,7 +155,7 @@ func barPlot(title, ylabel string, cats []string, names []string, values, los, h
 		p.Add(bc)
 		p.Legend.Add(names[s], bc)
 		if los != nil {
-			p.Add(whiskers{offset: bc.Offset, cap: barWidth / 5, lo: los[s], hi: his[s]})
+			p.Add(whiskers{offset: bc.Offset, cap: barWidth / 5, lo: los[s], hi: his[s], noisy: noisy[s]})
 		}
 	}
 	return p, nil
@@ -164,6 +170,8 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 	tp := make([][]float64, len(ss))
 	lo := make([][]float64, len(ss))
 	hi := make([][]float64, len(ss))
+	noisy := make([][]bool, len(ss))
+	anyNoisy := false
 	for s, se := range ss {
 		names[s] = se.name
 		for _, g := range se.groups {
@@ -175,13 +183,18 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 					l, h = math.Max(0, sum.CI95Low), sum.CI95High
 				}
 			}
-			tp[s], lo[s], hi[s] = append(tp[s], v), append(lo[s], l), append(hi[s], h)
+			n := g != nil && g.ThroughputBps.Noisy()
+			anyNoisy = anyNoisy || n
+			tp[s], lo[s], hi[s], noisy[s] = append(tp[s], v), append(lo[s], l), append(hi[s], h), append(noisy[s], n)
 		}
 	}
 	panel := width * leftShare
 	bw := panel * 0.8 / vg.Length(len(cats)*(len(ss)+1))
 	title := fmt.Sprintf("%s, run %s: throughput (mean, 95%% CI)", info.Lab, info.ID)
-	tput, err := barPlot(title, "Gb/s", cats, names, tp, lo, hi, bw)
+	if anyNoisy {
+		title += fmt.Sprintf("\nred dashed CI: noisy (half-width > %.0f %% of the mean)", results.NoisyRatio*100)
+	}
+	tput, err := barPlot(title, "Gb/s", cats, names, tp, lo, hi, noisy, bw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,7 +223,7 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 		}
 	}
 	cbw := (width - panel) * 0.8 / vg.Length(len(cats)*(len(cnames)+1))
-	cpu, err := barPlot("system-wide CPU busy (mean)", "%", cats, cnames, cvals, nil, nil, cbw)
+	cpu, err := barPlot("system-wide CPU busy (mean)", "%", cats, cnames, cvals, nil, nil, nil, cbw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,6 +243,9 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 	}
 	return tput, cpu, nil
 }
+
+// noisyColor marks the CI whisker of a noisy cell.
+var noisyColor = color.RGBA{R: 0xc0, A: 0xff}
 
 // headroom scales each panel's y range so the legend clears the bars.
 const headroom = 1.35

@@ -5,7 +5,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,9 +14,6 @@ import (
 
 // Formats lists the formats Render knows, in the order help text shows them.
 var Formats = []string{"table", "markdown", "csv", "json", "svg", "png"}
-
-// ErrNotImplemented is returned for a known format that is not written yet.
-var ErrNotImplemented = errors.New("not implemented yet")
 
 // Options tune rendering.
 type Options struct {

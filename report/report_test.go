@@ -2,18 +2,17 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var info = results.RunInfo{
 	ID: "20261129T234501Z", Lab: "vmx-lro", LabVersion: "0.1.0", Host: "bench1",
@@ -45,9 +44,12 @@ func fakeGroups() []results.CellGroup {
 		{"deb", "9000", "2", 0, 0, 0, 0, "iperf3: unable to connect | timeout", false},
 	}
 	var recs []results.Record
-	for i, r := range runs {
+	repeats := map[string]int{} // per cell, 1-based, as apply numbers them
+	for _, r := range runs {
+		cell := r.pair + "/" + r.mtu + "/" + r.streams + "/" + strconv.FormatBool(r.warmup)
+		repeats[cell]++
 		rec := results.Record{
-			Experiment: "lro-mtu", Pair: r.pair, Repeat: i + 1, Warmup: r.warmup, Error: r.err,
+			Experiment: "lro-mtu", Pair: r.pair, Repeat: repeats[cell], Warmup: r.warmup, Error: r.err,
 			Cell:    []results.CellValue{{Name: "mtu", Value: r.mtu}, {Name: "streams", Value: r.streams}},
 			CellKey: "mtu=" + r.mtu + ",streams=" + r.streams,
 			Provenance: results.Provenance{Host: "bench1", ToolVersion: "iperf 3.16",
@@ -82,7 +84,7 @@ func TestRenderGolden(t *testing.T) {
 			if !tt.opt.Color && strings.Contains(buf.String(), "\x1b[") {
 				t.Error("colour escape in output with Color off")
 			}
-			golden(t, filepath.Join("testdata", tt.name+".golden"), buf.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), buf.Bytes())
 		})
 	}
 }
@@ -128,23 +130,6 @@ func TestCellFormatting(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 func TestMarkdownEscapesCells(t *testing.T) {
 	var b strings.Builder
 	writeMDRow(&b, []string{`a|b`, `c\d`, ""})
@@ -168,7 +153,7 @@ func TestPlots(t *testing.T) {
 		if format == "svg" && !strings.Contains(buf.String(), "Gb/s") {
 			t.Error("svg lacks the axis label")
 		}
-		if *update && format == "png" {
+		if golden.Update() && format == "png" {
 			os.WriteFile(filepath.Join("testdata", "plot.png"), buf.Bytes(), 0o644)
 		}
 	}

@@ -20,6 +20,9 @@ const (
 func renderTable(w io.Writer, info results.RunInfo, groups []results.CellGroup, opt Options) error {
 	t := buildTable(groups)
 	title := fmt.Sprintf("run %s · lab %s · %s", info.ID, info.Lab, info.Status)
+	if info.Note != "" {
+		title += " (" + info.Note + ")"
+	}
 	if opt.Color {
 		title = ansiBold + title + ansiReset
 	}
@@ -52,6 +55,6 @@ func renderTable(w io.Writer, info results.RunInfo, groups []results.CellGroup, 
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render table: %w", err)
 	}
-	_, err := fmt.Fprintf(w, "throughput: mean ± 95 %% CI half-width (Student's t); noisy: half-width > %.0f %% of the mean\n", noisyRatio*100)
+	_, err := fmt.Fprintf(w, "throughput: mean ± 95 %% CI half-width (Student's t); noisy: half-width > %.0f %% of the mean\n", results.NoisyRatio*100)
 	return err
 }

@@ -1,7 +1,9 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -30,7 +32,7 @@ func TestCompare(t *testing.T) {
 		g("noisy", 6, 12, 18), g("single", 10, 11), g("new", 1, 2)}
 	want := map[string]Change{"up": Improved, "down": Regressed, "same": NoChange, "noisy": TooNoisy,
 		"single": Missing, "gone": Missing, "new": Missing}
-	ds := Compare(base, test)
+	ds := Compare(base, test, CompareOptions{})
 	if len(ds) != len(want) {
 		t.Fatalf("%d deltas", len(ds))
 	}
@@ -38,5 +40,54 @@ func TestCompare(t *testing.T) {
 		if d.Change != want[d.CellKey] {
 			t.Errorf("%s: %s (p=%.3g, diff [%g, %g]), want %s", d.CellKey, d.Change, d.P, d.DiffLow, d.DiffHigh, want[d.CellKey])
 		}
+	}
+}
+
+// TestCompareDegenerate: constant cells, single runs, zero means, failed
+// runs and a change below the threshold give finite JSON and sane verdicts.
+func TestCompareDegenerate(t *testing.T) {
+	g := func(cell string, failed int, xs ...float64) CellGroup {
+		return CellGroup{Experiment: "e", Pair: "p", CellKey: cell, ThroughputBps: Summarize(xs), N: len(xs), Failed: failed}
+	}
+	var base, test []CellGroup
+	base = append(base, g("constant", 0, 5, 5, 5), g("constant-same", 0, 5, 5), g("zero", 0, 0, 0, 0),
+		g("from-zero", 0, 0, 0), g("one", 0, 7), g("small", 0, 100, 100.01, 99.99, 100, 100.005, 99.995),
+		g("failed", 2, 10, 10.1, 9.9))
+	test = append(test, g("constant", 0, 4, 4, 4), g("constant-same", 0, 5, 5), g("zero", 0, 0, 0, 0),
+		g("from-zero", 0, 1, 1.01, 0.99), g("one", 0, 7), g("small", 0, 99.7, 99.71, 99.69, 99.7, 99.705, 99.695),
+		g("failed", 0, 10, 10.1, 9.9))
+	want := map[string]Change{"constant": Regressed, "constant-same": NoChange, "zero": NoChange,
+		"from-zero": Improved, "one": Missing, "small": NoChange, "failed": Incomplete}
+	ds := Compare(base, test, CompareOptions{Threshold: 0.02})
+	for _, d := range ds {
+		if d.Change != want[d.CellKey] {
+			t.Errorf("%s: %s (p=%g adj %g, diff %g [%g, %g]) notes %v, want %s", d.CellKey, d.Change, d.P, d.PAdjusted,
+				d.Diff, d.DiffLow, d.DiffHigh, d.Notes, want[d.CellKey])
+		}
+	}
+	if d := ds[0]; !strings.Contains(strings.Join(d.Notes, ";"), "no spread") {
+		t.Errorf("constant cell notes %v", d.Notes)
+	}
+	if _, err := json.Marshal(ds); err != nil {
+		t.Errorf("JSON: %v", err)
+	}
+	// Without a threshold the −0.3 % change would be a regression.
+	ds = Compare(base[5:6], test[5:6], CompareOptions{Threshold: 0.001})
+	if ds[0].Change != Regressed {
+		t.Errorf("small change with a 0.1 %% threshold: %s", ds[0].Change)
+	}
+}
+
+func TestHolmProperties(t *testing.T) {
+	got := Holm([]float64{0.01, 0.04, 0.03, 0.005, math.NaN()})
+	want := []float64{0.04, 0.09, 0.09, 0.025, 1} // m = 5: 0.005×5, 0.01×4, 0.03×3, max(0.04×2, 0.09), 1
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("Holm = %v, want %v", got, want)
+			break
+		}
+	}
+	if len(Holm(nil)) != 0 {
+		t.Error("Holm(nil) not empty")
 	}
 }

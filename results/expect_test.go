@@ -1,6 +1,7 @@
 package results
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lab-bench/lab/bench"
@@ -82,12 +83,100 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestRatioBounds: the ratio's interval is Fieller's, narrower than the
+// old interval arithmetic on the two cells' CIs and around the estimate.
 func TestRatioBounds(t *testing.T) {
 	of := Summarize([]float64{8.5, 8.6, 8.7})
 	over := Summarize([]float64{2.3, 2.4, 2.5})
 	c := judgeRatio(Check{}, of, over, RatioTarget{AtLeast: 2.5})
-	if !(c.Low < c.Value && c.Value < c.High) || c.Low != of.CI95Low/over.CI95High || c.High != of.CI95High/over.CI95Low {
-		t.Errorf("bounds %v < %v < %v", c.Low, c.Value, c.High)
+	lo, hi, ok := Fieller(of, over, 0.05)
+	if !ok || c.Low != lo || c.High != hi || !(c.Low < c.Value && c.Value < c.High) {
+		t.Errorf("bounds %v < %v < %v, Fieller [%v, %v] %v", c.Low, c.Value, c.High, lo, hi, ok)
+	}
+	if c.Low <= of.CI95Low/over.CI95High || c.High >= of.CI95High/over.CI95Low {
+		t.Errorf("Fieller [%v, %v] not inside the interval arithmetic [%v, %v]", c.Low, c.High,
+			of.CI95Low/over.CI95High, of.CI95High/over.CI95Low)
+	}
+}
+
+// TestIssue11Examples are the cases reported in issue 11, with the verdict
+// and the words of the reason each must now give.
+func TestIssue11Examples(t *testing.T) {
+	sel := func(k, v string) Selector { return Selector{k, v} }
+	failed := func(recs []Record, n int) []Record {
+		for i := range n {
+			recs[i].Error, recs[i].Metrics = "iperf3: connection refused", bench.Sample{}
+		}
+		return recs
+	}
+	var gapped []Record
+	for _, r := range cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1, 10) {
+		if r.Repeat != 2 {
+			gapped = append(gapped, r)
+		}
+	}
+	tests := []struct {
+		name   string
+		recs   []Record
+		e      Expectation
+		want   Verdict
+		reason string
+	}{
+		{"whole CI below the band fails", cellRecs("p", "true", "1500", 0, 4.2, 5.0, 5.8),
+			Expectation{Throughput: &Target{10, 0.05}}, VerdictFail, "entirely below"},
+		{"CI overlapping the band's lower edge is inconclusive", cellRecs("p", "true", "1500", 0, 8.0, 8.6, 9.2),
+			Expectation{Throughput: &Target{10, 0.15}}, VerdictInconclusive, "overlaps an edge of [8.5, 11.5]"},
+		{"CI wider than the band", cellRecs("p", "true", "1500", 0, 7, 10, 13),
+			Expectation{Throughput: &Target{10, 0.15}}, VerdictInconclusive, "is wider than the band"},
+		{"CI inside the band passes", cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1),
+			Expectation{Throughput: &Target{10, 0.05}}, VerdictPass, "inside"},
+		{"CI overlapping an edge, narrower than the band", cellRecs("p", "true", "1500", 0, 10.3, 10.4, 10.5),
+			Expectation{Throughput: &Target{10, 0.05}}, VerdictInconclusive, "overlaps an edge"},
+		{"retransmits max 0 with every run ≥ 34 fails", cellRecs("p", "true", "1500", 34, 9, 9),
+			Expectation{Retransmits: &Target{Value: 0}}, VerdictFail, "every one of 2 runs exceeded"},
+		{"retransmits max 0 with a single run of 34 fails", cellRecs("p", "true", "1500", 34, 9),
+			Expectation{Retransmits: &Target{Value: 0}}, VerdictFail, "every one of 1 runs exceeded"},
+		{"one run without retransmits is inconclusive", cellRecs("p", "true", "1500", 0, 9, 9)[:1],
+			Expectation{Retransmits: &Target{Value: 0}}, VerdictInconclusive, "1 run"},
+		{"ratio whose denominator CI reaches 0", append(cellRecs("p", "true", "1500", 0, 8, 9, 10), cellRecs("p", "false", "1500", 0, 0.1, 3, 0.2)...),
+			Expectation{Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), AtLeast: 2}}, VerdictInconclusive, "unbounded"},
+		{"failed runs make a passing cell incomplete", failed(cellRecs("p", "true", "1500", 0, 0, 9.9, 10, 10.1), 1),
+			Expectation{Throughput: &Target{10, 0.05}}, VerdictIncomplete, "1 of 4 runs failed"},
+		{"failed runs leave a failing cell failed", failed(cellRecs("p", "true", "1500", 0, 0, 4.2, 5.0, 5.8), 1),
+			Expectation{Throughput: &Target{10, 0.05}}, VerdictFail, "1 of 4 runs failed"},
+		{"every run failed", failed(cellRecs("p", "true", "1500", 0, 0, 0), 2),
+			Expectation{Throughput: &Target{10, 0.05}}, VerdictIncomplete, "2 of 2 runs failed"},
+		{"a gap in the repeats is a missing run", gapped,
+			Expectation{Throughput: &Target{10, 0.05}}, VerdictIncomplete, "1 of 4 runs missing"},
+		{"failed runs in the over cell make a ratio incomplete",
+			append(cellRecs("p", "true", "1500", 0, 8.5, 8.6, 8.7), failed(cellRecs("p", "false", "1500", 0, 0, 2.3, 2.4, 2.5), 1)...),
+			Expectation{Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), AtLeast: 2.5}}, VerdictIncomplete, "1 of 7 runs failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.e.Name, tt.e.Experiment = tt.name, "x"
+			o := Evaluate(Group(tt.recs), []Expectation{tt.e})[0]
+			if len(o.Checks) != 1 {
+				t.Fatalf("%d checks", len(o.Checks))
+			}
+			c := o.Checks[0]
+			if c.Verdict != tt.want || !strings.Contains(c.Reason, tt.reason) {
+				t.Errorf("%s: %q, want %s: …%s…", c.Verdict, c.Reason, tt.want, tt.reason)
+			}
+			if Failed([]Outcome{o}) != (tt.want == VerdictFail) {
+				t.Errorf("Failed = %v", !(tt.want == VerdictFail))
+			}
+		})
+	}
+}
+
+func TestMarkIncomplete(t *testing.T) {
+	outs := []Outcome{{Verdict: VerdictPass, Checks: []Check{{Verdict: VerdictPass}}},
+		{Verdict: VerdictFail, Checks: []Check{{Verdict: VerdictFail}, {Verdict: VerdictInconclusive}}}}
+	MarkIncomplete(outs, "run interrupted")
+	if outs[0].Verdict != VerdictIncomplete || outs[1].Verdict != VerdictFail || outs[1].Checks[1].Verdict != VerdictIncomplete ||
+		!strings.HasPrefix(outs[0].Checks[0].Reason, "run interrupted") {
+		t.Errorf("%+v", outs)
 	}
 }
 

@@ -1,6 +1,9 @@
 package results
 
 import (
+	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -20,6 +23,13 @@ type CellGroup struct {
 	// kept, so that a cell that always failed still shows up).
 	N      int `json:"n"`
 	Failed int `json:"failed,omitempty"`
+	// Missing counts repeats absent from the record files: gaps in the
+	// cell's repeat numbers below the highest one recorded (a run killed
+	// between repeats, a record file lost).
+	Missing int `json:"missing,omitempty"`
+	// Disturbed counts the summarised runs marked disturbed (CPU steal:
+	// see Record.Disturbed).
+	Disturbed int `json:"disturbed,omitempty"`
 	// ThroughputBps is the receiver's throughput in bits per second.
 	ThroughputBps Summary `json:"throughput_bps"`
 	Retransmits   Summary `json:"retransmits"`
@@ -44,13 +54,17 @@ type CellGroup struct {
 
 // Group groups records by experiment, pair and cell key, in first-seen
 // order, and summarises each group. Warm-up runs are left out; failed runs
-// are only counted.
+// and gaps in the repeat numbers are only counted. Summaries are clamped
+// to the quantities' physical ranges (Summary.Clamp): throughput, counts
+// and cycles per bit ≥ 0, CPU busy shares within 0–100 %.
 func Group(records []Record) []CellGroup {
 	type key struct{ exp, pair, cell string }
 	type acc struct {
 		group                      CellGroup
 		tput, retr, srvCPU, cliCPU []float64
 		srvCPB, cliCPB             []float64
+		repeats                    map[int]bool
+		maxRepeat                  int
 	}
 	index := map[key]int{}
 	var accs []*acc
@@ -65,12 +79,17 @@ func Group(records []Record) []CellGroup {
 			index[k] = i
 			accs = append(accs, &acc{group: CellGroup{
 				Experiment: r.Experiment, Pair: r.Pair, Cell: r.Cell, CellKey: r.CellKey,
-			}})
+			}, repeats: map[int]bool{}})
 		}
 		a := accs[i]
+		a.repeats[r.Repeat] = true
+		a.maxRepeat = max(a.maxRepeat, r.Repeat)
 		if r.Error != "" {
 			a.group.Failed++
 			continue
+		}
+		if r.Disturbed != "" {
+			a.group.Disturbed++
 		}
 		m := r.Metrics
 		a.tput = append(a.tput, m.ThroughputBps)
@@ -99,12 +118,14 @@ func Group(records []Record) []CellGroup {
 	for i, a := range accs {
 		g := a.group
 		g.N = len(a.tput)
-		g.ThroughputBps = Summarize(a.tput)
-		g.Retransmits = Summarize(a.retr)
-		g.ServerCPU = Summarize(a.srvCPU)
-		g.ClientCPU = Summarize(a.cliCPU)
-		g.ServerCyclesPerBit = Summarize(a.srvCPB)
-		g.ClientCyclesPerBit = Summarize(a.cliCPB)
+		g.Missing = max(0, a.maxRepeat-len(a.repeats))
+		inf := math.Inf(1)
+		g.ThroughputBps = Summarize(a.tput).Clamp(0, inf)
+		g.Retransmits = Summarize(a.retr).Clamp(0, inf)
+		g.ServerCPU = Summarize(a.srvCPU).Clamp(0, 100)
+		g.ClientCPU = Summarize(a.cliCPU).Clamp(0, 100)
+		g.ServerCyclesPerBit = Summarize(a.srvCPB).Clamp(0, inf)
+		g.ClientCyclesPerBit = Summarize(a.cliCPB).Clamp(0, inf)
 		groups[i] = g
 	}
 	return groups
@@ -154,4 +175,41 @@ func offloadText(end string, m map[string]string) string {
 		parts = append(parts, k+"="+strings.ReplaceAll(m[k], " ", ""))
 	}
 	return end + ": " + strings.Join(parts, " ")
+}
+
+// PoolRuns turns the records of several applies (by run id) into one
+// sample per cell in which each apply's mean is one observation: a
+// synthetic record per apply and cell, numbered as that apply's repeat.
+// Checked this way, a verdict's interval includes the apply-to-apply
+// variance (re-provisioned machines, another hour's neighbours) that the
+// repeats inside one apply cannot show. Failed runs and cells stay failed.
+func PoolRuns(runs map[string][]Record) []Record {
+	ids := slices.Sorted(maps.Keys(runs))
+	var out []Record
+	for i, id := range ids {
+		for _, g := range Group(runs[id]) {
+			first := firstRecord(runs[id], g)
+			rec := Record{Schema: Schema, RunID: id, Lab: first.Lab, Experiment: g.Experiment, Pair: g.Pair, Cell: g.Cell,
+				CellKey: g.CellKey, CellIndex: first.CellIndex, Repeat: i + 1, Intent: first.Intent, Provenance: first.Provenance}
+			if g.N == 0 || g.Failed > 0 || g.Missing > 0 {
+				rec.Error = fmt.Sprintf("run %s: %d of the cell's runs failed, %d missing", id, g.Failed, g.Missing)
+				out = append(out, rec)
+				continue
+			}
+			rec.Metrics.ThroughputBps = g.ThroughputBps.Mean
+			rec.Metrics.Retransmits = int64(math.Round(g.Retransmits.Mean))
+			rec.Metrics.ServerCPU.Busy, rec.Metrics.ClientCPU.Busy = g.ServerCPU.Mean, g.ClientCPU.Mean
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func firstRecord(recs []Record, g CellGroup) Record {
+	for _, r := range recs {
+		if r.Experiment == g.Experiment && r.Pair == g.Pair && r.CellKey == g.CellKey {
+			return r
+		}
+	}
+	return Record{}
 }

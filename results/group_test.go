@@ -71,3 +71,24 @@ func TestCyclesPerBit(t *testing.T) {
 		t.Errorf("cycles per bit: server %v, client %v", g.ServerCyclesPerBit, g.ClientCyclesPerBit)
 	}
 }
+
+// TestGroupClampsToPhysicalRange: a small skewed sample's t-interval
+// reaches below 0 Gb/s and above 100 % CPU; the group's summaries do not.
+func TestGroupClampsToPhysicalRange(t *testing.T) {
+	var recs []Record
+	for i, v := range []float64{0.1, 5, 0.2} {
+		r := rec("e", "a", "1500", i+1, v)
+		r.Metrics.ServerCPU.Busy = []float64{99, 100, 60}[i]
+		recs = append(recs, r)
+	}
+	g := Group(recs)[0]
+	if tp := g.ThroughputBps; tp.CI95Low != 0 || tp.CI95High <= tp.Mean {
+		t.Errorf("throughput CI [%v, %v]", tp.CI95Low, tp.CI95High)
+	}
+	if cpu := g.ServerCPU; cpu.CI95High != 100 || cpu.CI95Low >= cpu.Mean {
+		t.Errorf("server CPU CI [%v, %v]", cpu.CI95Low, cpu.CI95High)
+	}
+	if r := g.Retransmits; r.CI95Low < 0 {
+		t.Errorf("retransmits CI [%v, %v]", r.CI95Low, r.CI95High)
+	}
+}

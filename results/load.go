@@ -11,7 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/lab-bench/lab/atomicfile"
 )
 
 // Runs lists the runs in the store, oldest first. Directories without a
@@ -53,6 +56,33 @@ func (s Store) Latest() (string, error) {
 		return "", fmt.Errorf("no runs in %s", s.Dir)
 	}
 	return runs[len(runs)-1].ID, nil
+}
+
+// Run id aliases accepted by Resolve.
+const (
+	AliasLatest   = "latest"   // the newest run
+	AliasPrevious = "previous" // the run before the newest
+)
+
+// Resolve turns a run id or alias ("latest", "previous") into a run id.
+// Ids are returned as given (Load checks they exist).
+func (s Store) Resolve(id string) (string, error) {
+	back := 0
+	switch id {
+	case AliasLatest:
+	case AliasPrevious:
+		back = 1
+	default:
+		return id, nil
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return "", err
+	}
+	if len(runs) <= back {
+		return "", fmt.Errorf("%q: %s holds %d run(s)", id, s.Dir, len(runs))
+	}
+	return runs[len(runs)-1-back].ID, nil
 }
 
 // Load reads a run's info and all its records, ordered by experiment (spec
@@ -144,10 +174,34 @@ func compareBool(a, b bool) int {
 	}
 }
 
+// readInfo reads a run's run.json. A run still "running" whose process
+// is gone from this host (killed with -9, a crash, a power cut) is
+// interrupted: it is reported so, and run.json is corrected when it can be.
 func (s Store) readInfo(runID string) (RunInfo, error) {
 	var info RunInfo
-	err := readJSON(filepath.Join(s.Dir, runID, infoFile), &info)
-	return info, err
+	path := filepath.Join(s.Dir, runID, infoFile)
+	if err := readJSON(path, &info); err != nil {
+		return info, err
+	}
+	if info.Status == StatusRunning && processGone(info) {
+		info.Status = StatusInterrupted
+		info.Note = "the process that ran it (pid " + strconv.Itoa(info.PID) + ") ended without finishing it"
+		if data, err := json.MarshalIndent(info, "", "  "); err == nil {
+			_ = atomicfile.Write(path, append(data, '\n'), 0o644) // best effort: readers correct it again
+		}
+	}
+	return info, nil
+}
+
+// processGone reports whether the process that started a run on this host
+// no longer exists. A run from another host, or without a pid (older
+// lab), cannot be judged and is taken as live.
+func processGone(info RunInfo) bool {
+	host, _ := os.Hostname()
+	if info.PID <= 0 || info.Host == "" || info.Host != host {
+		return false
+	}
+	return errors.Is(syscall.Kill(info.PID, 0), syscall.ESRCH)
 }
 
 func readJSON(path string, v any) error {

@@ -4,6 +4,8 @@
 package results
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lab-bench/lab/bench"
@@ -42,6 +44,9 @@ type Record struct {
 	End        time.Time    `json:"end"`
 	// Error is set when the run failed; Metrics is then empty.
 	Error string `json:"error,omitempty"`
+	// Disturbed says why the run's figures may be a neighbour's as much
+	// as the guests' (CPU steal above DisturbedSteal percent on an end).
+	Disturbed string `json:"disturbed,omitempty"`
 }
 
 // CellValue is one matrix value.
@@ -112,4 +117,28 @@ type HostCPU struct {
 	MHz float64 `json:"mhz,omitempty"`
 	// Source names the counter ("vsphere:cpu.usage.average", "libvirt:cpu_time").
 	Source string `json:"source"`
+}
+
+// DisturbedSteal is the CPU steal, in percent of an end's CPU time, above
+// which a run is marked disturbed: the hypervisor gave that much of the
+// guest's vCPU time to something else during the benchmark.
+const DisturbedSteal = 5.0
+
+// MarkDisturbed sets rec.Disturbed when either end's CPU steal is above
+// DisturbedSteal, and reports whether it did.
+func MarkDisturbed(rec *Record) bool {
+	var why []string
+	for _, e := range []struct {
+		end   string
+		steal float64
+	}{{"server", rec.Metrics.ServerCPU.Steal}, {"client", rec.Metrics.ClientCPU.Steal}} {
+		if e.steal > DisturbedSteal {
+			why = append(why, fmt.Sprintf("CPU steal %.1f%% on the %s", e.steal, e.end))
+		}
+	}
+	if len(why) == 0 {
+		return false
+	}
+	rec.Disturbed = strings.Join(why, ", ") + " (the hypervisor ran something else on its vCPUs during the run)"
+	return true
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lab-bench/lab/atomicfile"
 )
 
 // Run statuses.
@@ -39,9 +41,13 @@ type RunInfo struct {
 	SpecHash    string    `json:"spec_hash"` // hash over all the lab's spec files
 	LabVersion  string    `json:"lab_version"`
 	Host        string    `json:"host,omitempty"` // machine that ran lab
+	PID         int       `json:"pid,omitempty"`  // process that ran it, to tell a dead run from a live one
 	Started     time.Time `json:"started"`
 	Ended       time.Time `json:"ended,omitzero"`
 	Status      string    `json:"status"`
+	// Note says why a run has its status, when lab knows more than the
+	// status says ("the process … ended without finishing it").
+	Note string `json:"note,omitempty"`
 	// Experiments in spec order.
 	Experiments []string `json:"experiments"`
 }
@@ -71,6 +77,9 @@ func (s Store) NewRun(info RunInfo) (*Run, error) {
 	}
 	info.Started = info.Started.UTC()
 	info.Status = StatusRunning
+	if info.PID == 0 {
+		info.PID = os.Getpid()
+	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("new run: %w", err)
 	}
@@ -264,29 +273,11 @@ func withHash(name string, sum []byte) string {
 	return name + "~" + hex.EncodeToString(sum)[:hashSuffixLen-1]
 }
 
-// writeJSON writes v pretty-printed to path atomically (temporary file in
-// the same directory, sync, rename), mode 0644.
+// writeJSON writes v pretty-printed to path atomically, mode 0644.
 func writeJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, append(data, '\n'), 0o644)
 }

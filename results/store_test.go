@@ -1,8 +1,10 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -230,5 +232,66 @@ func TestCellDir(t *testing.T) {
 			t.Errorf("CellDir(%q) = %q: too long or taken", key(tt.cell), got)
 		}
 		seen[got] = true
+	}
+}
+
+func TestResolveAliases(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	if _, err := s.Resolve("latest"); err == nil {
+		t.Error("latest of an empty store resolved")
+	}
+	for _, id := range []string{"20261129T234501Z", "20261129T234501Z-10", "20261129T234501Z-2"} {
+		if _, err := s.NewRun(RunInfo{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for in, want := range map[string]string{"latest": "20261129T234501Z-10", "previous": "20261129T234501Z-2", "x": "x"} {
+		if got, err := s.Resolve(in); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+// A run whose process died (kill -9) without finishing it reads as
+// interrupted, with a note, and run.json is corrected on disk.
+func TestDeadRunReadsInterrupted(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1)")
+	}
+	host, _ := os.Hostname()
+	tests := []struct {
+		name string
+		info RunInfo
+		want string
+	}{
+		{"dead process on this host", RunInfo{ID: "a", Status: StatusRunning, Host: host, PID: dead.Process.Pid}, StatusInterrupted},
+		{"live process", RunInfo{ID: "b", Status: StatusRunning, Host: host, PID: os.Getpid()}, StatusRunning},
+		{"another host", RunInfo{ID: "c", Status: StatusRunning, Host: host + "-elsewhere", PID: dead.Process.Pid}, StatusRunning},
+		{"no pid (older lab)", RunInfo{ID: "d", Status: StatusRunning, Host: host}, StatusRunning},
+		{"finished", RunInfo{ID: "e", Status: StatusComplete, Host: host, PID: dead.Process.Pid}, StatusComplete},
+	}
+	s := Store{Dir: t.TempDir()}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.MkdirAll(filepath.Join(s.Dir, tc.info.ID), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := json.Marshal(tc.info)
+			if err := os.WriteFile(filepath.Join(s.Dir, tc.info.ID, "run.json"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			info, _, err := s.Load(tc.info.ID)
+			if err != nil || info.Status != tc.want {
+				t.Fatalf("status %q (%v), want %q", info.Status, err, tc.want)
+			}
+			if tc.want == StatusInterrupted {
+				again, _ := s.readInfo(tc.info.ID)
+				raw, _ := os.ReadFile(filepath.Join(s.Dir, tc.info.ID, "run.json"))
+				if !strings.Contains(info.Note, "ended without finishing it") || !strings.Contains(string(raw), `"interrupted"`) || again.Status != StatusInterrupted {
+					t.Errorf("note %q; run.json on disk:\n%s", info.Note, raw)
+				}
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -41,7 +43,7 @@ func registerBench(k *benchKind) { benchKinds[k.Tool] = k }
 // schema is the block's body schema, from its attributes.
 func (k *benchKind) schema() *hcl.BodySchema {
 	s := &hcl.BodySchema{}
-	for _, n := range sortedKeys(k.Attrs) {
+	for _, n := range slices.Sorted(maps.Keys(k.Attrs)) {
 		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
 	}
 	return s

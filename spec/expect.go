@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 			"An expect block needs a name saying what is expected."))
 	}
 	attrs := content.Attributes
-	for _, n := range sortedKeys(attrs) {
+	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[n]
 		if _, d := x.l.checkRefs(a.Expr, nil); d.HasErrors() {
 			diags = append(diags, d...)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
@@ -19,7 +20,7 @@ func experimentSchema() *hcl.BodySchema {
 			{Type: "expect", LabelNames: []string{"name"}},
 		},
 	}
-	for _, n := range sortedKeys(benchKinds) {
+	for _, n := range slices.Sorted(maps.Keys(benchKinds)) {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
 	return s
@@ -77,11 +78,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d...)
 	}
 	if a := attrs["repeat"]; a != nil {
-		n, d := l.evalInt(a, 1, maxRepeat)
-		diags = append(diags, d...)
-		if !d.HasErrors() {
-			e.Repeat = n
-		}
+		diags = append(diags, l.decodeRepeat(a, e)...)
 	}
 	if a := attrs["order"]; a != nil {
 		s, d := l.evalString(a)
@@ -165,7 +162,7 @@ func (l *loader) decodePairList(e *Experiment, a *hcl.Attribute) hcl.Diagnostics
 		switch {
 		case l.lab.Pairs[name] == nil:
 			diags = append(diags, errorf(ex.Range(), "Reference to undeclared pair",
-				"No pair %q is declared (declared: %s).", name, joinNames(sortedKeys(l.lab.Pairs))))
+				"No pair %q is declared (declared: %s).", name, joinNames(slices.Sorted(maps.Keys(l.lab.Pairs)))))
 		case slices.Contains(e.Pairs, name):
 			diags = append(diags, errorf(ex.Range(), "Duplicate pair", "pair.%s is listed twice.", name))
 		default:
@@ -219,7 +216,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		c, d := blk.Body.Content(settingsSchema)
 		diags = append(diags, d...)
 		ends := map[string][]int{"guest": {0, 1, 2}, "server": {0}, "client": {1}, "router": {2}}[role]
-		for _, n := range sortedKeys(c.Attributes) {
+		for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
 			set := settingsAttrs[n]
 			add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 				for _, i := range ends {
@@ -242,7 +239,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		if hw != nil {
 			c, d := hw.Body.Content(hardwareSchema)
 			diags = append(diags, d...)
-			for _, n := range sortedKeys(c.Attributes) {
+			for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
 				add(c.Attributes[n], hardwareAttrs[n])
 			}
 		}
@@ -258,7 +255,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	diags = append(diags, d...)
 	if bb == nil {
 		diags = append(diags, errorf(e.DeclRange, "Missing benchmark block",
-			"An experiment needs one benchmark block: %s { … }.", joinNames(sortedKeys(benchKinds))))
+			"An experiment needs one benchmark block: %s { … }.", joinNames(slices.Sorted(maps.Keys(benchKinds)))))
 		return ce, false, diags
 	}
 	kind := benchKinds[bb.Type]
@@ -266,7 +263,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	c, d := bb.Body.Content(kind.schema())
 	diags = append(diags, d...)
 	byName := map[string]*cellAttr{}
-	for _, n := range sortedKeys(c.Attributes) {
+	for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
 		set := kind.Attrs[n]
 		byName[n] = add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 			return set(&cs.bench, v, a)

@@ -3,6 +3,8 @@ package spec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"maps"
+	"slices"
 )
 
 var labSchema = &hcl.BodySchema{
@@ -13,7 +15,7 @@ var labSchema = &hcl.BodySchema{
 func (l *loader) decodeLab(blocks []*hcl.Block) hcl.Diagnostics {
 	if len(blocks) == 0 {
 		var rng hcl.Range
-		for _, n := range sortedKeys(l.lab.Files) {
+		for _, n := range slices.Sorted(maps.Keys(l.lab.Files)) {
 			rng = hcl.Range{Filename: n, Start: hcl.InitialPos, End: hcl.InitialPos}
 			break
 		}
@@ -68,17 +70,4 @@ func (l *loader) evalInt(a *hcl.Attribute, lo, hi int) (int, hcl.Diagnostics) {
 		return 0, append(diags, d)
 	}
 	return i, diags
-}
-
-// evalBool evaluates an attribute that must be a bool.
-func (l *loader) evalBool(a *hcl.Attribute) (bool, hcl.Diagnostics) {
-	v, diags := l.evalValue(a)
-	if diags.HasErrors() {
-		return false, diags
-	}
-	b, d := toBool(v, a.Expr.Range(), a.Name)
-	if d != nil {
-		return false, append(diags, d)
-	}
-	return b, diags
 }

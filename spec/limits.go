@@ -73,7 +73,7 @@ func readLabFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose on close
 	if fi, err = f.Stat(); err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func checkForNesting(body hcl.Body) *hcl.Diagnostic {
 		return nil
 	}
 	w := &forDepth{}
-	hclsyntax.Walk(b, w)
+	_ = hclsyntax.Walk(b, w) // the walker reports through w.diag
 	return w.diag
 }
 

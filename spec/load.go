@@ -9,7 +9,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -126,7 +128,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 	l.funcs = functions(dir, l.env)
 	l.lab.Hash = hashFiles(files)
 
-	names := sortedKeys(files)
+	names := slices.Sorted(maps.Keys(files))
 	var diags hcl.Diagnostics
 	var bodies []hcl.Body
 	for _, n := range names {
@@ -193,7 +195,7 @@ func hashFiles(files map[string][]byte) string {
 	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
 	h := sha256.New()
 	for _, f := range all {
-		io.WriteString(h, f.name)
+		_, _ = io.WriteString(h, f.name) // a hash never fails to write
 		h.Write([]byte{0})
 		h.Write(f.body)
 		h.Write([]byte{0})

@@ -3,9 +3,10 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +14,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/lab-bench/lab/internal/golden"
+)
 
 // writeDiags renders diagnostics for test failures.
 func writeDiags(t *testing.T, l *Lab, diags hcl.Diagnostics) string {
@@ -46,24 +47,12 @@ func TestLoadValid(t *testing.T) {
 	for _, d := range dirs {
 		t.Run(d.Name(), func(t *testing.T) {
 			l := loadValid(t, d.Name(), Options{KnownProviders: []string{"local", "vsphere"}})
-			got, err := json.MarshalIndent(golden(t, l), "", "  ")
+			got, err := json.MarshalIndent(goldenView(t, l), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", d.Name()+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./spec -run TestLoadValid -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("decoded model differs from %s (rerun with -update and review the diff):\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", d.Name()+".json"), got)
 		})
 	}
 }
@@ -105,7 +94,7 @@ type goldenExpect struct {
 	Ratio       *Ratio
 }
 
-func golden(t *testing.T, l *Lab) goldenLab {
+func goldenView(t *testing.T, l *Lab) goldenLab {
 	g := goldenLab{Name: l.Name, Description: l.Description, Variables: map[string]json.RawMessage{},
 		Sensitive: l.Sensitive, Templates: l.Templates, Pairs: l.Pairs}
 	for n, v := range l.Variables {
@@ -115,7 +104,7 @@ func golden(t *testing.T, l *Lab) goldenLab {
 		}
 		g.Variables[n] = b
 	}
-	g.Providers = sortedKeys(l.Providers)
+	g.Providers = slices.Sorted(maps.Keys(l.Providers))
 	for _, e := range l.Experiments {
 		ge := goldenExperiment{Name: e.Name, Description: e.Description, Pairs: e.Pairs,
 			Repeat: e.Repeat, Warmup: e.Warmup, Cells: 1}

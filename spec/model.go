@@ -6,6 +6,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -56,18 +57,12 @@ type Template struct {
 	Name string
 	// Provider is the key ("local.default") of the provider that makes
 	// guests from this template.
-	Provider  string
-	Source    string
-	OS        string // "linux" (default) or "freebsd"
-	SSH       *SSH
+	Provider string
+	Source   string
+	OS       string // "linux" (default) or "freebsd"
+	// SSH tells how to reach guests made from the template.
+	SSH       *ssh.Login
 	DeclRange hcl.Range
-}
-
-// SSH tells how to reach guests made from a template.
-type SSH struct {
-	User           string
-	PrivateKeyFile string
-	Port           int
 }
 
 // Pair is a pair block: a server and a client guest joined by a link.
@@ -87,6 +82,8 @@ type Pair struct {
 	// (vSwitch, bridge, veth); 0 leaves it to the guest settings.
 	LinkMTU   int
 	DeclRange hcl.Range
+	// Ranges are where its attributes are written (see RangeOf).
+	Ranges map[string]hcl.Range `json:"-"`
 }
 
 // Experiment is an experiment block.
@@ -96,8 +93,15 @@ type Experiment struct {
 	Pairs       []string
 	// Matrix dimensions in the order written.
 	Matrix []Dimension
-	Repeat int // default 1
-	Warmup int // runs discarded before the repeats
+	Repeat int // default 1; with adaptive repeats, the most a cell runs
+	// Adaptive repeats (repeat = { min, max, until }): every cell runs at
+	// least MinRepeat times, then stops as soon as its throughput's 95 %
+	// confidence interval is narrower than ±UntilCI of its mean (a
+	// fraction: 0.03 for "ci < 3%"), and at the latest after Repeat runs.
+	// MinRepeat 0: every cell runs Repeat times.
+	MinRepeat int
+	UntilCI   float64
+	Warmup    int // runs discarded before the repeats
 	// Order is OrderInterleaved (the default: every cell once per round)
 	// or OrderSequential (a cell's repeats back to back).
 	Order     string

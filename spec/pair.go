@@ -2,6 +2,8 @@ package spec
 
 import (
 	"github.com/hashicorp/hcl/v2"
+	"maps"
+	"slices"
 )
 
 var pairSchema = &hcl.BodySchema{
@@ -87,11 +89,13 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 		name, d := l.templateRef(a)
 		diags = append(diags, d...)
 		p.Via = name
+		p.rangeOf("via", a)
 	}
 	if a := content.Attributes["vcpu"]; a != nil {
 		n, d := l.evalInt(a, 1, maxVCPU)
 		diags = append(diags, d...)
 		p.VCPU = n
+		p.rangeOf("vcpu", a)
 	}
 	if a := content.Attributes["memory"]; a != nil {
 		v, d := l.evalValue(a)
@@ -103,6 +107,7 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 			}
 			p.MemoryMiB = m
 		}
+		p.rangeOf("memory", a)
 	}
 
 	nb, d := singleBlock(content.Blocks.OfType("nic"), "nic")
@@ -119,6 +124,7 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 			n, d := l.evalInt(a, minMTU, maxMTU)
 			diags = append(diags, d...)
 			p.LinkMTU = n
+			p.rangeOf("link.mtu", a)
 		}
 	}
 	return p, diags
@@ -132,7 +138,7 @@ func (l *loader) templateRef(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	}
 	if l.lab.Templates[names[0]] == nil {
 		return "", hcl.Diagnostics{errorf(a.Expr.Range(), "Reference to undeclared template",
-			"No template %q is declared (declared: %s).", names[0], joinNames(sortedKeys(l.lab.Templates)))}
+			"No template %q is declared (declared: %s).", names[0], joinNames(slices.Sorted(maps.Keys(l.lab.Templates))))}
 	}
 	return names[0], nil
 }
@@ -147,13 +153,16 @@ func (l *loader) decodeNIC(b *hcl.Block, p *Pair) hcl.Diagnostics {
 				"%q is not a valid NIC model: use lower-case letters, digits, _ and - (at most 32).", truncate(s, 40)))
 		}
 		p.NIC.Model = s
+		p.rangeOf("nic.model", a)
 	}
 	if a := content.Attributes["queues"]; a != nil {
 		n, d := l.evalInt(a, 1, maxQueues)
 		diags = append(diags, d...)
 		p.NIC.Queues = n
+		p.rangeOf("nic.queues", a)
 	}
 	if a := content.Attributes["host"]; a != nil {
+		p.rangeOf("nic.host", a)
 		if _, d := l.checkRefs(a.Expr, nil); d.HasErrors() {
 			return append(diags, d...)
 		}
@@ -177,4 +186,23 @@ func (l *loader) decodeNIC(b *hcl.Block, p *Pair) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// rangeOf records where attribute a of the pair (named by its path, such
+// as "nic.model") is written, for diagnostics made after decoding.
+func (p *Pair) rangeOf(path string, a *hcl.Attribute) {
+	if p.Ranges == nil {
+		p.Ranges = map[string]hcl.Range{}
+	}
+	p.Ranges[path] = a.Range
+}
+
+// RangeOf is where the pair's attribute path ("via", "nic.model",
+// "nic.queues", "nic.host", "vcpu", "memory", "link.mtu") is written, or the
+// pair block's own range when the attribute is not.
+func (p *Pair) RangeOf(path string) hcl.Range {
+	if r, ok := p.Ranges[path]; ok {
+		return r
+	}
+	return p.DeclRange
 }

@@ -2,7 +2,8 @@ package spec
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -42,7 +43,7 @@ func (l *loader) checkRefs(expr hcl.Expression, dims []Dimension) (used []int, d
 			if _, ok := l.varDecls[name]; !ok {
 				d := errorf(rng, "Reference to undeclared variable",
 					"No variable %q is declared; declare it with a variable %q block. Declared: %s.",
-					name, name, joinNames(sortedKeys(l.varDecls)))
+					name, name, joinNames(slices.Sorted(maps.Keys(l.varDecls))))
 				diags = append(diags, d)
 			}
 		case "matrix":
@@ -123,15 +124,6 @@ func dimNames(dims []Dimension) []string {
 		n[i] = d.Name
 	}
 	return n
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // declaredAt names where something was first declared, for duplicate errors.

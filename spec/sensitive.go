@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -21,7 +23,7 @@ func (l *loader) checkSensitiveRefs(b *hcl.Block) hcl.Diagnostics {
 		return nil
 	}
 	var diags hcl.Diagnostics
-	hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics { // reports through diags
 		ste, ok := n.(*hclsyntax.ScopeTraversalExpr)
 		if !ok || ste.Traversal.RootName() != "var" {
 			return nil
@@ -30,7 +32,7 @@ func (l *loader) checkSensitiveRefs(b *hcl.Block) hcl.Diagnostics {
 		if len(ste.Traversal) > 1 {
 			name, _ = stepName(ste.Traversal[1])
 		}
-		for _, v := range sortedKeys(l.varDecls) {
+		for _, v := range slices.Sorted(maps.Keys(l.varDecls)) {
 			if l.varDecls[v].Sensitive && (name == "" || name == v) {
 				diags = append(diags, errorf(ste.Traversal.SourceRange(), "Sensitive variable in an experiment",
 					"var.%s is sensitive, and an experiment's values are recorded in every plan and result and shown as runs progress; use sensitive variables outside experiments only (provider and template blocks).", v))

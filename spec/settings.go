@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"maps"
+	"slices"
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/linux"
@@ -47,7 +49,7 @@ var settingsAttrs = func() map[string]endSetter {
 // settingsSchema is built from settingsAttrs.
 var settingsSchema = func() *hcl.BodySchema {
 	s := &hcl.BodySchema{}
-	for _, n := range sortedKeys(settingsAttrs) {
+	for _, n := range slices.Sorted(maps.Keys(settingsAttrs)) {
 		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
 	}
 	return s

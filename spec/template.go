@@ -2,6 +2,10 @@ package spec
 
 import (
 	"github.com/hashicorp/hcl/v2"
+	"maps"
+	"slices"
+
+	"github.com/lab-bench/lab/guest/ssh"
 )
 
 var templateSchema = &hcl.BodySchema{
@@ -44,7 +48,7 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 			diags = append(diags, d)
 		} else if key := names[0] + "." + names[1]; l.lab.Providers[key] == nil {
 			diags = append(diags, errorf(a.Expr.Range(), "Reference to undeclared provider",
-				"No provider %q %q is declared (declared: %s).", names[0], names[1], joinNames(sortedKeys(l.lab.Providers))))
+				"No provider %q %q is declared (declared: %s).", names[0], names[1], joinNames(slices.Sorted(maps.Keys(l.lab.Providers)))))
 		} else {
 			t.Provider = key
 		}
@@ -55,7 +59,7 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 	} else {
 		diags = append(diags, errorf(b.DefRange, "Missing provider",
 			"The lab declares %d providers (%s); say which one this template uses with provider = provider.<type>.<name>.",
-			len(l.lab.Providers), joinNames(sortedKeys(l.lab.Providers))))
+			len(l.lab.Providers), joinNames(slices.Sorted(maps.Keys(l.lab.Providers)))))
 	}
 
 	if a := content.Attributes["source"]; a != nil {
@@ -94,8 +98,8 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 	return t, diags
 }
 
-func (l *loader) decodeSSH(b *hcl.Block) (*SSH, hcl.Diagnostics) {
-	s := &SSH{Port: 22}
+func (l *loader) decodeSSH(b *hcl.Block) (*ssh.Login, hcl.Diagnostics) {
+	s := &ssh.Login{Port: 22}
 	content, diags := b.Body.Content(sshSchema)
 	if a := content.Attributes["user"]; a != nil {
 		u, d := l.evalString(a)

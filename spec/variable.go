@@ -2,6 +2,8 @@ package spec
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -199,7 +201,7 @@ func parseRawValue(raw string, decl *variableDecl, source string) (cty.Value, hc
 		return cty.NilVal, rng, bad
 	}
 	w := &forDepth{}
-	hclsyntax.Walk(expr, w)
+	_ = hclsyntax.Walk(expr, w) // the walker reports through w.diag
 	if w.diag != nil {
 		return cty.NilVal, rng, hcl.Diagnostics{w.diag}
 	}
@@ -254,7 +256,7 @@ func (l *loader) varFileValues(values map[string]varValue, ctx *hcl.EvalContext)
 		for _, a := range sortedAttrs(attrs) {
 			if l.varDecls[a.Name] == nil {
 				diags = append(diags, errorf(a.NameRange, "Value for undeclared variable",
-					"The lab declares no variable %q (declared: %s).", a.Name, joinNames(sortedKeys(l.varDecls))))
+					"The lab declares no variable %q (declared: %s).", a.Name, joinNames(slices.Sorted(maps.Keys(l.varDecls)))))
 				continue
 			}
 			values[a.Name] = varValue{cty.NilVal, a.Expr.Range()}
@@ -291,7 +293,7 @@ func (l *loader) cliValues(values map[string]varValue) hcl.Diagnostics {
 		decl := l.varDecls[name]
 		if decl == nil {
 			diags = append(diags, errorf(hcl.Range{Filename: src}, "Value for undeclared variable",
-				"The lab declares no variable %q (declared: %s).", name, joinNames(sortedKeys(l.varDecls))))
+				"The lab declares no variable %q (declared: %s).", name, joinNames(slices.Sorted(maps.Keys(l.varDecls)))))
 			continue
 		}
 		v, rng, d := parseRawValue(raw, decl, src)
@@ -346,7 +348,7 @@ func (l *loader) validateVariables(order []*variableDecl, values map[string]varV
 
 func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 	out := make([]*hcl.Attribute, 0, len(attrs))
-	for _, n := range sortedKeys(attrs) {
+	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		out = append(out, attrs[n])
 	}
 	return out

@@ -96,7 +96,7 @@ func (st Store) Lock(holder LockInfo) (unlock func() error, err error) {
 		return nil, fmt.Errorf("lock state: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read-only use from here on
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, &LockedError{Path: path, Holder: readLockInfo(f)}
 		}
@@ -106,8 +106,9 @@ func (st Store) Lock(holder LockInfo) (unlock func() error, err error) {
 		holder.ID = newLockID()
 	}
 	if err := writeLockInfo(f, holder); err != nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
+		// Closing the file releases the lock too; the write error is the news.
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
 		return nil, fmt.Errorf("lock state: write %s: %w", path, err)
 	}
 	unlock = func() error {

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/lab-bench/lab/atomicfile"
 )
 
 // File names inside a lab's .lab/ directory.
@@ -83,6 +85,12 @@ func decode(path string, data []byte) (*State, error) {
 	if s.Lineage == "" {
 		return nil, fmt.Errorf("state file %s has no lineage", path)
 	}
+	if s.Version < 2 {
+		for i := range s.Resources {
+			v1Endpoint(&s.Resources[i])
+		}
+		s.Version = Version
+	}
 	return s, nil
 }
 
@@ -119,54 +127,31 @@ func (st Store) save(s *State) error {
 	if err := os.MkdirAll(st.Dir, 0o700); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
-	tmp, err := st.writeTemp(FileName, data)
+	next, err := atomicfile.Prepare(st.Path(), fileMode, st.fill(data))
 	if err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
-	defer os.Remove(tmp) // a no-op once renamed
+	defer next.Discard() // a no-op once committed
 
 	if err := st.backup(); err != nil {
 		return fmt.Errorf("save state: back up %s: %w", FileName, err)
 	}
-	if err := os.Rename(tmp, st.Path()); err != nil {
-		return fmt.Errorf("save state: %w", err)
-	}
-	if err := syncDir(st.Dir); err != nil {
+	if err := next.Commit(); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	return nil
 }
 
-// writeTemp writes data to a new temporary file beside name and syncs it.
-func (st Store) writeTemp(name string, data []byte) (string, error) {
-	f, err := os.CreateTemp(st.Dir, "."+name+".tmp-*")
-	if err != nil {
-		return "", err
+// fill returns the writer of data into a save's temporary file, through
+// st.wrap when set.
+func (st Store) fill(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		if st.wrap != nil {
+			w = st.wrap(w)
+		}
+		_, err := w.Write(data)
+		return err
 	}
-	path := f.Name()
-	fail := func(err error) (string, error) {
-		f.Close()
-		os.Remove(path)
-		return "", err
-	}
-	if err := f.Chmod(fileMode); err != nil {
-		return fail(err)
-	}
-	var w io.Writer = f
-	if st.wrap != nil {
-		w = st.wrap(f)
-	}
-	if _, err := w.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return "", err
-	}
-	return path, nil
 }
 
 // backup copies the current state file (if any) to the backup file, itself
@@ -179,24 +164,7 @@ func (st Store) backup() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := st.writeTemp(BackupName, data)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, st.BackupPath()); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.WriteFunc(st.BackupPath(), fileMode, st.fill(data))
 }
 
 // secretWords mark attribute keys that are never written to disk.

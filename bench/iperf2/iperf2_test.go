@@ -17,12 +17,10 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/netns"
 	"github.com/lab-bench/lab/guest/netns/netnstest"
+	"github.com/lab-bench/lab/internal/golden"
 )
 
-var (
-	update = flag.Bool("update", false, "rewrite testdata/*.golden")
-	record = flag.Bool("record", false, "re-record testdata/real-*.txt with real iperf 2 runs (root)")
-)
+var record = flag.Bool("record", false, "re-record testdata/real-*.txt with real iperf 2 runs (root)")
 
 // recordings are real iperf 2.1.8 runs between two namespaces on a veth
 // pair (go test -record).
@@ -62,7 +60,7 @@ func TestParseSeeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, sd.name, s)
+			checkGolden(t, sd.name, s)
 			if s.ThroughputBps != sd.wantBps || s.CongestionControl != sd.wantCC || len(s.IntervalsBps) != sd.interval {
 				t.Errorf("got %v b/s cc %q %d intervals, want %v %q %d", s.ThroughputBps, s.CongestionControl,
 					len(s.IntervalsBps), sd.wantBps, sd.wantCC, sd.interval)
@@ -79,7 +77,7 @@ func TestParseRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, rec.name, s)
+			checkGolden(t, rec.name, s)
 			p := rec.p
 			if n := max(1, p.Parallel); len(s.Streams) != n {
 				t.Errorf("%d streams, want %d", len(s.Streams), n)
@@ -229,16 +227,9 @@ func write(t *testing.T, name, data string) {
 	}
 }
 
-func golden(t *testing.T, name string, s bench.Sample) {
+// checkGolden compares s, as JSON, with testdata/NAME.golden.
+func checkGolden(t *testing.T, name string, s bench.Sample) {
 	t.Helper()
 	js, _ := json.MarshalIndent(s, "", "  ")
-	got := string(js) + "\n"
-	if *update {
-		write(t, name+".golden", got)
-		return
-	}
-	want := read(t, name+".golden")
-	if got != want {
-		t.Errorf("%s.golden differs (go test -update to accept):\n--- got\n%s--- want\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden"), string(js)+"\n")
 }

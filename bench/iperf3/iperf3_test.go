@@ -17,12 +17,10 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/netns"
 	"github.com/lab-bench/lab/guest/netns/netnstest"
+	"github.com/lab-bench/lab/internal/golden"
 )
 
-var (
-	update = flag.Bool("update", false, "rewrite testdata/*.golden")
-	record = flag.Bool("record", false, "re-record testdata/*.json with real iperf3 runs (root)")
-)
+var record = flag.Bool("record", false, "re-record testdata/*.json with real iperf3 runs (root)")
 
 // recordings are real iperf3 runs between two namespaces on a veth pair.
 var recordings = []struct {
@@ -97,7 +95,7 @@ func TestParseGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			js, _ := json.MarshalIndent(s, "", "  ")
-			golden(t, rec.name, string(js)+"\n")
+			golden.Check(t, filepath.Join("testdata", rec.name+".golden"), string(js)+"\n")
 			checkSample(t, rec.p, s)
 		})
 	}
@@ -106,7 +104,7 @@ func TestParseGolden(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "unable to connect to server") {
 			t.Errorf("err = %v", err)
 		}
-		golden(t, "fail-connect", err.Error()+"\n")
+		golden.Check(t, filepath.Join("testdata", "fail-connect.golden"), err.Error()+"\n")
 	})
 }
 
@@ -167,22 +165,6 @@ func TestParseRejects(t *testing.T) {
 		if _, err := new(iperf3.Runner).Parse(bench.Raw{Client: in}); err == nil {
 			t.Errorf("%q accepted", in)
 		}
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		write(t, name+".golden", got)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update to accept):\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }
 

@@ -3,7 +3,6 @@ package netperf_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +13,8 @@ import (
 	"github.com/lab-bench/lab/bench/netperf"
 	"github.com/lab-bench/lab/guest/netns"
 	"github.com/lab-bench/lab/guest/netns/netnstest"
+	"github.com/lab-bench/lab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func TestParseGolden(t *testing.T) {
 	tests := []struct {
@@ -43,7 +41,7 @@ func TestParseGolden(t *testing.T) {
 				t.Errorf("throughput %v b/s %v trans/s, want %v %v", s.ThroughputBps, s.TransactionsPerSec, tt.wantBps, tt.wantTPS)
 			}
 			js, _ := json.MarshalIndent(s, "", "  ")
-			golden(t, tt.name, string(js)+"\n")
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), string(js)+"\n")
 		})
 	}
 }
@@ -96,23 +94,5 @@ func TestMissingBinary(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "pair.t.server has no netserver: install netperf there") {
 		t.Errorf("err = %v", err)
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update to accept):\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }

@@ -14,149 +14,212 @@ import (
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/spec"
 )
 
-func runApply(g *globals, args []string) error {
-	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-parallelism N] [-json] [-var k=v] [-var-file F] [PLANFILE]")
-	var v varFlags
-	v.register(fs)
-	auto := fs.Bool("auto-approve", false, "skip the interactive approval of the plan")
-	keep := fs.Bool("keep", false, "leave the machines in place after the runs (lab destroy removes them)")
-	par := fs.Int("parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
-	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
-	locked := fs.Bool("locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
+// applyFlags are apply's flags.
+type applyFlags struct {
+	vars                  varFlags
+	auto, keep, json, lck bool
+	parallelism           int
+	saved                 *plan.Plan // PLANFILE, when given
+}
+
+func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
+	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-locked] [-parallelism N] [-json] [-var k=v] [-var-file F] [PLANFILE]")
+	f := &applyFlags{}
+	f.vars.register(fs)
+	fs.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
+	fs.BoolVar(&f.keep, "keep", false, "leave the machines in place after the runs (lab destroy removes them)")
+	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
+	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
+	fs.BoolVar(&f.lck, "locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	var saved *plan.Plan
-	if fs.NArg() > 1 {
-		return fmt.Errorf("apply takes at most one argument, a saved plan file")
-	}
-	if fs.NArg() == 1 {
-		var err error
-		if saved, err = plan.Load(fs.Arg(0)); err != nil {
-			return err
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		saved, err := plan.Load(fs.Arg(0))
+		if err != nil {
+			return nil, err
 		}
-		if len(v.vars)+len(v.files) > 0 {
-			return fmt.Errorf("a saved plan carries its own variables: drop -var/-var-file when applying %s", fs.Arg(0))
+		if len(f.vars.vars)+len(f.vars.files) > 0 {
+			return nil, fmt.Errorf("a saved plan carries its own variables: drop -var/-var-file when applying %s", fs.Arg(0))
 		}
-		v = varFlags{vars: saved.Vars, files: saved.VarFiles}
-		*auto = true // a saved plan was already reviewed, as in Terraform
+		f.saved, f.vars = saved, varFlags{vars: saved.Vars, files: saved.VarFiles}
+		f.auto = true // a saved plan was already reviewed, as in Terraform
+	default:
+		return nil, fmt.Errorf("apply takes at most one argument, a saved plan file")
 	}
-	w, err := openWorkspace(g, v, "apply")
+	return f, nil
+}
+
+func runApply(g *globals, args []string) error {
+	f, err := parseApplyFlags(g, args)
 	if err != nil {
 		return err
 	}
-	defer w.unlock()
-	lab, provs, store, st := w.lab, w.providers, w.store, w.state
-	p := saved
-	if p != nil {
-		if err := p.CheckFresh(st, lab.Hash); err != nil {
-			return err
-		}
-	} else {
-		if p, err = makePlan(g, lab, st, v); err != nil {
-			return err
-		}
+	w, err := openWorkspace(g, f.vars, "apply")
+	if err != nil {
+		return err
 	}
-	if !*asJSON {
-		if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
-			return err
-		}
+	defer w.release(g)
+	defer closeProviders(g, w.providers)
+	p, err := applyPlan(g, w, f)
+	if err != nil || p == nil {
+		return err
 	}
-	if !*auto {
-		if ok, err := approve(g); err != nil || !ok {
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(g.stdout, "Apply cancelled.")
-			return nil
-		}
-	}
-
 	lock, lockDigest, err := lockfile.Read(g.dir)
 	if err != nil {
 		return err
 	}
-	if *locked && lock == nil {
+	if f.lck && lock == nil {
 		return fmt.Errorf("-locked needs %s, and this lab has none yet: run `lab apply` once without -locked (or `lab init -upgrade` after a run)", lockfile.FileName)
 	}
-	guard := newLockGuard(lock, *locked, g.stderr)
-
-	host, _ := os.Hostname()
-	commit, dirty := gitCommit(g.dir)
+	guard := newLockGuard(lock, f.lck, g.stderr)
 	rstore := results.Store{Dir: resultsDir(g)}
-	var experiments []string
-	for _, e := range lab.Experiments {
-		experiments = append(experiments, e.Name)
-	}
-	run, err := rstore.NewRun(results.RunInfo{Lab: lab.Name, LabFileHash: lab.Hash, SpecHash: lab.Hash, LabVersion: Version(),
-		Host: host, Experiments: experiments})
+	run, prov, err := newRun(g, w.lab, rstore, lockDigest)
 	if err != nil {
 		return err
 	}
-
-	var view engine.View
-	if *asJSON {
-		view = newJSONView(g.stdout)
-	} else {
+	var view engine.View = newJSONView(g.stdout)
+	if !f.json {
 		hv := newHumanView(g.stdout, isTerminal(g.stdout))
 		defer hv.Close()
 		view = hv
 	}
 	eng := &engine.Engine{
-		State: st, Store: store, Providers: provs, OS: osDriver, Runner: benchRunner, Results: run, View: view,
-		Parallelism: *par, Keep: *keep, RunID: run.ID(), Lab: lab.Name,
-		Provenance: results.Provenance{LabVersion: Version(), LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
-			LockDigest: lockDigest},
-		AfterRun: guard.afterRun,
+		State: w.state, Store: w.store, Providers: w.providers, OS: osDriver, Runner: benchRunner, Results: run, View: view,
+		Parallelism: f.parallelism, Keep: f.keep, RunID: run.ID(), Lab: w.lab.Name, Provenance: prov,
+		AfterRun: guard.afterRun, HostLock: hostLock(g, w.lab.Name),
 	}
 	work, teardown, stop := interrupts(g.stderr)
 	defer stop()
 	start := time.Now()
 	outcome, applyErr := eng.Apply(work, teardown, p)
-	status := "complete"
+	status := results.StatusComplete
 	switch {
 	case outcome.Interrupted:
-		status = "interrupted"
+		status = results.StatusInterrupted
 	case applyErr != nil:
-		status = "failed"
+		status = results.StatusFailed
 	}
-	if err := run.Finish(status); err != nil {
-		applyErr = errors.Join(applyErr, err)
+	applyErr = errors.Join(applyErr, run.Finish(status))
+	if !f.json {
+		printApplySummary(g, rstore, run, outcome, status, time.Since(start), f.keep)
 	}
-	if !*asJSON {
-		if err := printRunTable(g, rstore, run.ID()); err != nil && outcome.Runs > 0 {
-			fmt.Fprintf(g.stderr, "Warning: could not render the results: %v\n", err)
-		}
-		fmt.Fprintf(g.stdout, "\nApply %s in %s: %d runs (%d failed). Results: %s\n", status, time.Since(start).Round(time.Second),
-			outcome.Runs, outcome.Failed, run.Dir())
-		if *keep {
-			fmt.Fprintln(g.stdout, "Machines were kept (-keep); `lab destroy` removes them.")
-		}
-	}
-	if outcome.Teardown != nil {
-		fmt.Fprintln(g.stderr, "Some objects could not be removed; they stay in the state. Run `lab destroy` to retry.")
-	}
-	switch {
-	case lock == nil && status == "complete" && len(guard.observed.Machines) > 0:
-		if _, err := lockfile.Write(g.dir, guard.observed); err != nil {
-			applyErr = errors.Join(applyErr, err)
-		} else if !*asJSON {
-			fmt.Fprintf(g.stdout, "Wrote %s: the templates, kernels, drivers and tool versions these results depend on. Commit it beside the spec.\n", lockfile.FileName)
-		}
-	case guard.drifted && !*locked:
-		fmt.Fprintf(g.stderr, "%s was kept: `lab init -upgrade` accepts the new values; `lab apply -locked` refuses to run on drift.\n", lockfile.FileName)
-	}
-	if applyErr == nil && !outcome.Interrupted && hasExpectations(lab) {
+	printTeardownTrouble(g, outcome.Teardown)
+	applyErr = errors.Join(applyErr, settleLockFile(g, guard, lock == nil && status == results.StatusComplete, f))
+	if applyErr == nil && !outcome.Interrupted && hasExpectations(w.lab) {
 		// Teardown is done and the results are written: check the
 		// expectations against this run (exit 2 when one fails).
-		if !*asJSON {
+		if !f.json {
 			fmt.Fprintln(g.stdout)
 		}
-		return check(g, lab, run.ID(), checkOptions{json: *asJSON})
+		return check(g, w.lab, run.ID(), checkOptions{json: f.json})
 	}
 	return applyErr
+}
+
+// applyPlan is the plan apply carries out — the saved one, checked against
+// the state, or a new one — after showing it and asking for approval. nil
+// with no error: the user said no.
+func applyPlan(g *globals, w *workspace, f *applyFlags) (*plan.Plan, error) {
+	p := f.saved
+	if p != nil {
+		if err := p.CheckFresh(w.state, w.lab.Hash); err != nil {
+			return nil, err
+		}
+		if w.state.Serial == 0 {
+			// A plan of a lab never applied named its machines after the
+			// workspace it saw: this state, not saved yet, is that one.
+			w.state.Lineage = p.Lineage
+		}
+	} else {
+		var err error
+		if p, err = makePlan(g, w.lab, w.state, f.vars, w.providers); err != nil {
+			return nil, err
+		}
+	}
+	if !f.json {
+		if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
+			return nil, err
+		}
+	}
+	if !f.auto {
+		ok, err := approve(g)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			fmt.Fprintln(g.stdout, "Apply cancelled.")
+			return nil, nil
+		}
+	}
+	return p, nil
+}
+
+// newRun starts the results of this apply and the provenance every record
+// carries.
+func newRun(g *globals, lab *spec.Lab, rs results.Store, lockDigest string) (*results.Run, results.Provenance, error) {
+	host, _ := os.Hostname()
+	commit, dirty := gitCommit(g.dir)
+	var experiments []string
+	for _, e := range lab.Experiments {
+		experiments = append(experiments, e.Name)
+	}
+	run, err := rs.NewRun(results.RunInfo{Lab: lab.Name, LabFileHash: lab.Hash, SpecHash: lab.Hash, LabVersion: Version(),
+		Host: host, Experiments: experiments})
+	prov := results.Provenance{LabVersion: Version(), LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
+		LockDigest: lockDigest}
+	return run, prov, err
+}
+
+// printApplySummary prints the run's table and one line on how it went.
+func printApplySummary(g *globals, rs results.Store, run *results.Run, o engine.Outcome, status string, took time.Duration, keep bool) {
+	if err := printRunTable(g, rs, run.ID()); err != nil && o.Runs > 0 {
+		fmt.Fprintf(g.stderr, "Warning: could not render the results: %v\n", err)
+	}
+	skipped := ""
+	if o.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d repeats not needed", o.Skipped)
+	}
+	fmt.Fprintf(g.stdout, "\nApply %s in %s: %d runs (%d failed%s). Results: %s\n", status, took.Round(time.Second), o.Runs, o.Failed, skipped, run.Dir())
+	if keep {
+		fmt.Fprintln(g.stdout, "Machines were kept (-keep); `lab destroy` removes them.")
+	}
+}
+
+// printTeardownTrouble says what a failed teardown left and what to do.
+func printTeardownTrouble(g *globals, err error) {
+	if err == nil {
+		return
+	}
+	var saveErr *engine.StateSaveError
+	if errors.As(err, &saveErr) {
+		fmt.Fprintln(g.stderr, "The state could not be saved during teardown (is the disk full?): it may still list objects that are gone. "+
+			"Once it can be written, `lab destroy` finds them gone and clears them.")
+		return
+	}
+	fmt.Fprintln(g.stderr, "Some objects could not be removed; they stay in the state. Run `lab destroy` to retry.")
+}
+
+// settleLockFile writes the lab's first lock file after a complete apply
+// (write is true), or says why a drifted one was kept.
+func settleLockFile(g *globals, guard *lockGuard, write bool, f *applyFlags) error {
+	switch {
+	case write && len(guard.observed.Machines) > 0:
+		if _, err := lockfile.Write(g.dir, guard.observed); err != nil {
+			return err
+		}
+		if !f.json {
+			fmt.Fprintf(g.stdout, "Wrote %s: the templates, kernels, drivers and tool versions these results depend on. Commit it beside the spec.\n", lockfile.FileName)
+		}
+	case guard.drifted && !f.lck:
+		fmt.Fprintf(g.stderr, "%s was kept: `lab init -upgrade` accepts the new values; `lab apply -locked` refuses to run on drift.\n", lockfile.FileName)
+	}
+	return nil
 }
 
 // approve asks the user to confirm, as Terraform does.

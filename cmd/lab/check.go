@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/lab-bench/lab/plan"
@@ -14,30 +16,38 @@ import (
 // runCheck is `lab check [RUN]`: evaluate the spec's expect blocks against
 // a run (default: the latest) and exit 2 when one fails.
 func runCheck(g *globals, args []string) error {
-	fs := newFlags(g, "check", "check [-json] [-strict] [-var k=v] [-var-file F] [RUN]")
+	fs := newFlags(g, "check", "check [-json] [-strict] [-partial] [-junit FILE] [-var k=v] [-var-file F] [RUN ...]")
 	var v varFlags
 	v.register(fs)
 	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
-	strict := fs.Bool("strict", false, "exit 2 on an inconclusive expectation too (for CI)")
+	strict := fs.Bool("strict", false, "exit 2 on an inconclusive or incomplete expectation too (for CI)")
+	partial := fs.Bool("partial", false, "check a run that was interrupted or is still running (its cells are marked incomplete)")
+	junit := fs.String("junit", "", "also write the verdicts as JUnit XML to `FILE` (inconclusive/incomplete: skipped; with -strict: failures)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 1 {
-		return fmt.Errorf("check takes at most one argument, a run id")
 	}
 	lab, err := loadLab(g, v)
 	if err != nil {
 		return err
 	}
-	return check(g, lab, fs.Arg(0), checkOptions{json: *asJSON, strict: *strict})
+	// Several runs (ids or aliases) are checked together, each apply's
+	// cell mean one observation.
+	return check(g, lab, strings.Join(fs.Args(), " "), checkOptions{json: *asJSON, strict: *strict, junit: *junit, partial: *partial})
 }
 
 type checkOptions struct {
 	json, strict bool
+	// partial allows checking a run that was interrupted or is running.
+	partial bool
+	// junit is the JUnit XML file to write ("" for none).
+	junit string
 }
 
-// check evaluates lab's expectations against run runID ("" = latest),
-// prints the verdicts and returns reported{exitExpect} on a failure.
+// check evaluates lab's expectations against run runID ("" = latest; the
+// aliases "latest" and "previous" work too),
+// prints the verdicts and returns reported{exitExpect} on a failure (with
+// strict: on any verdict but pass). A run that did not complete makes
+// every verdict that is not a fail incomplete.
 func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 	exps, err := expectations(lab)
 	if err != nil {
@@ -48,22 +58,40 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		return nil
 	}
 	rs := results.Store{Dir: resultsDir(g)}
-	if runID == "" {
-		if runID, err = rs.Latest(); err != nil {
+	ids := strings.Fields(runID)
+	if len(ids) == 0 {
+		latest, err := rs.Latest()
+		if err != nil {
 			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
 		}
+		ids = []string{latest}
 	}
-	info, recs, err := rs.Load(runID)
-	if err != nil {
-		return err
+	perRun := map[string][]results.Record{}
+	var incomplete []string
+	for i, id := range ids {
+		if ids[i], err = rs.Resolve(id); err != nil {
+			return err
+		}
+		info, recs, err := loadCheckedRun(g, rs, lab, ids[i], opt)
+		if err != nil {
+			return err
+		}
+		if info.Status != results.StatusComplete && info.Status != "" {
+			incomplete = append(incomplete, fmt.Sprintf("run %s ended %s", ids[i], info.Status))
+		}
+		perRun[ids[i]] = recs
 	}
-	if info.Lab != "" && info.Lab != lab.Name {
-		return fmt.Errorf("run %s belongs to lab %q, not %q", runID, info.Lab, lab.Name)
-	}
-	if info.SpecHash != "" && info.SpecHash != lab.Hash {
-		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)
+	runID = strings.Join(ids, "+")
+	recs := perRun[ids[0]]
+	if len(ids) > 1 {
+		// Each apply's cell mean is one observation: the verdict then
+		// includes the apply-to-apply variance a single apply cannot see.
+		recs = results.PoolRuns(perRun)
 	}
 	outs := results.Evaluate(results.Group(recs), exps)
+	if len(incomplete) > 0 {
+		results.MarkIncomplete(outs, strings.Join(incomplete, "; ")+", so cells may lack runs")
+	}
 	if opt.json {
 		// One line, so that it fits apply's -json event stream.
 		if err := json.NewEncoder(g.stdout).Encode(map[string]any{"type": "check", "run": runID, "outcomes": outs}); err != nil {
@@ -72,10 +100,27 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: isTerminal(g.stdout)}); err != nil {
 		return err
 	}
+	if opt.junit != "" {
+		if err := writeJUnit(opt.junit, runID, outs, opt.strict); err != nil {
+			return err
+		}
+	}
 	for _, o := range outs {
-		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict == results.VerdictInconclusive {
+		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict != results.VerdictPass {
 			return reported{exitExpect}
 		}
+	}
+	return nil
+}
+
+// writeJUnit writes the outcomes as JUnit XML to path.
+func writeJUnit(path, runID string, outs []results.Outcome, strict bool) error {
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, runID, outs, strict); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-junit: %w", err)
 	}
 	return nil
 }
@@ -130,4 +175,28 @@ func hasExpectations(lab *spec.Lab) bool {
 		}
 	}
 	return false
+}
+
+// loadCheckedRun loads a run to check and refuses one of another lab, or
+// one that was interrupted or is still running unless opt.partial.
+func loadCheckedRun(g *globals, rs results.Store, lab *spec.Lab, runID string, opt checkOptions) (results.RunInfo, []results.Record, error) {
+	info, recs, err := rs.Load(runID)
+	if err != nil {
+		return info, nil, err
+	}
+	if info.Lab != "" && info.Lab != lab.Name {
+		return info, nil, fmt.Errorf("run %s belongs to lab %q, not %q", runID, info.Lab, lab.Name)
+	}
+	if (info.Status == results.StatusInterrupted || info.Status == results.StatusRunning) && !opt.partial {
+		why := info.Note
+		if why == "" {
+			why = "it did not finish"
+		}
+		return info, nil, fmt.Errorf("run %s is %s (%s): its cells may lack runs, so a verdict would not be the experiment's; rerun it, or pass -partial to check what it has",
+			runID, info.Status, why)
+	}
+	if info.SpecHash != "" && info.SpecHash != lab.Hash {
+		fmt.Fprintf(g.stderr, "Warning: the spec changed since run %s; expectations are read from the current spec.\n", runID)
+	}
+	return info, recs, nil
 }

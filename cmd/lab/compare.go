@@ -3,6 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
@@ -10,28 +14,97 @@ import (
 
 // runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.
 func runCompare(g *globals, args []string) error {
-	fs := newFlags(g, "compare", "compare [-json] BASE TEST")
+	fs := newFlags(g, "compare", "compare [-json] [-threshold 5%] [-fail-on regressed[,…]] BASE TEST")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	threshold := percentFlag{v: results.DefaultThreshold}
+	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
+	var failOn changesFlag
+	fs.Var(&failOn, "fail-on", "exit 2 when a cell's verdict is one of these `changes` (comma-separated: "+changeNames()+")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return fmt.Errorf("compare takes two run ids, BASE and TEST (see the results/ directory)")
+		return fmt.Errorf("compare takes two run ids, BASE and TEST (see the results/ directory; %q and %q name the newest two)",
+			results.AliasPrevious, results.AliasLatest)
 	}
 	rs := results.Store{Dir: resultsDir(g)}
 	groups := make([][]results.CellGroup, 2)
-	for i, id := range fs.Args() {
+	ids := make([]string, 2)
+	for i, arg := range fs.Args() {
+		id, err := rs.Resolve(arg)
+		if err != nil {
+			return err
+		}
 		_, recs, err := rs.Load(id)
 		if err != nil {
 			return err
 		}
-		groups[i] = results.Group(recs)
+		ids[i], groups[i] = id, results.Group(recs)
 	}
-	ds := results.Compare(groups[0], groups[1])
+	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v})
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(ds)
+		if err := enc.Encode(ds); err != nil {
+			return err
+		}
+	} else if err := report.RenderCompare(g.stdout, ids[0], ids[1], ds, report.CompareOptions{
+		Options: report.Options{Color: isTerminal(g.stdout)}, Threshold: threshold.v}); err != nil {
+		return err
 	}
-	return report.RenderCompare(g.stdout, fs.Arg(0), fs.Arg(1), ds, report.Options{Color: isTerminal(g.stdout)})
+	for _, d := range ds {
+		if slices.Contains(failOn, d.Change) {
+			return reported{exitExpect}
+		}
+	}
+	return nil
+}
+
+// percentFlag is a fraction given as "2%" or 0.02, in (0, 1).
+type percentFlag struct{ v float64 }
+
+func (p *percentFlag) String() string { return strconv.FormatFloat(100*p.v, 'g', -1, 64) + "%" }
+
+func (p *percentFlag) Set(s string) error {
+	s = strings.TrimSpace(s)
+	scale := 1.0
+	if t, ok := strings.CutSuffix(s, "%"); ok {
+		s, scale = strings.TrimSpace(t), 0.01
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || f*scale <= 0 || f*scale >= 1 {
+		return fmt.Errorf("want a percentage between 0%% and 100%% such as \"2%%\", got %q", s)
+	}
+	p.v = f * scale
+	return nil
+}
+
+// changesFlag is a comma-separated list of comparison verdicts.
+type changesFlag []results.Change
+
+func (c *changesFlag) String() string {
+	var s []string
+	for _, ch := range *c {
+		s = append(s, string(ch))
+	}
+	return strings.Join(s, ",")
+}
+
+func (c *changesFlag) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		ch := results.Change(strings.TrimSpace(part))
+		if !slices.Contains(results.Changes, ch) {
+			return fmt.Errorf("unknown verdict %q (known: %s)", part, changeNames())
+		}
+		*c = append(*c, ch)
+	}
+	return nil
+}
+
+func changeNames() string {
+	var s []string
+	for _, ch := range results.Changes {
+		s = append(s, string(ch))
+	}
+	return strings.Join(s, ", ")
 }

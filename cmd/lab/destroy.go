@@ -1,39 +1,65 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/state"
 )
 
 func runDestroy(g *globals, args []string) error {
-	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans] [-json]")
+	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-json]")
 	var v varFlags
 	v.register(fs)
 	auto := fs.Bool("auto-approve", false, "skip the interactive approval")
-	orphans := fs.Bool("orphans", false, "also remove objects tagged with the lab id that the state does not list")
+	orphans := fs.Bool("orphans", false, "also remove objects tagged as this lab's and this workspace's that the state does not list")
+	workspace := fs.String("workspace", "", "with -orphans: sweep the workspace `ID` instead of this directory's (one whose state was lost)")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *workspace != "" && !*orphans {
+		return fmt.Errorf("-workspace names the workspace whose orphans -orphans removes: add -orphans")
+	}
 	w, err := openWorkspace(g, v, "destroy")
 	if err != nil {
-		return err
+		var r reported
+		if !errors.As(err, &r) {
+			return err
+		}
+		// The spec does not load: what lab created is in the state, and a
+		// broken spec must not leave machines running.
+		fmt.Fprintln(g.stderr, "The spec does not load (see above): destroying what the state lists, with each provider's defaults.")
+		if w, err = stateOnlyWorkspace(g, v); err != nil {
+			return err
+		}
 	}
-	defer w.unlock()
-	lab, provs, store, st := w.lab, w.providers, w.store, w.state
+	defer w.release(g)
+	provs, store, st := w.providers, w.store, w.state
+	defer closeProviders(g, provs)
+	owner := st.Owner(st.LabID)
+	if *workspace != "" {
+		owner.Workspace = *workspace
+	}
 	if len(st.Resources) == 0 && !*orphans {
 		fmt.Fprintln(g.stdout, "Nothing to destroy: the state lists no objects. (`lab destroy -orphans` also looks for objects the state lost.)")
 		return nil
 	}
 	if !*asJSON {
-		fmt.Fprintf(g.stdout, "lab %q will destroy:\n\n", lab.Name)
+		fmt.Fprintf(g.stdout, "lab %q (workspace %s) will destroy:\n\n", owner.Lab, owner.Workspace)
 		for i := len(st.Resources) - 1; i >= 0; i-- {
 			r := st.Resources[i]
 			fmt.Fprintf(g.stdout, "  - %-7s %s  (%s, %s)\n", r.Kind, r.Address, r.Name, r.Status)
 		}
 		if *orphans {
-			fmt.Fprintf(g.stdout, "  and every object tagged with lab id %q that the state does not list\n", lab.Name)
+			fmt.Fprintf(g.stdout, "  and every object tagged as lab %q, workspace %s, that the state does not list\n", owner.Lab, owner.Workspace)
 		}
 	}
 	if !*auto {
@@ -56,11 +82,86 @@ func runDestroy(g *globals, args []string) error {
 	eng := &engine.Engine{State: st, Store: store, Providers: provs, OS: osDriver, View: view}
 	_, teardown, stop := interrupts(g.stderr)
 	defer stop()
-	if err := eng.Destroy(teardown, lab.Name, *orphans); err != nil {
+	if err := eng.Destroy(teardown, owner, *orphans); err != nil {
 		return err
+	}
+	if *orphans {
+		reportOtherWorkspaces(teardown, g, provs, owner)
 	}
 	if !*asJSON {
 		fmt.Fprintln(g.stdout, "Destroy complete.")
 	}
 	return nil
+}
+
+// reportOtherWorkspaces tells which other workspaces of the lab still own
+// objects on the back ends: left alone, since they may be another
+// checkout's live machines, but named so a lost one can be swept.
+func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]providers.Provider, owner providers.Owner) {
+	count := map[string]int{}
+	for _, p := range provs {
+		found, err := p.List(ctx, providers.Owner{Lab: owner.Lab, Workspace: providers.AnyWorkspace})
+		if err != nil {
+			continue
+		}
+		for _, in := range found {
+			if in.Owner.Workspace != "" && in.Owner.Workspace != owner.Workspace {
+				count[in.Owner.Workspace]++
+			}
+		}
+	}
+	var ws []string
+	for w := range count {
+		ws = append(ws, w)
+	}
+	sort.Strings(ws)
+	for _, w := range ws {
+		fmt.Fprintf(g.stderr, "Left alone: %d object(s) of lab %q in workspace %s, another lab directory's. "+
+			"If that directory or its state is gone, `lab destroy -orphans -workspace %s` removes them.\n", count[w], owner.Lab, w, w)
+	}
+}
+
+// stateOnlyWorkspace is a workspace built from the state alone: the lab id
+// it recorded, and each provider it names configured with an empty block.
+// Providers that need their block (a vCenter URL) cannot be had this way:
+// the error says to fix the spec.
+func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
+	store := state.Store{Dir: stateDir(g)}
+	unlock, err := store.Lock(state.NewLockInfo("", "destroy"))
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Load()
+	if err != nil {
+		releaseLock(g, unlock)
+		return nil, err
+	}
+	provs := map[string]providers.Provider{}
+	var problems []string
+	for _, r := range st.Resources {
+		if _, ok := provs[r.ProviderKey]; ok {
+			continue
+		}
+		typ, _, _ := strings.Cut(r.ProviderKey, ".")
+		p, err := providers.New(typ)
+		if err == nil {
+			if d := p.Configure(context.Background(), hcl.EmptyBody()); d.HasErrors() {
+				err = d
+			}
+		}
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", r.ProviderKey, err))
+			continue
+		}
+		provs[r.ProviderKey] = p
+	}
+	if len(problems) > 0 {
+		releaseLock(g, unlock)
+		return nil, fmt.Errorf("cannot destroy without the spec: %s; fix the spec so its provider blocks load", strings.Join(problems, "; "))
+	}
+	if st.LabID == "" && len(st.Resources) > 0 {
+		releaseLock(g, unlock)
+		return nil, fmt.Errorf("the state does not record its lab (written by an older lab): fix the spec to destroy")
+	}
+	return &workspace{providers: provs, store: store, state: st, unlock: unlock}, nil
 }

@@ -37,14 +37,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// needNamespaces skips a test that needs root and the local back end's
+// tools — except under CI (CI=true), where a missing prerequisite is a
+// failure: CI installs them, so a skip there would hide a broken setup.
 func needNamespaces(t *testing.T) {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("CI") == "true" {
+		skip = t.Fatalf
+	}
 	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
+		skip("needs root for network namespaces")
 	}
 	for _, b := range []string{"ip", "iperf3", "ethtool", "taskset"} {
 		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s", b)
+			skip("needs %s", b)
 		}
 	}
 }

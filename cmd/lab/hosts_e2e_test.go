@@ -218,7 +218,7 @@ func TestHostsBackEndForReal(t *testing.T) {
 			t.Fatalf("with -keep the last cell's settings stay until destroy, got %s", got)
 		}
 		state, err := os.ReadFile(filepath.Join(dir, ".lab", "state.json"))
-		if err != nil || !strings.Contains(string(state), `"restore"`) || !strings.Contains(string(state), `"ssh_host_key"`) {
+		if err != nil || !strings.Contains(string(state), `"restore"`) || !strings.Contains(string(state), `"host_key": "ssh-`) {
 			t.Errorf("state lacks the restore record or the host key: %v\n%s", err, state)
 		}
 		if stdout, stderr, err := lab(t, dir, "destroy", "-auto-approve", varServer); err != nil {

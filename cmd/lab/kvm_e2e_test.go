@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +24,7 @@ import (
 // them. It needs root and the packages .ci/run installs; it skips without
 // them, except under CI=true, where a skip would hide a broken harness.
 
-type kvmEnv struct{ ns, pool, key string }
+type kvmEnv struct{ ns, pool, key, image string }
 
 func kvmHarness(t *testing.T) kvmEnv {
 	t.Helper()
@@ -62,6 +64,8 @@ func kvmHarness(t *testing.T) kvmEnv {
 			env.pool = v
 		case "LAB_KVM_KEY":
 			env.key = v
+		case "LAB_KVM_IMAGE":
+			env.image = v
 		}
 	}
 	return env
@@ -208,6 +212,7 @@ func TestKVM(t *testing.T) {
 		if !(m9000 > m1500) {
 			t.Errorf("MTU 9000 median %.2f Gb/s is not above MTU 1500 median %.2f Gb/s", m9000, m1500)
 		}
+		kvmLockPinsImage(t, e, dir)
 	})
 
 	t.Run("no lease: clear error, both guests removed", func(t *testing.T) {
@@ -256,6 +261,35 @@ func TestKVM(t *testing.T) {
 			}
 		}
 	})
+}
+
+// kvmLockPinsImage: the apply's lock file pins the SHA-256 of the base
+// image the guests booted (computed here from the file itself); a plan
+// whose template resolves to another image warns, naming the template.
+// Only plans run here: nothing boots.
+func kvmLockPinsImage(t *testing.T, e kvmEnv, dir string) {
+	t.Helper()
+	img, err := os.ReadFile(filepath.Join(e.image, "base.qcow2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("sha256:%x", sha256.Sum256(img))
+	lock, err := os.ReadFile(filepath.Join(dir, ".lab.lock.hcl"))
+	if err != nil || !strings.Contains(string(lock), `template = "`+want+`"`) {
+		t.Fatalf("lock file does not pin the image %s: %v\n%s", want, err, lock)
+	}
+	if out, err := e.cmd(dir, append([]string{"plan"}, e.vars()...)...).CombinedOutput(); err != nil || strings.Contains(string(out), "changed since") {
+		t.Errorf("plan with the same image: %v\n%s", err, out)
+	}
+	const other = "lock-changed.qcow2"
+	if out, err := exec.Command("virsh", "-c", "qemu:///system", "vol-create-as", e.pool, other, "1M", "--format", "raw").CombinedOutput(); err != nil {
+		t.Fatalf("vol-create-as: %v\n%s", err, out)
+	}
+	defer exec.Command("virsh", "-c", "qemu:///system", "vol-delete", other, "--pool", e.pool).Run()
+	out, err := e.cmd(dir, append([]string{"plan"}, e.vars("image="+other)...)...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `template "debian" of pair.jumbo.server changed`) || !strings.Contains(string(out), want) {
+		t.Errorf("plan with another image should warn naming the template: %v\n%s", err, out)
+	}
 }
 
 func kvmMedian(xs []float64) float64 {

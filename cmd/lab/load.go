@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/term"
 
 	"github.com/lab-bench/lab/providers"
@@ -36,6 +37,11 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 	if diags.HasErrors() {
 		return nil, reported{exitError}
 	}
+	for name := range lab.Sensitive {
+		if v, ok := lab.Variables[name]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
+			g.redact.add(v.AsString())
+		}
+	}
 	return lab, nil
 }
 
@@ -55,6 +61,9 @@ func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[str
 		done := spec.Watch(pb.DeclRange) // its expressions are evaluated by the provider
 		diags = append(diags, p.Configure(ctx, pb.Body)...)
 		done()
+		if g.log != nil {
+			p = providers.Traced(key, p, g.log)
+		}
 		out[key] = p
 	}
 	if len(diags) > 0 {
@@ -94,11 +103,25 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 		return nil, err
 	}
 	st, err := store.Load()
+	if err == nil {
+		err = claim(g, st, lab.Name)
+	}
 	if err != nil {
-		unlock()
+		releaseLock(g, unlock)
 		return nil, err
 	}
 	return &workspace{lab: lab, providers: provs, store: store, state: st, unlock: unlock}, nil
+}
+
+// claim makes st this lab directory's state (state.Claim): a state copied
+// from another lab directory with objects in it is refused, since those
+// objects are the original's.
+func claim(g *globals, st *state.State, labID string) error {
+	dir, err := filepath.Abs(g.dir)
+	if err != nil {
+		return err
+	}
+	return st.Claim(labID, dir)
 }
 
 func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }
@@ -136,4 +159,16 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return reported{exitError}
 	}
 	return nil
+}
+
+// release gives the state lock back.
+func (w *workspace) release(g *globals) { releaseLock(g, w.unlock) }
+
+// releaseLock gives a state lock back; a failure is a warning, since the
+// command's own work is done (the lock file names the holder for whoever
+// finds it stale).
+func releaseLock(g *globals, unlock func() error) {
+	if err := unlock(); err != nil {
+		fmt.Fprintf(g.stderr, "Warning: release the state lock: %v\n", err)
+	}
 }

@@ -23,11 +23,12 @@ func TestLockFileForReal(t *testing.T) {
 		t.Fatalf("first apply: %v\n%s%s", err, out, stderr)
 	}
 	src, err := os.ReadFile(lockPath)
-	if err != nil || !strings.Contains(string(src), `machine "pair.veth.server"`) || !strings.Contains(string(src), `tool "iperf3"`) {
-		t.Fatalf("lock file: %v\n%s", err, src)
+	if err != nil || !strings.Contains(string(src), `machine "pair.veth.server"`) || !strings.Contains(string(src), `tool "iperf3"`) ||
+		!regexp.MustCompile(`template = "linux [^"]+; iperf 3`).Match(src) {
+		t.Fatalf("lock file (want the template identity: kernel and tool versions): %v\n%s", err, src)
 	}
 	// Pretend the lock was written on another kernel.
-	drifted := regexp.MustCompile(`kernel = "[^"]*"`).ReplaceAllString(string(src), `kernel = "5.10.0-old"`)
+	drifted := regexp.MustCompile(`kernel( *)= "[^"]*"`).ReplaceAllString(string(src), `kernel$1= "5.10.0-old"`)
 	os.WriteFile(lockPath, []byte(drifted), 0o644)
 
 	_, stderr, err := lab(t, dir, "apply", "-auto-approve")
@@ -50,6 +51,15 @@ func TestLockFileForReal(t *testing.T) {
 	_, recs, err := rs.Load(id)
 	if err != nil || len(recs) == 0 || recs[0].Provenance.LockDigest != lockfile.Digest(now) {
 		t.Errorf("results do not carry the lock digest: %v", err)
+	}
+
+	// The template changed (here: the host's kernel and tools): plan warns,
+	// naming the template and the machine.
+	changed := regexp.MustCompile(`template = "[^"]*"`).ReplaceAllString(string(now), `template = "linux 5.10.0-old; iperf 3.9"`)
+	os.WriteFile(lockPath, []byte(changed), 0o644)
+	if _, stderr, err := lab(t, dir, "plan"); err != nil || !strings.Contains(stderr, `template "host" of pair.veth.server changed`) ||
+		!strings.Contains(stderr, "linux 5.10.0-old; iperf 3.9") {
+		t.Errorf("plan after the template changed should warn naming it: %v\n%s", err, stderr)
 	}
 	if left := namespaces(t, "e2e-lockfile"); len(left) > 0 {
 		t.Errorf("left: %v", left)

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
@@ -47,7 +48,7 @@ func verbs() []verb {
 		{"state", "Inspect the state (state list)", runState},
 		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
-		{"compare", "Compare two runs cell by cell (Welch's t-test)", runCompare},
+		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
 		{"init", "Prepare a lab directory; -upgrade rewrites .lab.lock.hcl from the latest run", runInit},
 		{"version", "Print the version", runVersion},
 	}
@@ -60,6 +61,9 @@ type globals struct {
 	stderr io.Writer
 	stdin  io.Reader
 	env    []string
+	// log traces provider calls and guest commands (LAB_LOG); nil: off.
+	log    *slog.Logger
+	redact *redactor
 }
 
 func main() {
@@ -89,6 +93,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 			return exitOK
 		}
 		return exitError
+	}
+	var err error
+	if g.log, g.redact, err = newLogger(env, stderr); err != nil {
+		return exitCode(stderr, err)
+	}
+	if g.log != nil {
+		slog.SetDefault(g.log) // back ends' own trace-level detail
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
 	"github.com/lab-bench/lab/state"
 )
@@ -31,22 +31,19 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer closeProviders(g, provs)
 	st, err := readState(g, lab.Name)
 	if err != nil {
 		return err
 	}
-	p, err := makePlan(g, lab, st, v)
+	p, err := makePlan(g, lab, st, v, provs)
 	if err != nil {
 		return err
 	}
-	// What a back end cannot do is refused at plan time, before anything
-	// is created (apply checks again).
-	for _, grp := range p.Groups {
-		if c, ok := provs[grp.ProviderKey].(engine.GroupChecker); ok {
-			if err := c.CheckGroup(grp); err != nil {
-				return err
-			}
-		}
+	ctx, stop := interruptible()
+	defer stop()
+	if err := warnTemplateDrift(ctx, g, p, provs); err != nil {
+		return err
 	}
 	sensitive := sensitiveVars(lab, v.vars)
 	if *out != "" && len(sensitive) > 0 {
@@ -82,17 +79,26 @@ func readState(g *globals, labID string) (*state.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	return store.Load()
+	defer releaseLock(g, unlock)
+	st, err := store.Load()
+	if err != nil {
+		return nil, err
+	}
+	return st, claim(g, st, labID)
 }
 
-func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags) (*plan.Plan, error) {
+// makePlan plans the lab against its state and refuses, at the spec lines
+// that ask, what a back end cannot do — before anything is created.
+func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags, provs map[string]providers.Provider) (*plan.Plan, error) {
 	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now()})
 	if len(diags) > 0 {
 		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, reported{exitError}
+	}
+	if err := checkCapabilities(g, lab, p, provs); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -44,3 +44,9 @@ func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
 		cancelTeardown()
 	}
 }
+
+// interruptible returns a context cancelled by SIGINT or SIGTERM, for a
+// command that has nothing to tear down (plan dialling a back end).
+func interruptible() (context.Context, func()) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

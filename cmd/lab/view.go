@@ -112,6 +112,8 @@ func (v *humanView) Event(e engine.Event) {
 	case engine.EvRunFailed:
 		v.line(fmt.Sprintf("%s: FAILED: %s", run, e.Message))
 		v.live = ""
+	case engine.EvSkipped:
+		v.line(fmt.Sprintf("%s: skipped, cell %s", run, e.Message))
 	case engine.EvWarning:
 		v.line(fmt.Sprintf("Warning: %s: %s", e.Address, e.Message))
 	case engine.EvTeardown:

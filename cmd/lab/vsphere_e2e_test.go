@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -184,6 +185,19 @@ experiment "mtu" {
 	}
 	if vms := sim.VMs(); len(vms) != 2 { // the two templates
 		t.Errorf("VMs left after apply: %v", vms)
+	}
+	// The lock file pins the template's identity; an edited template makes
+	// the next plan warn, naming it.
+	lock, _ := os.ReadFile(filepath.Join(dir, ".lab.lock.hcl"))
+	if !regexp.MustCompile(`(?s)machine "pair.deb.server".*template += "instance-uuid [0-9a-f-]+; change-version [^"]+"`).Match(lock) {
+		t.Errorf("lock file does not pin the template identity:\n%s", lock)
+	}
+	if _, errOut, err := labEnv(t, sim, dir, "plan"); err != nil || strings.Contains(errOut, "changed since") {
+		t.Errorf("plan with the same template: %v\n%s", err, errOut)
+	}
+	sim.EditTemplate(t, vspheretest.Debian)
+	if _, errOut, err := labEnv(t, sim, dir, "plan"); err != nil || !strings.Contains(errOut, `template "deb-s" of pair.deb.server changed`) {
+		t.Errorf("plan after the template was edited should warn naming it: %v\n%s", err, errOut)
 	}
 	if strings.Contains(out+errOut, sim.Password) {
 		t.Error("the vCenter password reached the output")

@@ -66,8 +66,10 @@ experiment "loss-cc" {
   # post (NewReno/CUBIC = 918/193 ≈ 4.8 in VMs; 783/712 ≈ 1.1 on Emulab)
   # would fail this. Measured here (Linux 6.18 in namespaces on a shared
   # 2-vCPU VM, 10 s runs, n = 5): CUBIC 2.42 ± 1.07, Reno 1.02 ± 0.53 Gb/s,
-  # ratio 0.42 [0.14, 1.15] — inconclusive; an earlier 5 s × 3 run gave
-  # 0.87 [0.21, 2.62]. The noise is the machine's (see README).
+  # ratio 0.42, Fieller interval [0.19, 0.86] — inconclusive (interval
+  # arithmetic, used before, gave [0.14, 1.15]); an earlier 5 s × 3 run gave
+  # 0.87 [0.21, 2.62] by interval arithmetic. The noise is the machine's
+  # (see README).
   expect "Reno and CUBIC within 2x under 1% nth loss" {
     ratio = { of = "cc=reno", over = "cc=cubic", between = [0.5, 2.0] }
   }

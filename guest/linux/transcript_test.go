@@ -3,7 +3,6 @@ package linux_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +11,8 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/guesttest"
 	"github.com/lab-bench/lab/guest/linux"
+	"github.com/lab-bench/lab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // reply is a canned answer of the fake transport.
 type reply = guesttest.Reply
@@ -125,26 +123,8 @@ func TestTranscripts(t *testing.T) {
 			if (err != nil) != tc.wantFail {
 				t.Errorf("error = %v, want failure %v", err, tc.wantFail)
 			}
-			golden(t, tc.name, f.Log.String())
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), f.Log.String())
 		})
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

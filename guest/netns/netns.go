@@ -13,14 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/guest"
 )
 
@@ -116,31 +115,17 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 }
 
 // Upload writes r to path. The namespace sees the host's filesystem, so the
-// file is written here, atomically (temporary file in the same directory,
-// then rename), with mode 0644.
+// file is written here, atomically (see package atomicfile), with mode 0644.
 func (t *Transport) Upload(ctx context.Context, path string, r io.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err := atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, r)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("%s: upload %s: %w", t.guest, path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: upload %s: %w", t.guest, path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: upload %s: %w", t.guest, path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: upload %s: %w", t.guest, path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("%s: upload %s: %w", t.guest, path, err)
+		return fmt.Errorf("%s: upload: %w", t.guest, err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,7 +73,17 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 		_, err := tr.Run(ctx, guest.Cmd{Argv: []string{"sh", "-c", "sleep 100; true"}})
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Wait until sh and its sleep run in the namespace (not a fixed sleep).
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		out, _ := exec.Command("ip", "netns", "pids", p.A.NS).Output()
+		if len(strings.Fields(string(out))) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command did not start in %s", p.A.NS)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	start := time.Now()
 	cancel()
 	select {

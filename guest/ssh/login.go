@@ -11,13 +11,14 @@ const DefaultPrivateKeyFile = "~/.ssh/id_ed25519"
 
 var userRE = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 
-// Login is the SSH login part of a provider block (bhyve's host, a hosts
-// machine): what every back end that reaches a machine over SSH asks for.
+// Login is how lab logs in to a machine over SSH — the one shape of a
+// template's ssh {} block, a bhyve host or a hosts machine in a provider
+// block, and a created guest's endpoint in state.
 type Login struct {
-	Port           int
-	User           string
-	PrivateKeyFile string
-	HostKey        string // optional pinned key, one authorized_keys line
+	Port           int    `json:"port,omitempty"`
+	User           string `json:"user,omitempty"`
+	PrivateKeyFile string `json:"private_key_file,omitempty"`
+	HostKey        string `json:"host_key,omitempty"` // pinned key, one authorized_keys line
 }
 
 // LoginProblem is one invalid Login field, named by its spec attribute.
@@ -54,4 +55,10 @@ func CheckLogin(l *Login) []LoginProblem {
 		}
 	}
 	return out
+}
+
+// ConfigFor is the dial configuration for logging in to host with l. The
+// login's HostKey, when set, is the key the host must present.
+func ConfigFor(host string, l Login) Config {
+	return Config{User: l.User, Host: host, Port: l.Port, PrivateKeyFile: l.PrivateKeyFile, KnownHostKey: l.HostKey}
 }

@@ -88,7 +88,8 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 			t.kill(pid)
 		}
 		select {
-		case <-done:
+		case werr := <-done:
+			_ = werr // the session ended; ctx.Err() is the error to report
 		case <-time.After(closeWait):
 		}
 		err = ctx.Err()

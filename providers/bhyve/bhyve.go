@@ -17,7 +17,8 @@
 //
 // Truthfulness: bhyve's tap backend offers the guest's virtio-net no
 // offloads, so LRO/TSO/checksum toggles are silent no-ops there.
-// CheckGroup refuses such plans unless strict = false; the FreeBSD guest
+// Capabilities declares them unsupported, so the plan refuses such specs
+// unless strict = false; the FreeBSD guest
 // driver independently observes the offloads as "off [fixed]".
 //
 // Nothing here has run against a real FreeBSD host: the command layer is
@@ -35,8 +36,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	xssh "golang.org/x/crypto/ssh"
 
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -62,10 +63,7 @@ type Provider struct {
 	mountDir string // the datastore's mountpoint (vm-bhyve), read once
 }
 
-var (
-	_ providers.Provider = (*Provider)(nil)
-	_ engine.Connector   = (*Provider)(nil)
-)
+var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured provider.
 func New() *Provider {
@@ -86,7 +84,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 }
 
 // Close closes the connection to the host.
-func (p *Provider) Close() error {
+func (p *Provider) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.host == nil {
@@ -155,22 +153,21 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err := checkVMName(m.Name); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
-	if err := p.checkMachine(m); err != nil {
-		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
-	}
 	if !nameRE.MatchString(m.Template.Source) {
 		return providers.Instance{}, fmt.Errorf("create %s: template %q: source %q is not a vm-bhyve VM or zvol name", m.Address, m.Template.Name, m.Template.Source)
 	}
 	vm := vmName(m.Name)
 	in.ID = vm
 	in.Attrs["vm"], in.Attrs["mac"], in.Attrs["os"] = vm, MAC(vm), m.Template.OS
-	in.Attrs["iface"] = p.cfg.guestIface(m.Template.OS)
 	in.Attrs["backend"], in.Attrs["network_backend"] = p.cfg.Backend, p.cfg.NetworkBackend
+	var login labssh.Login
 	if s := m.Template.SSH; s != nil {
-		in.Attrs[providers.AttrSSHUser], in.Attrs[providers.AttrSSHKeyFile] = s.User, s.PrivateKeyFile
-		if s.Port > 0 {
-			in.Attrs["ssh_port"] = fmt.Sprint(s.Port)
-		}
+		login = *s
+	}
+	in.Endpoint = providers.SSHEndpoint("", login)
+	in.Endpoint.Iface = p.cfg.guestIface(m.Template.OS)
+	if id, err := p.TemplateID(ctx, m); err == nil {
+		in.Endpoint.TemplateID = id
 	}
 	// A leftover of the same name (a crash before state was written) goes
 	// first, so the name is free.
@@ -190,7 +187,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err != nil {
 		return in, fmt.Errorf("create %s (%s): %w", m.Address, vm, err)
 	}
-	in.Attrs["addr"] = addr
+	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	return in, nil
 }
 

@@ -2,9 +2,7 @@ package bhyve
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,11 +11,11 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
+	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/providers"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // newHost starts an in-process SSH server playing a FreeBSD host and a
 // provider configured with extra (HCL attributes) that reaches it.
@@ -31,7 +29,7 @@ func newHost(t *testing.T, extra string) (*Provider, *fakeHost, *sshtest.Server)
 		t.Fatal(diags)
 	}
 	p.signer, p.poll = srv.ClientSigner(), time.Millisecond
-	t.Cleanup(func() { p.Close() })
+	t.Cleanup(func() { p.Close(context.Background()) })
 	return p, h, srv
 }
 
@@ -50,7 +48,7 @@ func configure(t *testing.T, src string) (*Provider, hcl.Diagnostics) {
 func machine(role, os string, link providers.Instance) providers.Machine {
 	src := map[string]string{"freebsd": "fbsd14-tmpl", "linux": "ubuntu-tmpl"}[os]
 	return providers.Machine{Address: "pair.cc." + role, LabID: "t", Pair: "cc", Role: role, Name: "t-cc-" + role[:1],
-		Template: providers.Template{Name: os, Source: src, OS: os, SSH: &providers.SSH{User: "root", PrivateKeyFile: "~/.ssh/lab"}},
+		Template: providers.Template{Name: os, Source: src, OS: os, SSH: &labssh.Login{User: "root", PrivateKeyFile: "~/.ssh/lab"}},
 		VCPU:     1, MemoryMiB: 2048, Link: link}
 }
 
@@ -83,12 +81,12 @@ datastore = "zroot/vm"`},
 				if err != nil {
 					t.Fatal(err)
 				}
-				if in.Attrs["addr"] == "" || in.Attrs["iface"] == "" {
-					t.Errorf("%s: attrs %v", m.Address, in.Attrs)
+				if ep := providers.EndpointOf(in); ep.Addr == "" || ep.Iface == "" || !strings.HasPrefix(ep.TemplateID, "zfs guid ") {
+					t.Errorf("%s: endpoint %+v", m.Address, ep)
 				}
 				ins = append(ins, in)
 			}
-			found, err := p.List(ctx, "t")
+			found, err := p.List(ctx, providers.Owner{Lab: "t"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,25 +108,7 @@ datastore = "zroot/vm"`},
 			if left := h.left(); len(left) != 0 {
 				t.Errorf("left on the host: %v", left)
 			}
-			golden(t, tc.name, strings.Join(srv.Commands(), "\n")+"\n")
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), strings.Join(srv.Commands(), "\n")+"\n")
 		})
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

@@ -72,10 +72,6 @@ var (
 	addrKeyRE = regexp.MustCompile(`^[a-z0-9_-]+\.(server|client|router)$`)
 )
 
-// attributeList is named in errors about the block.
-const attributeList = "host, port, user, private_key_file, host_key, backend, datastore, switch, uplink, network_backend, strict, " +
-	"address_discovery, leases_file, addresses, firmware, boot_timeout, guest_iface"
-
 // decode reads and checks the provider block; every value that later
 // reaches the host's shell is validated here.
 func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {

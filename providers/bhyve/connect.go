@@ -17,13 +17,14 @@ var SSHRetry = 2 * time.Minute
 // create, as the template's ssh {} block says. lab must reach that
 // address directly (an existing switch on the lab's network, or a
 // lab-made one with an uplink); there is no jump through the host yet.
-func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
-	return providers.ConnectGuest(in, p.dial, SSHRetry)
+func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+	return providers.ConnectGuest(ctx, in, p.dial, SSHRetry)
 }
 
 // List finds a lab's VMs, ZFS clones and interfaces by name prefix
 // (description for interfaces), for `lab destroy -orphans`.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+	labID := o.Lab // objects of this back end carry the lab id only so far
 	prefix := Prefix(labID)
 	machines := map[string]bool{}
 	if p.cfg.Backend == BackendRaw {

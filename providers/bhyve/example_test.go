@@ -37,8 +37,9 @@ func TestExamplesPlan(t *testing.T) {
 	if d := prov.Configure(providers.WithEvalContext(context.Background(), lab.EvalContext()), lab.Providers["bhyve.box"].Body); d.HasErrors() {
 		t.Fatal(d)
 	}
-	if err := prov.CheckPlan(p, "bhyve.box"); err != nil {
-		t.Errorf("the example fails its own provider's check: %v", err)
+	caps := func(string) (providers.Capabilities, bool) { return prov.Capabilities(), true }
+	if diags := plan.CheckCapabilities(p, lab, caps); diags.HasErrors() {
+		t.Errorf("the example fails its own provider's capabilities: %v", diags)
 	}
 	runs := p.Runs()
 	if len(p.Groups) != 1 || len(runs) != 12 {

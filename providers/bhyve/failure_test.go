@@ -128,7 +128,7 @@ func TestOrphans(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			found, err := p.List(ctx, "t")
+			found, err := p.List(ctx, providers.Owner{Lab: "t"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -89,6 +89,15 @@ func (h *fakeHost) handle(cmd string, stdin io.Reader) (string, string, int) {
 		}
 		h.vms[last] = "Stopped"
 		h.datasets["zroot/vm/"+last] = true
+	case strings.HasPrefix(cmd, "zfs get -Hp -o value guid,createtxg,referenced "):
+		// zfs-get(8): -H drops headers, -p prints exact numbers, -o value
+		// only the values, one line per property in the order asked. A
+		// vm-bhyve VM on a ZFS datastore is the dataset <datastore>/<vm>.
+		name := strings.TrimPrefix(last, "zroot/vm/")
+		if !h.datasets[last] && h.vms[name] == "" {
+			return "", fmt.Sprintf("cannot open '%s': dataset does not exist\n", last), 1
+		}
+		return fmt.Sprintf("%d\n57\n2147483648\n", 1000+len(name)), "", 0
 	case strings.HasPrefix(cmd, "zfs get -H -o value mountpoint "):
 		return "/zroot/vm\n", "", 0
 	case strings.HasPrefix(cmd, "sysrc -f "):

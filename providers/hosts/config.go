@@ -108,12 +108,13 @@ func validHost(s string) bool {
 	return net.ParseIP(s) != nil || hostRE.MatchString(s) && !strings.Contains(s, "..")
 }
 
-// cpuList expands "0-2,4" to "0,1,2,4" (the form the engine reads).
-func cpuList(s string) string {
+// cpuList expands "0-2,4" to [0 1 2 4] (cpus was checked by decode; a
+// range is cut at 4096 CPUs).
+func cpuList(s string) []int {
 	if s == "" {
-		return ""
+		return nil
 	}
-	var out []string
+	var out []int
 	for _, part := range strings.Split(s, ",") {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, _ := strconv.Atoi(lo)
@@ -122,8 +123,8 @@ func cpuList(s string) string {
 			b, _ = strconv.Atoi(hi)
 		}
 		for c := a; c <= b && c-a < 4096; c++ {
-			out = append(out, strconv.Itoa(c))
+			out = append(out, c)
 		}
 	}
-	return strings.Join(out, ",")
+	return out
 }

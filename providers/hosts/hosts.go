@@ -4,7 +4,7 @@
 // SSH host key, pinned from then on), Delete forgets it.
 //
 // Because the machines are borrowed, the engine puts every setting a lab
-// changes back at teardown (see engine.Borrower): hosts reports Borrowed.
+// changes back at teardown: hosts declares Capabilities.Borrowed.
 package hosts
 
 import (
@@ -12,11 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
@@ -27,14 +27,6 @@ const TypeName = "hosts"
 
 func init() { providers.Register(TypeName, func() providers.Provider { return New() }) }
 
-// Attribute keys the provider records in state.
-const (
-	AttrHostKey = "ssh_host_key" // pinned host key (authorized_keys line)
-	AttrSSHAddr = "ssh_address"
-	AttrSSHPort = "ssh_port"
-	AttrSSHUser = "ssh_user"
-)
-
 // Provider reaches the two machines its block names.
 type Provider struct {
 	// Hosts by role ("server", "client"), filled by Configure.
@@ -44,11 +36,7 @@ type Provider struct {
 	Retry time.Duration
 }
 
-var (
-	_ providers.Provider = (*Provider)(nil)
-	_ engine.Connector   = (*Provider)(nil)
-	_ engine.Borrower    = (*Provider)(nil)
-)
+var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured provider.
 func New() *Provider { return &Provider{Retry: 30 * time.Second} }
@@ -61,9 +49,17 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	return diags
 }
 
-// Borrowed is true: these machines are not lab's, so what lab changes on
-// them is restored at teardown.
-func (p *Provider) Borrowed() bool { return true }
+// Capabilities: the machines are borrowed (not lab's, so what lab changes
+// on them is restored at teardown); guest offloads and CPU pinning (vcpu
+// is how many of the listed cpus are used) work; nothing about the
+// hardware or the network between them can be chosen.
+func (p *Provider) Capabilities() providers.Capabilities {
+	return providers.Capabilities{Borrowed: true, GuestOffloads: true}
+}
+
+// Close has nothing to end: each command dials and closes its own
+// connections.
+func (p *Provider) Close(context.Context) error { return nil }
 
 // Link returns a nominal link: the machines are already connected.
 func (p *Provider) Link(_ context.Context, l providers.LinkSpec) (providers.Instance, error) {
@@ -85,45 +81,72 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
 	defer t.Close()
+	login := labssh.Login{User: h.User, Port: h.Port, PrivateKeyFile: h.PrivateKeyFile, HostKey: t.HostKey()}
 	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: h.Address, Name: h.Address,
-		Attrs: map[string]string{
-			"role": m.Role, "addr": h.BenchAddress, "iface": h.Iface, "cpus": cpuList(h.CPUs), "os": m.Template.OS,
-			AttrSSHAddr: h.Address, AttrSSHPort: strconv.Itoa(h.Port), AttrSSHUser: h.User, AttrHostKey: t.HostKey(),
-			"borrowed": "true",
-		}}
+		Attrs:    map[string]string{"role": m.Role, "os": m.Template.OS, "borrowed": "true"},
+		Endpoint: providers.SSHEndpoint(h.Address, login)}
+	in.Endpoint.Addr, in.Endpoint.Iface, in.Endpoint.CPUs = h.BenchAddress, h.Iface, cpuList(h.CPUs)
 	if m.Template.OS == "" || m.Template.OS == "linux" {
 		if _, err := t.Run(ctx, guest.Cmd{Argv: []string{"ip", "link", "show", "dev", h.Iface}}); err != nil {
 			return in, fmt.Errorf("create %s: benchmark interface %s: %w", m.Address, h.Iface, err)
 		}
 	}
+	in.Endpoint.TemplateID = machineIdentity(ctx, t)
 	return in, nil
 }
 
-// Connect dials the machine pinned to the host key recorded at Create.
-func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
+// Connect dials the machine pinned to the host key recorded at Create. A
+// machine recorded under another address than the spec now names is still
+// reached where it was recorded.
+func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
 	h, err := p.host(in.Attrs["role"])
 	if err != nil {
 		return nil, err
 	}
-	known := in.Attrs[AttrHostKey]
-	if known == "" {
-		known = h.HostKey
+	ep := providers.EndpointOf(in)
+	if ep.SSH == nil {
+		return nil, fmt.Errorf("%s: no SSH login recorded; run `lab destroy` to forget this machine", in.Address)
 	}
-	if h.HostKey != "" && known != h.HostKey {
+	if h.HostKey != "" && ep.SSH.HostKey != "" && ep.SSH.HostKey != h.HostKey {
 		return nil, fmt.Errorf("%s: the spec's host_key differs from the key recorded in state; run `lab destroy` to forget the recorded one", in.Address)
 	}
-	c := p.sshConfig(h, known)
-	// A machine recorded under another address than the spec now names
-	// is still reached where it was recorded.
-	if a := in.Attrs[AttrSSHAddr]; a != "" {
-		c.Host = a
-	}
-	if port, err := strconv.Atoi(in.Attrs[AttrSSHPort]); err == nil {
-		c.Port = port
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.Retry+c.DialTimeout)
+	c := labssh.ConfigFor(ep.SSHHost, *ep.SSH)
+	c.DialTimeout, c.Retry = 10*time.Second, p.Retry
+	ctx, cancel := context.WithTimeout(ctx, p.Retry+c.DialTimeout)
 	defer cancel()
 	return labssh.Dial(ctx, in.Address, c)
+}
+
+// TemplateID dials m's machine and returns its kernel and benchmark tool
+// versions: what an existing machine's results depend on.
+func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string, error) {
+	h, err := p.host(m.Role)
+	if err != nil {
+		return "", err
+	}
+	t, err := labssh.Dial(ctx, m.Address, p.sshConfig(h, h.HostKey))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", m.Address, err)
+	}
+	defer t.Close()
+	return machineIdentity(ctx, t), nil
+}
+
+// machineIdentity is "<uname -sr>; <iperf3 --version's first line>", each
+// part left out when its command fails.
+func machineIdentity(ctx context.Context, t guest.Transport) string {
+	var parts []string
+	for _, argv := range [][]string{{"uname", "-sr"}, {"iperf3", "--version"}} {
+		out, err := t.Run(ctx, guest.Cmd{Argv: argv})
+		if err != nil {
+			continue
+		}
+		line, _, _ := strings.Cut(strings.TrimSpace(string(out.Stdout)), "\n")
+		if line != "" {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Read reports the machine as present: it is not lab's to lose.
@@ -136,7 +159,9 @@ func (p *Provider) Read(_ context.Context, in providers.Instance) (providers.Ins
 func (p *Provider) Delete(context.Context, providers.Instance) error { return nil }
 
 // List finds nothing: lab creates nothing on existing machines.
-func (p *Provider) List(context.Context, string) ([]providers.Instance, error) { return nil, nil }
+func (p *Provider) List(context.Context, providers.Owner) ([]providers.Instance, error) {
+	return nil, nil
+}
 
 func (p *Provider) host(role string) (*Host, error) {
 	h := p.Hosts[role]

@@ -52,7 +52,7 @@ func TestConfigure(t *testing.T) {
 		t.Fatal(diags)
 	}
 	s, c := p.Hosts["server"], p.Hosts["client"]
-	if s.Port != 22 || s.User != "root" || s.PrivateKeyFile != "~/.ssh/id_ed25519" || s.BenchAddress != "198.18.200.2" || cpuList(s.CPUs) != "0,1,3" {
+	if s.Port != 22 || s.User != "root" || s.PrivateKeyFile != "~/.ssh/id_ed25519" || s.BenchAddress != "198.18.200.2" || fmt.Sprint(cpuList(s.CPUs)) != "[0 1 3]" {
 		t.Errorf("server defaults: %+v", s)
 	}
 	if c.Port != 2222 || c.User != "lab" || c.BenchAddress != "198.18.1.2" {
@@ -137,19 +137,23 @@ func TestCreateRecordsHostAndKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("create (SSH connect + interface check) took %v", time.Since(start).Round(time.Millisecond))
-	want := map[string]string{"addr": "127.0.0.1", "iface": "eth1", "cpus": "1", "role": "server", "os": "linux",
-		AttrSSHAddr: "127.0.0.1", AttrHostKey: s.HostKey(), "borrowed": "true"}
+	want := map[string]string{"role": "server", "os": "linux", "borrowed": "true"}
 	for k, v := range want {
 		if in.Attrs[k] != v {
 			t.Errorf("Attrs[%s] = %q, want %q", k, in.Attrs[k], v)
 		}
+	}
+	ep := providers.EndpointOf(in)
+	if ep.Addr != "127.0.0.1" || ep.Iface != "eth1" || fmt.Sprint(ep.CPUs) != "[1]" || ep.SSHHost != "127.0.0.1" ||
+		ep.SSH == nil || ep.SSH.HostKey != s.HostKey() || ep.TemplateID != "ran: uname -sr; ran: iperf3 --version" {
+		t.Errorf("endpoint %+v", ep)
 	}
 	for k := range in.Attrs {
 		if strings.Contains(k, "password") || strings.Contains(k, "key_file") {
 			t.Errorf("credential-like attribute %s recorded", k)
 		}
 	}
-	tr, err := p.Connect(in)
+	tr, err := p.Connect(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +198,8 @@ func TestChangedHostKeyRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				in.Attrs[AttrHostKey] = impostor.HostKey() // the machine was "reinstalled"
-				_, err = p.Connect(in)
+				in.Endpoint.SSH.HostKey = impostor.HostKey() // the machine was "reinstalled"
+				_, err = p.Connect(context.Background(), in)
 			}
 			if err == nil || !strings.Contains(err.Error(), "host key changed") || !strings.Contains(err.Error(), "SHA256:") {
 				t.Fatalf("got %v, want a refusal naming both fingerprints", err)

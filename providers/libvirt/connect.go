@@ -3,7 +3,6 @@ package libvirt
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,9 +23,11 @@ type guestConn interface {
 }
 
 func sshConfig(in providers.Instance) ssh.Config {
-	port, _ := strconv.Atoi(in.Attrs[attrPort])
-	return ssh.Config{User: in.Attrs[attrUser], Host: in.Attrs[attrAddr], Port: port,
-		PrivateKeyFile: in.Attrs[attrKeyFile], KnownHostKey: in.Attrs[attrHostKey]}
+	ep := providers.EndpointOf(in)
+	if ep.SSH == nil {
+		return ssh.Config{Host: ep.SSHHost}
+	}
+	return ssh.ConfigFor(ep.SSHHost, *ep.SSH)
 }
 
 // waitSSH logs in to a new guest (retrying while it boots, up to
@@ -45,7 +46,7 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, start ti
 		return fmt.Errorf("ssh: %w", err)
 	}
 	defer t.Close()
-	in.Attrs[attrHostKey] = t.HostKey()
+	in.Endpoint.SSH.HostKey = t.HostKey()
 	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"ip", "-o", "link", "show"}})
 	if err != nil {
 		return fmt.Errorf("find the NIC: %w", err)
@@ -54,7 +55,7 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, start ti
 	if iface == "" {
 		return fmt.Errorf("no interface with MAC %s in the guest (ip -o link show)", in.Attrs[attrMAC])
 	}
-	in.Attrs[attrIface] = iface
+	in.Endpoint.Iface = iface
 	return nil
 }
 
@@ -78,14 +79,15 @@ func ifaceByMAC(out, mac string) string {
 
 // Connect returns an SSH transport to a created guest. The host key must be
 // the one recorded when the guest was created.
-func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
-	if in.Attrs[attrAddr] == "" {
+func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+	ep := providers.EndpointOf(in)
+	if ep.SSHHost == "" {
 		return nil, fmt.Errorf("%s: no address recorded", in.Address)
 	}
-	if in.Attrs[attrHostKey] == "" {
+	if ep.SSH == nil || ep.SSH.HostKey == "" {
 		return nil, fmt.Errorf("%s: no SSH host key recorded (the guest was never reached)", in.Address)
 	}
 	c := sshConfig(in)
 	c.Retry = 30 * time.Second
-	return dialGuest(context.Background(), in.Address, c)
+	return dialGuest(ctx, in.Address, c)
 }

@@ -8,7 +8,7 @@
 // DHCP range from 198.18.0.0/15), found again by name and by the lab id in
 // the domain's <metadata>. The guest's address comes from the network's DHCP
 // leases (by MAC), with the QEMU guest agent as a fallback; lab then logs in
-// over SSH and records the host key it saw first (Attrs "ssh_host_key").
+// over SSH and records the host key it saw first (in its Endpoint).
 package libvirt
 
 import (
@@ -23,7 +23,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 
-	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -96,6 +95,9 @@ type Provider struct {
 	dial func(uri *url.URL) (*golibvirt.Libvirt, error)
 	// poll is the interval between lease/state checks.
 	poll time.Duration
+
+	idMu sync.Mutex
+	ids  map[string]string // TemplateID by source volume
 }
 
 var _ providers.Provider = (*Provider)(nil)
@@ -189,7 +191,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 }
 
 // Close disconnects from libvirtd.
-func (p *Provider) Close() error {
+func (p *Provider) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.l == nil {
@@ -262,9 +264,5 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// The engine's optional interfaces, pinned.
-var (
-	_ interface {
-		Connect(providers.Instance) (guest.Transport, error)
-	} = (*Provider)(nil)
-)
+// The engine's optional interface, pinned.
+var _ providers.HostCPUMeter = (*Provider)(nil)

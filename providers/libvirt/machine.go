@@ -6,7 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"os"
+	"log/slog"
 	"path"
 	"strconv"
 	"strings"
@@ -14,19 +14,15 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
-// Attrs a machine instance carries (besides "lab_id" from the engine).
+// Attrs a machine instance carries (besides "lab_id" from the engine); how
+// the engine reaches it is in its Endpoint.
 const (
-	attrAddr    = "addr"         // guest IPv4 address (benchmark and SSH)
-	attrIface   = "iface"        // the benchmark NIC's name in the guest
-	attrMAC     = "mac"          // its MAC
-	attrHostKey = "ssh_host_key" // first-seen SSH host key (TOFU)
-	attrUser    = "ssh_user"
-	attrPort    = "ssh_port"
-	attrKeyFile = providers.AttrSSHKeyFile // a path, never key material
-	attrVolume  = "volume"                 // the overlay volume
+	attrMAC     = "mac"    // the benchmark NIC's MAC
+	attrVolume  = "volume" // the overlay volume
 	attrPool    = "pool"
 	attrNetwork = "network"
 	attrVCPU    = "vcpu"
@@ -76,11 +72,15 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		mem = 1024
 	}
 	in.Attrs[attrVCPU] = strconv.Itoa(vcpu)
+	var login ssh.Login
 	if s := m.Template.SSH; s != nil {
-		in.Attrs[attrUser], in.Attrs[attrKeyFile] = s.User, s.PrivateKeyFile
-		if s.Port != 0 {
-			in.Attrs[attrPort] = strconv.Itoa(s.Port)
-		}
+		login = *s
+	}
+	in.Endpoint = providers.SSHEndpoint("", login)
+	if id, err := p.TemplateID(ctx, m); err == nil {
+		in.Endpoint.TemplateID = id
+	} else {
+		return in, fmt.Errorf("%s: template identity: %w", m.Address, err)
 	}
 
 	t0 := time.Now()
@@ -142,7 +142,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err != nil {
 		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, err)
 	}
-	in.Attrs[attrAddr] = addr
+	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	trace("%s lease %v", m.Name, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(ctx, &in, start); err != nil {
@@ -325,7 +325,7 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 	if err != nil {
 		return in, false, callErr("DomainGetState", in.Name, err)
 	}
-	return in, golibvirt.DomainState(state) == golibvirt.DomainRunning && in.Attrs[attrAddr] != "", nil
+	return in, golibvirt.DomainState(state) == golibvirt.DomainRunning && providers.EndpointOf(in).Addr != "", nil
 }
 
 // Delete removes a machine (domain and overlay) or a link (lab's network).
@@ -406,7 +406,8 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 }
 
 // List finds the lab's domains by their metadata and its networks by name.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+	labID := o.Lab // objects of this back end carry the lab id only so far
 	l, err := p.conn()
 	if err != nil {
 		return nil, err
@@ -443,10 +444,9 @@ func uuidString(u golibvirt.UUID) string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// trace prints a libvirt call's timing to stderr when LAB_LIBVIRT_TRACE is
-// set: the way to see which call a slow hypervisor spends its time in.
+// trace logs the steps of a create with their timing at lab's trace level
+// (LAB_LOG=trace): the way to see which call a slow hypervisor spends its
+// time in.
 func trace(f string, a ...any) {
-	if os.Getenv("LAB_LIBVIRT_TRACE") != "" {
-		fmt.Fprintf(os.Stderr, "libvirt: "+f+"\n", a...)
-	}
+	slog.Log(context.Background(), providers.LevelTrace, "libvirt: "+fmt.Sprintf(f, a...))
 }

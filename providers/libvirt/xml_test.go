@@ -1,31 +1,12 @@
 package libvirt
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from its golden file:\n%s", name, got)
-	}
-}
 
 func TestDomainXML(t *testing.T) {
 	base := domainSpec{Name: "lab-kvm-jumbo-s", Type: "qemu", Emulator: "/usr/bin/qemu-system-x86_64", Machine: "pc",
@@ -47,14 +28,14 @@ func TestDomainXML(t *testing.T) {
 			if strings.Contains(got, "<evil/>") {
 				t.Fatalf("a name reached the XML unescaped:\n%s", got)
 			}
-			golden(t, name, got)
+			golden.Check(t, filepath.Join("testdata", name+".golden"), got)
 		})
 	}
 }
 
 func TestNetworkXML(t *testing.T) {
-	golden(t, "network-isolated-jumbo", networkXML(networkSpec{Name: "lab-kvm-jumbo", Bridge: "lbr1a2b3c", MTU: 9000, Network: [3]byte{198, 18, 7}}))
-	golden(t, "network-nat", networkXML(networkSpec{Name: "lab-kvm-nat", Bridge: "lbr4d5e6f", NAT: true, Network: [3]byte{198, 19, 200}}))
+	golden.Check(t, filepath.Join("testdata", "network-isolated-jumbo.golden"), networkXML(networkSpec{Name: "lab-kvm-jumbo", Bridge: "lbr1a2b3c", MTU: 9000, Network: [3]byte{198, 18, 7}}))
+	golden.Check(t, filepath.Join("testdata", "network-nat.golden"), networkXML(networkSpec{Name: "lab-kvm-nat", Bridge: "lbr4d5e6f", NAT: true, Network: [3]byte{198, 19, 200}}))
 }
 
 func TestSplitOffloads(t *testing.T) {

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/lab-bench/lab/guest"
@@ -10,7 +11,10 @@ import (
 
 // Connect returns a transport that runs commands inside the machine's
 // namespace with `ip netns exec`.
-func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
+func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("connect %s: %w", in.Address, err)
+	}
 	ns := in.Attrs["netns"]
 	if ns == "" {
 		return nil, fmt.Errorf("%s: no namespace recorded", in.Address)
@@ -20,8 +24,12 @@ func (p *Provider) Connect(in providers.Instance) (guest.Transport, error) {
 	return netns.New(in.Address, ns, nil), nil
 }
 
-// CPUs returns the CPUs a machine's benchmark processes are pinned to.
-func CPUs(in providers.Instance) []int {
-	c, _ := parseCPUList(in.Attrs["cpus"])
-	return c
+// Close has nothing to end: the local back end holds no connection.
+func (p *Provider) Close(context.Context) error { return nil }
+
+// Capabilities: routed pairs, guest offloads, CPU pinning for vcpu, the
+// veth's MTU; no NIC model, queues, host offloads or memory (a namespace
+// shares the host's).
+func (p *Provider) Capabilities() providers.Capabilities {
+	return providers.Capabilities{RoutedPairs: true, GuestOffloads: true, VCPU: true, LinkMTU: true, OnThisHost: true}
 }

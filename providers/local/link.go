@@ -9,13 +9,17 @@ import (
 )
 
 // Link creates the veth pair joining a pair's namespaces. Both ends start
-// in the host namespace, tagged with the lab's alias; Create moves each end
-// into its machine's namespace. A leftover pair of the same name (a crash
-// before state was written) is replaced.
+// in the host namespace, tagged with the owner's alias; Create moves each
+// end into its machine's namespace. A leftover pair of the same name (a
+// crash before state was written) is replaced when its tag is this lab's
+// and workspace's, and refused otherwise.
 func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
-	s, c := vethNames(l.LabID, l.Address)
-	if _, err := p.exec(ctx, "ip", "link", "del", s); err != nil && !notFound(err) {
-		return providers.Instance{}, fmt.Errorf("link %s: remove leftover %s: %w", l.Address, s, err)
+	o := l.Owner()
+	s, c := vethNames(o, l.Address)
+	for _, end := range []string{s, c} {
+		if err := p.deleteVeth(ctx, o, end); err != nil {
+			return providers.Instance{}, fmt.Errorf("link %s: remove leftover %s: %w", l.Address, end, err)
+		}
 	}
 	argv := []string{"ip", "link", "add", s}
 	if l.MTU > 0 {
@@ -29,11 +33,11 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 		return providers.Instance{}, fmt.Errorf("link %s: create veth: %w", l.Address, err)
 	}
 	in := providers.Instance{
-		Address: l.Address, Provider: TypeName, Kind: "link", ID: s, Name: s + "/" + c,
+		Address: l.Address, Provider: TypeName, Kind: "link", ID: s, Name: s + "/" + c, Owner: o,
 		Attrs: map[string]string{"server_if": s, "client_if": c, "index": strconv.Itoa(l.Index)},
 	}
 	for _, end := range []string{s, c} {
-		if _, err := p.exec(ctx, "ip", "link", "set", "dev", end, "alias", alias(l.LabID, l.Address)); err != nil {
+		if _, err := p.exec(ctx, "ip", "link", "set", "dev", end, "alias", o.Tag(l.Address)); err != nil {
 			_ = p.Delete(context.WithoutCancel(ctx), in)
 			return providers.Instance{}, fmt.Errorf("link %s: tag %s: %w", l.Address, end, err)
 		}
@@ -41,4 +45,20 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	sa, ca := linkAddrs(l.Index)
 	in.Attrs["server_addr"], in.Attrs["client_addr"] = sa, ca
 	return in, nil
+}
+
+// deleteVeth deletes the host-side veth end dev when it exists and carries
+// o's tag; one that is gone is fine, one that is not o's is refused.
+func (p *Provider) deleteVeth(ctx context.Context, o providers.Owner, dev string) error {
+	tag, exists, err := p.ifAlias(ctx, "", dev)
+	if err != nil || !exists {
+		return err
+	}
+	if err := owned(o, "interface", dev, tag); err != nil {
+		return err
+	}
+	if _, err := p.exec(ctx, "ip", "link", "del", dev); err != nil && !notFound(err) {
+		return err
+	}
+	return nil
 }

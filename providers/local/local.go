@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -33,6 +34,9 @@ type Provider struct {
 	CPUs int
 	// exec runs a host command; replaced in tests.
 	exec func(ctx context.Context, argv ...string) ([]byte, error)
+
+	idOnce sync.Once
+	id     string // TemplateID, computed once
 }
 
 var _ providers.Provider = (*Provider)(nil)

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,7 +62,7 @@ func TestParseCPUList(t *testing.T) {
 }
 
 func TestVethNamesFitIFNAMSIZ(t *testing.T) {
-	s, c := vethNames(strings.Repeat("a", 24), "pair."+strings.Repeat("b", 60)+".link")
+	s, c := vethNames(providers.Owner{Lab: strings.Repeat("a", 24), Workspace: "0123abcd"}, "pair."+strings.Repeat("b", 60)+".link")
 	if len(s) > 15 || len(c) > 15 || s == c {
 		t.Errorf("veth names %q %q", s, c)
 	}
@@ -69,7 +70,7 @@ func TestVethNamesFitIFNAMSIZ(t *testing.T) {
 
 func TestDeleteRefusesForeignNamespace(t *testing.T) {
 	p := New()
-	err := p.deleteNamespace(context.Background(), "host-ns")
+	err := p.deleteNamespace(context.Background(), providers.Owner{Lab: "x", Workspace: "0123abcd"}, "host-ns")
 	if err == nil || !strings.Contains(err.Error(), "not made by lab") {
 		t.Errorf("deleteNamespace(host-ns) = %v", err)
 	}
@@ -78,29 +79,25 @@ func TestDeleteRefusesForeignNamespace(t *testing.T) {
 // TestLifecycleForReal creates a link and two machines in real namespaces,
 // checks the link works, lists, deletes twice, and checks nothing is left.
 func TestLifecycleForReal(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs iproute2")
-	}
+	needRoot(t)
 	ctx := context.Background()
 	p := New()
 	labID := fmt.Sprintf("t%d", os.Getpid())
+	owner := providers.Owner{Lab: labID, Workspace: "0123abcd"}
 	var made []providers.Instance
 	t.Cleanup(func() {
 		for i := len(made) - 1; i >= 0; i-- {
 			_ = p.Delete(ctx, made[i])
 		}
 	})
-	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.x.link", LabID: labID, Pair: "x", MTU: 9000, Index: 3})
+	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.x.link", LabID: labID, Workspace: owner.Workspace, Pair: "x", MTU: 9000, Index: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	made = append(made, link)
 	var ins []providers.Instance
 	for _, role := range []string{"server", "client"} {
-		in, err := p.Create(ctx, providers.Machine{Address: "pair.x." + role, LabID: labID, Pair: "x", Role: role,
+		in, err := p.Create(ctx, providers.Machine{Address: "pair.x." + role, LabID: labID, Workspace: owner.Workspace, Pair: "x", Role: role,
 			Name: labID + "-x-" + role[:1], VCPU: 1, Link: link})
 		if err != nil {
 			t.Fatal(err)
@@ -108,20 +105,23 @@ func TestLifecycleForReal(t *testing.T) {
 		made = append(made, in)
 		ins = append(ins, in)
 	}
-	if ins[0].Attrs["addr"] != "198.18.0.13" || ins[1].Attrs["addr"] != "198.18.0.14" {
-		t.Errorf("addresses %v %v", ins[0].Attrs, ins[1].Attrs)
+	if ins[0].Endpoint.Addr != "198.18.0.13" || ins[1].Endpoint.Addr != "198.18.0.14" {
+		t.Errorf("addresses %+v %+v", ins[0].Endpoint, ins[1].Endpoint)
+	}
+	if id := ins[0].Endpoint.TemplateID; !strings.HasPrefix(id, "linux ") || !strings.Contains(id, "iperf 3") {
+		t.Errorf("template identity %q: want the kernel and the tools' versions", id)
 	}
 	for _, in := range ins {
 		out, err := exec.Command("ip", "-n", in.ID, "-o", "addr", "show", "dev", "eth0").CombinedOutput()
-		if err != nil || !strings.Contains(string(out), in.Attrs["addr"]+"/30") {
-			t.Errorf("%s: eth0 has no %s: %v\n%s", in.ID, in.Attrs["addr"], err, out)
+		if err != nil || !strings.Contains(string(out), in.Endpoint.Addr+"/30") {
+			t.Errorf("%s: eth0 has no %s: %v\n%s", in.ID, in.Endpoint.Addr, err, out)
 		}
 		out, _ = exec.Command("ip", "-n", in.ID, "link", "show", "dev", "eth0").CombinedOutput()
 		if !strings.Contains(string(out), "mtu 9000") || !strings.Contains(string(out), "state UP") {
 			t.Errorf("%s: eth0 not up at MTU 9000:\n%s", in.ID, out)
 		}
 	}
-	found, err := p.List(ctx, labID)
+	found, err := p.List(ctx, owner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,40 +138,74 @@ func TestLifecycleForReal(t *testing.T) {
 			t.Errorf("%s still exists after delete (err %v)", in.Address, err)
 		}
 	}
-	if found, _ := p.List(ctx, labID); len(found) != 0 {
+	if other, _ := p.List(ctx, providers.Owner{Lab: labID, Workspace: "ffffffff"}); len(other) != 0 {
+		t.Errorf("another workspace's List found this one's objects: %+v", other)
+	}
+	if found, _ := p.List(ctx, owner); len(found) != 0 {
 		t.Errorf("left after delete: %+v", found)
 	}
 }
 
 // TestDeletePendingByName deletes objects recorded only as pending (no id):
-// what a crash between the state write and the create's end leaves.
+// what a crash between the state write and the create's end leaves — but
+// only what carries this lab's and workspace's tag.
 func TestDeletePendingByName(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
+	needRoot(t)
 	ctx := context.Background()
 	p := New()
 	labID := fmt.Sprintf("p%d", os.Getpid())
-	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.y.link", LabID: labID, Pair: "y"})
+	owner := providers.Owner{Lab: labID, Workspace: "0123abcd"}
+	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.y.link", LabID: labID, Workspace: owner.Workspace, Pair: "y"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pendingLink := providers.Instance{Address: "pair.y.link", Kind: "link", Attrs: map[string]string{"lab_id": labID}}
+	pendingLink := providers.Instance{Address: "pair.y.link", Kind: "link", Owner: owner}
 	if err := p.Delete(ctx, pendingLink); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := p.Read(ctx, link); ok {
 		t.Error("pending link not removed by name")
 	}
-	ns := Namespace(labID + "-y-s")
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
+
+	tests := []struct {
+		name    string
+		tag     string // lo's alias; "" leaves it untagged
+		deleted bool
+	}{
+		{"tagged as ours", owner.Tag("pair.y.server"), true},
+		{"untagged", "", false},
+		{"another workspace", providers.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), false},
+		{"another lab with a longer name", providers.Owner{Lab: labID + "-y", Workspace: owner.Workspace}.Tag("pair.s"), false},
 	}
-	if err := p.Delete(ctx, providers.Instance{Address: "pair.y.server", Kind: "machine", Name: labID + "-y-s"}); err != nil {
-		t.Fatal(err)
-	}
-	if names, _ := p.namespaces(ctx); strings.Contains(strings.Join(names, " "), ns) {
-		exec.Command("ip", "netns", "del", ns).Run()
-		t.Error("pending namespace not removed by name")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			name := labID + "-y-s"
+			ns := Namespace(name)
+			if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+				t.Fatalf("%v %s", err, out)
+			}
+			defer exec.Command("ip", "netns", "del", ns).Run()
+			if tc.tag != "" {
+				if out, err := exec.Command("ip", "-n", ns, "link", "set", "dev", "lo", "alias", tc.tag).CombinedOutput(); err != nil {
+					t.Fatalf("%v %s", err, out)
+				}
+			}
+			err := p.Delete(ctx, providers.Instance{Address: "pair.y.server", Kind: "machine", Name: name, Owner: owner})
+			names, _ := p.namespaces(ctx)
+			still := strings.Contains(" "+strings.Join(names, " ")+" ", " "+ns+" ")
+			if tc.deleted {
+				if err != nil || still {
+					t.Errorf("our pending namespace: err %v, still there %v", err, still)
+				}
+				return
+			}
+			var no *NotOwnedError
+			if !errors.As(err, &no) || !still {
+				t.Errorf("someone else's namespace: err %v, still there %v (want a refusal and the namespace kept)", err, still)
+			}
+			if err != nil && !strings.Contains(err.Error(), "is not this lab's") {
+				t.Errorf("refusal does not say why: %v", err)
+			}
+		})
 	}
 }

@@ -34,26 +34,34 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 			return providers.Instance{}, fmt.Errorf("create %s: its link has no %s end", m.Address, m.Role)
 		}
 	}
+	o := m.Owner()
 	in := providers.Instance{
-		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns,
-		Attrs: map[string]string{"netns": ns, "iface": "eth0", "addr": nics[0].addr, "role": m.Role},
+		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns, Owner: o,
+		Attrs:    map[string]string{"netns": ns, "role": m.Role},
+		Endpoint: &providers.Endpoint{Iface: "eth0", Addr: nics[0].addr},
 	}
 	server, client := cpuSets(m.VCPU, p.CPUs)
 	switch m.Role {
 	case "server":
-		in.Attrs["cpus"] = formatCPUList(server)
+		in.Endpoint.CPUs = server
 	case "client":
-		in.Attrs["cpus"] = formatCPUList(client)
+		in.Endpoint.CPUs = client
 	case "router":
-		in.Attrs["iface2"], in.Attrs["addr2"] = "eth1", nics[1].addr
+		in.Endpoint.Iface2 = "eth1"
+		in.Attrs["addr2"] = nics[1].addr
 	}
-	// A namespace of the same name is a leftover of this lab (the prefix and
-	// lab id say so): remove it so the new machine starts clean.
-	if err := p.deleteNamespace(ctx, ns); err != nil {
+	if id, err := p.TemplateID(ctx, m); err == nil {
+		in.Endpoint.TemplateID = id
+	}
+	// A namespace of the same name carrying this lab's and workspace's tag
+	// is a leftover of an interrupted create: remove it so the new machine
+	// starts clean. One without that tag is refused, never removed.
+	if err := p.deleteNamespace(ctx, o, ns); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: remove leftover namespace %s: %w", m.Address, ns, err)
 	}
 	steps := [][]string{
 		{"ip", "netns", "add", ns},
+		{"ip", "-n", ns, "link", "set", "dev", "lo", "alias", o.Tag(m.Address)},
 		{"ip", "-n", ns, "link", "set", "dev", "lo", "up"},
 	}
 	for _, n := range nics {
@@ -83,12 +91,18 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
 	switch in.Kind {
 	case "link":
-		_, err := p.exec(ctx, "ip", "link", "show", "dev", in.ID)
-		if notFound(err) {
-			// Once both ends moved into namespaces the link lives there.
-			return in, false, nil
+		// Once Create moved its ends into the machines' namespaces (as
+		// eth0), the link lives there: look for its tag on either side.
+		o := ownerOf(in)
+		if o.Workspace == "" {
+			_, err := p.exec(ctx, "ip", "link", "show", "dev", in.ID)
+			if notFound(err) {
+				return in, false, nil
+			}
+			return in, err == nil, err
 		}
-		return in, err == nil, err
+		found, err := p.linkEnds(ctx, o.Tag(in.Address))
+		return in, found > 0, err
 	default:
 		names, err := p.namespaces(ctx)
 		if err != nil {
@@ -109,15 +123,15 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if in.Kind == "link" {
 		var errs *multierror.Error
 		ends := []string{in.Attrs["server_if"], in.Attrs["client_if"]}
-		if ends[0] == "" && in.Attrs["lab_id"] != "" {
+		if ends[0] == "" {
 			// Recorded as pending before the create: derive the names.
-			ends[0], ends[1] = vethNames(in.Attrs["lab_id"], in.Address)
+			ends[0], ends[1] = vethNames(ownerOf(in), in.Address)
 		}
 		for _, end := range ends {
 			if end == "" {
 				continue
 			}
-			if _, err := p.exec(ctx, "ip", "link", "del", end); err != nil && !notFound(err) {
+			if err := p.deleteVeth(ctx, ownerOf(in), end); err != nil {
 				errs = multierror.Append(errs, fmt.Errorf("delete %s: %w", in.Address, err))
 			}
 		}
@@ -127,13 +141,24 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if ns == "" {
 		ns = Namespace(in.Name) // recorded as pending before the create
 	}
-	if err := p.deleteNamespace(ctx, ns); err != nil {
+	if err := p.deleteNamespace(ctx, ownerOf(in), ns); err != nil {
 		return fmt.Errorf("delete %s: %w", in.Address, err)
 	}
 	return nil
 }
 
-func (p *Provider) deleteNamespace(ctx context.Context, ns string) error {
+// ownerOf is whose in is: the engine's record, or for an instance that
+// predates it (lab 0.1 state) the lab id it recorded.
+func ownerOf(in providers.Instance) providers.Owner {
+	if in.Owner.Lab != "" {
+		return in.Owner
+	}
+	return providers.Owner{Lab: in.Attrs["lab_id"]}
+}
+
+// deleteNamespace removes namespace ns (killing what runs in it) when it
+// exists and its loopback carries o's tag.
+func (p *Provider) deleteNamespace(ctx context.Context, o providers.Owner, ns string) error {
 	if !strings.HasPrefix(ns, NamespacePrefix) {
 		return fmt.Errorf("refusing to delete namespace %q: not made by lab", ns)
 	}
@@ -147,6 +172,13 @@ func (p *Provider) deleteNamespace(ctx context.Context, ns string) error {
 	}
 	if !found {
 		return nil
+	}
+	tag, _, err := p.ifAlias(ctx, ns, "lo")
+	if err != nil {
+		return err
+	}
+	if err := owned(o, "namespace", ns, tag); err != nil {
+		return err
 	}
 	if out, err := p.exec(ctx, "ip", "netns", "pids", ns); err == nil {
 		for _, f := range strings.Fields(string(out)) {
@@ -183,20 +215,26 @@ func (p *Provider) namespaces(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// List finds every namespace and host-side veth of the lab: namespaces by
-// name prefix "lab-<labid>-", veths by their alias.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+// List finds every namespace and host-side veth whose tag is o's: lab and
+// workspace equal exactly (a namespace's tag is its loopback's alias, a
+// veth's its own). Only namespaces named "lab-…" are read at all.
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
 	names, err := p.namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []providers.Instance
-	prefix := NamespacePrefix + labID + "-"
 	for _, n := range names {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, providers.Instance{Address: "orphan:" + n, Provider: TypeName, Kind: "machine", ID: n, Name: n,
-				Attrs: map[string]string{"netns": n}})
+		if !strings.HasPrefix(n, NamespacePrefix) {
+			continue
 		}
+		tag, exists, err := p.ifAlias(ctx, n, "lo")
+		if err != nil || !exists || !o.Owns(tag) {
+			continue // gone meanwhile, unreadable or not o's: not an orphan of this lab
+		}
+		owner, addr, _ := providers.ParseTag(tag)
+		out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "machine", ID: n, Name: n, Owner: owner,
+			Attrs: map[string]string{"netns": n}})
 	}
 	links, err := p.exec(ctx, "ip", "-j", "link", "show", "type", "veth")
 	if err != nil {
@@ -209,12 +247,55 @@ func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance
 	if err := json.Unmarshal(links, &ifs); err != nil {
 		return out, fmt.Errorf("list veths: %w", err)
 	}
-	tag := "lab:" + labID + ":"
 	for _, i := range ifs {
-		if strings.HasPrefix(i.Alias, tag) {
-			out = append(out, providers.Instance{Address: "orphan:" + i.Name, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name,
+		if o.Owns(i.Alias) {
+			owner, addr, _ := providers.ParseTag(i.Alias)
+			out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name, Owner: owner,
 				Attrs: map[string]string{"server_if": i.Name}})
 		}
 	}
 	return out, nil
+}
+
+// linkEnds counts the veth ends tagged tag, in the host namespace and in
+// every namespace lab made.
+func (p *Provider) linkEnds(ctx context.Context, tag string) (int, error) {
+	count := func(argv ...string) (int, error) {
+		out, err := p.exec(ctx, argv...)
+		if err != nil {
+			return 0, err
+		}
+		var ifs []struct {
+			Alias string `json:"ifalias"`
+		}
+		if err := json.Unmarshal(out, &ifs); err != nil {
+			return 0, fmt.Errorf("%v: parse: %w", argv, err)
+		}
+		n := 0
+		for _, i := range ifs {
+			if i.Alias == tag {
+				n++
+			}
+		}
+		return n, nil
+	}
+	n, err := count("ip", "-j", "link", "show", "type", "veth")
+	if err != nil {
+		return 0, err
+	}
+	names, err := p.namespaces(ctx)
+	if err != nil {
+		return n, err
+	}
+	for _, ns := range names {
+		if !strings.HasPrefix(ns, NamespacePrefix) {
+			continue
+		}
+		m, err := count("ip", "-n", ns, "-j", "link", "show", "type", "veth")
+		if err != nil {
+			continue // the namespace went away meanwhile
+		}
+		n += m
+	}
+	return n, nil
 }

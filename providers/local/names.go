@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/lab-bench/lab/providers"
 )
 
 // NamespacePrefix is what every namespace this provider makes starts with.
@@ -16,16 +18,19 @@ const NamespacePrefix = "lab-"
 func Namespace(machineName string) string { return NamespacePrefix + machineName }
 
 // vethNames are the two host-side names of a link's veth pair. Interface
-// names are at most 15 bytes, so they are derived from a hash of the lab id
-// and link address; the alias carries the readable identity.
-func vethNames(labID, address string) (server, client string) {
-	h := sha256.Sum256([]byte(labID + "\x00" + address))
-	x := hex.EncodeToString(h[:])[:10]
+// names are at most 15 bytes, so they are derived from a hash of the
+// owner (lab and workspace) and the link address; the alias carries the
+// readable identity (providers.Owner.Tag).
+func vethNames(o providers.Owner, address string) (server, client string) {
+	if o.Workspace == "" {
+		// A link recorded by lab 0.1, whose names hashed the lab id alone.
+		h := sha256.Sum256([]byte(o.Lab + "\x00" + address))
+		x := hex.EncodeToString(h[:])[:10]
+		return "lb" + x + "s", "lb" + x + "c"
+	}
+	x := o.Hash(10, address)
 	return "lb" + x + "s", "lb" + x + "c"
 }
-
-// alias is the interface alias that tags an interface with its lab.
-func alias(labID, address string) string { return "lab:" + labID + ":" + address }
 
 // linkAddrs gives the /30 addresses of link number index inside
 // 198.18.0.0/15 (RFC 2544's benchmarking range). Every pair lives in its own
@@ -54,15 +59,6 @@ func cpuSets(vcpu, ncpu int) (server, client []int) {
 		client = append(client, (ncpu-1-i+ncpu)%ncpu)
 	}
 	return server, client
-}
-
-// formatCPUList renders CPUs as "0,1,2".
-func formatCPUList(cpus []int) string {
-	s := make([]string, len(cpus))
-	for i, c := range cpus {
-		s[i] = strconv.Itoa(c)
-	}
-	return strings.Join(s, ",")
 }
 
 // parseCPUList parses "0-3,5" or "0,1".

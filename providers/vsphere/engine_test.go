@@ -214,7 +214,7 @@ func TestEngineFaults(t *testing.T) {
 				t.Errorf("VMs left after apply: %v", left)
 			}
 			clear()
-			if err := e.Destroy(context.Background(), labID, false); err != nil {
+			if err := e.Destroy(context.Background(), providers.Owner{Lab: labID}, false); err != nil {
 				t.Fatal(err)
 			}
 			if left := labVMs(sim, labID); len(left) != 0 || len(e.State.Resources) != 0 || sim.Folder("lab-"+labID) {
@@ -243,7 +243,7 @@ func TestOrphansFoundByTag(t *testing.T) {
 		t.Fatalf("%d VMs", n)
 	}
 	e.State = &state.State{} // state lost
-	if err := e.Destroy(context.Background(), "orph", true); err != nil {
+	if err := e.Destroy(context.Background(), providers.Owner{Lab: "orph"}, true); err != nil {
 		t.Fatal(err)
 	}
 	if left := labVMs(sim, "orph"); len(left) != 0 || sim.Folder("lab-orph") {

@@ -9,13 +9,11 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/results"
 )
 
-var _ engine.HostCPUMeter = (*Provider)(nil)
-var _ engine.Connector = (*Provider)(nil)
+var _ providers.HostCPUMeter = (*Provider)(nil)
 
 // realtimeInterval is vSphere's realtime statistics interval (seconds).
 const realtimeInterval = 20

@@ -114,7 +114,7 @@ func hostsWithNetwork(ctx context.Context, c *vim25.Client, ref types.ManagedObj
 	if err != nil {
 		return nil, fmt.Errorf("list hosts: %w", err)
 	}
-	defer v.Destroy(context.WithoutCancel(ctx))
+	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }() // a view left behind ends with the session
 	var hs []mo.HostSystem
 	if err := v.Retrieve(ctx, []string{"HostSystem"}, []string{"network"}, &hs); err != nil {
 		return nil, fmt.Errorf("list hosts: %w", err)

@@ -3,8 +3,9 @@ package vsphere
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/vmware/govmomi/fault"
@@ -14,6 +15,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -111,7 +113,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		// The clone may have got far enough to leave a VM: look for it.
 		in := providers.Instance{}
 		if vm, ferr := p.findInFolder(context.WithoutCancel(ctx), folder, m.Name); ferr == nil && vm != nil {
-			in = p.instance(m, vm.Reference())
+			in = p.instance(ctx, m, vm.Reference())
 		}
 		return in, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
 	}
@@ -120,7 +122,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		return providers.Instance{}, fmt.Errorf("clone %s from %s: task returned no VM", m.Name, m.Template.Source)
 	}
 	vm := object.NewVirtualMachine(c.Client, ref)
-	in := p.instance(m, ref)
+	in := p.instance(ctx, m, ref)
 
 	cs, err := p.configSpec(ctx, vm, env, m, nicType)
 	if err != nil {
@@ -141,7 +143,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err != nil {
 		return in, fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
 	}
-	in.Attrs["addr"] = addr
+	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	var props mo.VirtualMachine
 	if err := vm.Properties(ctx, ref, []string{"config.uuid", "runtime.host"}, &props); err == nil {
 		if props.Config != nil {
@@ -155,23 +157,20 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 }
 
 // instance is what state records about a machine once its VM exists.
-func (p *Provider) instance(m providers.Machine, ref types.ManagedObjectReference) providers.Instance {
+func (p *Provider) instance(ctx context.Context, m providers.Machine, ref types.ManagedObjectReference) providers.Instance {
 	attrs := map[string]string{
-		"lab_id": m.LabID, "moref": ref.Value, "role": m.Role, "source": m.Template.Source,
-		"iface": p.cfg.guestIface(m.Template), "nic_model": nicTypes[m.NIC.Model],
+		"lab_id": m.LabID, "moref": ref.Value, "role": m.Role, "source": m.Template.Source, "nic_model": nicTypes[m.NIC.Model],
 	}
+	var login ssh.Login
 	if s := m.Template.SSH; s != nil {
-		if s.User != "" {
-			attrs["ssh_user"] = s.User
-		}
-		if s.Port != 0 {
-			attrs["ssh_port"] = strconv.Itoa(s.Port)
-		}
-		if s.PrivateKeyFile != "" {
-			attrs[providers.AttrSSHKeyFile] = s.PrivateKeyFile
-		}
+		login = *s
 	}
-	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Attrs: attrs}
+	ep := providers.SSHEndpoint("", login)
+	ep.Iface = p.cfg.guestIface(m.Template)
+	if id, err := p.TemplateID(ctx, m); err == nil {
+		ep.TemplateID = id
+	}
+	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Attrs: attrs, Endpoint: ep}
 }
 
 // configSpec sizes the clone, replaces its NICs and tags it.
@@ -217,7 +216,7 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 		return cs, err
 	}
 	cs.DeviceChange = append(cs.DeviceChange, add...)
-	for _, k := range sortedKeys(p.cfg.ExtraConfig) {
+	for _, k := range slices.Sorted(maps.Keys(p.cfg.ExtraConfig)) {
 		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: k, Value: expand(p.cfg.ExtraConfig[k], m)})
 	}
 	return cs, nil
@@ -542,7 +541,8 @@ func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, labI
 }
 
 // List finds every VM whose annotation carries the lab id.
-func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+	labID := o.Lab // objects of this back end carry the lab id only so far
 	c, _, err := p.session(ctx)
 	if err != nil {
 		return nil, err
@@ -552,7 +552,7 @@ func (p *Provider) List(ctx context.Context, labID string) ([]providers.Instance
 	if err != nil {
 		return nil, fmt.Errorf("list VMs: %w", err)
 	}
-	defer v.Destroy(context.WithoutCancel(ctx))
+	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }() // a view left behind ends with the session
 	var vms []mo.VirtualMachine
 	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation"}, &vms); err != nil {
 		return nil, fmt.Errorf("list VMs: %w", err)

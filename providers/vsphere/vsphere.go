@@ -17,7 +17,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +57,9 @@ type Provider struct {
 	checked time.Time // last time the session was known to be active
 	// dial connects to the SSH server of a guest; replaced in tests.
 	dial providers.DialFunc
+
+	idMu sync.Mutex
+	ids  map[string]string // TemplateID by template source
 }
 
 var _ providers.Provider = (*Provider)(nil)
@@ -344,13 +346,4 @@ func (p *Provider) Close(ctx context.Context) error {
 	err := p.client.Logout(ctx)
 	p.client, p.env = nil, nil
 	return err
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

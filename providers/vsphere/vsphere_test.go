@@ -12,6 +12,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -55,7 +56,7 @@ func machine(labID, pair, role, source, osName string) providers.Machine {
 	return providers.Machine{Address: "pair." + pair + "." + role, LabID: labID, Pair: pair, Role: role,
 		Name: labID + "-" + pair + "-" + role[:1], VCPU: 2, MemoryMiB: 2048, NIC: providers.NIC{Model: "vmxnet3"},
 		Template: providers.Template{Name: osName, Source: source, OS: osName,
-			SSH: &providers.SSH{User: "root", PrivateKeyFile: "/k", Port: 22}}}
+			SSH: &ssh.Login{User: "root", PrivateKeyFile: "/k", Port: 22}}}
 }
 
 func TestConfigureDiagnostics(t *testing.T) {
@@ -116,10 +117,12 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]string{"addr": "198.51.100.1", "iface": "vmx0", "ssh_user": "root", "ssh_port": "22", "lab_id": "t1"} {
-		if in.Attrs[k] != want {
-			t.Errorf("attr %s = %q, want %q (%v)", k, in.Attrs[k], want, in.Attrs)
-		}
+	if in.Attrs["lab_id"] != "t1" {
+		t.Errorf("attrs %v", in.Attrs)
+	}
+	if ep := providers.EndpointOf(in); ep.Addr != "198.51.100.1" || ep.SSHHost != ep.Addr || ep.Iface != "vmx0" || ep.SSH == nil ||
+		ep.SSH.User != "root" || ep.SSH.Port != 22 || !strings.HasPrefix(ep.TemplateID, "instance-uuid ") {
+		t.Errorf("endpoint %+v", ep)
 	}
 	for _, k := range []string{"uuid", "moref"} {
 		if in.Attrs[k] == "" {
@@ -163,11 +166,11 @@ func TestLifecycle(t *testing.T) {
 	if _, ok, err := p.Read(ctx, in); !ok || err != nil {
 		t.Errorf("Read = %v, %v", ok, err)
 	}
-	found, err := p.List(ctx, "t1")
+	found, err := p.List(ctx, providers.Owner{Lab: "t1"})
 	if err != nil || len(found) != 1 || found[0].Address != "pair.fbsd.server" || found[0].ID != in.ID {
 		t.Errorf("List = %+v, %v", found, err)
 	}
-	if other, _ := p.List(ctx, "t2"); len(other) != 0 {
+	if other, _ := p.List(ctx, providers.Owner{Lab: "t2"}); len(other) != 0 {
 		t.Errorf("List(t2) = %+v", other)
 	}
 
@@ -215,8 +218,8 @@ func TestDVSMaxMTUSetAndRestored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Attrs["addr"] != "198.51.100.2" || in.Attrs["iface"] != "ens192" || in.Attrs["nic_model"] != "e1000e" {
-		t.Errorf("attrs %v", in.Attrs)
+	if ep := providers.EndpointOf(in); ep.Addr != "198.51.100.2" || ep.Iface != "ens192" || in.Attrs["nic_model"] != "e1000e" {
+		t.Errorf("endpoint %+v, attrs %v", ep, in.Attrs)
 	}
 	if err := p.Delete(ctx, in); err != nil {
 		t.Fatal(err)

@@ -117,8 +117,9 @@ func startSSHD(t testing.TB, netns, listenAddr string) SSHD {
 			}
 		}
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var exitErr error // read only after exited is closed
+	exited := make(chan struct{})
+	go func() { exitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
@@ -130,10 +131,10 @@ func startSSHD(t testing.TB, netns, listenAddr string) SSHD {
 	})
 	select {
 	case <-ready:
-	case err := <-exited:
+	case <-exited:
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("sshd exited at start: %v\n%s", err, strings.Join(log, "\n"))
+		t.Fatalf("sshd exited at start: %v\n%s", exitErr, strings.Join(log, "\n"))
 	case <-time.After(10 * time.Second):
 		t.Fatalf("sshd did not report listening on %s:%d within 10s", listenAddr, out.Port)
 	}

@@ -9,6 +9,7 @@ package vspheretest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
@@ -227,4 +228,28 @@ func (s *Sim) Fail(method, objectType, object string, count int) func() {
 		Probability: 1, FaultType: simulator.FaultTypeGeneric, Message: "injected " + method + " fault", MaxCount: count, Enabled: true}
 	svc.AddFaultRule(rule)
 	return svc.ClearFaultRules
+}
+
+// EditTemplate reconfigures the template VM name (a new annotation), as an
+// admin updating a template would; vCenter gives it a new change version.
+func (s *Sim) EditTemplate(t testing.TB, name string) {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetDatacenter(dc)
+	vm, err := f.VirtualMachine(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: "updated " + time.Now().Format(time.RFC3339Nano)})
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatalf("edit template %s: %v", name, err)
+	}
 }

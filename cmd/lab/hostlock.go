@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lab-bench/lab/state"
+)
+
+// hostLockDir holds the host-wide benchmark lock: one per machine, whatever
+// the lab or directory (LAB_HOST_LOCK_DIR overrides it).
+func hostLockDir(g *globals) string {
+	for _, kv := range g.env {
+		if v, ok := cutEnv(kv, "LAB_HOST_LOCK_DIR"); ok && v != "" {
+			return v
+		}
+	}
+	if os.Geteuid() == 0 {
+		return "/run/lab"
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("lab-%d", os.Getuid()))
+}
+
+func cutEnv(kv, key string) (string, bool) {
+	if len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '=' {
+		return kv[len(key)+1:], true
+	}
+	return "", false
+}
+
+// hostLock returns the engine's HostLock: the state package's flock with
+// holder info, on a directory shared by every lab on this machine. While
+// another lab holds it, the user is told who, once per wait.
+func hostLock(g *globals, labID string) func(ctx context.Context) (func(), error) {
+	store := state.Store{Dir: hostLockDir(g)}
+	return func(ctx context.Context) (func(), error) {
+		told := false
+		for {
+			unlock, err := store.Lock(state.NewLockInfo(labID, "benchmark"))
+			if err == nil {
+				return func() { releaseLock(g, unlock) }, nil
+			}
+			var locked *state.LockedError
+			if !errors.As(err, &locked) {
+				return nil, fmt.Errorf("host benchmark lock: %w", err)
+			}
+			if !told {
+				who := "another lab"
+				if h := locked.Holder; h != nil {
+					who = fmt.Sprintf("lab %q (%s, pid %d)", h.LabID, h.Who, h.PID)
+				}
+				fmt.Fprintf(g.stderr, "\nWaiting for this host's benchmark lock (%s): %s is running a benchmark on these CPUs.\n", locked.Path, who)
+				told = true
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/lab-bench/lab/lockfile"
+	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/spec"
+)
+
+// closeTimeout bounds each provider's Close (a vCenter logout, a libvirt
+// disconnect) at the end of a command.
+const closeTimeout = 30 * time.Second
+
+// closeProviders ends every provider's session; a failure is a warning:
+// the command's own outcome stands.
+func closeProviders(g *globals, provs map[string]providers.Provider) {
+	keys := make([]string, 0, len(provs))
+	for k := range provs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		if err := provs[k].Close(ctx); err != nil {
+			fmt.Fprintf(g.stderr, "Warning: provider %s: close: %v\n", k, err)
+		}
+		cancel()
+	}
+}
+
+// checkCapabilities refuses a plan that asks a back end for what it cannot
+// do, with diagnostics on the spec lines that ask.
+func checkCapabilities(g *globals, lab *spec.Lab, p *plan.Plan, provs map[string]providers.Provider) error {
+	diags := plan.CheckCapabilities(p, lab, func(key string) (providers.Capabilities, bool) {
+		prov, ok := provs[key]
+		if !ok {
+			return providers.Capabilities{}, false
+		}
+		return prov.Capabilities(), true
+	})
+	if len(diags) > 0 {
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+	}
+	if diags.HasErrors() {
+		return reported{exitError}
+	}
+	return nil
+}
+
+// warnTemplateDrift compares each machine's template identity, as its
+// provider reports it now, with the one the lab's lock file pinned, and
+// warns about each that changed, naming the template. Without a lock file
+// there is nothing to compare (and nothing is dialled).
+func warnTemplateDrift(ctx context.Context, g *globals, p *plan.Plan, provs map[string]providers.Provider) error {
+	lock, _, err := lockfile.Read(g.dir)
+	if err != nil || lock == nil {
+		return err
+	}
+	for _, grp := range p.Groups {
+		prov, ok := provs[grp.ProviderKey]
+		if !ok {
+			continue
+		}
+		for _, m := range grp.Machines() {
+			pinned := lock.Machines[m.Address].Template
+			if pinned == "" {
+				continue
+			}
+			now, err := prov.TemplateID(ctx, m)
+			if err != nil {
+				fmt.Fprintf(g.stderr, "Warning: %s: cannot read the identity of template %q to compare with %s: %v\n",
+					m.Address, m.Template.Name, lockfile.FileName, err)
+				continue
+			}
+			if now != pinned {
+				fmt.Fprintf(g.stderr, "Warning: template %q of %s changed since %s pinned it:\n  pinned: %s\n  now:    %s\n"+
+					"  Results will not be comparable with the locked ones; `lab init -upgrade` accepts the new template after a run.\n",
+					m.Template.Name, m.Address, lockfile.FileName, pinned, now)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/spec"
+)
+
+// offloadToggles are the guest settings that ride on a NIC's offered
+// features (gro/gso are software on Linux but still need the NIC's
+// scatter-gather and checksum offloads).
+var offloadToggles = []string{"lro", "tso", "gro", "gso", "rx", "tx"}
+
+// CheckCapabilities refuses, one diagnostic each, whatever a group of p asks
+// of its provider beyond what the provider declares it can do: a router
+// guest, a NIC model, queues, host-side or guest offloads, sizing, a link
+// MTU. caps gives each provider key's capabilities. Diagnostics point at the
+// spec line that asks, when lab is given (a saved plan has no lab: then they
+// name the pair).
+func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (providers.Capabilities, bool)) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	seen := map[string]bool{}
+	add := func(d *hcl.Diagnostic) {
+		key := d.Summary + d.Detail
+		if d.Subject != nil {
+			key += d.Subject.String()
+		}
+		if !seen[key] {
+			seen[key] = true
+			diags = append(diags, d)
+		}
+	}
+	for _, g := range p.Groups {
+		c, ok := caps(g.ProviderKey)
+		if !ok {
+			continue
+		}
+		var pair *spec.Pair
+		if lab != nil {
+			pair = lab.Pairs[g.Pair]
+		}
+		refuse := func(path, summary, format string, args ...any) {
+			d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+				Detail: fmt.Sprintf("pair %s, provider %s: ", g.Pair, g.ProviderKey) + fmt.Sprintf(format, args...)}
+			if c.Why != "" {
+				d.Detail += " " + c.Why
+			}
+			if pair != nil {
+				r := pair.RangeOf(path)
+				d.Subject = &r
+			}
+			add(d)
+		}
+		checkGroupHardware(g, c, refuse)
+		checkGroupOffloads(g, c, lab, add)
+	}
+	return diags
+}
+
+func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, summary, format string, args ...any)) {
+	if g.Router != nil && !c.RoutedPairs {
+		refuse("via", "Routed pairs not supported",
+			"this back end cannot put a router guest between a pair's ends (via); use the local back end for routed pairs.")
+	}
+	nic := g.Server.NIC
+	if !c.AcceptsNICModel(nic.Model) {
+		if len(c.NICModels) == 0 {
+			refuse("nic.model", "NIC model not supported", "this back end gives its machines a fixed NIC: remove nic { model = %q }.", nic.Model)
+		} else {
+			refuse("nic.model", "NIC model not supported", "%q is not one of this back end's NIC models (%s).", nic.Model, strings.Join(c.NICModels, ", "))
+		}
+	}
+	if nic.Queues > 0 && !c.NICQueues {
+		refuse("nic.queues", "NIC queues not supported", "this back end cannot set the number of NIC queues.")
+	}
+	if len(nic.Host) > 0 && !c.HostOffloads {
+		refuse("nic.host", "Host-side offloads not supported", "this back end cannot set host-side NIC offload bits (nic { host = … }).")
+	}
+	if g.Server.VCPU > 0 && !c.VCPU {
+		refuse("vcpu", "vCPU count not supported", "this back end cannot choose a machine's vCPU count: remove vcpu.")
+	}
+	if g.Server.MemoryMiB > 0 && !c.Memory {
+		refuse("memory", "Memory size not supported", "this back end cannot choose a machine's memory: remove memory.")
+	}
+	if g.Link.MTU > 0 && !c.LinkMTU {
+		refuse("link.mtu", "Link MTU not supported", "this back end cannot set the MTU of the network joining the pair (link { mtu = … }); set mtu in the guests' settings instead.")
+	}
+}
+
+// checkGroupOffloads refuses guest offload toggles turned on in any run of
+// g when the back end cannot honour them; the diagnostic points at the
+// experiment and names each end, setting and cell.
+func checkGroupOffloads(g *Group, c providers.Capabilities, lab *spec.Lab, add func(*hcl.Diagnostic)) {
+	if c.GuestOffloads {
+		return
+	}
+	byExp := map[string][]string{}
+	var order []string
+	for _, r := range g.Runs {
+		for _, side := range []struct {
+			role string
+			s    guest.Settings
+		}{{"server", r.Spec.Server}, {"client", r.Spec.Client}} {
+			for _, name := range offloadsOn(side.s) {
+				msg := fmt.Sprintf("%s: %s = true", side.role, name)
+				if r.CellKey != "" {
+					msg += " (cell " + r.CellKey + ")"
+				}
+				if _, ok := byExp[r.Experiment]; !ok {
+					order = append(order, r.Experiment)
+				}
+				if !slices.Contains(byExp[r.Experiment], msg) {
+					byExp[r.Experiment] = append(byExp[r.Experiment], msg)
+				}
+			}
+		}
+	}
+	for _, exp := range order {
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Offload toggles would be silent no-ops",
+			Detail: fmt.Sprintf("pair %s, provider %s: this back end's guests cannot change NIC offloads, so these settings would not take effect: %s.",
+				g.Pair, g.ProviderKey, strings.Join(byExp[exp], "; "))}
+		if c.Why != "" {
+			d.Detail += " " + c.Why
+		}
+		if lab != nil {
+			for _, e := range lab.Experiments {
+				if e.Name == exp {
+					r := e.DeclRange
+					d.Subject = &r
+				}
+			}
+		}
+		add(d)
+	}
+}
+
+func offloadsOn(s guest.Settings) []string {
+	var out []string
+	for _, n := range offloadToggles {
+		if on, ok := s.Offloads[n]; ok && on {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

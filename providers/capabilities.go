@@ -1,0 +1,50 @@
+package providers
+
+import "slices"
+
+// Capabilities is what a back end can do, as configured. The plan checks
+// every group against its provider's capabilities and refuses, with a
+// diagnostic on the spec line that asks for it, anything beyond them — so
+// a lab never half-creates a pair that cannot work.
+type Capabilities struct {
+	// RoutedPairs: the back end can put a router guest between a pair's
+	// ends (pair { via = … }), on two links (Machine.Routed, Link2).
+	RoutedPairs bool
+	// NICModels are the NIC models a pair's nic { model = … } may name;
+	// the first is the default. Empty: the spec cannot choose one (veth,
+	// existing machines).
+	NICModels []string
+	// NICQueues: nic { queues = … } sets the number of queue pairs.
+	NICQueues bool
+	// HostOffloads: nic { host = { … } } sets host-side offload bits.
+	HostOffloads bool
+	// GuestOffloads: offload toggles inside the guest (lro, tso, gro, …)
+	// take effect. False where they would be silent no-ops.
+	GuestOffloads bool
+	// VCPU: a machine's vCPU count can be chosen (for local and hosts:
+	// how many CPUs each end's processes are pinned to).
+	VCPU bool
+	// Memory: a machine's memory can be chosen.
+	Memory bool
+	// LinkMTU: the host side of a link (bridge, vSwitch, veth) takes
+	// link_mtu.
+	LinkMTU bool
+	// OnThisHost: the machines run on the machine lab runs on (namespaces,
+	// a local hypervisor), so two labs' benchmarks here compete for the
+	// same CPUs. The engine then holds a host-wide lock for each run, so
+	// runs of different labs on one host never overlap.
+	OnThisHost bool
+	// Borrowed: the machines exist before lab and outlive it (the hosts
+	// back end). The engine records every setting a lab changes on them
+	// before the first change and puts it back at teardown.
+	Borrowed bool
+	// Why, when set, is added to every refusal: what to change in the
+	// provider block to get more ("set network_backend = \"vale\"").
+	Why string
+}
+
+// AcceptsNICModel reports whether model may be asked for; the empty model
+// (the back end's default) always may.
+func (c Capabilities) AcceptsNICModel(model string) bool {
+	return model == "" || slices.Contains(c.NICModels, model)
+}

@@ -1,0 +1,82 @@
+package libvirt
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Capabilities: every virtio knob the domain XML carries (model, queues,
+// host-side offload bits), vCPU and memory, and the MTU of the networks lab
+// creates (none when the spec names an existing network). No routed pairs:
+// a router guest would need a second NIC on a second network, which this
+// back end does not make yet.
+func (p *Provider) Capabilities() providers.Capabilities {
+	return providers.Capabilities{
+		NICModels: []string{"virtio", "e1000", "e1000e", "rtl8139"},
+		NICQueues: true, HostOffloads: true, GuestOffloads: true,
+		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "",
+		OnThisHost: onThisHost(p.cfg.URI),
+	}
+}
+
+// TemplateID is "sha256:<hex>" of the template's base volume as libvirtd
+// serves it (StorageVolDownload), computed once per volume and provider:
+// the image a guest boots, whatever its name or path.
+func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string, error) {
+	source := m.Template.Source
+	if source == "" {
+		return "", fmt.Errorf("template %q has no source", m.Template.Name)
+	}
+	p.idMu.Lock()
+	defer p.idMu.Unlock()
+	if id, ok := p.ids[source]; ok {
+		return id, nil
+	}
+	l, err := p.conn()
+	if err != nil {
+		return "", err
+	}
+	pool, err := l.StoragePoolLookupByName(p.cfg.Pool)
+	if err != nil {
+		return "", callErr("StoragePoolLookupByName", p.cfg.Pool, err)
+	}
+	vol, err := l.StorageVolLookupByName(pool, source)
+	if err != nil {
+		return "", callErr("StorageVolLookupByName", fmt.Sprintf("%s in pool %s (the template's source)", source, p.cfg.Pool), err)
+	}
+	h := sha256.New()
+	if err := l.StorageVolDownload(vol, ctxWriter{ctx, h}, 0, 0, 0); err != nil {
+		return "", callErr("StorageVolDownload", source, err)
+	}
+	id := "sha256:" + hex.EncodeToString(h.Sum(nil))
+	if p.ids == nil {
+		p.ids = map[string]string{}
+	}
+	p.ids[source] = id
+	return id, nil
+}
+
+// ctxWriter stops a download when ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   interface{ Write([]byte) (int, error) }
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(b)
+}
+
+// onThisHost reports whether uri reaches a libvirtd on this machine
+// (qemu:///system, qemu+unix:///…): no host part.
+func onThisHost(uri string) bool {
+	u, err := url.Parse(uri)
+	return err == nil && (u.Host == "" || u.Host == "localhost")
+}

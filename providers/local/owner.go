@@ -1,0 +1,69 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Ownership. Every veth end carries its owner's tag as its interface alias,
+// and every namespace carries it as the alias of its loopback interface
+// (set right after `ip netns add`). Nothing is deleted — not at Delete, not
+// as a "leftover" before a create, not by an orphan sweep — unless its tag
+// names this exact lab and workspace.
+
+// ifAlias returns the alias of interface dev, in namespace ns ("" for the
+// host's); exists is false when there is no such interface or namespace.
+func (p *Provider) ifAlias(ctx context.Context, ns, dev string) (alias string, exists bool, err error) {
+	argv := []string{"ip", "-j", "link", "show", "dev", dev}
+	if ns != "" {
+		argv = []string{"ip", "-n", ns, "-j", "link", "show", "dev", dev}
+	}
+	out, err := p.exec(ctx, argv...)
+	if notFound(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	var ifs []struct {
+		Alias string `json:"ifalias"`
+	}
+	if err := json.Unmarshal(out, &ifs); err != nil || len(ifs) == 0 {
+		return "", false, fmt.Errorf("%s: parse %q: %v", dev, out, err)
+	}
+	return ifs[0].Alias, true, nil
+}
+
+// NotOwnedError is an object of lab's name that does not carry this lab's
+// and workspace's tag: lab refuses to touch it.
+type NotOwnedError struct {
+	Kind, Name, Tag string
+	Owner           providers.Owner
+}
+
+func (e *NotOwnedError) Error() string {
+	tag := e.Tag
+	if tag == "" {
+		tag = "no tag"
+	}
+	return fmt.Sprintf("%s %s is not this lab's (lab %q, workspace %s): it carries %q; lab leaves it alone — remove it by hand if it is a leftover",
+		e.Kind, e.Name, e.Owner.Lab, e.Owner.Workspace, tag)
+}
+
+// owned checks that the interface or namespace with alias tag belongs to
+// o. A record written by lab 0.1 (no workspace) names objects that carry
+// no tag of this format; those are matched by the exact name the state
+// recorded.
+func owned(o providers.Owner, kind, name, tag string) error {
+	if o.Workspace == "" && (tag == "" || strings.HasPrefix(tag, "lab:"+o.Lab+":")) {
+		return nil
+	}
+	if o.Owns(tag) {
+		return nil
+	}
+	return &NotOwnedError{Kind: kind, Name: name, Tag: tag, Owner: o}
+}

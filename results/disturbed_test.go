@@ -1,0 +1,63 @@
+package results
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/bench"
+)
+
+func TestMarkDisturbed(t *testing.T) {
+	tests := []struct {
+		server, client float64
+		want           string
+	}{
+		{0, 0, ""},
+		{5, 5, ""}, // at the threshold: not above it
+		{12.5, 0, "CPU steal 12.5% on the server"},
+		{0, 6, "CPU steal 6.0% on the client"},
+	}
+	for _, tc := range tests {
+		rec := Record{Metrics: bench.Sample{ServerCPU: bench.CPUUsage{Steal: tc.server}, ClientCPU: bench.CPUUsage{Steal: tc.client}}}
+		got := MarkDisturbed(&rec)
+		if got != (tc.want != "") || !strings.HasPrefix(rec.Disturbed, tc.want) {
+			t.Errorf("steal %v/%v: %v %q, want %q", tc.server, tc.client, got, rec.Disturbed, tc.want)
+		}
+	}
+	g := Group([]Record{{CellKey: "a", Repeat: 1, Disturbed: "x"}, {CellKey: "a", Repeat: 2}})
+	if len(g) != 1 || g[0].Disturbed != 1 {
+		t.Errorf("groups %+v: want one disturbed run counted", g)
+	}
+}
+
+// Three applies of one cell: the pooled sample has one observation per
+// apply (its mean), so the spread between applies is what the CI sees.
+func TestPoolRunsOneObservationPerApply(t *testing.T) {
+	rec := func(run string, repeat int, gbps float64, failed bool) Record {
+		r := Record{RunID: run, Experiment: "e", Pair: "p", CellKey: "mtu=9000", Repeat: repeat}
+		r.Metrics.ThroughputBps = gbps * 1e9
+		if failed {
+			r.Error = "boom"
+		}
+		return r
+	}
+	runs := map[string][]Record{
+		"a": {rec("a", 1, 13, false), rec("a", 2, 14, false), rec("a", 3, 13.5, false)},
+		"b": {rec("b", 1, 7, false), rec("b", 2, 7, false), rec("b", 3, 6.9, false)},
+		"c": {rec("c", 1, 9, false), rec("c", 2, 9.2, true), rec("c", 3, 9.1, false)},
+	}
+	pooled := PoolRuns(runs)
+	if len(pooled) != 3 {
+		t.Fatalf("%d pooled records, want one per apply", len(pooled))
+	}
+	g := Group(pooled)
+	if len(g) != 1 || g[0].N != 2 || g[0].Failed != 1 {
+		t.Fatalf("group %+v: want 2 apply means and apply c failed", g)
+	}
+	if m := g[0].ThroughputBps.Mean / 1e9; m < 10.2 || m > 10.3 {
+		t.Errorf("mean of the apply means %.3f, want (13.5+6.967)/2", m)
+	}
+	if !g[0].ThroughputBps.Known || g[0].ThroughputBps.HalfWidth() < 20e9 {
+		t.Errorf("the CI should be as wide as the applies disagree: %+v", g[0].ThroughputBps)
+	}
+}

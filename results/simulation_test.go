@@ -1,0 +1,218 @@
+package results
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The simulations check the error rates the rules' doc comments promise,
+// with a fixed seed so that they are deterministic. Each rate is an
+// estimate from a finite number of simulated cells: a rule whose true
+// rate is exactly the bound (2.5 % at a band edge is exact for normal
+// runs) shows it within binomial noise, so the tests allow three standard
+// errors above the bound — they catch a wrong rule (the old mean-only rule
+// passed 7 % at 20 % below nominal; interval arithmetic on ratios and an
+// uncorrected compare are far off), not the luck of a seed.
+
+// simCells is the number of simulated cells per scenario.
+const simCells = 50000
+
+// allowance is the bound plus three binomial standard errors at n trials.
+func allowance(bound float64, n int) float64 {
+	return bound + 3*math.Sqrt(bound*(1-bound)/float64(n))
+}
+
+// sample draws n normal runs with mean mu and coefficient of variation cv.
+func sample(r *rand.Rand, n int, mu, cv float64) Summary {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = mu * (1 + cv*r.NormFloat64())
+	}
+	return Summarize(xs)
+}
+
+// groupOf wraps a throughput summary (in Gb/s) as a cell group.
+func groupOf(key string, s Summary) CellGroup {
+	return CellGroup{Experiment: "x", Pair: "p", CellKey: key, N: s.N,
+		Cell: []CellValue{{Name: "k", Value: key}}, ThroughputBps: s.Scale(1e9)}
+}
+
+func TestSimulatedFalsePassAtBandEdge(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 1))
+	tests := []struct {
+		name      string
+		n         int
+		cv, truth float64 // truth: the true mean as a fraction of nominal
+		bound     float64
+	}{
+		// Exactly on the lower and upper edges of 10 ± 15 %.
+		{"lower edge, n=5, CV 10%", 5, 0.10, 0.85, 0.025},
+		{"upper edge, n=5, CV 10%", 5, 0.10, 1.15, 0.025},
+		{"lower edge, n=3, CV 5%", 3, 0.05, 0.85, 0.025},
+		// The case: 20 % below nominal passed 7.4 % of the time.
+		{"20% below nominal, n=5, CV 10%", 5, 0.10, 0.80, 0.025},
+	}
+	e := Expectation{Name: "sim", Experiment: "x", Throughput: &Target{Value: 10, Tolerance: 0.15}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			passes := 0
+			for range simCells {
+				if checkThroughput(e, groupOf("a", sample(r, tt.n, 10*tt.truth, tt.cv))).Verdict == VerdictPass {
+					passes++
+				}
+			}
+			rate := float64(passes) / simCells
+			t.Logf("false pass rate %.4f (%d of %d cells)", rate, passes, simCells)
+			if rate > allowance(tt.bound, simCells) {
+				t.Errorf("false pass rate %.4f above %.3f", rate, tt.bound)
+			}
+		})
+	}
+}
+
+// TestSimulatedFalseFailInsideBand: a true mean at the band's centre or
+// just inside an edge fails at most 2.5 % of the time.
+func TestSimulatedFalseFailInsideBand(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 2))
+	e := Expectation{Name: "sim", Experiment: "x", Throughput: &Target{Value: 10, Tolerance: 0.15}}
+	fails := 0
+	for range simCells {
+		if checkThroughput(e, groupOf("a", sample(r, 5, 8.5, 0.10))).Verdict == VerdictFail {
+			fails++
+		}
+	}
+	rate := float64(fails) / simCells
+	t.Logf("false fail rate on the edge %.4f (%d of %d)", rate, fails, simCells)
+	if rate > allowance(0.025, simCells) {
+		t.Errorf("false fail rate %.4f", rate)
+	}
+}
+
+func TestSimulatedFalsePassAtRatioThreshold(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	tests := []struct {
+		name          string
+		nOf, nOver    int
+		cvOf, cvOver  float64
+		ratio, atLeas float64
+	}{
+		{"n=5 both, CV 10%", 5, 5, 0.10, 0.10, 2.5, 2.5},
+		{"n=3 both, CV 5%/15%", 3, 3, 0.05, 0.15, 2.5, 2.5},
+		{"n=5/10, CV 20%/5%", 5, 10, 0.20, 0.05, 1.1, 1.1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			target := RatioTarget{AtLeast: tt.atLeas}
+			passes, unbounded := 0, 0
+			for range simCells {
+				over := sample(r, tt.nOver, 4, tt.cvOver)
+				of := sample(r, tt.nOf, 4*tt.ratio, tt.cvOf)
+				c := judgeRatio(Check{}, of, over, target)
+				if c.Verdict == VerdictPass {
+					passes++
+				}
+				if c.Low == c.High {
+					unbounded++
+				}
+			}
+			rate := float64(passes) / simCells
+			t.Logf("false pass rate %.4f (%d of %d; %d unbounded)", rate, passes, simCells, unbounded)
+			if rate > allowance(0.025, simCells) {
+				t.Errorf("false pass rate %.4f above 0.025", rate)
+			}
+		})
+	}
+}
+
+// TestSimulatedCompareFamilyWise: two runs of 64 cells without any real
+// change; the share of comparisons reporting at least one regressed cell
+// (and at least one change of either kind) stays ≤ 5 %, with the default
+// threshold and with a threshold so small that Holm alone decides.
+func TestSimulatedCompareFamilyWise(t *testing.T) {
+	const comparisons, cells = 2000, 64
+	r := rand.New(rand.NewPCG(11, 4))
+	for _, threshold := range []float64{DefaultThreshold, 1e-6} {
+		regressed, changed := 0, 0
+		base, test := make([]CellGroup, cells), make([]CellGroup, cells)
+		for range comparisons {
+			for i := range cells {
+				key := string(rune('A'+i%26)) + string(rune('a'+i/26))
+				base[i] = groupOf(key, sample(r, 5, 10, 0.05))
+				test[i] = groupOf(key, sample(r, 5, 10, 0.05))
+			}
+			anyReg, anyChange := false, false
+			for _, d := range Compare(base, test, CompareOptions{Threshold: threshold}) {
+				anyReg = anyReg || d.Change == Regressed
+				anyChange = anyChange || d.Change == Regressed || d.Change == Improved
+			}
+			if anyReg {
+				regressed++
+			}
+			if anyChange {
+				changed++
+			}
+		}
+		rr, rc := float64(regressed)/comparisons, float64(changed)/comparisons
+		t.Logf("threshold %g: %d cells × %d comparisons: any regressed %.4f, any change %.4f", threshold, cells, comparisons, rr, rc)
+		if rc > allowance(Alpha, comparisons) {
+			t.Errorf("threshold %g: family-wise false change rate %.4f above %.2f", threshold, rc, Alpha)
+		}
+	}
+}
+
+// poisson draws a Poisson count with mean mu (Knuth; fine for small mu).
+func poisson(r *rand.Rand, mu float64) float64 {
+	limit, k, p := math.Exp(-mu), 0.0, r.Float64()
+	for p > limit {
+		k++
+		p *= r.Float64()
+	}
+	return k
+}
+
+// TestSimulatedCountFalseFail: retransmits whose true mean is exactly the
+// maximum fail at most 2.5 % of the time (Poisson and a heavier-tailed
+// mixture), for few and many runs.
+func TestSimulatedCountFalseFail(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 5))
+	tests := []struct {
+		name string
+		n    int
+		max  float64
+		draw func() float64
+	}{
+		{"Poisson mean 2, n=5", 5, 2, func() float64 { return poisson(r, 2) }},
+		{"Poisson mean 2, n=40", 40, 2, func() float64 { return poisson(r, 2) }},
+		{"Poisson mean 0.5, n=10", 10, 0.5, func() float64 { return poisson(r, 0.5) }},
+		// Mean 3: 0 with probability 0.7, else Poisson(10).
+		{"zero-inflated mean 3, n=10", 10, 3, func() float64 {
+			if r.Float64() < 0.7 {
+				return 0
+			}
+			return poisson(r, 10)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := Expectation{Name: "sim", Experiment: "x", Retransmits: &Target{Value: tt.max}}
+			const cells = 20000
+			fails := 0
+			xs := make([]float64, tt.n)
+			for range cells {
+				for i := range xs {
+					xs[i] = tt.draw()
+				}
+				g := CellGroup{N: tt.n, Retransmits: Summarize(xs).Clamp(0, math.Inf(1))}
+				if checkCount(e, g).Verdict == VerdictFail {
+					fails++
+				}
+			}
+			rate := float64(fails) / cells
+			t.Logf("false fail rate %.4f (%d of %d)", rate, fails, cells)
+			if rate > allowance(0.025, cells) {
+				t.Errorf("false fail rate %.4f above 0.025", rate)
+			}
+		})
+	}
+}
