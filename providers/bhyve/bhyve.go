@@ -57,6 +57,11 @@ type Provider struct {
 	// boots; dial opens transports to guests. Tests replace both.
 	poll time.Duration
 	dial providers.DialFunc
+	// startGrace is how long a VM may stay Stopped after `vm start`
+	// before vm-bhyve's background run has locked it; lockTimeout how
+	// long a powered-off VM may stay Locked (vm-bhyve mode).
+	startGrace  time.Duration
+	lockTimeout time.Duration
 
 	mu       sync.Mutex
 	host     guest.Transport
@@ -67,7 +72,8 @@ var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured provider.
 func New() *Provider {
-	return &Provider{dialRetry: 10 * time.Second, poll: 2 * time.Second, dial: providers.DialSSH}
+	return &Provider{dialRetry: 10 * time.Second, poll: 2 * time.Second, dial: providers.DialSSH,
+		startGrace: 15 * time.Second, lockTimeout: 2 * time.Minute}
 }
 
 // Configure decodes the provider block. It does not connect: validate
@@ -77,6 +83,12 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if !diags.HasErrors() && c.Backend == BackendRaw && c.NetworkBackend == "vale" {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "VALE needs vm-bhyve",
 			Detail:  `network_backend = "vale" is supported with backend = "vm-bhyve" only (raw mode attaches guests to taps on a bridge).`,
+			Subject: body.MissingItemRange().Ptr()})
+	}
+	if !diags.HasErrors() && c.Backend == BackendVMBhyve && c.NetworkBackend == "vale" && c.Uplink != "" && c.Switch == "" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No uplink on a VALE switch",
+			Detail: `vm-bhyve cannot add an interface to a VALE switch ("physical interfaces must be added to the vale switch manually", ` +
+				`lib/vm-switch-vale switch::vale::add_member): drop uplink, or attach the NIC to a VALE switch yourself (valectl) and name it with switch.`,
 			Subject: body.MissingItemRange().Ptr()})
 	}
 	p.cfg = c
@@ -222,7 +234,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 		if in.Attrs["nominal"] == "true" {
 			return nil
 		}
-		if err := p.deleteLink(ctx, in.Name); err != nil {
+		if err := p.deleteLink(ctx, in); err != nil {
 			return fmt.Errorf("delete link %s: %w", in.Name, err)
 		}
 		return nil
@@ -240,9 +252,12 @@ func (p *Provider) deleteMachine(ctx context.Context, name string) error {
 	return p.deleteVMBhyve(ctx, vmName(name))
 }
 
-func (p *Provider) deleteLink(ctx context.Context, name string) error {
+func (p *Provider) deleteLink(ctx context.Context, in providers.Instance) error {
 	if p.cfg.Backend == BackendRaw {
-		return p.deleteBridge(ctx, "lab-"+name)
+		if err := p.deleteBridge(ctx, "lab-"+in.Name); err != nil {
+			return err
+		}
+		return p.restoreUplink(ctx, in.Attrs)
 	}
-	return p.deleteSwitch(ctx, "lab-"+name)
+	return p.deleteSwitch(ctx, "lab-"+in.Name, in.Attrs)
 }

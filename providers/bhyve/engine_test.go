@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,9 +143,11 @@ func TestEngineApply(t *testing.T) {
 // naming the VM and the log, and teardown leaves nothing.
 func TestEngineBhyveExits(t *testing.T) {
 	e, pl, h, _ := engineFor(t, "bhyve")
-	h.failOn(`^pgrep -F /var/run/lab-e-cc-c\.pid`, "", 1)
+	// Machine names carry a hash of the owner and address (plan.Plan):
+	// lab-e-cc-<6 hex>-c is the client.
+	h.failOn(`^pgrep -F /var/run/lab-e-cc-[0-9a-f]{6}-c\.pid`, "", 1)
 	_, err := e.Apply(context.Background(), context.Background(), pl)
-	if err == nil || !strings.Contains(err.Error(), "lab-e-cc-c") || !strings.Contains(err.Error(), "bhyve exited") {
+	if err == nil || !regexp.MustCompile(`lab-e-cc-[0-9a-f]{6}-c`).MatchString(err.Error()) || !strings.Contains(err.Error(), "bhyve exited") {
 		t.Fatalf("apply: %v", err)
 	}
 	if left := h.left(); len(left) != 0 || len(e.State.Resources) != 0 {

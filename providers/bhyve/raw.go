@@ -21,11 +21,21 @@ const (
 )
 
 // linkRaw creates a bridge for the pair, described with the link's name,
-// at the link's MTU, with the uplink as a member.
+// at the link's MTU, with the uplink as a member. The first member of a
+// bridge defines its MTU (sys/net/if_bridge.c, bridge_ioctl_add: "Allow
+// the first Ethernet member to define the MTU"), whatever MTU the empty
+// bridge was given, and later members are held to it: the uplink gets
+// the link's MTU before it joins (recorded, restored when the link goes),
+// or else a 1500-byte uplink would pull the bridge and every tap to 1500.
 func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in providers.Instance) (providers.Instance, error) {
 	desc := "lab-" + l.Name
 	if err := p.deleteBridge(ctx, desc); err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: remove leftover bridge: %w", l.Address, err)
+	}
+	if p.cfg.Uplink != "" {
+		if err := p.prepareUplink(ctx, l.Address, in.Attrs); err != nil {
+			return providers.Instance{}, err
+		}
 	}
 	out, err := p.run(ctx, "ifconfig", "bridge", "create")
 	if err != nil {
@@ -47,6 +57,11 @@ func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in provide
 		return in, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if p.cfg.Uplink != "" {
+		if l.MTU > 0 && in.Attrs["uplink_mtu"] != strconv.Itoa(l.MTU) {
+			if _, err := p.run(ctx, "ifconfig", p.cfg.Uplink, "mtu", strconv.Itoa(l.MTU)); err != nil {
+				return in, fmt.Errorf("link %s: uplink %s cannot take MTU %d: %w", l.Address, p.cfg.Uplink, l.MTU, err)
+			}
+		}
 		if _, err := p.run(ctx, "ifconfig", br, "addm", p.cfg.Uplink); err != nil {
 			return in, fmt.Errorf("link %s: %w", l.Address, err)
 		}
@@ -208,29 +223,6 @@ func (p *Provider) interfacesDescribed(ctx context.Context, desc string) ([]stri
 	}
 	sortStrings(names)
 	return names, nil
-}
-
-// ParseDescriptions maps interface names to their descriptions in
-// `ifconfig` output ("bridge3: flags=…" then "\tdescription: lab-x").
-func ParseDescriptions(out string) map[string]string {
-	m := map[string]string{}
-	cur := ""
-	for _, line := range strings.Split(out, "\n") {
-		if line == "" {
-			continue
-		}
-		if line[0] != '\t' && line[0] != ' ' {
-			name, _, ok := strings.Cut(line, ":")
-			if ok {
-				cur = name
-			}
-			continue
-		}
-		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "description: "); ok && cur != "" {
-			m[cur] = strings.TrimSpace(d)
-		}
-	}
-	return m
 }
 
 func truncate(s string, n int) string {
