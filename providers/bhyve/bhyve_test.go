@@ -69,12 +69,14 @@ datastore = "zroot/vm"`},
 		t.Run(tc.name, func(t *testing.T) {
 			p, h, srv := newHost(t, tc.extra)
 			ctx := context.Background()
-			link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.cc.link", LabID: "t", Pair: "cc", Name: "t-cc", MTU: 9000})
+			// A lab with a workspace: every object carries the owner's tag.
+			link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.cc.link", LabID: "t", Workspace: "w1", Pair: "cc", Name: "t-cc", MTU: 9000})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var ins []providers.Instance
 			for _, m := range []providers.Machine{machine("server", "freebsd", link), machine("client", "linux", link)} {
+				m.Workspace = "w1"
 				if p.cfg.Backend == BackendRaw {
 					m.Template.Source = strings.Replace(m.Template.Source, "-tmpl", "-zvol", 1)
 				}
@@ -87,7 +89,7 @@ datastore = "zroot/vm"`},
 				}
 				ins = append(ins, in)
 			}
-			found, err := p.List(ctx, providers.Owner{Lab: "t"})
+			found, err := p.List(ctx, providers.Owner{Lab: "t", Workspace: "w1"})
 			if err != nil {
 				t.Fatal(err)
 			}

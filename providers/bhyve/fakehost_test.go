@@ -41,9 +41,9 @@ type fakeHost struct {
 	autoList []string               // rc.conf vm_list: AUTO "Yes [n]"
 	switches map[string]*fakeSwitch // vm-bhyve switches by name
 	ifaces   map[string]*fakeIface
-	datasets map[string]string // ZFS dataset or snapshot → origin snapshot of a clone ("" otherwise)
-	vmm      map[string]bool   // raw-mode /dev/vmm entries
-	running  map[string]bool   // raw-mode bhyve processes by VM
+	datasets map[string]*fakeDS // ZFS datasets and snapshots
+	vmm      map[string]bool    // raw-mode /dev/vmm entries
+	running  map[string]bool    // raw-mode bhyve processes by VM
 	nBridge  int
 	nTap     int
 	nPID     int
@@ -72,6 +72,12 @@ type fakeVM struct {
 	// shows "Locked (HOST)" and nothing removes it.
 	staleLock string
 	log       []string
+}
+
+// fakeDS is a ZFS dataset or snapshot.
+type fakeDS struct {
+	origin string // a clone's origin snapshot
+	owner  string // user property lab:owner ("" unset)
 }
 
 type fakeSwitch struct {
@@ -113,7 +119,7 @@ func newFakeHost() *fakeHost {
 		switches: map[string]*fakeSwitch{"public": {ports: []string{"igb0"}}},
 		ifaces: map[string]*fakeIface{"igb0": {mtu: 1500, members: nil}, "igb1": {mtu: 1500}, "lo0": {mtu: 16384},
 			"vm-public": {mtu: 1500, members: []string{"igb0"}, group: "vm-switch"}},
-		datasets: map[string]string{"zroot/vm": ""},
+		datasets: map[string]*fakeDS{"zroot/vm": {}},
 		vmm:      map[string]bool{}, running: map[string]bool{}, nPID: 4240,
 	}
 	// Templates: vm-bhyve guests with a zvol disk (dataset + disk0), and
@@ -121,9 +127,9 @@ func newFakeHost() *fakeHost {
 	// so its AUTO column reads "Yes [1]".
 	for _, t := range []struct{ name, loader string }{{"fbsd14-tmpl", "bhyveload"}, {"ubuntu-tmpl", "uefi"}, {"gw", "bhyveload"}} {
 		h.vms[t.name] = &fakeVM{loader: t.loader, cpu: "1", mem: "1024M"}
-		h.datasets["zroot/vm/"+t.name], h.datasets["zroot/vm/"+t.name+"/disk0"] = "", ""
+		h.datasets["zroot/vm/"+t.name], h.datasets["zroot/vm/"+t.name+"/disk0"] = &fakeDS{}, &fakeDS{}
 	}
-	h.datasets["zroot/vm/fbsd14-zvol"], h.datasets["zroot/vm/ubuntu-zvol"] = "", ""
+	h.datasets["zroot/vm/fbsd14-zvol"], h.datasets["zroot/vm/ubuntu-zvol"] = &fakeDS{}, &fakeDS{}
 	h.autoList = []string{"gw"}
 	h.vms["gw"].started = time.Now().Add(-time.Hour)
 	h.vms["gw"].pid = 1432
@@ -209,7 +215,7 @@ func (h *fakeHost) handle(cmd string, stdin io.Reader) (string, string, int) {
 			return "", r.stderr, r.exit
 		}
 	}
-	f := strings.Fields(cmd)
+	f := splitWords(cmd)
 	if len(f) >= 2 && f[0] == "vm" {
 		return h.vmCmd(cmd, f)
 	}
@@ -475,7 +481,7 @@ func (h *fakeHost) vmClone(src, name string) (string, string, int) {
 		}
 		snap = fmt.Sprintf("%08x", len(h.datasets)*2654435761%(1<<32))
 		for _, fs := range fsList {
-			h.datasets[fs+"@"+snap] = ""
+			h.datasets[fs+"@"+snap] = &fakeDS{}
 		}
 	} else {
 		for _, fs := range fsList {
@@ -485,7 +491,7 @@ func (h *fakeHost) vmClone(src, name string) (string, string, int) {
 		}
 	}
 	for _, fs := range fsList {
-		h.datasets[strings.Replace(fs, "zroot/vm/"+old, "zroot/vm/"+name, 1)] = fs + "@" + snap
+		h.datasets[strings.Replace(fs, "zroot/vm/"+old, "zroot/vm/"+name, 1)] = &fakeDS{origin: fs + "@" + snap}
 	}
 	o := h.vms[old]
 	h.vms[name] = &fakeVM{loader: o.loader, cpu: o.cpu, mem: o.mem, runFails: o.runFails}
@@ -495,72 +501,137 @@ func (h *fakeHost) vmClone(src, name string) (string, string, int) {
 // zfs answers zfs(8) as OpenZFS 2.2 on FreeBSD 14 does.
 func (h *fakeHost) zfs(cmd string, f []string) (string, string, int) {
 	last := f[len(f)-1]
+	// Options before the operands: -r, -o PROP=VALUE (zfs-snapshot(8),
+	// zfs-clone(8) take -o to set properties at creation).
+	var recursive bool
+	var props []string
+	var args []string
+	for i := 2; i < len(f); i++ {
+		switch {
+		case f[i] == "-r":
+			recursive = true
+		case f[i] == "-o" && f[1] != "get" && f[1] != "list":
+			i++
+			props = append(props, f[i])
+		default:
+			args = append(args, f[i])
+		}
+	}
+	setProps := func(ds *fakeDS) {
+		for _, p := range props {
+			if v, ok := strings.CutPrefix(p, ownerProp+"="); ok {
+				ds.owner = v
+			}
+		}
+	}
+	noDS := func(n string) (string, string, int) {
+		return "", fmt.Sprintf("cannot open '%s': dataset does not exist\n", n), 1
+	}
 	switch {
 	case strings.HasPrefix(cmd, "zfs get -Hp -o value guid,createtxg,referenced "):
 		// zfs-get(8): -H drops headers, -p prints exact numbers, -o value
 		// only the values, one line per property in the order asked.
-		if _, ok := h.datasets[last]; !ok {
-			return "", fmt.Sprintf("cannot open '%s': dataset does not exist\n", last), 1
+		if h.datasets[last] == nil {
+			return noDS(last)
 		}
 		return fmt.Sprintf("%d\n57\n2147483648\n", 1000+len(last)), "", 0
 	case strings.HasPrefix(cmd, "zfs get -H -o value mountpoint "):
 		return "/zroot/vm\n", "", 0
-	case strings.HasPrefix(cmd, "zfs snapshot "):
-		// zfs-snapshot(8); -r takes every descendant's snapshot too.
-		ds, snap, _ := strings.Cut(last, "@")
-		if _, ok := h.datasets[ds]; !ok {
-			return "", fmt.Sprintf("cannot open '%s': dataset does not exist\nusage:\n\tsnapshot [-r] [-o property=value] ... <filesystem|volume>@<snap> ...\n", ds), 2
+	case len(f) == 7 && f[1] == "get" && f[5] == ownerProp:
+		// zfs get -H -o value lab:owner DS: an unset user property is "-".
+		ds := h.datasets[last]
+		if ds == nil {
+			return noDS(last)
 		}
-		h.datasets[last] = ""
-		if f[2] == "-r" {
+		if ds.owner == "" {
+			return "-\n", "", 0
+		}
+		return ds.owner + "\n", "", 0
+	case f[1] == "set":
+		// zfs set PROP=VALUE DS (zfs-set(8)).
+		ds := h.datasets[last]
+		if ds == nil {
+			return noDS(last)
+		}
+		props = []string{f[2]}
+		setProps(ds)
+	case f[1] == "snapshot":
+		// zfs-snapshot(8); -r takes every descendant's snapshot too.
+		name, snap, _ := strings.Cut(last, "@")
+		if h.datasets[name] == nil {
+			return noDS(name)
+		}
+		h.datasets[last] = &fakeDS{}
+		setProps(h.datasets[last])
+		if recursive {
 			for n := range h.datasets {
-				if strings.HasPrefix(n, ds+"/") && !strings.Contains(n, "@") {
-					h.datasets[n+"@"+snap] = ""
+				if strings.HasPrefix(n, name+"/") && !strings.Contains(n, "@") {
+					h.datasets[n+"@"+snap] = &fakeDS{}
+					setProps(h.datasets[n+"@"+snap])
 				}
 			}
 		}
-	case strings.HasPrefix(cmd, "zfs clone "):
-		h.datasets[last] = f[2]
-	case strings.HasPrefix(cmd, "zfs list "):
-		// zfs-list(8) -H -o name: one name a line; -t picks the types.
+	case f[1] == "clone":
+		if h.datasets[args[0]] == nil {
+			return noDS(args[0])
+		}
+		h.datasets[last] = &fakeDS{origin: args[0]}
+		setProps(h.datasets[last])
+	case f[1] == "list":
+		// zfs-list(8) -H -o name[,PROP]: one dataset a line, fields
+		// separated by a tab, "-" for an unset user property; -t picks
+		// the types.
 		snaps := strings.Contains(cmd, "snapshot")
 		fsToo := strings.Contains(cmd, "filesystem")
+		withOwner := strings.Contains(cmd, "name,"+ownerProp)
 		var b strings.Builder
 		for _, n := range sortedSet(h.datasets) {
-			if !strings.HasPrefix(n, last) {
+			if n != last && !strings.HasPrefix(n, last+"/") && !strings.HasPrefix(n, last+"@") {
 				continue
 			}
-			if strings.Contains(n, "@") && snaps || !strings.Contains(n, "@") && fsToo {
-				b.WriteString(n + "\n")
+			if strings.Contains(n, "@") && !snaps || !strings.Contains(n, "@") && !fsToo {
+				continue
 			}
+			b.WriteString(n)
+			if withOwner {
+				v := h.datasets[n].owner
+				if v == "" {
+					v = "-"
+				}
+				b.WriteString("\t" + v)
+			}
+			b.WriteString("\n")
 		}
 		return b.String(), "", 0
-	case strings.HasPrefix(cmd, "zfs destroy "):
+	case f[1] == "destroy":
 		// zfs-destroy(8): a snapshot with clones is refused
 		// (cmd/zfs/zfs_main.c, destroy_check_dependent); -r destroys the
 		// descendants' snapshots of the same name too.
-		ds, snap, isSnap := strings.Cut(last, "@")
+		name, snap, isSnap := strings.Cut(last, "@")
 		var victims []string
 		for n := range h.datasets {
 			d, s, ok := strings.Cut(n, "@")
 			switch {
 			case n == last:
 				victims = append(victims, n)
-			case isSnap && f[2] == "-r" && ok && s == snap && strings.HasPrefix(d, ds+"/"):
+			case isSnap && recursive && ok && s == snap && strings.HasPrefix(d, name+"/"):
 				victims = append(victims, n)
-			case !isSnap && strings.HasPrefix(n, last+"@"):
+			case !isSnap && !recursive && strings.HasPrefix(n, last+"@"):
 				return "", "cannot destroy '" + last + "': filesystem has children\nuse '-r' to destroy the following datasets:\n" + n + "\n", 1
 			}
 		}
 		for _, v := range victims {
-			for n, origin := range h.datasets {
-				if origin == v {
+			for n, ds := range h.datasets {
+				if ds.origin == v {
 					return "", "cannot destroy '" + v + "': snapshot has dependent clones\nuse '-R' to destroy the following datasets:\n" + n + "\n", 1
 				}
 			}
 		}
-		if len(victims) == 0 {
+		if len(victims) == 0 && isSnap {
 			return "", "could not find any snapshots to destroy; check snapshot names.\n", 1
+		}
+		if len(victims) == 0 {
+			return noDS(last)
 		}
 		for _, v := range victims {
 			delete(h.datasets, v)
@@ -569,6 +640,41 @@ func (h *fakeHost) zfs(cmd string, f []string) (string, string, int) {
 		return "", "fakehost: unknown command " + cmd + "\n", 127
 	}
 	return "", "", 0
+}
+
+// splitWords undoes guest.ShellQuote: words separated by blanks, a word
+// in single quotes taken whole, '\” an escaped quote.
+func splitWords(cmd string) []string {
+	var words []string
+	var cur strings.Builder
+	in, any := false, false
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case in && c == '\'':
+			in = false
+		case in:
+			cur.WriteByte(c)
+		case c == '\'':
+			in, any = true, true
+		case c == '\\' && i+1 < len(cmd):
+			i++
+			cur.WriteByte(cmd[i])
+			any = true
+		case c == ' ' || c == '\t':
+			if any || cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+				any = false
+			}
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if any || cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	return words
 }
 
 // ifconfig answers ifconfig(8) (sbin/ifconfig).

@@ -13,7 +13,7 @@ import (
 
 // linkVMBhyve makes a vm-bhyve switch for the pair: `vm switch create`
 // (type vale when network_backend is vale, MTU from the link), the
-// switch's bridge described with the link's name so List finds it, and
+// switch's bridge described with the owner's tag, and
 // the uplink added when one is configured — only when no other bridge
 // has it, with its MTU recorded so that deleting the link restores it.
 func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in providers.Instance) (providers.Instance, error) {
@@ -22,7 +22,7 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 	if l.MTU > 0 {
 		in.Attrs["mtu"] = strconv.Itoa(l.MTU)
 	}
-	if err := p.deleteSwitch(ctx, "lab-"+l.Name, nil); err != nil {
+	if err := p.deleteSwitch(ctx, sw, l.Owner(), nil); err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: remove leftover switch %s: %w", l.Address, sw, err)
 	}
 	vale := p.cfg.NetworkBackend == "vale"
@@ -44,7 +44,7 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 	if vale {
 		return in, nil
 	}
-	if _, err := p.run(ctx, "ifconfig", "vm-"+sw, "description", "lab-"+l.Name); err != nil {
+	if _, err := p.run(ctx, "ifconfig", "vm-"+sw, "description", linkDesc(in)); err != nil {
 		return in, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if !uplink {
@@ -71,15 +71,28 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 	return in, nil
 }
 
-// deleteSwitch destroys the switch made for a link, if it exists, and
-// gives the uplink back its MTU (attrs: the link's, nil when unknown).
-func (p *Provider) deleteSwitch(ctx context.Context, linkName string, attrs map[string]string) error {
-	sw := switchName(linkName)
-	ok, err := p.switchExists(ctx, sw)
+// deleteSwitch destroys switch sw, if it exists and its bridge carries
+// o's tag, and gives the uplink back its MTU (attrs: the link's, nil when
+// unknown). A VALE switch has no bridge to tag: its name decides.
+func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owner, attrs map[string]string) error {
+	typ, err := p.switchType(ctx, sw)
 	if err != nil {
 		return err
 	}
-	if ok {
+	if typ != "" && typ != "vale" {
+		ifs, err := p.interfaces(ctx)
+		if err != nil {
+			return err
+		}
+		desc := ifs["vm-"+sw].Desc
+		if o.Workspace == "" && strings.HasPrefix(desc, "lab-"+o.Lab+"-") {
+			desc = "" // lab 0.1 described it with the link's name
+		}
+		if err := owned(o, "vm-bhyve switch", sw+" (bridge vm-"+sw+")", desc); err != nil {
+			return err
+		}
+	}
+	if typ != "" {
 		if _, err := p.run(ctx, "vm", "switch", "destroy", sw); err != nil {
 			return err
 		}
@@ -87,18 +100,26 @@ func (p *Provider) deleteSwitch(ctx context.Context, linkName string, attrs map[
 	return p.restoreUplink(ctx, attrs)
 }
 
-// switchExists looks sw up in `vm switch list`.
-func (p *Provider) switchExists(ctx context.Context, sw string) (bool, error) {
+// switchType is sw's TYPE in `vm switch list` ("standard", "vale"), ""
+// when there is no such switch. lib/vm-switch switch::list prints NAME
+// TYPE IFACE … through column -t.
+func (p *Provider) switchType(ctx context.Context, sw string) (string, error) {
 	out, err := p.run(ctx, "vm", "switch", "list")
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == sw {
-			return true, nil
+		if f := strings.Fields(line); len(f) > 1 && f[0] == sw {
+			return f[1], nil
 		}
 	}
-	return false, nil
+	return "", nil
+}
+
+// switchExists looks sw up in `vm switch list`.
+func (p *Provider) switchExists(ctx context.Context, sw string) (bool, error) {
+	typ, err := p.switchType(ctx, sw)
+	return typ != "", err
 }
 
 // createVMBhyve clones the template VM from a snapshot named after the
@@ -108,13 +129,18 @@ func (p *Provider) switchExists(ctx context.Context, sw string) (bool, error) {
 // clone's configuration with sysrc, starts it and waits until it runs.
 func (p *Provider) createVMBhyve(ctx context.Context, m providers.Machine, in providers.Instance) error {
 	vm := in.Attrs["vm"]
+	tag := ownerProp + "=" + m.Owner().Tag(m.Address)
 	snap := p.cfg.Datastore + "/" + m.Template.Source + "@" + vm
-	if _, err := p.run(ctx, "zfs", "snapshot", "-r", snap); err != nil {
+	if _, err := p.run(ctx, "zfs", "snapshot", "-r", "-o", tag, snap); err != nil {
 		return fmt.Errorf("snapshot %s: %w", snap, err)
 	}
 	in.Attrs["snapshot"] = snap
 	if _, err := p.run(ctx, "vm", "clone", m.Template.Source+"@"+vm, vm); err != nil {
 		return fmt.Errorf("clone %s from %s: %w", vm, m.Template.Source, err)
+	}
+	// vm clone takes no properties; the clone is tagged right after it.
+	if _, err := p.run(ctx, "zfs", "set", tag, p.cfg.Datastore+"/"+vm); err != nil {
+		return fmt.Errorf("tag %s: %w", vm, err)
 	}
 	dir, err := p.datastoreDir(ctx)
 	if err != nil {
@@ -200,7 +226,8 @@ func (p *Provider) vmLog(ctx context.Context, vm string) string {
 
 // deleteVMBhyve powers the VM off (running or still in its loader),
 // waits until vm-bhyve has let go of it, destroys it with its dataset and
-// removes the template snapshot it was cloned from.
+// removes the template snapshot it was cloned from — all only when the
+// VM's dataset carries o's tag.
 //
 // `vm destroy` refuses a VM whose run.lock exists (lib/vm-run
 // vm::confirm_stopped), and `vm _run` removes it only after bhyve exited
@@ -208,10 +235,19 @@ func (p *Provider) vmLog(ctx context.Context, vm string) string {
 // for "Locked" to turn "Stopped". A VM powered off in its loader keeps
 // loading until loader_timeout passes; bhyve then starts suspended and
 // exits at once.
-func (p *Provider) deleteVMBhyve(ctx context.Context, vm string) error {
+func (p *Provider) deleteVMBhyve(ctx context.Context, vm string, o providers.Owner) error {
 	st, err := p.vmState(ctx, vm)
 	if err != nil {
 		return err
+	}
+	exists, err := p.checkMachine(ctx, vm, o)
+	if err != nil {
+		return err
+	}
+	if st != "" && !exists {
+		if err := owned(o, "vm-bhyve VM", vm, ""); err != nil {
+			return err
+		}
 	}
 	if st != "" {
 		if running(st) {
@@ -229,7 +265,7 @@ func (p *Provider) deleteVMBhyve(ctx context.Context, vm string) error {
 			return fmt.Errorf("destroy: %w", err)
 		}
 	}
-	return p.destroySnapshots(ctx, vm)
+	return p.destroySnapshots(ctx, vm, o)
 }
 
 // waitUnlocked polls `vm list` until vm is Stopped (no process, no
@@ -254,28 +290,6 @@ func (p *Provider) waitUnlocked(ctx context.Context, vm string) error {
 			return err
 		}
 	}
-}
-
-// destroySnapshots removes the snapshots named after vm on the
-// datastore's direct children (the templates): the ones createVMBhyve
-// and createRaw took to clone vm from. `zfs destroy -r` takes the
-// template's child datasets' snapshots of the same name with it.
-func (p *Provider) destroySnapshots(ctx context.Context, vm string) error {
-	out, err := p.run(ctx, "zfs", "list", "-H", "-o", "name", "-t", "snapshot", "-r", p.cfg.Datastore)
-	if err != nil {
-		return err
-	}
-	for _, name := range strings.Fields(out) {
-		ds, snap, ok := strings.Cut(name, "@")
-		child, under := strings.CutPrefix(ds, p.cfg.Datastore+"/")
-		if !ok || snap != vm || !under || strings.Contains(child, "/") {
-			continue
-		}
-		if _, err := p.run(ctx, "zfs", "destroy", "-r", name); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // vmState is a VM's STATE column in `vm list` ("Running (2345)",
