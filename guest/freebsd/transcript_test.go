@@ -35,8 +35,10 @@ func testdata(t *testing.T, name string) string {
 const (
 	ccTable  = "\nCCmod           D PCB count\ncubic           * 3\nnewreno           0\n"
 	ipfwList = "00100 set 29 pipe 29 ip from any to any in recv vtnet0\n65535 set 31 allow ip from any to any\n"
-	pipeList = "00029:   unlimited    0 ms   50 sl.plr 0.010000 1 queues (1 buckets) droptail\n" +
-		"    burst: 0 Byte\n"
+	// ipfw pipe list on FreeBSD 14 (see testdata/ipfw-pipe-list-14.txt).
+	pipeList = "00029: unlimited         0 ms burst 0\n" +
+		"q131101  50 sl.plr 0.010000 0 flows (1 buckets) sched 65565 weight 0 lmax 0 pri 0 droptail\n" +
+		" sched 65565 type FIFO flags 0x0 0 buckets 0 active\n"
 )
 
 // bhyveGuest answers like a FreeBSD 14.2 guest on bhyve with a tap-backed
