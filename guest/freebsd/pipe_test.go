@@ -40,3 +40,26 @@ func TestPipePLR(t *testing.T) {
 		t.Error("another pipe's loss read as lab's")
 	}
 }
+
+// TestVtnetHint: vtnet turns LRO off with receive checksums
+// (vtnet_ioctl_ifcap), the only offload it offers that a request can
+// leave unchanged; no loader tunable is suggested for anything.
+func TestVtnetHint(t *testing.T) {
+	noRx := Ifconfig{Options: map[string]bool{"TXCSUM": true}}
+	withRx := Ifconfig{Options: map[string]bool{"RXCSUM": true}}
+	for _, c := range []struct {
+		iface, name string
+		want        bool
+		ifc         Ifconfig
+		hint        string
+	}{
+		{"vtnet0", "lro", true, noRx, "; vtnet keeps lro off while rxcsum is off"},
+		{"vtnet0", "lro", true, withRx, ""},
+		{"vtnet0", "tso", false, withRx, ""},
+		{"vmx0", "lro", true, noRx, ""},
+	} {
+		if got := vtnetHint(c.iface, c.name, c.want, c.ifc); got != c.hint {
+			t.Errorf("vtnetHint(%s, %s, %v) = %q, want %q", c.iface, c.name, c.want, got, c.hint)
+		}
+	}
+}
