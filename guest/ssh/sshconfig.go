@@ -185,8 +185,20 @@ func (c Config) resolve(sc *SSHConfig, depth int) (Config, error) {
 	if c.Jump != nil || h.ProxyJump == "" || strings.EqualFold(h.ProxyJump, "none") {
 		return c, nil
 	}
+	return c.withProxyJump(h.ProxyJump, sc, depth)
+}
+
+// WithProxyJump sets c.Jump from an OpenSSH ProxyJump value,
+// "[user@]host[:port][,…]": the hops in order, the last nearest to c's
+// host. Each hop is itself resolved through sc (nil: none) and inherits
+// c's agent, known_hosts file, key file and timeouts, not its pinned key.
+func (c Config) WithProxyJump(spec string, sc *SSHConfig) (Config, error) {
+	return c.withProxyJump(spec, sc, 0)
+}
+
+func (c Config) withProxyJump(spec string, sc *SSHConfig, depth int) (Config, error) {
 	var jump *Config
-	for _, hop := range strings.Split(h.ProxyJump, ",") {
+	for _, hop := range strings.Split(spec, ",") {
 		j := Config{Agent: c.Agent, AgentSocket: c.AgentSocket, KnownHostsFile: c.KnownHostsFile, DialTimeout: c.DialTimeout, Retry: c.Retry}
 		hop = strings.TrimSpace(hop)
 		if u, rest, ok := strings.Cut(hop, "@"); ok {
@@ -194,16 +206,22 @@ func (c Config) resolve(sc *SSHConfig, depth int) (Config, error) {
 		}
 		if host, port, ok := strings.Cut(hop, ":"); ok && !strings.Contains(port, ":") {
 			n, err := strconv.Atoi(port)
-			if err != nil {
-				return c, fmt.Errorf("ssh config: ProxyJump %q: bad port", h.ProxyJump)
+			if err != nil || n < 1 || n > 65535 {
+				return c, fmt.Errorf("ProxyJump %q: bad port %q", spec, port)
 			}
 			hop, j.Port = host, n
+		}
+		if hop == "" || strings.ContainsAny(hop, " \t\x00/") {
+			return c, fmt.Errorf("ProxyJump %q: bad host %q", spec, hop)
 		}
 		j.Host = hop
 		j.Jump = jump
 		r, err := j.resolve(sc, depth+1)
 		if err != nil {
 			return c, err
+		}
+		if r.PrivateKeyFile == "" {
+			r.PrivateKeyFile = c.PrivateKeyFile
 		}
 		jump = &r
 	}
