@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/guest"
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -14,11 +15,24 @@ import (
 var SSHRetry = 2 * time.Minute
 
 // Connect returns an SSH transport to a machine at the address found at
-// create, as the template's ssh {} block says. lab must reach that
-// address directly (an existing switch on the lab's network, or a
-// lab-made one with an uplink); there is no jump through the host yet.
+// create, as the template's ssh {} block says. With jump_via_host the
+// connection goes through the bhyve host (as ssh -J), which reaches
+// guests on any switch; otherwise lab must reach the address directly
+// (an existing switch on the lab's network, or a lab-made one with an
+// uplink).
 func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
-	return providers.ConnectGuest(ctx, in, p.dial, SSHRetry)
+	dial := p.dial
+	if p.cfg.JumpViaHost {
+		hc, err := p.hostConfig()
+		if err != nil {
+			return nil, err
+		}
+		dial = func(ctx context.Context, name string, c labssh.Config) (guest.Transport, error) {
+			c.Jump = &hc
+			return p.dial(ctx, name, c)
+		}
+	}
+	return providers.ConnectGuest(ctx, in, dial, SSHRetry)
 }
 
 // List finds what carries o's exact tag, for `lab destroy -orphans`:

@@ -171,7 +171,9 @@ func (p *Provider) Read(_ context.Context, in providers.Instance) (providers.Ins
 func (p *Provider) Delete(context.Context, providers.Instance) error { return nil }
 
 // List finds nothing: lab creates nothing on existing machines.
-func (p *Provider) List(context.Context, providers.Owner) ([]providers.Instance, error) { return nil, nil }
+func (p *Provider) List(context.Context, providers.Owner) ([]providers.Instance, error) {
+	return nil, nil
+}
 
 func (p *Provider) host(role string) (*Host, error) {
 	h := p.Hosts[role]
