@@ -152,14 +152,3 @@ func TestTranscripts(t *testing.T) {
 		})
 	}
 }
-
-func TestSiftrTranscript(t *testing.T) {
-	f := newFake(nil)
-	if err := freebsd.StartSiftr(context.Background(), f, "/var/log/lab-siftr.log"); err != nil {
-		t.Fatal(err)
-	}
-	if err := freebsd.StopSiftr(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "siftr.golden"), f.Log.String())
-}
