@@ -2,10 +2,14 @@ package bench
 
 import (
 	"context"
+	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/guesttest"
 )
 
@@ -63,5 +67,60 @@ func TestReadMHz(t *testing.T) {
 	got, err := ReadMHz(context.Background(), Endpoint{T: rec, OS: FreeBSD})
 	if err != nil || got != 2394 {
 		t.Errorf("ReadMHz = %v, %v", got, err)
+	}
+}
+
+// bsdHost answers a FreeBSD end for StartServer: sockstat lists the
+// server's socket once its command runs (usr.bin/sockstat/sockstat.c,
+// display(): one row per listening socket, no header with -q), and the
+// server runs until it is stopped.
+type bsdHost struct {
+	mu      sync.Mutex
+	log     []string
+	started chan struct{}
+}
+
+func (h *bsdHost) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) {
+	line := c.String()
+	if strings.HasPrefix(line, "sockstat ") {
+		select {
+		case <-h.started:
+			h.record(line)
+			return guest.Result{Stdout: []byte("root     iperf       1201 3   tcp4   198.18.0.1:5001       *:*\n")}, nil
+		case <-time.After(time.Second):
+			h.record(line)
+			return guest.Result{}, nil
+		}
+	}
+	h.record(line)
+	close(h.started)
+	<-ctx.Done()
+	return guest.Result{Stdout: []byte("server output\n")}, &guest.CommandError{Guest: "pair.fbsd.server", Cmd: line, Err: ctx.Err()}
+}
+
+func (h *bsdHost) record(line string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.log = append(h.log, line)
+}
+func (h *bsdHost) Upload(context.Context, string, io.Reader) error { return nil }
+func (h *bsdHost) Name() string                                    { return "pair.fbsd.server" }
+func (h *bsdHost) Close() error                                    { return nil }
+
+// TestStartServerFreeBSD: the iperf 2 and netperf runners' server start on
+// a FreeBSD end — pinned with cpuset, found listening with sockstat.
+func TestStartServerFreeBSD(t *testing.T) {
+	h := &bsdHost{started: make(chan struct{})}
+	ep := Endpoint{T: h, Addr: "198.18.0.1", CPUs: []int{1}, OS: FreeBSD}
+	srv, err := StartServer(context.Background(), ep, guest.Cmd{Argv: ep.Pin("iperf", "-s", "-p", "5001")}, 5001, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := srv.Stop(); out != "server output\n" {
+		t.Errorf("server printed %q", out)
+	}
+	want := "cpuset -l 1 iperf -s -p 5001\nsockstat -46lq -P tcp -p 5001"
+	if got := strings.Join(h.log, "\n"); got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 }
