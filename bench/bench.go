@@ -18,6 +18,10 @@ type Endpoint struct {
 	// CPUs are the CPUs the end's benchmark processes are pinned to (empty:
 	// not pinned; CPU is then sampled over all CPUs).
 	CPUs []int
+	// OS is the end's operating system, Linux or FreeBSD ("" is taken as
+	// Linux, except that CPU times are then probed): it picks the commands
+	// that find listening sockets, pin processes and read CPU figures.
+	OS string
 }
 
 // Params are one run's benchmark parameters.

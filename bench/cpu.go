@@ -112,16 +112,3 @@ func sub(a, b uint64) uint64 {
 	}
 	return a - b
 }
-
-// Pin prefixes argv with `taskset -c CPUS` when cpus is non-empty, so that
-// pinning works over any transport.
-func Pin(cpus []int, argv ...string) []string {
-	if len(cpus) == 0 {
-		return argv
-	}
-	list := make([]string, len(cpus))
-	for i, c := range cpus {
-		list[i] = strconv.Itoa(c)
-	}
-	return append([]string{"taskset", "-c", strings.Join(list, ",")}, argv...)
-}

@@ -64,12 +64,3 @@ func TestParseCPUStat(t *testing.T) {
 		t.Errorf("Usage: %+v", u)
 	}
 }
-
-func TestPin(t *testing.T) {
-	if got := Pin([]int{0, 1}, "iperf3", "-s"); !reflect.DeepEqual(got, []string{"taskset", "-c", "0,1", "iperf3", "-s"}) {
-		t.Errorf("Pin: %q", got)
-	}
-	if got := Pin(nil, "iperf3"); !reflect.DeepEqual(got, []string{"iperf3"}) {
-		t.Errorf("Pin(nil): %q", got)
-	}
-}

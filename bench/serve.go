@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,15 +20,15 @@ var (
 )
 
 // FreePort picks the next port from base up (within span) that no TCP
-// socket listens on in t's network stack. Concurrent callers in one
+// socket listens on in ep's network stack. Concurrent callers in one
 // process get distinct ports.
-func FreePort(ctx context.Context, t guest.Transport, base, span int) (int, error) {
+func FreePort(ctx context.Context, ep Endpoint, base, span int) (int, error) {
 	for range 50 {
 		portMu.Lock()
 		port := base + nextPort[base]%span
 		nextPort[base]++
 		portMu.Unlock()
-		busy, err := Listening(ctx, t, port)
+		busy, err := Listening(ctx, ep, port)
 		if err != nil {
 			return 0, err
 		}
@@ -37,13 +36,7 @@ func FreePort(ctx context.Context, t guest.Transport, base, span int) (int, erro
 			return port, nil
 		}
 	}
-	return 0, fmt.Errorf("%s: no free port from %d", t.Name(), base)
-}
-
-// Listening reports whether a TCP socket listens on port (ss -Hltn).
-func Listening(ctx context.Context, t guest.Transport, port int) (bool, error) {
-	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"ss", "-Hltn", "sport", "=", ":" + strconv.Itoa(port)}})
-	return strings.TrimSpace(string(res.Stdout)) != "", err
+	return 0, fmt.Errorf("%s: no free port from %d", ep.T.Name(), base)
 }
 
 // Server is a long-running benchmark server on one end.
@@ -59,10 +52,11 @@ type serverExit struct {
 	err error
 }
 
-// StartServer runs cmd on t in the background and waits (up to timeout)
+// StartServer runs cmd on ep in the background and waits (up to timeout)
 // until something listens on port. It fails when the server exits first,
 // naming the guest, the command and what it printed.
-func StartServer(ctx context.Context, t guest.Transport, cmd guest.Cmd, port int, timeout time.Duration) (*Server, error) {
+func StartServer(ctx context.Context, ep Endpoint, cmd guest.Cmd, port int, timeout time.Duration) (*Server, error) {
+	t := ep.T
 	sctx, cancel := context.WithCancel(ctx)
 	s := &Server{T: t, Cmd: cmd, cancel: cancel, done: make(chan serverExit, 1)}
 	go func() {
@@ -74,7 +68,7 @@ func StartServer(ctx context.Context, t guest.Transport, cmd guest.Cmd, port int
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		ok, err := Listening(ctx, t, port)
+		ok, err := Listening(ctx, ep, port)
 		if err != nil {
 			s.Stop()
 			return nil, err

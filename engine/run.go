@@ -31,6 +31,9 @@ type end struct {
 	in providers.Instance
 	t  guest.Transport
 	os guest.OS
+	// osName is the template's os ("linux", "freebsd"), for the benchmark
+	// runners' OS-specific commands.
+	osName string
 }
 
 // runGroup runs a group's runs in order on its machines.
@@ -119,7 +122,7 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in provid
 		t.Close()
 		return end{}, fmt.Errorf("%s: %w", in.Address, err)
 	}
-	return end{in: in, t: t, os: drv}, nil
+	return end{in: in, t: t, os: drv, osName: osName}, nil
 }
 
 // run configures both ends for one run, verifies the settings by
@@ -190,8 +193,8 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	e.emit(start)
 	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
 	raw, err := runner.Run(ctx,
-		bench.Endpoint{T: server.t, Addr: server.ep().Addr, CPUs: server.ep().CPUs},
-		bench.Endpoint{T: client.t, Addr: client.ep().Addr, CPUs: client.ep().CPUs}, params)
+		bench.Endpoint{T: server.t, Addr: server.ep().Addr, CPUs: server.ep().CPUs, OS: server.osName},
+		bench.Endpoint{T: client.t, Addr: client.ep().Addr, CPUs: client.ep().CPUs, OS: client.osName}, params)
 	rec.HostCPU = stopMeter(ctx)
 	rec.Raw = raw
 	rec.End = e.clock().UTC()

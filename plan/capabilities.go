@@ -14,9 +14,15 @@ import (
 )
 
 // offloadToggles are the guest settings that ride on a NIC's offered
-// features (gro/gso are software on Linux but still need the NIC's
-// scatter-gather and checksum offloads).
+// features (gso is software on Linux but still needs the NIC's
+// scatter-gather).
 var offloadToggles = []string{"lro", "tso", "gro", "gso", "rx", "tx"}
+
+// softwareOffloads are the toggles a guest OS implements itself whatever
+// the NIC offers: Linux GRO runs in the stack's receive path (every
+// device gets NETIF_F_GRO among NETIF_F_SOFT_FEATURES at registration),
+// so it takes effect on a NIC offered no offloads too.
+var softwareOffloads = map[string][]string{"linux": {"gro"}, "": {"gro"}}
 
 // CheckCapabilities refuses, one diagnostic each, whatever a group of p asks
 // of its provider beyond what the provider declares it can do: a router
@@ -107,8 +113,12 @@ func checkGroupOffloads(g *Group, c providers.Capabilities, lab *spec.Lab, add f
 		for _, side := range []struct {
 			role string
 			s    guest.Settings
-		}{{"server", r.Spec.Server}, {"client", r.Spec.Client}} {
+			os   string
+		}{{"server", r.Spec.Server, g.Server.Template.OS}, {"client", r.Spec.Client, g.Client.Template.OS}} {
 			for _, name := range offloadsOn(side.s) {
+				if slices.Contains(softwareOffloads[side.os], name) {
+					continue
+				}
 				msg := fmt.Sprintf("%s: %s = true", side.role, name)
 				if r.CellKey != "" {
 					msg += " (cell " + r.CellKey + ")"

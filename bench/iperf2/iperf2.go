@@ -30,7 +30,7 @@ const clientSlack = 30 * time.Second
 type Runner struct {
 	// ListenTimeout bounds waiting for the server to listen (default 5 s).
 	ListenTimeout time.Duration
-	// ReadCPU samples per-CPU times on an end (default bench.ReadCPU: /proc/stat, else kern.cp_times).
+	// ReadCPU samples per-CPU times on an end (default bench.CPUReader for the end's OS: /proc/stat on Linux, kern.cp_times on FreeBSD).
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
@@ -40,7 +40,7 @@ var _ bench.Runner = (*Runner)(nil)
 func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
 	if p.Loopback {
 		server.Addr = "127.0.0.1"
-		client = bench.Endpoint{T: server.T, Addr: "127.0.0.1", CPUs: server.CPUs}
+		client = bench.Endpoint{T: server.T, Addr: "127.0.0.1", CPUs: server.CPUs, OS: server.OS}
 	}
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("iperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
@@ -48,7 +48,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	port := p.Port
 	if port == 0 {
 		var err error
-		if port, err = bench.FreePort(ctx, server.T, BasePort, 1000); err != nil {
+		if port, err = bench.FreePort(ctx, server, BasePort, 1000); err != nil {
 			return bench.Raw{}, err
 		}
 	}
@@ -56,17 +56,13 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	srv, err := bench.StartServer(ctx, server.T, guest.Cmd{Argv: bench.Pin(server.CPUs, ServerArgs(server.Addr, port)...)}, port, timeout)
+	srv, err := bench.StartServer(ctx, server, guest.Cmd{Argv: server.Pin(ServerArgs(server.Addr, port)...)}, port, timeout)
 	if err != nil {
 		return bench.Raw{}, missingBinary(err, server.T)
 	}
 	defer srv.Stop()
 
-	readCPU := r.ReadCPU
-	if readCPU == nil {
-		readCPU = bench.ReadCPU
-	}
-	before, err := sampleBoth(ctx, readCPU, server.T, client.T)
+	before, err := sampleBoth(ctx, r.ReadCPU, server, client)
 	if err != nil {
 		return bench.Raw{}, fmt.Errorf("cpu sampling: %w", err)
 	}
@@ -76,12 +72,12 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	}
 	cliCtx, cancel := context.WithTimeout(ctx, dur+clientSlack)
 	defer cancel()
-	cliCmd := guest.Cmd{Argv: bench.Pin(client.CPUs, ClientArgs(server.Addr, port, p)...)}
+	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
 	raw := bench.Raw{Version: Version(ctx, client.T), Start: time.Now()}
 	res, cerr := client.T.Run(cliCtx, cliCmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)
-	after, serr := sampleBoth(ctx, readCPU, server.T, client.T)
+	after, serr := sampleBoth(ctx, r.ReadCPU, server, client)
 	// Give the server a moment to print its totals before it is stopped.
 	time.Sleep(100 * time.Millisecond)
 	raw.Server = srv.Stop()
@@ -97,8 +93,8 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	raw.ServerCPU = bench.Usage(before[0], after[0], server.CPUs)
 	raw.ClientCPU = bench.Usage(before[1], after[1], client.CPUs)
 	raw.ServerCPU.NumCPUs, raw.ClientCPU.NumCPUs = numCPUs(server.CPUs, after[0]), numCPUs(client.CPUs, after[1])
-	raw.ServerCPU.MHz, _ = bench.ReadCPUMHz(ctx, server.T)
-	raw.ClientCPU.MHz, _ = bench.ReadCPUMHz(ctx, client.T)
+	raw.ServerCPU.MHz, _ = bench.ReadMHz(ctx, server)
+	raw.ClientCPU.MHz, _ = bench.ReadMHz(ctx, client)
 	return raw, nil
 }
 
@@ -133,11 +129,11 @@ func missingBinary(err error, t guest.Transport) error {
 }
 
 func sampleBoth(ctx context.Context, read func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error),
-	server, client guest.Transport) ([2]map[int]bench.CPUTimes, error) {
+	server, client bench.Endpoint) ([2]map[int]bench.CPUTimes, error) {
 	var out [2]map[int]bench.CPUTimes
 	var errS, errC error
-	out[0], errS = read(ctx, server)
-	out[1], errC = read(ctx, client)
+	out[0], errS = bench.SampleCPU(ctx, read, server)
+	out[1], errC = bench.SampleCPU(ctx, read, client)
 	return out, errors.Join(errS, errC)
 }
 

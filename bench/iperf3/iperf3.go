@@ -4,15 +4,14 @@
 // until it listens, runs the client, and samples system-wide CPU on both
 // ends from the end of the omit period until the client exits (iperf3's own
 // CPU figures cover its process only). Benchmark processes are pinned with
-// taskset to each end's CPUs when set.
+// taskset (Linux) or cpuset (FreeBSD) to each end's CPUs when set, and the
+// server's socket is found with ss (Linux) or sockstat (FreeBSD).
 package iperf3
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -41,8 +40,8 @@ type Runner struct {
 	// ServerTimeout bounds waiting for the server to exit once the client
 	// has finished (default 10 s).
 	ServerTimeout time.Duration
-	// ReadCPU samples per-CPU times on an end (default bench.ReadCPU:
-	// Linux /proc/stat, else FreeBSD kern.cp_times).
+	// ReadCPU samples per-CPU times on an end (default bench.CPUReader
+	// for the end's OS: Linux /proc/stat, FreeBSD kern.cp_times).
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
@@ -63,7 +62,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	port := p.Port
 	if port == 0 {
 		var err error
-		if port, err = freePort(ctx, server.T); err != nil {
+		if port, err = freePort(ctx, server); err != nil {
 			return bench.Raw{}, err
 		}
 	}
@@ -71,12 +70,12 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	srvCtx, srvCancel := context.WithCancel(ctx)
 	defer srvCancel()
 	srvDone := make(chan outcome, 1)
-	srvCmd := guest.Cmd{Argv: bench.Pin(server.CPUs, ServerArgs(server.Addr, port)...)}
+	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgs(server.Addr, port)...)}
 	go func() {
 		res, err := server.T.Run(srvCtx, srvCmd)
 		srvDone <- outcome{res, err}
 	}()
-	if err := r.waitListening(ctx, server.T, srvCmd, port, srvDone); err != nil {
+	if err := r.waitListening(ctx, server, srvCmd, port, srvDone); err != nil {
 		srvCancel()
 		<-srvDone // the server process is gone before Run returns
 		return bench.Raw{}, err
@@ -86,7 +85,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	cliCtx, cliCancel := context.WithTimeout(ctx, p.Omit+p.Duration+clientSlack)
 	defer cliCancel()
 	raw := bench.Raw{Start: time.Now()}
-	cliCmd := guest.Cmd{Argv: bench.Pin(client.CPUs, ClientArgs(server.Addr, port, p)...)}
+	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
 	cres, cerr := client.T.Run(cliCtx, cliCmd)
 	raw.End = time.Now()
 	raw.Client = string(cres.Stdout)
@@ -123,10 +122,10 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 
 // freePort picks the next port from BasePort up that nothing listens on in
 // the server's network stack.
-func freePort(ctx context.Context, t guest.Transport) (int, error) {
+func freePort(ctx context.Context, ep bench.Endpoint) (int, error) {
 	for range 50 {
 		port := BasePort + int(nextPort.Add(1)-1)%portSpan
-		busy, err := listening(ctx, t, port)
+		busy, err := bench.Listening(ctx, ep, port)
 		if err != nil {
 			return 0, err
 		}
@@ -134,19 +133,14 @@ func freePort(ctx context.Context, t guest.Transport) (int, error) {
 			return port, nil
 		}
 	}
-	return 0, fmt.Errorf("%s: no free port from %d", t.Name(), BasePort)
-}
-
-// listening reports whether a TCP socket listens on port (ss -Hltn).
-func listening(ctx context.Context, t guest.Transport, port int) (bool, error) {
-	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"ss", "-Hltn", "sport", "=", ":" + strconv.Itoa(port)}})
-	return strings.TrimSpace(string(res.Stdout)) != "", err
+	return 0, fmt.Errorf("%s: no free port from %d", ep.T.Name(), BasePort)
 }
 
 // waitListening polls until the server listens on port, fails when the
 // server exits first (its outcome is put back on srvDone) or the timeout
 // passes.
-func (r *Runner) waitListening(ctx context.Context, t guest.Transport, srvCmd guest.Cmd, port int, srvDone chan outcome) error {
+func (r *Runner) waitListening(ctx context.Context, ep bench.Endpoint, srvCmd guest.Cmd, port int, srvDone chan outcome) error {
+	t := ep.T
 	timeout := r.ListenTimeout
 	if timeout == 0 {
 		timeout = 5 * time.Second
@@ -156,7 +150,7 @@ func (r *Runner) waitListening(ctx context.Context, t guest.Transport, srvCmd gu
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for {
-		ok, err := listening(ctx, t, port)
+		ok, err := bench.Listening(ctx, ep, port)
 		if err != nil {
 			return err
 		}

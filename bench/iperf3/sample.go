@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/guest"
 )
 
 // pair is a server and a client CPU sample.
@@ -19,8 +18,8 @@ type pair struct {
 // the second ones when stopped.
 type sampling struct {
 	r      *Runner
-	server guest.Transport
-	client guest.Transport
+	server bench.Endpoint
+	client bench.Endpoint
 	cancel chan struct{}
 	first  chan pair
 }
@@ -28,7 +27,7 @@ type sampling struct {
 var errNoSample = errors.New("the client exited before the omit period ended")
 
 func (r *Runner) startSampling(ctx context.Context, server, client bench.Endpoint, delay time.Duration) *sampling {
-	s := &sampling{r: r, server: server.T, client: client.T, cancel: make(chan struct{}), first: make(chan pair, 1)}
+	s := &sampling{r: r, server: server, client: client, cancel: make(chan struct{}), first: make(chan pair, 1)}
 	go func() {
 		t := time.NewTimer(delay)
 		defer t.Stop()
@@ -58,19 +57,15 @@ func (s *sampling) stop(ctx context.Context) (srv, cli [2]map[int]bench.CPUTimes
 
 // read samples both ends at (nearly) the same time.
 func (s *sampling) read(ctx context.Context) pair {
-	readCPU := s.r.ReadCPU
-	if readCPU == nil {
-		readCPU = bench.ReadCPU
-	}
 	var p pair
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		p.srv, err = readCPU(ctx, s.server)
+		p.srv, err = bench.SampleCPU(ctx, s.r.ReadCPU, s.server)
 		done <- err
 	}()
 	var errCli error
-	p.cli, errCli = readCPU(ctx, s.client)
+	p.cli, errCli = bench.SampleCPU(ctx, s.r.ReadCPU, s.client)
 	p.err = errors.Join(<-done, errCli)
 	return p
 }

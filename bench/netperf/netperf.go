@@ -26,7 +26,7 @@ const BasePort = 12865
 type Runner struct {
 	// ListenTimeout bounds waiting for netserver to listen (default 5 s).
 	ListenTimeout time.Duration
-	// ReadCPU samples per-CPU times on an end (default bench.ReadCPU: /proc/stat, else kern.cp_times).
+	// ReadCPU samples per-CPU times on an end (default bench.CPUReader for the end's OS: /proc/stat on Linux, kern.cp_times on FreeBSD).
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
@@ -36,7 +36,7 @@ var _ bench.Runner = (*Runner)(nil)
 func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
 	if p.Loopback {
 		server.Addr = "127.0.0.1"
-		client = bench.Endpoint{T: server.T, Addr: "127.0.0.1", CPUs: server.CPUs}
+		client = bench.Endpoint{T: server.T, Addr: "127.0.0.1", CPUs: server.CPUs, OS: server.OS}
 	}
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("netperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
@@ -52,7 +52,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	port := p.Port
 	if port == 0 {
 		var err error
-		if port, err = bench.FreePort(ctx, server.T, BasePort, 1000); err != nil {
+		if port, err = bench.FreePort(ctx, server, BasePort, 1000); err != nil {
 			return bench.Raw{}, err
 		}
 	}
@@ -60,25 +60,21 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	srv, err := bench.StartServer(ctx, server.T, guest.Cmd{Argv: bench.Pin(server.CPUs, ServerArgs(port)...)}, port, timeout)
+	srv, err := bench.StartServer(ctx, server, guest.Cmd{Argv: server.Pin(ServerArgs(port)...)}, port, timeout)
 	if err != nil {
 		return bench.Raw{}, err
 	}
 	defer srv.Stop()
-	readCPU := r.ReadCPU
-	if readCPU == nil {
-		readCPU = bench.ReadCPU
-	}
-	before, errB := sample(ctx, readCPU, server.T, client.T)
+	before, errB := sample(ctx, r.ReadCPU, server, client)
 	iterations := max(1, params(p).Confidence)
 	cctx, cancel := context.WithTimeout(ctx, time.Duration(iterations)*p.Duration+30*time.Second)
 	defer cancel()
-	cmd := guest.Cmd{Argv: bench.Pin(client.CPUs, ClientArgs(server.Addr, port, p)...)}
+	cmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
 	raw := bench.Raw{Version: version(ctx, client.T), Start: time.Now()}
 	res, cerr := client.T.Run(cctx, cmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)
-	after, errA := sample(ctx, readCPU, server.T, client.T)
+	after, errA := sample(ctx, r.ReadCPU, server, client)
 	raw.Server = srv.Stop()
 	if cerr != nil {
 		return raw, cerr
@@ -113,10 +109,10 @@ func version(ctx context.Context, t guest.Transport) string {
 }
 
 func sample(ctx context.Context, read func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error),
-	server, client guest.Transport) ([2]map[int]bench.CPUTimes, error) {
+	server, client bench.Endpoint) ([2]map[int]bench.CPUTimes, error) {
 	var out [2]map[int]bench.CPUTimes
 	var errS, errC error
-	out[0], errS = read(ctx, server)
-	out[1], errC = read(ctx, client)
+	out[0], errS = bench.SampleCPU(ctx, read, server)
+	out[1], errC = bench.SampleCPU(ctx, read, client)
 	return out, errors.Join(errS, errC)
 }

@@ -6,9 +6,10 @@
 #
 # Needs two templates in the pool: a Fedora and a FreeBSD image that boot
 # from their own disk (boot loader inside), take DHCP on the virtio NIC and
-# let root in with the key below. Neither ships with lab (only the Debian
-# builder, scripts/build-kvm-image.sh, does); the numbers are expectations
-# for a comparable host, not for TCG.
+# let root in with the key below (FreeBSD's sshd says PermitRootLogin no by
+# default: set PermitRootLogin prohibit-password in the image). Neither
+# ships with lab (only the Debian builder, scripts/build-kvm-image.sh,
+# does); the numbers are expectations for a comparable host, not for TCG.
 #   lab -chdir=examples/kvm-virtio-crossos apply -auto-approve -var pool=POOL
 lab "kvm-virtio-crossos" {
   description = "Fedora vs FreeBSD on KVM virtio-net, all four directed pairs (seed 002)"

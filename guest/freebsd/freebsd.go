@@ -8,8 +8,9 @@
 // What FreeBSD cannot do at runtime is reported, never faked: an offload a
 // NIC does not offer (a bhyve tap-backed vtnet offers none) is observed as
 // "off [fixed]" and guest.Verify turns it into an error (or, with strict =
-// false, a warning). Offloads that only a loader tunable can change (see
-// Tunables) would need a reboot, which lab does not do.
+// false, a warning). Offered offloads change at runtime (on vtnet too,
+// vtnet_ioctl_ifcap in sys/dev/virtio/network/if_vtnet.c); loader
+// tunables (see Tunables) only remove an offload from what is offered.
 package freebsd
 
 import (

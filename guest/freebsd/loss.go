@@ -172,14 +172,50 @@ func observeLoss(ctx context.Context, t guest.Transport, warn func(error)) strin
 	return strings.Join(parts, "; ")
 }
 
-// pipeLine is the first line of LossPipe in `ipfw pipe list` output
-// ("00029:   unlimited    0 ms   50 sl.plr 0.010000 …"), "" if absent.
+// pipeLine describes LossPipe from `ipfw pipe list` output, "" if absent.
+//
+// Since FreeBSD 9 (sbin/ipfw/dummynet.c, list_pipes) a pipe is printed as
+// its link, "00029: unlimited         0 ms burst 0", and, on a line of its
+// own (list_pipes flushes the link line before the next object), the
+// FIFO flowset that carries the pipe's queue and loss rate,
+// "q131101  50 sl.plr 0.010000 0 flows (1 buckets) sched 65565 weight 0
+// lmax 0 pri 0 droptail" (print_flowset_parms with no prefix). That
+// flowset's number is the pipe's plus 2*DN_MAX_ID (ipfw_config_pipe:
+// fs->fs_nr = i + 2*DN_MAX_ID, DN_MAX_ID 0x10000). Older releases printed
+// plr on the pipe's own line. Both lines are kept, so that the loss rate
+// reaches the record.
 func pipeLine(out string) string {
-	prefix := fmt.Sprintf("%05d:", LossPipe)
+	link := fmt.Sprintf("%05d:", LossPipe)
+	flowset := fmt.Sprintf("q%05d ", LossPipe+2*dnMaxID)
+	var parts []string
 	for _, line := range strings.Split(out, "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, prefix) {
-			return strings.Join(strings.Fields(l), " ")
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, link) && len(parts) == 0 || strings.HasPrefix(l, flowset) {
+			parts = append(parts, strings.Join(strings.Fields(l), " "))
 		}
 	}
-	return ""
+	if len(parts) == 0 || !strings.HasPrefix(parts[0], link) {
+		return ""
+	}
+	return strings.Join(parts, "; ")
+}
+
+// dnMaxID is DN_MAX_ID (sys/netinet/ip_dummynet.h): pipe N's scheduler is
+// N+DN_MAX_ID and its FIFO flowset N+2*DN_MAX_ID.
+const dnMaxID = 0x10000
+
+// PipePLR is the loss rate (0..1) of LossPipe in `ipfw pipe list`
+// output, read from "plr 0.010000" (print_flowset_parms prints the queue
+// size and "plr %f" with no blank between, "50 sl.plr 0.010000"); ok is
+// false when the pipe is absent or drops nothing.
+func PipePLR(out string) (plr float64, ok bool) {
+	f := strings.Fields(pipeLine(out))
+	for i := 0; i+1 < len(f); i++ {
+		if strings.HasSuffix(f[i], "plr") {
+			if x, err := strconv.ParseFloat(strings.TrimSuffix(f[i+1], ";"), 64); err == nil {
+				return x, true
+			}
+		}
+	}
+	return 0, false
 }

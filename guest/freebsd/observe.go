@@ -20,7 +20,7 @@ import (
 // capabilities= does not offer it at all (nothing can turn it on — a bhyve
 // tap backend offers no offloads); "on [requested off]" / "off [requested
 // on]" when s asked otherwise and the NIC offers it but it did not change
-// (for vtnet the state names the loader tunable that would, at boot).
+// (for vtnet, lro off because rxcsum is off says so).
 func (f *FreeBSD) Observe(ctx context.Context, t guest.Transport, iface string, s guest.Settings) (guest.Observed, error) {
 	if err := Validate(iface, s); err != nil {
 		return guest.Observed{}, fmt.Errorf("%s: %w", t.Name(), err)
@@ -130,20 +130,24 @@ func offloadStates(ifc Ifconfig, iface string, asked map[string]bool) map[string
 		case !on && ifc.Capabilities != nil && !ifc.Capabilities[o.Cap]:
 			state += " [fixed]"
 		case wasAsked && want != on:
-			state += " [requested " + onOff(want) + tunableHint(iface, o.Name, want) + "]"
+			state += " [requested " + onOff(want) + vtnetHint(iface, o.Name, want, ifc) + "]"
 		}
 		m[o.Name] = state
 	}
 	return m
 }
 
-// tunableHint names the loader tunable that turns an offload off at boot
-// on vtnet, where ifconfig could not.
-func tunableHint(iface, name string, want bool) string {
-	if want || Driver(iface) != "vtnet" || Tunables[name] == "" {
+// vtnetHint says why vtnet did not turn lro on: the driver keeps LRO off
+// while receive checksums are off ("Guest TSO (LRO) requires receive
+// checksums", sys/dev/virtio/network/if_vtnet.c, vtnet_ioctl_ifcap).
+// Every offload a vtnet offers changes at runtime there (the transmit
+// ones at once, the receive ones through VIRTIO_NET_CTRL_GUEST_OFFLOADS
+// or a reinit), so no loader tunable is needed for it.
+func vtnetHint(iface, name string, want bool, ifc Ifconfig) string {
+	if Driver(iface) != "vtnet" || name != "lro" || !want || ifc.Options["RXCSUM"] {
 		return ""
 	}
-	return "; at boot: " + Tunables[name] + "=1 in /boot/loader.conf"
+	return "; vtnet keeps lro off while rxcsum is off"
 }
 
 // Driver is the driver of a FreeBSD interface: its name without the unit

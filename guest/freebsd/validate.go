@@ -34,10 +34,12 @@ var noEquivalent = map[string]string{
 	"gso": "FreeBSD has no GSO toggle (segmentation is TSO in the NIC or done by the stack; use tso)",
 }
 
-// Tunables are the loader tunables (/boot/loader.conf, read at boot) that
-// disable a virtio-net offload where ifconfig cannot change it at runtime.
-// lab does not reboot guests: they are named in observations as the way
-// to get the setting, a future reboot path.
+// Tunables are the loader tunables (/boot/loader.conf, read at attach)
+// that keep vtnet from negotiating an offload at all: the offload is then
+// missing from capabilities= and observed "off [fixed]". They are not
+// needed to turn an offload off: ifconfig changes every offload a vtnet
+// offers at runtime (sys/dev/virtio/network/if_vtnet.c,
+// vtnet_ioctl_ifcap), which is what lab does.
 var Tunables = map[string]string{
 	"lro": "hw.vtnet.lro_disable",
 	"tso": "hw.vtnet.tso_disable",

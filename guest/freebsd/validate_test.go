@@ -43,12 +43,6 @@ func TestRejectsInjection(t *testing.T) {
 		if _, err := freebsd.New().Observe(context.Background(), f, v, guest.Settings{}); err == nil || f.Log.Len() > 0 {
 			t.Errorf("Observe: interface %q accepted", v)
 		}
-		if v == "-x" {
-			continue // "/tmp/-x" is a plain file name in one argv word
-		}
-		if err := freebsd.StartSiftr(context.Background(), f, "/tmp/"+v); err == nil || f.Log.Len() > 0 {
-			t.Errorf("siftr log file %q accepted", "/tmp/"+v)
-		}
 	}
 	for _, iface := range []string{"eth0:1", "VTNET0", "vtnet", "0vtnet", "lagg0.100", "vtnet0 ", "vtnet00000"} {
 		if err := freebsd.Validate(iface, guest.Settings{}); err == nil {
@@ -61,9 +55,6 @@ func TestRejectsInjection(t *testing.T) {
 		if err := freebsd.Validate("vtnet0", s); err == nil {
 			t.Errorf("%+v accepted", s)
 		}
-	}
-	if err := freebsd.StartSiftr(context.Background(), newFake(nil), "/var/log/../../etc/rc"); err == nil {
-		t.Error("siftr path with .. accepted")
 	}
 }
 

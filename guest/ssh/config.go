@@ -44,6 +44,20 @@ type Config struct {
 	// 5 s. Zero: one attempt. A changed host key or failed authentication
 	// is never retried.
 	Retry time.Duration
+
+	// Agent offers the keys of the ssh-agent at AgentSocket (default
+	// $SSH_AUTH_SOCK) before PrivateKeyFile's; with an agent a missing
+	// key file is no error.
+	Agent       bool
+	AgentSocket string
+	// KnownHostsFile, when KnownHostKey is empty, is an OpenSSH
+	// known_hosts file ("~/.ssh/known_hosts") the host's key must be in:
+	// a different key is a *HostKeyChangedError, a host not in it an
+	// *UnknownHostError. Empty: trust on first use.
+	KnownHostsFile string
+	// Jump is the host to reach Host through (OpenSSH's ProxyJump): lab
+	// logs in to it and opens a TCP channel to Host:Port from there.
+	Jump *Config
 }
 
 // Addr is "host:port".

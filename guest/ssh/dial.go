@@ -1,7 +1,6 @@
 package ssh
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,30 +56,37 @@ func fingerprint(line string) string {
 // with a *HostKeyChangedError; failed authentication fails at once with an
 // *AuthError.
 func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
-	signer, err := c.signer()
+	signers, done, err := c.keys()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", guestName, err)
 	}
-	var known xssh.PublicKey
-	if c.KnownHostKey != "" {
-		if known, err = ParseHostKey(c.KnownHostKey); err != nil {
-			return nil, fmt.Errorf("%s: %w", guestName, err)
+	defer done()
+	if _, err := newHostKeyCheck(guestName, c.Addr(), c); err != nil {
+		return nil, fmt.Errorf("%s: %w", guestName, err)
+	}
+	var jump *Transport
+	if c.Jump != nil {
+		if jump, err = Dial(ctx, guestName+" jump host "+c.Jump.Host, *c.Jump); err != nil {
+			return nil, err
 		}
 	}
 	deadline := time.Now().Add(c.Retry)
 	backoff := firstBackoff
 	for attempt := 1; ; attempt++ {
-		t, err := dialOnce(ctx, guestName, c, signer, known)
+		t, err := dialOnce(ctx, guestName, c, signers, jump)
 		if err == nil {
 			return t, nil
 		}
 		var hk *HostKeyChangedError
 		var ae *AuthError
-		if errors.As(err, &hk) || errors.As(err, &ae) || ctx.Err() != nil {
+		var uh *UnknownHostError
+		if errors.As(err, &hk) || errors.As(err, &ae) || errors.As(err, &uh) || ctx.Err() != nil {
+			closeJump(jump)
 			return nil, err
 		}
 		wait := min(backoff, time.Until(deadline))
 		if wait <= 0 {
+			closeJump(jump)
 			if attempt > 1 {
 				return nil, fmt.Errorf("%w (gave up after %d attempts in %v)", err, attempt, c.Retry)
 			}
@@ -88,6 +94,7 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 		}
 		select {
 		case <-ctx.Done():
+			closeJump(jump)
 			return nil, fmt.Errorf("%s: %w (last error: %v)", guestName, ctx.Err(), err)
 		case <-time.After(wait):
 		}
@@ -95,14 +102,30 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 	}
 }
 
-// dialOnce makes one TCP connection and SSH handshake.
-func dialOnce(ctx context.Context, guestName string, c Config, signer xssh.Signer, known xssh.PublicKey) (*Transport, error) {
+func closeJump(j *Transport) {
+	if j != nil {
+		_ = j.Close()
+	}
+}
+
+// dialOnce makes one connection and SSH handshake: a TCP connection, or
+// through jump a direct-tcpip channel from the jump host (as ssh -J).
+func dialOnce(ctx context.Context, guestName string, c Config, signers []xssh.Signer, jump *Transport) (*Transport, error) {
 	addr := c.Addr()
 	dctx, cancel := context.WithTimeout(ctx, c.dialTimeout())
 	defer cancel()
-	conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: connect %s: %w", guestName, addr, err)
+	var conn net.Conn
+	var err error
+	if jump != nil {
+		conn, err = jump.client.DialContext(dctx, "tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: connect %s through %s: %w", guestName, addr, jump.addr, err)
+		}
+	} else {
+		conn, err = (&net.Dialer{}).DialContext(dctx, "tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: connect %s: %w", guestName, addr, err)
+		}
 	}
 	// The handshake has no context: a deadline on the connection bounds it,
 	// and cancelling ctx closes the connection.
@@ -110,37 +133,33 @@ func dialOnce(ctx context.Context, guestName string, c Config, signer xssh.Signe
 	stop := context.AfterFunc(dctx, func() { conn.Close() })
 	defer stop()
 
-	var seen xssh.PublicKey
-	var changed *HostKeyChangedError
-	cfg := &xssh.ClientConfig{
-		User: c.user(),
-		Auth: []xssh.AuthMethod{xssh.PublicKeys(signer)},
-		HostKeyCallback: func(_ string, _ net.Addr, key xssh.PublicKey) error {
-			seen = key
-			if known != nil && !bytes.Equal(key.Marshal(), known.Marshal()) {
-				changed = &HostKeyChangedError{Guest: guestName, Addr: addr, Known: FormatKey(known), Seen: FormatKey(key)}
-				return changed
-			}
-			return nil
-		},
-		Timeout: c.dialTimeout(),
+	check, err := newHostKeyCheck(guestName, addr, c)
+	if err != nil {
+		conn.Close()
+		return nil, err
 	}
-	if known != nil {
-		cfg.HostKeyAlgorithms = hostKeyAlgorithms(known)
+	cfg := &xssh.ClientConfig{
+		User:            c.user(),
+		Auth:            []xssh.AuthMethod{xssh.PublicKeys(signers...)},
+		HostKeyCallback: check.callback,
+		Timeout:         c.dialTimeout(),
+	}
+	if check.known != nil {
+		cfg.HostKeyAlgorithms = hostKeyAlgorithms(check.known)
 	}
 	cc, chans, reqs, err := xssh.NewClientConn(conn, addr, cfg)
 	if err != nil {
 		conn.Close()
 		switch {
-		case changed != nil:
-			return nil, changed
-		case seen != nil && strings.Contains(err.Error(), "unable to authenticate"):
+		case check.failed != nil:
+			return nil, check.failed
+		case check.seen != nil && strings.Contains(err.Error(), "unable to authenticate"):
 			return nil, &AuthError{Guest: guestName, Addr: addr, User: c.user(), Err: err}
 		}
 		return nil, fmt.Errorf("%s: ssh %s: %w", guestName, addr, err)
 	}
 	_ = conn.SetDeadline(time.Time{})
-	return &Transport{guest: guestName, addr: addr, client: xssh.NewClient(cc, chans, reqs), hostKey: FormatKey(seen)}, nil
+	return &Transport{guest: guestName, addr: addr, client: xssh.NewClient(cc, chans, reqs), hostKey: FormatKey(check.seen), jump: jump}, nil
 }
 
 // hostKeyAlgorithms makes the server present the key type that was

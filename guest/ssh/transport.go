@@ -7,8 +7,12 @@
 // Unwrap to see the command itself.
 //
 // Host keys are pinned: Dial refuses a key other than Config.KnownHostKey,
-// and with no known key trusts the first one seen and reports it
-// (Transport.HostKey) for the caller to record.
+// or checks an OpenSSH known_hosts file (Config.KnownHostsFile), and
+// with neither trusts the first key seen and reports it
+// (Transport.HostKey) for the caller to record. Keys come from a file, a
+// Signer or ssh-agent (Config.Agent); a connection may go through a jump
+// host (Config.Jump, OpenSSH's ProxyJump); ~/.ssh/config Host aliases are
+// read by ReadSSHConfig and applied with Config.Resolve.
 package ssh
 
 import (
@@ -35,6 +39,7 @@ type Transport struct {
 	addr    string
 	client  *xssh.Client
 	hostKey string
+	jump    *Transport // the jump host the connection goes through, if any
 }
 
 var _ guest.Transport = (*Transport)(nil)
@@ -46,8 +51,15 @@ func (t *Transport) Name() string { return t.guest }
 // line; record it to pin it for later connections.
 func (t *Transport) HostKey() string { return t.hostKey }
 
-// Close closes the connection (and every session on it).
-func (t *Transport) Close() error { return t.client.Close() }
+// Close closes the connection (and every session on it), then the jump
+// host's connection it went through.
+func (t *Transport) Close() error {
+	err := t.client.Close()
+	if t.jump != nil {
+		err = errors.Join(err, t.jump.Close())
+	}
+	return err
+}
 
 // Run runs c in a new session and waits for it. A non-zero exit status is a
 // *guest.CommandError carrying stderr; a lost connection or a cancelled ctx

@@ -9,11 +9,11 @@
 //     bhyveload (FreeBSD guests) or a UEFI bootrom (Linux guests), bhyve
 //     under daemon(8), `bhyvectl --force-poweroff` / `--destroy`.
 //
-// Everything is named "lab-<lab id>-…": VMs and ZFS datasets by name,
-// bridges and taps by their interface description, so List finds
-// leftovers without state and Delete finds an object from the name the
-// engine recorded before Create started. Every host command's output is
-// kept in the error when it fails (HostError).
+// VMs and ZFS datasets are named "lab-<machine name>" (names unique to a
+// lab, workspace and pair), and every object carries its owner's tag
+// (see owner.go): List finds leftovers by the exact tag, and Delete
+// removes nothing another lab or workspace owns. Every host command's
+// output is kept in the error when it fails (HostError).
 //
 // Truthfulness: bhyve's tap backend offers the guest's virtio-net no
 // offloads, so LRO/TSO/checksum toggles are silent no-ops there.
@@ -57,6 +57,11 @@ type Provider struct {
 	// boots; dial opens transports to guests. Tests replace both.
 	poll time.Duration
 	dial providers.DialFunc
+	// startGrace is how long a VM may stay Stopped after `vm start`
+	// before vm-bhyve's background run has locked it; lockTimeout how
+	// long a powered-off VM may stay Locked (vm-bhyve mode).
+	startGrace  time.Duration
+	lockTimeout time.Duration
 
 	mu       sync.Mutex
 	host     guest.Transport
@@ -67,7 +72,8 @@ var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured provider.
 func New() *Provider {
-	return &Provider{dialRetry: 10 * time.Second, poll: 2 * time.Second, dial: providers.DialSSH}
+	return &Provider{dialRetry: 10 * time.Second, poll: 2 * time.Second, dial: providers.DialSSH,
+		startGrace: 15 * time.Second, lockTimeout: 2 * time.Minute}
 }
 
 // Configure decodes the provider block. It does not connect: validate
@@ -77,6 +83,12 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if !diags.HasErrors() && c.Backend == BackendRaw && c.NetworkBackend == "vale" {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "VALE needs vm-bhyve",
 			Detail:  `network_backend = "vale" is supported with backend = "vm-bhyve" only (raw mode attaches guests to taps on a bridge).`,
+			Subject: body.MissingItemRange().Ptr()})
+	}
+	if !diags.HasErrors() && c.Backend == BackendVMBhyve && c.NetworkBackend == "vale" && c.Uplink != "" && c.Switch == "" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No uplink on a VALE switch",
+			Detail: `vm-bhyve cannot add an interface to a VALE switch ("physical interfaces must be added to the vale switch manually", ` +
+				`lib/vm-switch-vale switch::vale::add_member): drop uplink, or attach the NIC to a VALE switch yourself (valectl) and name it with switch.`,
 			Subject: body.MissingItemRange().Ptr()})
 	}
 	p.cfg = c
@@ -130,7 +142,7 @@ func MAC(vm string) string {
 
 // Link creates the network that joins a pair (see linkVMBhyve, linkRaw).
 func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
-	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", Name: l.Name, Attrs: map[string]string{}}
+	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", Name: l.Name, Owner: l.Owner(), Attrs: map[string]string{}}
 	if !nameRE.MatchString(l.Name) {
 		return in, fmt.Errorf("link %s: name %q is not usable on the host", l.Address, l.Name)
 	}
@@ -149,7 +161,7 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 // after something exists the returned Instance names it, and Delete
 // removes whatever part of it was made.
 func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
-	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Attrs: map[string]string{}}
+	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: m.Owner(), Attrs: map[string]string{}}
 	if err := checkVMName(m.Name); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
@@ -171,7 +183,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	// A leftover of the same name (a crash before state was written) goes
 	// first, so the name is free.
-	if err := p.deleteMachine(ctx, m.Name); err != nil {
+	if err := p.deleteMachine(ctx, m.Name, m.Owner(), m.Address); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: remove leftover %s: %w", m.Address, vm, err)
 	}
 	var err error
@@ -201,10 +213,14 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 	switch {
 	case in.Kind == "link" && p.cfg.Backend == BackendRaw:
 		var br []string
-		br, err = p.interfacesDescribed(ctx, "lab-"+in.Name)
+		br, err = p.interfacesDescribed(ctx, linkDesc(in))
 		ok = len(br) > 0
 	case in.Kind == "link":
-		ok, err = p.switchExists(ctx, switchName("lab-"+in.Name))
+		sw := in.Attrs["switch"]
+		if sw == "" {
+			sw = switchName("lab-" + in.Name)
+		}
+		ok, err = p.switchExists(ctx, sw)
 	case p.cfg.Backend == BackendRaw:
 		ok, err = p.vmmExists(ctx, vmName(in.Name))
 	default:
@@ -222,27 +238,52 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 		if in.Attrs["nominal"] == "true" {
 			return nil
 		}
-		if err := p.deleteLink(ctx, in.Name); err != nil {
+		if err := p.deleteLink(ctx, in); err != nil {
 			return fmt.Errorf("delete link %s: %w", in.Name, err)
 		}
 		return nil
 	}
-	if err := p.deleteMachine(ctx, in.Name); err != nil {
+	if err := p.deleteMachine(ctx, in.Name, in.Owner, in.Address); err != nil {
 		return fmt.Errorf("delete %s: %w", vmName(in.Name), err)
 	}
 	return nil
 }
 
-func (p *Provider) deleteMachine(ctx context.Context, name string) error {
+func (p *Provider) deleteMachine(ctx context.Context, name string, o providers.Owner, address string) error {
 	if p.cfg.Backend == BackendRaw {
-		return p.deleteRaw(ctx, vmName(name))
+		return p.deleteRaw(ctx, vmName(name), address, o)
 	}
-	return p.deleteVMBhyve(ctx, vmName(name))
+	return p.deleteVMBhyve(ctx, vmName(name), o)
 }
 
-func (p *Provider) deleteLink(ctx context.Context, name string) error {
+func (p *Provider) deleteLink(ctx context.Context, in providers.Instance) error {
 	if p.cfg.Backend == BackendRaw {
-		return p.deleteBridge(ctx, "lab-"+name)
+		if err := p.deleteBridge(ctx, linkDesc(in)); err != nil {
+			return err
+		}
+		return p.restoreUplink(ctx, in.Attrs)
 	}
-	return p.deleteSwitch(ctx, "lab-"+name)
+	sw := in.Attrs["switch"]
+	if sw == "" {
+		sw = switchName("lab-" + in.Name)
+	}
+	return p.deleteSwitch(ctx, sw, in.Owner, in.Attrs)
+}
+
+// linkDesc is the description of a link's bridge: the owner's tag, or
+// for a record without a workspace (lab 0.1) "lab-<name>".
+func linkDesc(in providers.Instance) string {
+	if in.Owner.Workspace == "" {
+		return "lab-" + in.Name
+	}
+	return in.Owner.Tag(in.Address)
+}
+
+// tapDesc is the description of a raw-mode machine's tap: the owner's
+// tag, or for a record without a workspace (lab 0.1) the VM's name.
+func tapDesc(o providers.Owner, address, vm string) string {
+	if o.Workspace == "" {
+		return vm
+	}
+	return o.Tag(address)
 }

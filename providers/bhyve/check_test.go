@@ -58,3 +58,25 @@ func TestCapabilitiesRefuseTapOffloads(t *testing.T) {
 		}
 	}
 }
+
+// TestTapAllowsLinuxGRO: Linux does GRO in software (every device gets
+// NETIF_F_GRO), so gro = true on a Linux guest behind a tap takes effect
+// and is not refused; on the FreeBSD end it is.
+func TestTapAllowsLinuxGRO(t *testing.T) {
+	p, d := configure(t, "host = \"192.0.2.5\"")
+	if d.HasErrors() {
+		t.Fatal(d)
+	}
+	caps := func(string) (providers.Capabilities, bool) { return p.Capabilities(), true }
+	g := &plan.Group{Pair: "x", ProviderKey: "bhyve.box", Runs: []plan.Run{{Experiment: "e", CellKey: "gro=true"}}}
+	g.Server.Template.OS, g.Client.Template.OS = "freebsd", "linux"
+	g.Runs[0].Spec.Client = guest.Settings{Offloads: map[string]bool{"gro": true}}
+	if diags := plan.CheckCapabilities(&plan.Plan{Groups: []*plan.Group{g}}, nil, caps); diags.HasErrors() {
+		t.Errorf("gro on the Linux client refused: %v", diags)
+	}
+	g.Runs[0].Spec.Server = guest.Settings{Offloads: map[string]bool{"gro": true}}
+	diags := plan.CheckCapabilities(&plan.Plan{Groups: []*plan.Group{g}}, nil, caps)
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "server: gro = true") || strings.Contains(diags.Error(), "client: gro") {
+		t.Errorf("gro on the FreeBSD server: %v", diags)
+	}
+}

@@ -28,6 +28,10 @@ import (
 //	  network_backend  = "tap"           # or "vale" (netmap: the only bhyve backend offering offloads)
 //	  strict           = true            # refuse offload toggles a tap backend cannot honour
 //	  address_discovery = "arp"          # "dhcp" (dnsmasq leases_file) or "static" (addresses)
+//	  agent            = false           # offer ssh-agent's keys ($SSH_AUTH_SOCK) to the host
+//	  known_hosts_file = ""              # check the host's key there when host_key is not set
+//	  ssh_config       = ""              # "~/.ssh/config": host may be a Host alias there
+//	  jump_via_host    = false           # reach the guests through the host (ProxyJump)
 //	}
 type Config struct {
 	Host             string            `hcl:"host"`
@@ -47,6 +51,10 @@ type Config struct {
 	Firmware         string            `hcl:"firmware,optional"`
 	BootTimeout      string            `hcl:"boot_timeout,optional"`
 	GuestIface       map[string]string `hcl:"guest_iface,optional"`
+	Agent            bool              `hcl:"agent,optional"`
+	KnownHostsFile   string            `hcl:"known_hosts_file,optional"`
+	SSHConfig        string            `hcl:"ssh_config,optional"`
+	JumpViaHost      bool              `hcl:"jump_via_host,optional"`
 }
 
 // Backends and defaults.
@@ -96,6 +104,16 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 		bad(p.Attr, p.Summary, "%s", p.Detail)
 	}
 	c.Port, c.User, c.PrivateKeyFile = login.Port, login.User, login.PrivateKeyFile
+	if c.SSHConfig != "" {
+		// What the block leaves unset comes from the ssh_config entry
+		// (and then lab's defaults), as with ssh(1).
+		for name, zero := range map[string]func(){"port": func() { c.Port = 0 }, "user": func() { c.User = "" },
+			"private_key_file": func() { c.PrivateKeyFile = "" }} {
+			if _, set := attrs[name]; !set {
+				zero()
+			}
+		}
+	}
 	switch c.Backend {
 	case "":
 		c.Backend = BackendVMBhyve
@@ -149,6 +167,11 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	for k, v := range c.GuestIface {
 		if !anyIfRE.MatchString(v) {
 			bad("guest_iface", "Invalid guest interface", "guest_iface %s = %q is not an interface name.", k, v)
+		}
+	}
+	for name, v := range map[string]string{"known_hosts_file": c.KnownHostsFile, "ssh_config": c.SSHConfig} {
+		if strings.ContainsAny(v, "\x00\n\r") {
+			bad(name, "Invalid "+name, "%s must be a path without control characters.", name)
 		}
 	}
 	if c.BootTimeout != "" {

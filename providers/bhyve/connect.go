@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/guest"
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -14,17 +15,74 @@ import (
 var SSHRetry = 2 * time.Minute
 
 // Connect returns an SSH transport to a machine at the address found at
-// create, as the template's ssh {} block says. lab must reach that
-// address directly (an existing switch on the lab's network, or a
-// lab-made one with an uplink); there is no jump through the host yet.
+// create, as the template's ssh {} block says. With jump_via_host the
+// connection goes through the bhyve host (as ssh -J), which reaches
+// guests on any switch; otherwise lab must reach the address directly
+// (an existing switch on the lab's network, or a lab-made one with an
+// uplink).
 func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
-	return providers.ConnectGuest(ctx, in, p.dial, SSHRetry)
+	dial := p.dial
+	if p.cfg.JumpViaHost {
+		hc, err := p.hostConfig()
+		if err != nil {
+			return nil, err
+		}
+		dial = func(ctx context.Context, name string, c labssh.Config) (guest.Transport, error) {
+			c.Jump = &hc
+			return p.dial(ctx, name, c)
+		}
+	}
+	return providers.ConnectGuest(ctx, in, dial, SSHRetry)
 }
 
-// List finds a lab's VMs, ZFS clones and interfaces by name prefix
-// (description for interfaces), for `lab destroy -orphans`.
+// List finds what carries o's exact tag, for `lab destroy -orphans`:
+// machines by their ZFS dataset's lab:owner, links by their bridge's
+// description (see owner.go). Raw-mode taps go with their machine.
 func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
-	labID := o.Lab // objects of this back end carry the lab id only so far
+	if o.Workspace == "" {
+		return p.listByName(ctx, o.Lab)
+	}
+	dss, err := p.taggedDatasets(ctx, "filesystem,volume")
+	if err != nil {
+		return nil, err
+	}
+	var found []providers.Instance
+	for name, tag := range dss {
+		child, under := strings.CutPrefix(name, p.cfg.Datastore+"/")
+		if !under || strings.Contains(child, "/") || !o.Owns(tag) {
+			continue
+		}
+		_, addr, _ := providers.ParseTag(tag)
+		found = append(found, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: child,
+			Name: strings.TrimPrefix(child, "lab-"), Owner: o, Attrs: map[string]string{"vm": child}})
+	}
+	ifs, err := p.interfaces(ctx)
+	if err != nil {
+		return found, err
+	}
+	for name, in := range ifs {
+		if !o.Owns(in.Desc) {
+			continue
+		}
+		_, addr, _ := providers.ParseTag(in.Desc)
+		l := providers.Instance{Address: addr, Provider: TypeName, Kind: "link", Owner: o}
+		if sw, ok := strings.CutPrefix(name, "vm-"); ok && p.cfg.Backend != BackendRaw {
+			l.ID, l.Name, l.Attrs = sw, sw, map[string]string{"switch": sw}
+		} else if p.cfg.Backend == BackendRaw && strings.HasPrefix(name, "bridge") {
+			l.ID, l.Name, l.Attrs = name, name, map[string]string{"bridge": name}
+		} else {
+			continue
+		}
+		found = append(found, l)
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Kind+found[i].Name < found[j].Kind+found[j].Name })
+	return found, nil
+}
+
+// listByName is List for a lab recorded without a workspace (lab 0.1),
+// whose objects carry no tag: VMs, clones and interface descriptions
+// named "lab-<lab>-…".
+func (p *Provider) listByName(ctx context.Context, labID string) ([]providers.Instance, error) {
 	prefix := Prefix(labID)
 	machines := map[string]bool{}
 	if p.cfg.Backend == BackendRaw {
@@ -55,7 +113,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	for n, ours := range machines {
 		if ours {
 			name := strings.TrimPrefix(n, "lab-")
-			found = append(found, providers.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "machine", ID: n, Name: name})
+			found = append(found, providers.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "machine", ID: n, Name: name,
+				Owner: providers.Owner{Lab: labID}})
 		}
 	}
 	out, err := p.run(ctx, "ifconfig")
@@ -70,7 +129,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 		}
 	}
 	for name := range links {
-		found = append(found, providers.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "link", Name: name})
+		found = append(found, providers.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "link", Name: name,
+			Owner: providers.Owner{Lab: labID}})
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Kind+found[i].Name < found[j].Kind+found[j].Name })
 	return found, nil

@@ -74,9 +74,7 @@ func (p *Provider) checkRunning(ctx context.Context, vm string) error {
 		return err
 	}
 	if !strings.HasPrefix(st, "Running") {
-		dir, _ := p.datastoreDir(ctx)
-		tail, _ := p.run(ctx, "tail", "-n", "20", dir+"/"+vm+"/vm-bhyve.log")
-		return fmt.Errorf("VM is %q, not running: %s", st, oneLine(tail))
+		return fmt.Errorf("VM is %q, not running: %s", st, oneLine(p.vmLog(ctx, vm)))
 	}
 	return nil
 }

@@ -143,6 +143,8 @@ func TestEngineApply(t *testing.T) {
 // naming the VM and the log, and teardown leaves nothing.
 func TestEngineBhyveExits(t *testing.T) {
 	e, pl, h, _ := engineFor(t, "bhyve")
+	// Machine names carry a hash of the owner and address (plan.Plan):
+	// lab-e-cc-<6 hex>-c is the client.
 	h.failOn(`^pgrep -F /var/run/lab-e-cc-[0-9a-f]{6}-c\.pid`, "", 1)
 	_, err := e.Apply(context.Background(), context.Background(), pl)
 	if err == nil || !regexp.MustCompile(`lab-e-cc-[0-9a-f]{6}-c`).MatchString(err.Error()) || !strings.Contains(err.Error(), "bhyve exited") {

@@ -20,7 +20,7 @@ func TestCreateFailuresCleanUp(t *testing.T) {
 	}{
 		{name: "zfs clone fails", extra: `backend = "bhyve"`, failExpr: `^zfs clone `,
 			stderr:  "cannot create 'zroot/vm/lab-t-cc-s': out of space\n",
-			wantErr: []string{"clone zroot/vm/lab-t-cc-s", "zfs clone zroot/vm/fbsd14-zvol@lab-t-cc-s", "out of space", "pair.cc.server"}},
+			wantErr: []string{"clone zroot/vm/lab-t-cc-s", "zfs clone -o", "zroot/vm/fbsd14-zvol@lab-t-cc-s", "out of space", "pair.cc.server"}},
 		{name: "bhyve exits", extra: `backend = "bhyve"`, failExpr: `^pgrep -F `,
 			wantErr: []string{"bhyve exited", "unhandled VMEXIT", "lab-t-cc-s"}},
 		{name: "vm clone fails", extra: `backend = "vm-bhyve"`, failExpr: `^vm clone `,
@@ -54,7 +54,7 @@ func TestCreateFailuresCleanUp(t *testing.T) {
 			}
 			h.fail = nil
 			// What the engine recorded before Create: the name only.
-			pending := providers.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Attrs: map[string]string{"lab_id": "t"}}
+			pending := providers.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: m.Owner(), Attrs: map[string]string{"lab_id": "t"}}
 			if in.Name != "" {
 				pending = in
 			}

@@ -57,14 +57,40 @@ func (p *Provider) transport(ctx context.Context) (guest.Transport, error) {
 	if p.host != nil {
 		return p.host, nil
 	}
-	c := labssh.Config{User: p.cfg.User, Host: p.cfg.Host, Port: p.cfg.Port, PrivateKeyFile: p.cfg.PrivateKeyFile,
-		KnownHostKey: p.cfg.HostKey, Signer: p.signer, DialTimeout: 10 * time.Second, Retry: p.dialRetry}
+	c, err := p.hostConfig()
+	if err != nil {
+		return nil, err
+	}
 	t, err := labssh.Dial(ctx, "bhyve host "+p.cfg.Host, c)
 	if err != nil {
 		return nil, err
 	}
 	p.host = t
 	return t, nil
+}
+
+// hostConfig is how to log in to the host: the provider block's login,
+// ssh-agent and known_hosts when asked for, and the ssh_config entry
+// when host is a Host alias there (its HostName, Port, IdentityFile and
+// ProxyJump fill what the block leaves unset).
+func (p *Provider) hostConfig() (labssh.Config, error) {
+	c := labssh.Config{User: p.cfg.User, Host: p.cfg.Host, Port: p.cfg.Port, PrivateKeyFile: p.cfg.PrivateKeyFile,
+		KnownHostKey: p.cfg.HostKey, Signer: p.signer, DialTimeout: 10 * time.Second, Retry: p.dialRetry,
+		Agent: p.cfg.Agent, KnownHostsFile: p.cfg.KnownHostsFile}
+	if p.cfg.SSHConfig == "" {
+		return c, nil
+	}
+	sc, err := labssh.ReadSSHConfig(p.cfg.SSHConfig)
+	if err != nil {
+		return c, fmt.Errorf("bhyve host %s: %w", p.cfg.Host, err)
+	}
+	if c, err = c.Resolve(sc); err != nil {
+		return c, err
+	}
+	if c.PrivateKeyFile == "" && !c.Agent {
+		c.PrivateKeyFile = labssh.DefaultPrivateKeyFile
+	}
+	return c, nil
 }
 
 // drop forgets a broken connection so the next command dials again.
@@ -112,4 +138,16 @@ func exit(err error) int {
 		return he.Exit
 	}
 	return -1
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -20,12 +20,22 @@ const (
 	nicSlot  = "5"
 )
 
-// linkRaw creates a bridge for the pair, described with the link's name,
-// at the link's MTU, with the uplink as a member.
+// linkRaw creates a bridge for the pair, described with the owner's tag,
+// at the link's MTU, with the uplink as a member. The first member of a
+// bridge defines its MTU (sys/net/if_bridge.c, bridge_ioctl_add: "Allow
+// the first Ethernet member to define the MTU"), whatever MTU the empty
+// bridge was given, and later members are held to it: the uplink gets
+// the link's MTU before it joins (recorded, restored when the link goes),
+// or else a 1500-byte uplink would pull the bridge and every tap to 1500.
 func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in providers.Instance) (providers.Instance, error) {
-	desc := "lab-" + l.Name
+	desc := linkDesc(providers.Instance{Name: l.Name, Address: l.Address, Owner: l.Owner()})
 	if err := p.deleteBridge(ctx, desc); err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: remove leftover bridge: %w", l.Address, err)
+	}
+	if p.cfg.Uplink != "" {
+		if err := p.prepareUplink(ctx, l.Address, in.Attrs); err != nil {
+			return providers.Instance{}, err
+		}
 	}
 	out, err := p.run(ctx, "ifconfig", "bridge", "create")
 	if err != nil {
@@ -47,6 +57,11 @@ func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in provide
 		return in, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if p.cfg.Uplink != "" {
+		if l.MTU > 0 && in.Attrs["uplink_mtu"] != strconv.Itoa(l.MTU) {
+			if _, err := p.run(ctx, "ifconfig", p.cfg.Uplink, "mtu", strconv.Itoa(l.MTU)); err != nil {
+				return in, fmt.Errorf("link %s: uplink %s cannot take MTU %d: %w", l.Address, p.cfg.Uplink, l.MTU, err)
+			}
+		}
 		if _, err := p.run(ctx, "ifconfig", br, "addm", p.cfg.Uplink); err != nil {
 			return in, fmt.Errorf("link %s: %w", l.Address, err)
 		}
@@ -72,10 +87,12 @@ func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in provid
 	vm, ds := in.Attrs["vm"], p.cfg.Datastore
 	snap := ds + "/" + m.Template.Source + "@" + vm
 	disk := ds + "/" + vm
-	if _, err := p.run(ctx, "zfs", "snapshot", snap); err != nil {
+	tag := m.Owner().Tag(m.Address)
+	prop := ownerProp + "=" + tag
+	if _, err := p.run(ctx, "zfs", "snapshot", "-o", prop, snap); err != nil {
 		return fmt.Errorf("snapshot %s: %w", snap, err)
 	}
-	if _, err := p.run(ctx, "zfs", "clone", snap, disk); err != nil {
+	if _, err := p.run(ctx, "zfs", "clone", "-o", prop, snap, disk); err != nil {
 		return fmt.Errorf("clone %s: %w", disk, err)
 	}
 	out, err := p.run(ctx, "ifconfig", "tap", "create")
@@ -87,7 +104,7 @@ func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in provid
 		return fmt.Errorf("ifconfig tap create printed %q, not an interface name", truncate(tap, 40))
 	}
 	in.Attrs["tap"] = tap
-	argv := []string{"ifconfig", tap, "description", vm}
+	argv := []string{"ifconfig", tap, "description", tapDesc(m.Owner(), m.Address, vm)}
 	if m.Link.Attrs != nil && m.Link.Attrs["mtu"] != "" {
 		argv = append(argv, "mtu", m.Link.Attrs["mtu"])
 	}
@@ -132,14 +149,25 @@ func (p *Provider) bhyveArgv(m providers.Machine, in providers.Instance, zvol, m
 }
 
 // deleteRaw powers the VM off and destroys it in vmm, then removes its
-// taps, its zvol clone and the template snapshot it was cloned from —
-// each only when it exists, so a half-made VM is cleaned up too.
-func (p *Provider) deleteRaw(ctx context.Context, vm string) error {
+// taps (described with tapDesc), its zvol clone and the template snapshot it
+// was cloned from — each only when it exists, so a half-made VM is
+// cleaned up too, and only when the clone carries o's tag: without the
+// clone, a VM of that name in vmm has nothing to prove whose it is.
+func (p *Provider) deleteRaw(ctx context.Context, vm, address string, o providers.Owner) error {
+	exists, err := p.checkMachine(ctx, vm, o)
+	if err != nil {
+		return err
+	}
 	ok, err := p.vmmExists(ctx, vm)
 	if err != nil {
 		return err
 	}
 	if ok {
+		if !exists {
+			if err := owned(o, "bhyve VM", vm, ""); err != nil {
+				return err
+			}
+		}
 		// A VM that is not running refuses the power-off: the destroy decides.
 		_, _ = p.run(ctx, "bhyvectl", "--vm="+vm, "--force-poweroff")
 		if _, err := p.run(ctx, "bhyvectl", "--vm="+vm, "--destroy"); err != nil {
@@ -149,30 +177,15 @@ func (p *Provider) deleteRaw(ctx context.Context, vm string) error {
 	if _, err := p.run(ctx, "rm", "-f", pidFile(vm)); err != nil {
 		return err
 	}
-	if err := p.deleteBridge(ctx, vm); err != nil { // the VM's taps carry its name
+	if err := p.deleteBridge(ctx, tapDesc(o, address, vm)); err != nil {
 		return err
 	}
-	out, err := p.run(ctx, "zfs", "list", "-H", "-o", "name", "-t", "filesystem,volume,snapshot", "-r", p.cfg.Datastore)
-	if err != nil {
-		return err
-	}
-	var snaps []string
-	for _, name := range strings.Fields(out) {
-		switch {
-		case name == p.cfg.Datastore+"/"+vm:
-			if _, err := p.run(ctx, "zfs", "destroy", name); err != nil {
-				return err
-			}
-		case strings.HasSuffix(name, "@"+vm):
-			snaps = append(snaps, name)
-		}
-	}
-	for _, s := range snaps { // after the clone that depends on it
-		if _, err := p.run(ctx, "zfs", "destroy", s); err != nil {
+	if exists {
+		if _, err := p.run(ctx, "zfs", "destroy", p.cfg.Datastore+"/"+vm); err != nil {
 			return err
 		}
 	}
-	return nil
+	return p.destroySnapshots(ctx, vm, o) // after the clone that depends on it
 }
 
 // vmmExists reports whether vm is in /dev/vmm (a VM bhyve knows).
@@ -208,29 +221,6 @@ func (p *Provider) interfacesDescribed(ctx context.Context, desc string) ([]stri
 	}
 	sortStrings(names)
 	return names, nil
-}
-
-// ParseDescriptions maps interface names to their descriptions in
-// `ifconfig` output ("bridge3: flags=…" then "\tdescription: lab-x").
-func ParseDescriptions(out string) map[string]string {
-	m := map[string]string{}
-	cur := ""
-	for _, line := range strings.Split(out, "\n") {
-		if line == "" {
-			continue
-		}
-		if line[0] != '\t' && line[0] != ' ' {
-			name, _, ok := strings.Cut(line, ":")
-			if ok {
-				cur = name
-			}
-			continue
-		}
-		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "description: "); ok && cur != "" {
-			m[cur] = strings.TrimSpace(d)
-		}
-	}
-	return m
 }
 
 func truncate(s string, n int) string {

@@ -6,25 +6,34 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lab-bench/lab/providers"
 )
 
 // linkVMBhyve makes a vm-bhyve switch for the pair: `vm switch create`
 // (type vale when network_backend is vale, MTU from the link), the
-// uplink added, and the switch's bridge described with the link's name
-// so List finds it.
+// switch's bridge described with the owner's tag, and
+// the uplink added when one is configured — only when no other bridge
+// has it, with its MTU recorded so that deleting the link restores it.
 func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in providers.Instance) (providers.Instance, error) {
 	sw := switchName("lab-" + l.Name)
 	in.ID, in.Attrs["switch"] = sw, sw
 	if l.MTU > 0 {
 		in.Attrs["mtu"] = strconv.Itoa(l.MTU)
 	}
-	if err := p.deleteSwitch(ctx, "lab-"+l.Name); err != nil {
+	if err := p.deleteSwitch(ctx, sw, l.Owner(), nil); err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: remove leftover switch %s: %w", l.Address, sw, err)
 	}
+	vale := p.cfg.NetworkBackend == "vale"
+	uplink := p.cfg.Uplink != "" && !vale // Configure refuses an uplink for VALE
+	if uplink {
+		if err := p.prepareUplink(ctx, l.Address, in.Attrs); err != nil {
+			return providers.Instance{}, err
+		}
+	}
 	argv := []string{"vm", "switch", "create"}
-	if p.cfg.NetworkBackend == "vale" {
+	if vale {
 		argv = append(argv, "-t", "vale")
 	} else if l.MTU > 0 {
 		argv = append(argv, "-m", strconv.Itoa(l.MTU))
@@ -32,50 +41,106 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 	if _, err := p.run(ctx, append(argv, sw)...); err != nil {
 		return in, fmt.Errorf("link %s: %w", l.Address, err)
 	}
-	if p.cfg.NetworkBackend != "vale" {
-		if _, err := p.run(ctx, "ifconfig", "vm-"+sw, "description", "lab-"+l.Name); err != nil {
+	if vale {
+		return in, nil
+	}
+	if _, err := p.run(ctx, "ifconfig", "vm-"+sw, "description", linkDesc(in)); err != nil {
+		return in, fmt.Errorf("link %s: %w", l.Address, err)
+	}
+	if !uplink {
+		return in, nil
+	}
+	if _, err := p.run(ctx, "vm", "switch", "add", sw, p.cfg.Uplink); err != nil {
+		return in, fmt.Errorf("link %s: %w", l.Address, err)
+	}
+	// vm-bhyve sets the port's MTU with its errors discarded
+	// (switch::standard::__configure_port), and the first member of a
+	// bridge defines the bridge's MTU (if_bridge.c, bridge_ioctl_add):
+	// an uplink that cannot take the link's MTU silently pulls the
+	// bridge, and then every tap, down to its own.
+	if l.MTU > 0 {
+		ifs, err := p.interfaces(ctx)
+		if err != nil {
 			return in, fmt.Errorf("link %s: %w", l.Address, err)
 		}
-	}
-	if p.cfg.Uplink != "" {
-		if _, err := p.run(ctx, "vm", "switch", "add", sw, p.cfg.Uplink); err != nil {
-			return in, fmt.Errorf("link %s: %w", l.Address, err)
+		if got := ifs["vm-"+sw].MTU; got != l.MTU {
+			return in, fmt.Errorf("link %s: bridge vm-%s has MTU %d, not %d, after uplink %s joined it (does %s take MTU %d?)",
+				l.Address, sw, got, l.MTU, p.cfg.Uplink, p.cfg.Uplink, l.MTU)
 		}
 	}
 	return in, nil
 }
 
-// deleteSwitch destroys the switch made for a link, if it exists.
-func (p *Provider) deleteSwitch(ctx context.Context, linkName string) error {
-	sw := switchName(linkName)
-	ok, err := p.switchExists(ctx, sw)
-	if err != nil || !ok {
+// deleteSwitch destroys switch sw, if it exists and its bridge carries
+// o's tag, and gives the uplink back its MTU (attrs: the link's, nil when
+// unknown). A VALE switch has no bridge to tag: its name decides.
+func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owner, attrs map[string]string) error {
+	typ, err := p.switchType(ctx, sw)
+	if err != nil {
 		return err
 	}
-	_, err = p.run(ctx, "vm", "switch", "destroy", sw)
-	return err
+	if typ != "" && typ != "vale" {
+		ifs, err := p.interfaces(ctx)
+		if err != nil {
+			return err
+		}
+		desc := ifs["vm-"+sw].Desc
+		if o.Workspace == "" && strings.HasPrefix(desc, "lab-"+o.Lab+"-") {
+			desc = "" // lab 0.1 described it with the link's name
+		}
+		if err := owned(o, "vm-bhyve switch", sw+" (bridge vm-"+sw+")", desc); err != nil {
+			return err
+		}
+	}
+	if typ != "" {
+		if _, err := p.run(ctx, "vm", "switch", "destroy", sw); err != nil {
+			return err
+		}
+	}
+	return p.restoreUplink(ctx, attrs)
+}
+
+// switchType is sw's TYPE in `vm switch list` ("standard", "vale"), ""
+// when there is no such switch. lib/vm-switch switch::list prints NAME
+// TYPE IFACE … through column -t.
+func (p *Provider) switchType(ctx context.Context, sw string) (string, error) {
+	out, err := p.run(ctx, "vm", "switch", "list")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == sw {
+			return f[1], nil
+		}
+	}
+	return "", nil
 }
 
 // switchExists looks sw up in `vm switch list`.
 func (p *Provider) switchExists(ctx context.Context, sw string) (bool, error) {
-	out, err := p.run(ctx, "vm", "switch", "list")
-	if err != nil {
-		return false, err
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == sw {
-			return true, nil
-		}
-	}
-	return false, nil
+	typ, err := p.switchType(ctx, sw)
+	return typ != "", err
 }
 
-// createVMBhyve clones the template VM (stopped), sets CPU, memory and
-// the one NIC in the clone's configuration with sysrc, and starts it.
+// createVMBhyve clones the template VM from a snapshot named after the
+// new VM (so that deleting the VM finds and removes it: a plain `vm
+// clone` leaves a snapshot with a random name on the template each time,
+// lib/vm-zfs zfs::clone), sets CPU, memory and the one NIC in the
+// clone's configuration with sysrc, starts it and waits until it runs.
 func (p *Provider) createVMBhyve(ctx context.Context, m providers.Machine, in providers.Instance) error {
 	vm := in.Attrs["vm"]
-	if _, err := p.run(ctx, "vm", "clone", m.Template.Source, vm); err != nil {
+	tag := ownerProp + "=" + m.Owner().Tag(m.Address)
+	snap := p.cfg.Datastore + "/" + m.Template.Source + "@" + vm
+	if _, err := p.run(ctx, "zfs", "snapshot", "-r", "-o", tag, snap); err != nil {
+		return fmt.Errorf("snapshot %s: %w", snap, err)
+	}
+	in.Attrs["snapshot"] = snap
+	if _, err := p.run(ctx, "vm", "clone", m.Template.Source+"@"+vm, vm); err != nil {
 		return fmt.Errorf("clone %s from %s: %w", vm, m.Template.Source, err)
+	}
+	// vm clone takes no properties; the clone is tagged right after it.
+	if _, err := p.run(ctx, "zfs", "set", tag, p.cfg.Datastore+"/"+vm); err != nil {
+		return fmt.Errorf("tag %s: %w", vm, err)
 	}
 	dir, err := p.datastoreDir(ctx)
 	if err != nil {
@@ -99,25 +164,132 @@ func (p *Provider) createVMBhyve(ctx context.Context, m providers.Machine, in pr
 	if _, err := p.run(ctx, "vm", "start", vm); err != nil {
 		return fmt.Errorf("start %s: %w", vm, err)
 	}
-	return nil
+	return p.waitRunning(ctx, vm)
 }
 
-// deleteVMBhyve powers the VM off (when running) and destroys it with its
-// dataset.
-func (p *Provider) deleteVMBhyve(ctx context.Context, vm string) error {
-	st, err := p.vmState(ctx, vm)
-	if err != nil || st == "" {
-		return err
-	}
-	if strings.HasPrefix(st, "Running") || strings.HasPrefix(st, "Locked") {
-		if _, err := p.run(ctx, "vm", "poweroff", "-f", vm); err != nil {
-			return fmt.Errorf("power off: %w", err)
+// States in `vm list` (lib/vm-run vm::running_check, lib/vm-core
+// core::list): "Running (PID)" while bhyve runs, "Bootloader (PID)"
+// while bhyveload or grub-bhyve loads the guest, "Locked (HOST)" when
+// the VM has no process but its run.lock exists, "Stopped".
+func running(st string) bool {
+	return strings.HasPrefix(st, "Running") || strings.HasPrefix(st, "Bootloader")
+}
+
+func stopped(st string) bool { return st == "Stopped" || st == "Suspended" }
+
+// waitRunning polls `vm list` after `vm start` until the VM is Running.
+// vm start returns at once: the work is done by `vm _run` in the
+// background (lib/vm-core core::__start), which makes the taps, writes
+// run.lock (Locked), runs the loader (Bootloader: bhyveload waits
+// loader_timeout, 3 s by default, lib/vm-guest guest::load) and then
+// bhyve (Running), lib/vm-run vm::run. A VM still Stopped after
+// startGrace, or Stopped again after it got going, failed: the reason is
+// in its vm-bhyve.log.
+func (p *Provider) waitRunning(ctx context.Context, vm string) error {
+	start := time.Now()
+	deadline := start.Add(p.cfg.bootTimeout())
+	seen := false
+	for {
+		st, err := p.vmState(ctx, vm)
+		if err != nil {
+			return err
+		}
+		switch {
+		case strings.HasPrefix(st, "Running"):
+			return nil
+		case st == "":
+			return fmt.Errorf("%s is no longer in vm list after vm start", vm)
+		case stopped(st) && (seen || time.Since(start) > p.startGrace):
+			return fmt.Errorf("%s is %s after vm start: %s", vm, st, oneLine(p.vmLog(ctx, vm)))
+		case !stopped(st):
+			seen = true
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is still %q %v after vm start", vm, st, p.cfg.bootTimeout())
+		}
+		if err := sleep(ctx, p.poll); err != nil {
+			return err
 		}
 	}
-	if _, err := p.run(ctx, "vm", "destroy", "-f", vm); err != nil {
-		return fmt.Errorf("destroy: %w", err)
+}
+
+// vmLog is the end of a VM's vm-bhyve.log (lib/vm-util util::log), ""
+// when it cannot be read.
+func (p *Provider) vmLog(ctx context.Context, vm string) string {
+	dir, err := p.datastoreDir(ctx)
+	if err != nil {
+		return ""
 	}
-	return nil
+	tail, _ := p.run(ctx, "tail", "-n", "20", path.Join(dir, vm, "vm-bhyve.log"))
+	return tail
+}
+
+// deleteVMBhyve powers the VM off (running or still in its loader),
+// waits until vm-bhyve has let go of it, destroys it with its dataset and
+// removes the template snapshot it was cloned from — all only when the
+// VM's dataset carries o's tag.
+//
+// `vm destroy` refuses a VM whose run.lock exists (lib/vm-run
+// vm::confirm_stopped), and `vm _run` removes it only after bhyve exited
+// and the taps are destroyed (vm::run, vm::unlock), so the destroy waits
+// for "Locked" to turn "Stopped". A VM powered off in its loader keeps
+// loading until loader_timeout passes; bhyve then starts suspended and
+// exits at once.
+func (p *Provider) deleteVMBhyve(ctx context.Context, vm string, o providers.Owner) error {
+	st, err := p.vmState(ctx, vm)
+	if err != nil {
+		return err
+	}
+	exists, err := p.checkMachine(ctx, vm, o)
+	if err != nil {
+		return err
+	}
+	if st != "" && !exists {
+		if err := owned(o, "vm-bhyve VM", vm, ""); err != nil {
+			return err
+		}
+	}
+	if st != "" {
+		if running(st) {
+			if _, err := p.run(ctx, "vm", "poweroff", "-f", vm); err != nil {
+				// It may have stopped between the list and the poweroff.
+				if now, lerr := p.vmState(ctx, vm); lerr != nil || running(now) {
+					return fmt.Errorf("power off: %w", err)
+				}
+			}
+		}
+		if err := p.waitUnlocked(ctx, vm); err != nil {
+			return err
+		}
+		if _, err := p.run(ctx, "vm", "destroy", "-f", vm); err != nil {
+			return fmt.Errorf("destroy: %w", err)
+		}
+	}
+	return p.destroySnapshots(ctx, vm, o)
+}
+
+// waitUnlocked polls `vm list` until vm is Stopped (no process, no
+// run.lock), up to lockTimeout.
+func (p *Provider) waitUnlocked(ctx context.Context, vm string) error {
+	deadline := time.Now().Add(p.lockTimeout)
+	for {
+		st, err := p.vmState(ctx, vm)
+		if err != nil {
+			return err
+		}
+		if st == "" || stopped(st) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			dir, _ := p.datastoreDir(ctx)
+			return fmt.Errorf("%s is still %q %v after power-off: vm-bhyve removes %s once bhyve has exited and the taps are gone; "+
+				"if no bhyve runs for it (pgrep -fl %s), remove that file and delete again",
+				vm, st, p.lockTimeout, path.Join(dir, vm, "run.lock"), vm)
+		}
+		if err := sleep(ctx, p.poll); err != nil {
+			return err
+		}
+	}
 }
 
 // vmState is a VM's STATE column in `vm list` ("Running (2345)",
@@ -130,19 +302,31 @@ func (p *Provider) vmState(ctx context.Context, vm string) (string, error) {
 	return ParseVMList(out)[vm], nil
 }
 
-// ParseVMList maps VM names to their state in `vm list` output:
+// ParseVMList maps VM names to their state in `vm list` output. vm-bhyve
+// prints the rows through column -t (lib/vm-core core::list), so columns
+// are aligned, but AUTO reads "Yes [1]" for a VM in vm_list and STATE
+// "Running (2345)": splitting on blanks shifts the columns. STATE is the
+// last column; it is read from where the header's STATE starts:
 //
-//	NAME     DATASTORE  LOADER     CPU  MEMORY  VNC  AUTO  STATE
-//	fbsd14   default    bhyveload  1    1024M   -    No    Stopped
-//	lab-x-s  default    bhyveload  1    2048M   -    No    Running (2345)
+//	NAME      DATASTORE  LOADER     CPU  MEMORY  VNC  AUTO     STATE
+//	gw        default    bhyveload  1    512M    -    Yes [1]  Running (1432)
+//	lab-x-s   default    bhyveload  1    2048M   -    No       Locked (host1)
 func ParseVMList(out string) map[string]string {
 	m := map[string]string{}
+	col := -1
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 8 || f[0] == "NAME" {
+		if len(f) == 0 {
 			continue
 		}
-		m[f[0]] = strings.Join(f[7:], " ")
+		if f[0] == "NAME" {
+			col = strings.LastIndex(line, "STATE")
+			continue
+		}
+		if col <= 0 || len(line) <= col || line[col-1] != ' ' {
+			continue
+		}
+		m[f[0]] = strings.TrimSpace(line[col:])
 	}
 	return m
 }

@@ -30,6 +30,14 @@ type Host struct {
 	BenchAddress string `hcl:"bench_address,optional"`
 	// CPUs pins the benchmark processes ("0", "2,3", "0-3").
 	CPUs string `hcl:"cpus,optional"`
+	// ProxyJump reaches the machine through jump hosts, as OpenSSH's
+	// ProxyJump: "[user@]host[:port][,…]".
+	ProxyJump string `hcl:"proxy_jump,optional"`
+	// Agent offers ssh-agent's keys ($SSH_AUTH_SOCK) before the key file.
+	Agent bool `hcl:"agent,optional"`
+	// KnownHostsFile checks host keys (the machine's when host_key is
+	// not set, and the jump hosts') against an OpenSSH known_hosts file.
+	KnownHostsFile string `hcl:"known_hosts_file,optional"`
 }
 
 var (
@@ -97,6 +105,14 @@ func decodeHost(b *hcl.Block, ec *hcl.EvalContext) (*Host, hcl.Diagnostics) {
 	}
 	if net.ParseIP(h.BenchAddress) == nil {
 		bad(benchAttr, "Invalid benchmark address", "bench_address (default: address) must be an IP address, got %q.", h.BenchAddress)
+	}
+	if h.ProxyJump != "" {
+		if _, err := (labssh.Config{}).WithProxyJump(h.ProxyJump, nil); err != nil {
+			bad("proxy_jump", "Invalid proxy_jump", "proxy_jump must be \"[user@]host[:port]\", hops separated by commas: %v.", err)
+		}
+	}
+	if strings.ContainsAny(h.KnownHostsFile, "\x00\n\r") {
+		bad("known_hosts_file", "Invalid known_hosts_file", "known_hosts_file must be a path without control characters.")
 	}
 	if h.CPUs != "" && !cpusRE.MatchString(h.CPUs) {
 		bad("cpus", "Invalid CPU list", "cpus must be a list like \"0\", \"2,3\" or \"0-3\", got %q.", h.CPUs)

@@ -76,7 +76,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
-	t, err := labssh.Dial(ctx, m.Address, p.sshConfig(h, h.HostKey))
+	c, err := withHostLogin(p.sshConfig(h, h.HostKey), h)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
+	}
+	t, err := labssh.Dial(ctx, m.Address, c)
 	if err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
@@ -112,6 +116,10 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 	}
 	c := labssh.ConfigFor(ep.SSHHost, *ep.SSH)
 	c.DialTimeout, c.Retry = 10*time.Second, p.Retry
+	c, err = withHostLogin(c, h)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Address, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, p.Retry+c.DialTimeout)
 	defer cancel()
 	return labssh.Dial(ctx, in.Address, c)
@@ -124,7 +132,11 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string,
 	if err != nil {
 		return "", err
 	}
-	t, err := labssh.Dial(ctx, m.Address, p.sshConfig(h, h.HostKey))
+	c, err := withHostLogin(p.sshConfig(h, h.HostKey), h)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", m.Address, err)
+	}
+	t, err := labssh.Dial(ctx, m.Address, c)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", m.Address, err)
 	}
@@ -174,4 +186,14 @@ func (p *Provider) host(role string) (*Host, error) {
 func (p *Provider) sshConfig(h *Host, known string) labssh.Config {
 	return labssh.Config{User: h.User, Host: h.Address, Port: h.Port, PrivateKeyFile: h.PrivateKeyFile,
 		KnownHostKey: known, DialTimeout: 10 * time.Second, Retry: p.Retry}
+}
+
+// withHostLogin adds what the spec says of the way to h to c: ssh-agent,
+// a known_hosts file, jump hosts (proxy_jump).
+func withHostLogin(c labssh.Config, h *Host) (labssh.Config, error) {
+	c.Agent, c.KnownHostsFile = h.Agent, h.KnownHostsFile
+	if h.ProxyJump == "" {
+		return c, nil
+	}
+	return c.WithProxyJump(h.ProxyJump, nil)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
@@ -33,8 +34,9 @@ func sshConfig(in providers.Instance) ssh.Config {
 // waitSSH logs in to a new guest (retrying while it boots, up to
 // boot_timeout from start), records the host key it saw (trust on first
 // use: every later connection must present the same key) and the name of
-// the NIC with the guest's MAC.
-func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, start time.Time) error {
+// the NIC with the guest's MAC (found the way osName, the template's os,
+// lists interfaces).
+func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, osName string, start time.Time) error {
 	c := sshConfig(*in)
 	c.KnownHostKey = ""
 	c.Retry = p.bootTimeout - time.Since(start)
@@ -47,16 +49,31 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, start ti
 	}
 	defer t.Close()
 	in.Endpoint.SSH.HostKey = t.HostKey()
-	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"ip", "-o", "link", "show"}})
+	iface, err := nicByMAC(ctx, t, osName, in.Attrs[attrMAC])
 	if err != nil {
-		return fmt.Errorf("find the NIC: %w", err)
-	}
-	iface := ifaceByMAC(string(res.Stdout), in.Attrs[attrMAC])
-	if iface == "" {
-		return fmt.Errorf("no interface with MAC %s in the guest (ip -o link show)", in.Attrs[attrMAC])
+		return err
 	}
 	in.Endpoint.Iface = iface
 	return nil
+}
+
+// nicByMAC names the guest's interface with mac, asking the guest the way
+// its OS (the template's os) can answer: `ip -o link show` on Linux,
+// `ifconfig -a` on FreeBSD (which has no ip).
+func nicByMAC(ctx context.Context, t guest.Transport, osName, mac string) (string, error) {
+	cmd, parse := guest.Cmd{Argv: []string{"ip", "-o", "link", "show"}}, ifaceByMAC
+	if osName == "freebsd" {
+		cmd, parse = freebsd.ListNICs, freebsd.IfaceByMAC
+	}
+	res, err := t.Run(ctx, cmd)
+	if err != nil {
+		return "", fmt.Errorf("find the NIC: %w", err)
+	}
+	iface := parse(string(res.Stdout), mac)
+	if iface == "" {
+		return "", fmt.Errorf("no interface with MAC %s in the guest (%s)", mac, cmd)
+	}
+	return iface, nil
 }
 
 // ifaceByMAC finds the interface with the MAC in `ip -o link show` output

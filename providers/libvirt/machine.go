@@ -145,7 +145,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	trace("%s lease %v", m.Name, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
-	if err := p.waitSSH(ctx, &in, start); err != nil {
+	if err := p.waitSSH(ctx, &in, m.Template.OS, start); err != nil {
 		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, err)
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)

@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/lab-bench/lab/guest"
+)
+
+// The operating systems an Endpoint can run, spelled as templates spell
+// them (spec template os).
+const (
+	Linux   = "linux"
+	FreeBSD = "freebsd"
+)
+
+// ListenCmd is the command printing one line per TCP socket listening on
+// port in an end's network stack, and nothing when none does.
+//
+// Linux: ss(8) -H (no header) -l -t -n with a source-port filter.
+//
+// FreeBSD has no ss. sockstat(1) (usr.bin/sockstat/sockstat.c): -4 and -6
+// keep IPv4 and IPv6 sockets (tcp46 too), -l alone keeps listening ones
+// (gather_inet skips a socket with a foreign port unless -c), -q drops
+// the header line (FreeBSD 13.0 and later), -P tcp the protocol and -p
+// the port, local or foreign (check_ports).
+func ListenCmd(os string, port int) guest.Cmd {
+	p := strconv.Itoa(port)
+	if os == FreeBSD {
+		return guest.Cmd{Argv: []string{"sockstat", "-46lq", "-P", "tcp", "-p", p}}
+	}
+	return guest.Cmd{Argv: []string{"ss", "-Hltn", "sport", "=", ":" + p}}
+}
+
+// Listening reports whether a TCP socket listens on port on ep
+// (ListenCmd for ep's OS).
+func Listening(ctx context.Context, ep Endpoint, port int) (bool, error) {
+	res, err := ep.T.Run(ctx, ListenCmd(ep.OS, port))
+	return strings.TrimSpace(string(res.Stdout)) != "", err
+}
+
+// Pin prefixes argv with the command pinning it to cpus on os, when cpus
+// is non-empty, so that pinning works over any transport: Linux
+// `taskset -c LIST`, FreeBSD `cpuset -l LIST` (cpuset(1),
+// usr.bin/cpuset/cpuset.c: with a command, -l sets the affinity of the
+// process and execs the command).
+func Pin(os string, cpus []int, argv ...string) []string {
+	if len(cpus) == 0 {
+		return argv
+	}
+	list := make([]string, len(cpus))
+	for i, c := range cpus {
+		list[i] = strconv.Itoa(c)
+	}
+	if os == FreeBSD {
+		return append([]string{"cpuset", "-l", strings.Join(list, ",")}, argv...)
+	}
+	return append([]string{"taskset", "-c", strings.Join(list, ",")}, argv...)
+}
+
+// Pin is argv pinned to ep's CPUs (Pin for ep's OS).
+func (ep Endpoint) Pin(argv ...string) []string { return Pin(ep.OS, ep.CPUs, argv...) }
+
+// CPUReader is the per-CPU time sampler for os: ReadCPUStat on Linux,
+// ReadCPTimes on FreeBSD and, when the OS is not known, ReadCPU (which
+// tries /proc/stat, then kern.cp_times).
+func CPUReader(os string) func(context.Context, guest.Transport) (map[int]CPUTimes, error) {
+	switch os {
+	case Linux:
+		return ReadCPUStat
+	case FreeBSD:
+		return ReadCPTimes
+	}
+	return ReadCPU
+}
+
+// ReadMHz is ep's CPU clock in MHz, 0 when it cannot be read: the mean
+// "cpu MHz" of /proc/cpuinfo on Linux, `sysctl -n hw.clockrate` on FreeBSD
+// (sys/x86/x86/identcpu.c, "CPU instruction clock rate", an int in MHz).
+func ReadMHz(ctx context.Context, ep Endpoint) (float64, error) {
+	if ep.OS != FreeBSD {
+		return ReadCPUMHz(ctx, ep.T)
+	}
+	res, err := ep.T.Run(ctx, guest.Cmd{Argv: []string{"sysctl", "-n", "hw.clockrate"}})
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(string(res.Stdout)), 64)
+	if err != nil || f < 0 {
+		return 0, nil
+	}
+	return f, nil
+}
+
+// SampleCPU reads ep's per-CPU times with read or, when read is nil, with
+// CPUReader for ep's OS.
+func SampleCPU(ctx context.Context, read func(context.Context, guest.Transport) (map[int]CPUTimes, error), ep Endpoint) (map[int]CPUTimes, error) {
+	if read == nil {
+		read = CPUReader(ep.OS)
+	}
+	return read(ctx, ep.T)
+}

@@ -1,0 +1,42 @@
+package freebsd_test
+
+import (
+	"testing"
+
+	"github.com/lab-bench/lab/guest/freebsd"
+)
+
+// ifconfigA is `ifconfig -a` on a FreeBSD 14 guest under KVM with a
+// virtio NIC: interfaces in the order the kernel attached them, each a
+// header line (sbin/ifconfig/ifconfig.c status()) and tab-indented detail;
+// the ether line comes from sbin/ifconfig/af_link.c link_status().
+const ifconfigA = "vtnet0: flags=1008843<UP,BROADCAST,RUNNING,SIMPLEX,MULTICAST,LOWER_UP> metric 0 mtu 1500\n" +
+	"\toptions=4c07bb<RXCSUM,TXCSUM,VLAN_MTU,VLAN_HWTAGGING,JUMBO_MTU,VLAN_HWCSUM,TSO4,TSO6,LRO,VLAN_HWTSO,LINKSTATE,TXCSUM_IPV6>\n" +
+	"\tether 52:54:00:4a:1c:07\n" +
+	"\tinet 192.168.122.57 netmask 0xffffff00 broadcast 192.168.122.255\n" +
+	"\tmedia: Ethernet autoselect (10Gbase-T <full-duplex>)\n" +
+	"\tstatus: active\n" +
+	"\tnd6 options=29<PERFORMNUD,IFDISABLED,AUTO_LINKLOCAL>\n" +
+	"lo0: flags=1008049<UP,LOOPBACK,RUNNING,MULTICAST,LOWER_UP> metric 0 mtu 16384\n" +
+	"\toptions=680003<RXCSUM,TXCSUM,LINKSTATE,RXCSUM_IPV6,TXCSUM_IPV6>\n" +
+	"\tinet 127.0.0.1 netmask 0xff000000\n" +
+	"\tgroups: lo\n" +
+	"\tnd6 options=21<PERFORMNUD,AUTO_LINKLOCAL>\n"
+
+func TestIfaceByMAC(t *testing.T) {
+	for _, c := range []struct {
+		name, out, mac, want string
+	}{
+		{"kvm-vtnet0", ifconfigA, "52:54:00:4a:1c:07", "vtnet0"},
+		{"upper-case-mac", ifconfigA, "52:54:00:4A:1C:07", "vtnet0"},
+		{"absent", ifconfigA, "52:54:00:00:00:01", ""},
+		{"bhyve-tap-vtnet0", testdata(t, "ifconfig-m-vtnet0-tap.txt"), "58:9c:fc:0e:8c:fb", "vtnet0"},
+		{"empty", "", "52:54:00:4a:1c:07", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := freebsd.IfaceByMAC(c.out, c.mac); got != c.want {
+				t.Errorf("IfaceByMAC(%s) = %q, want %q", c.mac, got, c.want)
+			}
+		})
+	}
+}

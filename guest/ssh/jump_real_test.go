@@ -1,0 +1,122 @@
+package ssh_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/netns/netnstest"
+	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/guest/ssh/sshtest"
+)
+
+// jumpAddr is the jump host's address on the link between this namespace
+// and the jump host's (198.19.255.0/30, inside RFC 2544's 198.18.0.0/15).
+const jumpAddr = "198.19.255.2"
+
+// TestRealJump reaches a real sshd that only a jump host can reach: two
+// network namespaces J and T joined by a veth pair (198.18.0.1/.2), and a
+// veth pair from this namespace to J only; J does not forward. sshd runs
+// in both. lab logs in to T through J (a direct-tcpip channel from J's
+// sshd, as ssh -J does): once with explicit key files, once through a
+// ~/.ssh/config alias with ProxyJump, keys from ssh-agent and J's host
+// key from a known_hosts file.
+func TestRealJump(t *testing.T) {
+	p := netnstest.NewPair(t) // A = J (jump), B = T (target); skips unless root
+	id := strings.TrimSuffix(strings.TrimPrefix(p.A.NS, "labt-"), "-a")
+	rootIf, jIf := "lt"+id+"r", "lt"+id+"j"
+	for _, argv := range [][]string{
+		{"ip", "link", "add", rootIf, "type", "veth", "peer", "name", jIf},
+		{"ip", "link", "set", jIf, "netns", p.A.NS},
+		{"ip", "addr", "add", "198.19.255.1/30", "dev", rootIf},
+		{"ip", "link", "set", rootIf, "up"},
+		{"ip", "-n", p.A.NS, "addr", "add", jumpAddr + "/30", "dev", jIf},
+		{"ip", "-n", p.A.NS, "link", "set", jIf, "up"},
+	} {
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", strings.Join(argv, " "), err, out)
+		}
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", rootIf).Run() })
+	jPort, jKey, jHostKey := sshtest.StartSSHD(t, p.A.NS, jumpAddr)
+	tPort, tKey, tHostKey := sshtest.StartSSHD(t, p.B.NS, p.B.Addr)
+	ctx := context.Background()
+
+	// T is out of reach without J.
+	if tr, err := labssh.Dial(ctx, "pair.j.server", labssh.Config{Host: p.B.Addr, Port: tPort, PrivateKeyFile: tKey,
+		KnownHostKey: tHostKey, DialTimeout: 2 * time.Second}); err == nil {
+		tr.Close()
+		t.Fatal("the target answered without the jump host")
+	}
+
+	inTarget := func(t *testing.T, c labssh.Config) {
+		t.Helper()
+		tr, err := labssh.Dial(ctx, "pair.j.server", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		res, err := tr.Run(ctx, guest.Cmd{Argv: []string{"ip", "-o", "-4", "addr", "show"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(res.Stdout), p.B.Addr+"/24") || strings.Contains(string(res.Stdout), jumpAddr) {
+			t.Errorf("the command did not run in the target's namespace:\n%s", res.Stdout)
+		}
+	}
+
+	t.Run("key-files", func(t *testing.T) {
+		inTarget(t, labssh.Config{Host: p.B.Addr, Port: tPort, PrivateKeyFile: tKey, KnownHostKey: tHostKey, Retry: 5 * time.Second,
+			Jump: &labssh.Config{Host: jumpAddr, Port: jPort, PrivateKeyFile: jKey, KnownHostKey: jHostKey, Retry: 5 * time.Second}})
+	})
+
+	t.Run("ssh-config-agent-known-hosts", func(t *testing.T) {
+		dir := t.TempDir()
+		sock := serveAgent(t, rawKey(t, jKey), rawKey(t, tKey))
+		hk, err := labssh.ParseHostKey(jHostKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := filepath.Join(dir, "known_hosts")
+		if err := os.WriteFile(known, []byte(knownhosts.Line([]string{jumpAddr}, hk)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := labssh.ParseSSHConfig("Host target\n  HostName " + p.B.Addr + "\n  ProxyJump hyper\n" +
+			"Host hyper\n  HostName " + jumpAddr + "\n  User root\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := labssh.Config{Host: "target", Port: tPort, KnownHostKey: tHostKey, Agent: true, AgentSocket: sock,
+			KnownHostsFile: known, Retry: 5 * time.Second}.Resolve(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Jump == nil || c.Jump.Host != jumpAddr || !c.Jump.Agent {
+			t.Fatalf("resolved %+v", c)
+		}
+		inTarget(t, c)
+	})
+}
+
+// rawKey reads an OpenSSH private key file as the key itself (for the
+// agent's keyring).
+func rawKey(t *testing.T, file string) any {
+	t.Helper()
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := xssh.ParseRawPrivateKey(pem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

@@ -1,0 +1,137 @@
+package hosts
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/netns/netnstest"
+	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/guest/ssh/sshtest"
+)
+
+// TestJumpHostRealSSHD: a hosts lab whose machine sits behind a jump
+// host, both real OpenSSH sshds in network namespaces: the machine's
+// namespace has no route from here, only from the jump host's. The
+// provider block says proxy_jump; keys come from ssh-agent, the jump
+// host's key from a known_hosts file, the machine's key is pinned.
+// Create checks the benchmark interface through the jump, Connect runs a
+// command there.
+func TestJumpHostRealSSHD(t *testing.T) {
+	p := netnstest.NewPair(t) // A: jump host, B: the machine; skips unless root
+	id := strings.TrimSuffix(strings.TrimPrefix(p.A.NS, "labt-"), "-a")
+	rootIf, jIf, jumpAddr := "lt"+id+"r", "lt"+id+"j", "198.19.254.2"
+	for _, argv := range [][]string{
+		{"ip", "link", "add", rootIf, "type", "veth", "peer", "name", jIf},
+		{"ip", "link", "set", jIf, "netns", p.A.NS},
+		{"ip", "addr", "add", "198.19.254.1/30", "dev", rootIf},
+		{"ip", "link", "set", rootIf, "up"},
+		{"ip", "-n", p.A.NS, "addr", "add", jumpAddr + "/30", "dev", jIf},
+		{"ip", "-n", p.A.NS, "link", "set", jIf, "up"},
+	} {
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", strings.Join(argv, " "), err, out)
+		}
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", rootIf).Run() })
+	_, jKey, jHostKey := sshtest.StartSSHD(t, p.A.NS, jumpAddr)
+	_, mKey, mHostKey := sshtest.StartSSHD(t, p.B.NS, p.B.Addr)
+
+	// ssh-agent with both client keys (x/crypto/ssh/agent keyring).
+	kr := agent.NewKeyring()
+	for _, f := range []string{jKey, mKey} {
+		pem, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := xssh.ParseRawPrivateKey(pem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := kr.Add(agent.AddedKey{PrivateKey: k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _ = agent.ServeAgent(kr, c); c.Close() }()
+		}
+	}()
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	hk, err := labssh.ParseHostKey(jHostKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := filepath.Join(dir, "known_hosts")
+	if err := os.WriteFile(known, []byte(knownhosts.Line([]string{jumpAddr}, hk)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	src := fmt.Sprintf(`server {
+  address          = %q
+  iface            = %q
+  host_key         = %q
+  proxy_jump       = "root@%s"
+  agent            = true
+  known_hosts_file = %q
+  private_key_file = %q
+}
+client {
+  address = "198.18.0.9"
+  iface   = "eth1"
+}
+`, p.B.Addr, p.B.Iface, mHostKey, jumpAddr, known, filepath.Join(dir, "no-such-key"))
+	prov, diags := configure(t, src, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	prov.Retry = 5 * time.Second
+	ctx := context.Background()
+	in, err := prov.Create(ctx, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := prov.Connect(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res, err := tr.Run(ctx, guest.Cmd{Argv: []string{"ip", "-o", "-4", "addr", "show"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Stdout), p.B.Addr+"/24") || strings.Contains(string(res.Stdout), jumpAddr) {
+		t.Errorf("not the machine behind the jump host:\n%s", res.Stdout)
+	}
+}
+
+func TestProxyJumpRefused(t *testing.T) {
+	for _, v := range []string{"root@gw:http", "gw:0", "a b"} {
+		_, d := configure(t, fmt.Sprintf("server {\n address = \"192.0.2.1\"\n iface = \"eth1\"\n proxy_jump = %q\n}\nclient {\n address = \"192.0.2.2\"\n iface = \"eth1\"\n}\n", v), nil)
+		if !d.HasErrors() || !strings.Contains(d.Error(), "proxy_jump") {
+			t.Errorf("proxy_jump %q: %v", v, d)
+		}
+	}
+}
