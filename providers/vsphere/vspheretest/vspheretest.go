@@ -13,6 +13,7 @@ import (
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -251,5 +252,85 @@ func (s *Sim) EditTemplate(t testing.TB, name string) {
 	}
 	if err != nil {
 		t.Fatalf("edit template %s: %v", name, err)
+	}
+}
+
+// PlantVM clones the FreeBSD template into the VM folder folderName of
+// the datacenter (made when missing) as vmName, with annotation (none when
+// empty), as someone working by hand beside lab would; it returns the VM's
+// managed object id.
+func (s *Sim) PlantVM(t testing.TB, folderName, vmName, annotation string) string {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetDatacenter(dc)
+	folders, err := dc.Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder, err := f.Folder(ctx, folders.VmFolder.InventoryPath+"/"+folderName)
+	if err != nil {
+		if folder, err = folders.VmFolder.CreateFolder(ctx, folderName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := f.VirtualMachine(ctx, FreeBSD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := f.ClusterComputeResource(ctx, Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := cl.ResourcePool(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := pool.Reference()
+	task, err := src.Clone(ctx, folder, vmName, types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{Pool: &pr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx)
+	if err != nil {
+		t.Fatalf("plant %s: %v", vmName, err)
+	}
+	ref := info.Result.(types.ManagedObjectReference)
+	if annotation != "" {
+		vm := object.NewVirtualMachine(s.Client.Client, ref)
+		task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: annotation})
+		if err == nil {
+			err = task.Wait(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ref.Value
+}
+
+// Exists reports whether the VM with managed object id ref exists.
+func (s *Sim) Exists(ref string) bool {
+	return s.Model.Map().Get(types.ManagedObjectReference{Type: "VirtualMachine", Value: ref}) != nil
+}
+
+// Remove powers off and destroys the VM with managed object id ref.
+func (s *Sim) Remove(t testing.TB, ref string) {
+	t.Helper()
+	ctx := context.Background()
+	vm := object.NewVirtualMachine(s.Client.Client, types.ManagedObjectReference{Type: "VirtualMachine", Value: ref})
+	if task, err := vm.PowerOff(ctx); err == nil {
+		_ = task.Wait(ctx) // already off is fine
+	}
+	task, err := vm.Destroy(ctx)
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatalf("remove %s: %v", ref, err)
 	}
 }
