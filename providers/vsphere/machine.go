@@ -284,11 +284,21 @@ func (p *Provider) waitForIP(ctx context.Context, vm *object.VirtualMachine) (st
 		}
 		return false
 	})
+	if err == nil && found == "" {
+		// govmomi's WaitForUpdatesEx returns nil when its context ends.
+		err = wctx.Err()
+	}
 	if err != nil {
 		if wctx.Err() != nil && ctx.Err() == nil {
 			return "", fmt.Errorf("VMware Tools reported no usable IPv4 address within %s (ip_timeout; last seen %q)", timeout, primary)
 		}
+		if cerr := ctx.Err(); cerr != nil {
+			return "", cerr
+		}
 		return "", err
+	}
+	if found == "" {
+		return "", fmt.Errorf("VMware Tools reported no usable IPv4 address (last seen %q)", primary)
 	}
 	return found, nil
 }
@@ -340,33 +350,33 @@ func (p *Provider) findInFolder(ctx context.Context, folder *object.Folder, name
 }
 
 // childrenNamed lists a folder's direct children of a type and name
-// (every child of the type when name is empty).
+// (every child of the type when name is empty). It reads them in one
+// traversal from the folder, so a child another delete removes meanwhile
+// is simply absent (reading childEntity and then the children's names
+// failed with ManagedObjectNotFound when two pending machines were
+// destroyed at once); a folder that is gone has no children.
 func childrenNamed(ctx context.Context, folder *object.Folder, kind, name string) ([]types.ManagedObjectReference, error) {
-	var f mo.Folder
-	if err := folder.Properties(ctx, folder.Reference(), []string{"childEntity"}, &f); err != nil {
-		if isNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("list folder %s: %w", folder.Reference().Value, err)
+	req := types.RetrieveProperties{SpecSet: []types.PropertyFilterSpec{{
+		ObjectSet: []types.ObjectSpec{{Obj: folder.Reference(), Skip: types.NewBool(true),
+			SelectSet: []types.BaseSelectionSpec{&types.TraversalSpec{Type: "Folder", Path: "childEntity", Skip: types.NewBool(false)}}}},
+		PropSet: []types.PropertySpec{{Type: kind, PathSet: []string{"name"}}},
+	}}}
+	res, err := property.DefaultCollector(folder.Client()).RetrieveProperties(ctx, req)
+	if isNotFound(err) {
+		return nil, nil
 	}
-	var refs []types.ManagedObjectReference
-	for _, r := range f.ChildEntity {
-		if r.Type == kind {
-			refs = append(refs, r)
-		}
-	}
-	if len(refs) == 0 || name == "" {
-		return refs, nil
-	}
-	var ents []mo.ManagedEntity
-	pc := property.DefaultCollector(folder.Client())
-	if err := pc.Retrieve(ctx, refs, []string{"name"}, &ents); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("list folder %s: %w", folder.Reference().Value, err)
 	}
 	var out []types.ManagedObjectReference
-	for _, e := range ents {
-		if e.Name == name {
-			out = append(out, e.Self)
+	for _, oc := range res.Returnval {
+		if oc.Obj.Type != kind {
+			continue
+		}
+		for _, p := range oc.PropSet {
+			if p.Name == "name" && (name == "" || p.Val == name) {
+				out = append(out, oc.Obj)
+			}
 		}
 	}
 	return out, nil

@@ -8,6 +8,7 @@ package vspheretest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,42 @@ type Sim struct {
 	URL                string
 	Username, Password string
 	Client             *govmomi.Client
+
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+// countCalls counts every method call the simulator serves, by name.
+func (s *Sim) countCalls() {
+	m := s.Model.Map()
+	next := m.Handler
+	m.Handler = func(ctx *simulator.Context, method *simulator.Method) (mo.Reference, types.BaseMethodFault) {
+		s.mu.Lock()
+		if s.calls == nil {
+			s.calls = map[string]int{}
+		}
+		s.calls[method.Name]++
+		s.mu.Unlock()
+		if next != nil {
+			return next(ctx, method)
+		}
+		return nil, nil
+	}
+}
+
+// Calls returns how many times method (a SOAP method name such as
+// "Login") was called since the simulator started or ResetCalls.
+func (s *Sim) Calls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[method]
+}
+
+// ResetCalls sets every call count to zero.
+func (s *Sim) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = nil
 }
 
 // Start runs a simulator until the test ends.
@@ -66,6 +103,7 @@ func Start(t testing.TB) *Sim {
 	}
 	s.Client = c
 	ExtendNetworking(model)
+	s.countCalls()
 	f := find.NewFinder(c.Client, true)
 	dc, err := f.Datacenter(ctx, Datacenter)
 	if err != nil {
