@@ -88,3 +88,64 @@ func TestConcurrentPendingDeletes(t *testing.T) {
 		}
 	}
 }
+
+// TestLoginOncePerCommand counts Login calls on the simulator: a whole
+// apply of three pairs and its teardown logs in once, and a wrong password
+// makes exactly one failed login however many resources the command
+// touches (vsphere.local locks an account after five).
+func TestLoginOncePerCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      func(sim *vspheretest.Sim) map[string]string
+		wantErr  string
+		maxLogin int
+	}{
+		{"right password", func(sim *vspheretest.Sim) map[string]string { return sim.Env() }, "", 1},
+		{"wrong password", func(sim *vspheretest.Sim) map[string]string {
+			e := sim.Env()
+			e["GOVC_PASSWORD"] = "wrong-Secret-42"
+			return e
+		}, "lab stops at the first failed login", 1},
+		{"password in GOVC_URL", func(sim *vspheretest.Sim) map[string]string {
+			return map[string]string{"GOVC_URL": strings.Replace(sim.URL, "://", "://"+sim.Username+":"+sim.Password+"@", 1)}
+		}, "", 1},
+		{"wrong password in GOVC_URL", func(sim *vspheretest.Sim) map[string]string {
+			return map[string]string{"GOVC_URL": strings.Replace(sim.URL, "://", "://"+sim.Username+":wrong-Secret-42@", 1)}
+		}, "lab stops at the first failed login", 1},
+		{"no credentials", func(sim *vspheretest.Sim) map[string]string {
+			return map[string]string{"GOVC_URL": sim.URL}
+		}, "set GOVC_USERNAME and GOVC_PASSWORD", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := vspheretest.Start(t)
+			env := tc.env(sim)
+			lab, pl := loadLab(t, pairsLab("login", 3))
+			e, p, _ := newEngine(t, sim, lab)
+			p.Getenv = func(k string) string { return env[k] }
+			if d := p.Configure(context.Background(), lab.Providers["vsphere.sim"].Body); d.HasErrors() {
+				t.Fatal(d)
+			}
+			sim.ResetCalls()
+			_, err := e.Apply(context.Background(), context.Background(), pl)
+			if derr := e.Destroy(context.Background(), e.State.Owner("login"), true); derr != nil && tc.wantErr == "" {
+				t.Errorf("destroy: %v", derr)
+			}
+			if cerr := p.Close(context.Background()); cerr != nil && tc.wantErr == "" {
+				t.Errorf("close: %v", cerr)
+			}
+			if n := sim.Calls("Login"); n > tc.maxLogin || tc.wantErr == "" && n != 1 {
+				t.Errorf("%d Login calls in one command, want at most %d", n, tc.maxLogin)
+			}
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatal(err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if err != nil && (strings.Contains(err.Error(), "wrong-Secret-42") || sim.Password != "" && strings.Contains(err.Error(), sim.Password)) {
+				t.Errorf("error shows a password: %v", err)
+			}
+		})
+	}
+}

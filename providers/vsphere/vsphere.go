@@ -6,9 +6,14 @@
 // reports. The pair's link MTU is set on the vSwitch (or DVS) behind the
 // port group and restored when the link is deleted.
 //
-// Credentials come from GOVC_USERNAME and GOVC_PASSWORD (and GOVC_URL,
-// GOVC_INSECURE as defaults for url and insecure, as govc does). They are
-// never written to state, results, logs or events.
+// Credentials come from GOVC_USERNAME and GOVC_PASSWORD, or from the user
+// information of GOVC_URL (https://user:pass@vc/sdk, as govc takes it; a
+// url in the provider block may not carry a password). GOVC_URL and
+// GOVC_INSECURE default url and insecure; GOVC_TLS_CA_CERTS (PEM files)
+// and GOVC_THUMBPRINT (the certificate's SHA-1 or SHA-256 thumbprint)
+// trust a vCenter whose certificate the system does not. Credentials are
+// never written to state, results, logs or events. The provider logs in
+// once per command and stops at the first failed login.
 package vsphere
 
 import (
@@ -17,6 +22,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,9 +31,13 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/vmware/govmomi"
+	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/lab-bench/lab/providers"
 )
@@ -47,9 +57,16 @@ type Provider struct {
 	// (providers.WithEvalContext) is used.
 	EvalContext *hcl.EvalContext
 
-	cfg      Config
-	username string
-	password string
+	cfg        Config
+	username   string
+	password   string
+	thumbprint string // GOVC_THUMBPRINT: the vCenter certificate's SHA-1 or SHA-256 thumbprint
+	caCerts    string // GOVC_TLS_CA_CERTS: PEM files of CAs to trust
+
+	// authErr is the first authentication failure: every later call
+	// returns it without logging in again (vsphere.local locks an account
+	// after five failures; a command touches many resources).
+	authErr error
 
 	mu      sync.Mutex // guards the session and the lab folder
 	client  *govmomi.Client
@@ -136,8 +153,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	fromEnv := false
 	if c.URL == "" {
-		c.URL = getenv("GOVC_URL")
+		c.URL, fromEnv = getenv("GOVC_URL"), true
 	}
 	if c.Insecure == nil {
 		if v := getenv("GOVC_INSECURE"); v != "" {
@@ -156,9 +174,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		errAt("Missing vCenter URL", "Set url in the provider block or GOVC_URL in the environment.")
 	} else if u, err := soap.ParseURL(c.URL); err != nil || u == nil {
 		errAt("Invalid vCenter URL", fmt.Sprintf("%q is not a URL: %v", redactURL(c.URL), err))
-	} else if u.User != nil {
+	} else if u.User != nil && !fromEnv {
 		if pw, _ := u.User.Password(); pw != "" {
-			errAt("Password in URL", "Do not write credentials in url: set GOVC_USERNAME and GOVC_PASSWORD in the environment.")
+			errAt("Password in URL", "Do not write credentials in url: set GOVC_USERNAME and GOVC_PASSWORD in the environment (or user:password in GOVC_URL).")
 		}
 	}
 	if c.Cluster != "" && c.ResourcePool != "" && c.Host != "" {
@@ -183,12 +201,16 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		}
 	}
 	p.cfg = c
-	p.username, p.password = getenv("GOVC_USERNAME"), getenv("GOVC_PASSWORD")
-	if p.username == "" {
-		if u, err := soap.ParseURL(c.URL); err == nil && u != nil && u.User != nil {
-			p.username = u.User.Username()
+	p.username, p.password = credentials(c.URL, getenv)
+	p.thumbprint, p.caCerts = getenv("GOVC_THUMBPRINT"), getenv("GOVC_TLS_CA_CERTS")
+	if p.caCerts != "" {
+		for _, f := range filepath.SplitList(p.caCerts) {
+			if _, err := os.Stat(f); err != nil {
+				errAt("Invalid GOVC_TLS_CA_CERTS", fmt.Sprintf("GOVC_TLS_CA_CERTS names %q: %v", f, err))
+			}
 		}
 	}
+	p.authErr = nil
 	return diags
 }
 
@@ -234,10 +256,48 @@ type inventory struct {
 	network    object.NetworkReference
 }
 
-// session returns a logged-in client and the resolved inventory.
+// credentials are GOVC_USERNAME and GOVC_PASSWORD, each defaulting to the
+// user information of the URL (GOVC_URL=https://user:pass@vc/sdk, as govc
+// takes it).
+func credentials(rawURL string, getenv func(string) string) (username, password string) {
+	username, password = getenv("GOVC_USERNAME"), getenv("GOVC_PASSWORD")
+	if u, err := soap.ParseURL(rawURL); err == nil && u != nil && u.User != nil {
+		if username == "" {
+			username = u.User.Username()
+		}
+		if pw, ok := u.User.Password(); ok && password == "" {
+			password = pw
+		}
+	}
+	return username, password
+}
+
+// AuthError is a failed login (or none possible): lab stops at the first
+// one instead of trying again for every resource.
+type AuthError struct {
+	URL, User string
+	Err       error
+}
+
+func (e *AuthError) Error() string {
+	if e.User == "" {
+		return fmt.Sprintf("log in to %s: no credentials — set GOVC_USERNAME and GOVC_PASSWORD in the environment (or user:password in GOVC_URL)", e.URL)
+	}
+	return fmt.Sprintf("log in to %s as %s: %v (lab stops at the first failed login: vCenter locks an account after a few)", e.URL, e.User, e.Err)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// session returns a logged-in client and the resolved inventory. It logs
+// in once per provider (the CLI makes one per command) and again only
+// when vCenter ended the session; after a failed login it returns that
+// failure without trying again.
 func (p *Provider) session(ctx context.Context) (*govmomi.Client, *inventory, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.authErr != nil {
+		return nil, nil, p.authErr
+	}
 	if p.client != nil {
 		// Check the session at most once a minute (a check is a round trip
 		// made under the lock, which would serialise concurrent creates).
@@ -250,23 +310,9 @@ func (p *Provider) session(ctx context.Context) (*govmomi.Client, *inventory, er
 		}
 		p.client, p.env = nil, nil
 	}
-	if p.cfg.URL == "" {
-		return nil, nil, fmt.Errorf("vsphere: provider not configured (no url)")
-	}
-	u, err := soap.ParseURL(p.cfg.URL)
+	c, err := p.login(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("vsphere: url: %w", err)
-	}
-	u.User = nil
-	insecure := p.cfg.Insecure != nil && *p.cfg.Insecure
-	c, err := govmomi.NewClient(ctx, u, insecure)
-	if err != nil {
-		return nil, nil, fmt.Errorf("connect to %s: %w", u.Redacted(), err)
-	}
-	if p.username != "" {
-		if err := c.Login(ctx, url.UserPassword(p.username, p.password)); err != nil {
-			return nil, nil, fmt.Errorf("log in to %s as %s: %w", u.Redacted(), p.username, err)
-		}
+		return nil, nil, err
 	}
 	env, err := p.resolve(ctx, c)
 	if err != nil {
@@ -275,6 +321,47 @@ func (p *Provider) session(ctx context.Context) (*govmomi.Client, *inventory, er
 	}
 	p.client, p.env, p.checked = c, env, time.Now()
 	return c, env, nil
+}
+
+// login connects (trusting GOVC_TLS_CA_CERTS and GOVC_THUMBPRINT when
+// given) and logs in; an authentication failure is kept in p.authErr.
+func (p *Provider) login(ctx context.Context) (*govmomi.Client, error) {
+	if p.cfg.URL == "" {
+		return nil, fmt.Errorf("vsphere: provider not configured (no url)")
+	}
+	u, err := soap.ParseURL(p.cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("vsphere: url: %w", err)
+	}
+	u.User = nil
+	where := u.Redacted()
+	if p.username == "" {
+		p.authErr = &AuthError{URL: where}
+		return nil, p.authErr
+	}
+	insecure := p.cfg.Insecure != nil && *p.cfg.Insecure
+	sc := soap.NewClient(u, insecure)
+	if p.caCerts != "" {
+		if err := sc.SetRootCAs(p.caCerts); err != nil {
+			return nil, fmt.Errorf("connect to %s: GOVC_TLS_CA_CERTS: %w", where, err)
+		}
+	}
+	if p.thumbprint != "" {
+		sc.SetThumbprint(u.Host, p.thumbprint)
+	}
+	vc, err := vim25.NewClient(ctx, sc)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
+	c := &govmomi.Client{Client: vc, SessionManager: session.NewManager(vc)}
+	if err := c.Login(ctx, url.UserPassword(p.username, p.password)); err != nil {
+		if fault.Is(err, &types.InvalidLogin{}) || fault.Is(err, &types.NotAuthenticated{}) || fault.Is(err, &types.NoPermission{}) {
+			p.authErr = &AuthError{URL: where, User: p.username, Err: err}
+			return nil, p.authErr
+		}
+		return nil, fmt.Errorf("log in to %s as %s: %w", where, p.username, err)
+	}
+	return c, nil
 }
 
 // resolve looks up the provider block's names.

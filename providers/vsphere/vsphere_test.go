@@ -71,6 +71,7 @@ func TestConfigureDiagnostics(t *testing.T) {
 		{`url = "https://vc/sdk"` + "\n" + `ignored_ip_ranges = ["10.0.0.0"]`, "", "Invalid ignored_ip_ranges"},
 		{`url = var.vcenter`, "", "Variables not allowed"}, // no eval context given (the CLI gives one)
 		{`datacenter = "DC0"`, "https://vc/sdk", ""},
+		{`datacenter = "DC0"`, "https://u:secret@vc/sdk", ""}, // govc's habit, from the environment only
 	}
 	for _, tc := range tests {
 		p := New()

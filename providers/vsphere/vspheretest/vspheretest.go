@@ -8,6 +8,7 @@ package vspheretest
 
 import (
 	"context"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -87,6 +88,9 @@ func Start(t testing.TB) *Sim {
 	if err := model.Create(); err != nil {
 		t.Fatal(err)
 	}
+	// A fixed login, so that a wrong password is refused (the simulator
+	// accepts any non-empty one by default).
+	model.Service.Listen = &url.URL{User: url.UserPassword("lab-test@vsphere.local", "Sim-Passw0rd-7")}
 	srv := model.Service.NewServer()
 	t.Cleanup(func() { srv.Close(); model.Remove() })
 	u := *srv.URL
