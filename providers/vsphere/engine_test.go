@@ -233,7 +233,8 @@ func TestEngineFaults(t *testing.T) {
 }
 
 // TestOrphansFoundByTag: VMs whose state was lost are found by List and
-// removed by destroy -orphans.
+// removed by destroy -orphans, and the switch MTU the lost links set is
+// restored from the record on the switch.
 func TestOrphansFoundByTag(t *testing.T) {
 	sim := vspheretest.Start(t)
 	lab, p := loadLab(t, strings.ReplaceAll(engineLab, "%s", "orph"))
@@ -251,5 +252,10 @@ func TestOrphansFoundByTag(t *testing.T) {
 	}
 	if left := labVMs(sim, "orph"); len(left) != 0 || sim.Folder("lab-orph-"+testWS) {
 		t.Errorf("orphans left: %v", left)
+	}
+	for host, mtu := range sim.HostMTUs() {
+		if mtu != 0 && mtu != 1500 {
+			t.Errorf("%s: switch MTU %d after destroy -orphans, want it restored", host, mtu)
+		}
 	}
 }

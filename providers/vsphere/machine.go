@@ -389,7 +389,8 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 		return in, false, err
 	}
 	if in.Kind == "link" {
-		return in, env.network != nil, nil
+		ok, err := p.readLink(ctx, env.baseFolder.Client(), env, in)
+		return in, ok, err
 	}
 	vm, err := p.locate(ctx, env, in)
 	if err != nil || vm == nil {
@@ -414,7 +415,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 		return fmt.Errorf("delete %s: %w", in.Name, err)
 	}
 	if in.Kind == "link" {
-		return p.deleteLink(ctx, c.Client, env, in)
+		return p.deleteLink(ctx, c.Client, in)
 	}
 	vm, err := p.locate(ctx, env, in)
 	if err != nil {
@@ -527,7 +528,8 @@ func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, owne
 }
 
 // List finds every VM whose annotation carries o's exact tag (lab and
-// workspace; for an owner without a workspace, lab 0.1's exact lab id).
+// workspace; for an owner without a workspace, lab 0.1's exact lab id),
+// and every link of o that a switch's MTU record still names.
 func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
 	c, _, err := p.session(ctx)
 	if err != nil {
@@ -553,7 +555,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: o,
 			Attrs: map[string]string{"lab_id": o.Lab, "moref": vm.Self.Value}})
 	}
-	return out, nil
+	links, err := listLinks(ctx, c.Client, o)
+	return append(out, links...), err
 }
 
 func isNotFound(err error) bool {

@@ -3,8 +3,10 @@
 // sized by a ReconfigSpec (vCPU, cores per socket, memory), given exactly
 // one NIC of the requested model (vmxnet3 by default) on the provider's port
 // group, powered on, and reached over SSH at the address VMware Tools
-// reports. The pair's link MTU is set on the vSwitch (or DVS) behind the
-// port group and restored when the link is deleted.
+// reports. The pair's link MTU is set on the vSwitch (on the placement's
+// hosts) or DVS behind the port group; the switch records its previous MTU
+// and the links holding it (custom attribute lab-mtu), and the last link
+// deleted — or an orphan sweep — restores it.
 //
 // Credentials come from GOVC_USERNAME and GOVC_PASSWORD, or from the user
 // information of GOVC_URL (https://user:pass@vc/sdk, as govc takes it; a
@@ -74,6 +76,8 @@ type Provider struct {
 	checked time.Time // last time the session was known to be active
 	// dial connects to the SSH server of a guest; replaced in tests.
 	dial providers.DialFunc
+
+	linkMu sync.Mutex // serialises changes to switch MTU records
 
 	idMu sync.Mutex
 	ids  map[string]string // TemplateID by template source

@@ -106,12 +106,12 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for sw, mtu := range sim.VSwitchMTUs() {
-		if strings.HasSuffix(sw, "/vSwitch0") && mtu != 9000 {
-			t.Errorf("%s MTU %d after Link, want 9000", sw, mtu)
+	for host, mtu := range sim.HostMTUs() {
+		if want := map[bool]int32{true: 9000, false: 0}[strings.HasPrefix(host, "DC0_C0_")]; mtu != want {
+			t.Errorf("%s MTU %d after Link, want %d (the cluster's hosts only)", host, mtu, want)
 		}
 	}
-	if !strings.Contains(link.Attrs["host_lro"], "Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1") || link.Attrs["prev_mtu"] == "" {
+	if !strings.Contains(link.Attrs["host_lro"], "Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1") || link.Attrs["switches"] == "" {
 		t.Errorf("link attrs %v", link.Attrs)
 	}
 

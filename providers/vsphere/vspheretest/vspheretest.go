@@ -10,6 +10,7 @@ import (
 	"context"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,8 +45,58 @@ type Sim struct {
 	Username, Password string
 	Client             *govmomi.Client
 
-	mu    sync.Mutex
-	calls map[string]int
+	mu           sync.Mutex
+	calls        map[string]int
+	ignoreMaxMTU atomic.Bool
+}
+
+// IgnoreMaxMTU makes the distributed switch accept MaxMtu changes without
+// applying them (as the simulator itself does), or apply them again.
+func (s *Sim) IgnoreMaxMTU(ignore bool) { s.ignoreMaxMTU.Store(ignore) }
+
+// HostMTUs returns, by host name, the MTU of the vSwitch that carries
+// Network on that host (0: the default, 1500).
+func (s *Sim) HostMTUs() map[string]int32 {
+	out := map[string]int32{}
+	m := s.Model.Map()
+	for _, obj := range m.All("HostSystem") {
+		h := obj.(*simulator.HostSystem)
+		if h.ConfigManager.NetworkSystem == nil {
+			continue
+		}
+		ns, ok := m.Get(*h.ConfigManager.NetworkSystem).(*netSystem)
+		if !ok {
+			continue
+		}
+		for _, pg := range ns.NetworkInfo.Portgroup {
+			if pg.Spec.Name != Network {
+				continue
+			}
+			for _, sw := range ns.NetworkInfo.Vswitch {
+				if sw.Name == pg.Spec.VswitchName {
+					out[h.Name] = sw.Mtu
+				}
+			}
+		}
+	}
+	return out
+}
+
+// SetHostMTU sets the MTU of the vSwitch carrying Network on the named
+// host behind lab's back, as an administrator would.
+func (s *Sim) SetHostMTU(host string, mtu int32) {
+	m := s.Model.Map()
+	for _, obj := range m.All("HostSystem") {
+		h := obj.(*simulator.HostSystem)
+		if h.Name != host || h.ConfigManager.NetworkSystem == nil {
+			continue
+		}
+		ns := m.Get(*h.ConfigManager.NetworkSystem).(*netSystem)
+		for i := range ns.NetworkInfo.Vswitch {
+			ns.NetworkInfo.Vswitch[i].Mtu = mtu
+			ns.NetworkInfo.Vswitch[i].Spec.Mtu = mtu
+		}
+	}
 }
 
 // countCalls counts every method call the simulator serves, by name.
@@ -106,7 +157,7 @@ func Start(t testing.TB) *Sim {
 		t.Fatal(err)
 	}
 	s.Client = c
-	ExtendNetworking(model)
+	extendNetworking(model, &s.ignoreMaxMTU)
 	s.countCalls()
 	f := find.NewFinder(c.Client, true)
 	dc, err := f.Datacenter(ctx, Datacenter)
@@ -170,7 +221,12 @@ func (s *Sim) Getenv(name string) string { return s.Env()[name] }
 // makes ReconfigureDvs_Task apply MaxMtu (through the registry's method
 // hook, before the simulator's own handler runs: the DVS object stays in
 // place because the simulator looks it up by its concrete type).
-func ExtendNetworking(model *simulator.Model) {
+func ExtendNetworking(model *simulator.Model) { extendNetworking(model, nil) }
+
+// extendNetworking is ExtendNetworking; while *ignoreMaxMTU is true the
+// DVS takes a MaxMtu change without applying it (a switch that accepts a
+// change and keeps its old MTU).
+func extendNetworking(model *simulator.Model, ignoreMaxMTU *atomic.Bool) {
 	m := model.Map()
 	for _, obj := range m.AllReference("HostNetworkSystem") {
 		if ns, ok := obj.(*simulator.HostNetworkSystem); ok {
@@ -187,6 +243,9 @@ func ExtendNetworking(model *simulator.Model) {
 		}
 		d, ok := ctx.Map.Get(method.This).(*simulator.DistributedVirtualSwitch)
 		if !ok {
+			return nil, nil
+		}
+		if ignoreMaxMTU != nil && ignoreMaxMTU.Load() {
 			return nil, nil
 		}
 		if spec, ok := req.Spec.(*types.VMwareDVSConfigSpec); ok && spec.MaxMtu > 0 {
