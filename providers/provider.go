@@ -80,6 +80,18 @@ type HostCPUMeter interface {
 	MeterCPU(ctx context.Context, in Instance) (stop func(context.Context) (results.HostCPU, error), err error)
 }
 
+// TemplateChecker is implemented, optionally, by providers that can tell
+// cheaply whether a machine's template exists (a vCenter inventory
+// lookup). `lab plan` asks once per template when the provider has a
+// connection configured, so a misspelt template fails the plan, not the
+// apply halfway through.
+type TemplateChecker interface {
+	// CheckTemplate returns an error naming m's template (and, where it
+	// can, what exists instead) when it cannot be found; nil when it
+	// exists or when no connection is configured (plan works offline).
+	CheckTemplate(ctx context.Context, m Machine) error
+}
+
 // Machine is one guest to create: one end of a pair in one hardware shape.
 type Machine struct {
 	// Address is the machine's resource address ("pair.fast[shape].server").

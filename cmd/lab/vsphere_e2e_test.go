@@ -250,3 +250,18 @@ func TestVSphereLoginOncePerCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestVSpherePlanChecksTemplate: `lab plan` with a connection configured
+// refuses a template name vCenter does not have, listing the ones it has.
+func TestVSpherePlanChecksTemplate(t *testing.T) {
+	sim := vspheretest.Start(t)
+	dir := t.TempDir()
+	src := strings.Replace(strings.Replace(vsphereLab, "%q", `"vtmpl"`, 1), "freebsd-14.2-tmpl", "freebsd-14.3-tmpl", 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := labEnv(t, sim, dir, "plan")
+	if err == nil || !strings.Contains(errOut, "freebsd-14.3-tmpl: no such VM or template in datacenter DC0; its templates are: debian-12-tmpl, freebsd-14.2-tmpl") {
+		t.Errorf("plan: %v\n%s%s", err, out, errOut)
+	}
+}

@@ -39,9 +39,9 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if m.Template.Source == "" {
 		return providers.Instance{}, fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
 	}
-	src, err := env.finder.VirtualMachine(ctx, m.Template.Source)
+	src, err := findTemplate(ctx, env, m.Template.Source)
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("clone %s from %s: find the source: %w", m.Name, m.Template.Source, err)
+		return providers.Instance{}, fmt.Errorf("clone %s: %w", m.Name, err)
 	}
 	folder, err := p.labFolder(ctx, env, m.Owner(), true)
 	if err != nil {

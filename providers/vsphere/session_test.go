@@ -149,3 +149,33 @@ func TestLoginOncePerCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestTemplateNotFound: a wrong template name is an error listing the
+// templates that exist — at plan (CheckTemplate), in TemplateID and at
+// clone — and CheckTemplate dials nothing without credentials.
+func TestTemplateNotFound(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	m := machine("tn", "p", "server", "debian-13-tmpl", "linux")
+	want := "template debian-13-tmpl: no such VM or template in datacenter DC0; its templates are: debian-12-tmpl, freebsd-14.2-tmpl"
+	_, cerr := p.Create(ctx, m)
+	_, terr := p.TemplateID(ctx, m)
+	for name, err := range map[string]error{"CheckTemplate": p.CheckTemplate(ctx, m), "TemplateID": terr, "Create": cerr} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+	if err := p.CheckTemplate(ctx, machine("tn", "p", "server", vspheretest.Debian, "linux")); err != nil {
+		t.Errorf("existing template: %v", err)
+	}
+	offline := New()
+	offline.Getenv = func(k string) string { return map[string]string{"GOVC_URL": sim.URL}[k] }
+	if d := offline.Configure(ctx, body(t, baseBlock)); d.HasErrors() {
+		t.Fatal(d)
+	}
+	sim.ResetCalls()
+	if err := offline.CheckTemplate(ctx, m); err != nil || sim.Calls("RetrieveServiceContent") != 0 {
+		t.Errorf("without credentials: %v, %d calls", err, sim.Calls("RetrieveServiceContent"))
+	}
+}
