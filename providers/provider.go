@@ -92,6 +92,15 @@ type TemplateChecker interface {
 	CheckTemplate(ctx context.Context, m Machine) error
 }
 
+// HostSettingsReporter is implemented, optionally, by providers whose
+// results depend on hypervisor-wide settings of the host a machine runs on
+// (vSphere's Net.Vmxnet3*LRO). The engine copies the answer into every
+// result's provenance; it must not dial (read it from in.Attrs, recorded
+// at create).
+type HostSettingsReporter interface {
+	HostSettings(in Instance) string
+}
+
 // Machine is one guest to create: one end of a pair in one hardware shape.
 type Machine struct {
 	// Address is the machine's resource address ("pair.fast[shape].server").

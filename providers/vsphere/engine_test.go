@@ -163,6 +163,13 @@ func TestEngineApplyOnSimulator(t *testing.T) {
 	if len(res.recs) != 2 || res.recs[0].HostCPU == nil || !strings.HasPrefix(res.recs[0].HostCPU.Server.Source, "vsphere:") {
 		t.Errorf("records %d, host CPU %+v", len(res.recs), res.recs[0].HostCPU)
 	}
+	for _, r := range res.recs {
+		for _, end := range []string{"server", "client"} {
+			if hs := r.Provenance.HostSettings[end]; !strings.HasPrefix(hs, "host-") || !strings.Contains(hs, ": Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1") {
+				t.Errorf("record %s: %s host settings %q", r.CellKey, end, hs)
+			}
+		}
+	}
 	if left := labVMs(sim, "eok"); len(left) != 0 || len(e.State.Resources) != 0 || sim.Folder("lab-eok-"+testWS) {
 		t.Errorf("left: VMs %v, state %v, folder %v", left, e.State.Resources, sim.Folder("lab-eok-"+testWS))
 	}

@@ -128,6 +128,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 		if props.Runtime.Host != nil {
 			in.Attrs["host"] = props.Runtime.Host.Value
+			in.Attrs["host_lro"] = hostLRO(ctx, c.Client, []types.ManagedObjectReference{*props.Runtime.Host})
 		}
 	}
 	return in, nil
