@@ -39,6 +39,9 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if m.Template.Source == "" {
 		return providers.Instance{}, fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
 	}
+	if env.noDRS != "" {
+		return providers.Instance{}, fmt.Errorf("create %s: cluster %s has DRS off, so vCenter cannot choose a host for the clone: set host in the provider block", m.Name, env.noDRS)
+	}
 	src, err := findTemplate(ctx, env, m.Template.Source)
 	if err != nil {
 		return providers.Instance{}, fmt.Errorf("clone %s: %w", m.Name, err)

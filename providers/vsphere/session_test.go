@@ -179,3 +179,29 @@ func TestTemplateNotFound(t *testing.T) {
 		t.Errorf("without credentials: %v, %d calls", err, sim.Calls("RetrieveServiceContent"))
 	}
 }
+
+// TestClusterWithoutDRS: a cluster with DRS off cannot place a clone; the
+// create says to name a host (and works when one is named).
+func TestClusterWithoutDRS(t *testing.T) {
+	sim := vspheretest.Start(t)
+	sim.DisableDRS(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ block, wantErr string }{
+		{"", "cluster DC0_C0 has DRS off, so vCenter cannot choose a host for the clone: set host"},
+		{`host = "DC0_C0_H0"`, ""},
+	} {
+		p := configured(t, sim, tc.block)
+		in, err := p.Create(ctx, machine("drs", "p", "server", vspheretest.FreeBSD, "freebsd"))
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("%q: Create = %v, want %q", tc.block, err, tc.wantErr)
+		}
+		if err == nil {
+			if in.Attrs["host"] == "" {
+				t.Errorf("no host recorded: %v", in.Attrs)
+			}
+			if err := p.Delete(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

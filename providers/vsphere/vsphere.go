@@ -38,6 +38,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -258,6 +259,9 @@ type inventory struct {
 	datastore  *object.Datastore  // nil: the source's datastore
 	baseFolder *object.Folder
 	network    object.NetworkReference
+	// noDRS names the cluster when it has DRS off: vCenter then cannot
+	// place a clone, so one needs a host.
+	noDRS string
 }
 
 // credentials are GOVC_USERNAME and GOVC_PASSWORD, each defaulting to the
@@ -394,6 +398,14 @@ func (p *Provider) resolve(ctx context.Context, c *govmomi.Client) (*inventory, 
 		var cl *object.ClusterComputeResource
 		if cl, err = f.ClusterComputeResource(ctx, p.cfg.Cluster); err == nil {
 			env.pool, err = cl.ResourcePool(ctx)
+		}
+		if err == nil && env.host == nil {
+			var cc mo.ClusterComputeResource
+			if err = cl.Properties(ctx, cl.Reference(), []string{"configurationEx"}, &cc); err == nil {
+				if ex, ok := cc.ConfigurationEx.(*types.ClusterConfigInfoEx); ok && (ex.DrsConfig.Enabled == nil || !*ex.DrsConfig.Enabled) {
+					env.noDRS = p.cfg.Cluster
+				}
+			}
 		}
 	case env.host != nil:
 		env.pool, err = env.host.ResourcePool(ctx)

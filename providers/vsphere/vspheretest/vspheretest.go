@@ -435,3 +435,26 @@ func (s *Sim) Remove(t testing.TB, ref string) {
 		t.Fatalf("remove %s: %v", ref, err)
 	}
 }
+
+// DisableDRS turns DRS off on the cluster.
+func (s *Sim) DisableDRS(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetDatacenter(dc)
+	cl, err := f.ClusterComputeResource(ctx, Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := cl.Reconfigure(ctx, &types.ClusterConfigSpecEx{DrsConfig: &types.ClusterDrsConfigInfo{Enabled: types.NewBool(false)}}, true)
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatalf("disable DRS: %v", err)
+	}
+}
