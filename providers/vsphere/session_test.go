@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmware/govmomi/vim25/soap"
+
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -203,5 +205,45 @@ func TestClusterWithoutDRS(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestTLSTrust: a vCenter whose certificate the system does not trust is
+// refused, and reached when GOVC_THUMBPRINT or GOVC_TLS_CA_CERTS vouches
+// for it.
+func TestTLSTrust(t *testing.T) {
+	sim := vspheretest.StartTLS(t)
+	caFile, err := sim.Server.CertificateFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	thumb := soap.ThumbprintSHA1(sim.Server.Certificate())
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+	}{
+		{"untrusted", nil, "the certificate is not trusted: set GOVC_TLS_CA_CERTS"},
+		{"thumbprint", map[string]string{"GOVC_THUMBPRINT": thumb}, ""},
+		{"CA file", map[string]string{"GOVC_TLS_CA_CERTS": caFile}, ""},
+		{"wrong thumbprint", map[string]string{"GOVC_THUMBPRINT": strings.Repeat("AB:", 19) + "AB"}, "the certificate is not trusted"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.Env()
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			p := New()
+			p.Getenv = func(k string) string { return env[k] }
+			if d := p.Configure(context.Background(), body(t, baseBlock+"insecure = false\nnetwork = \"VM Network\"\n")); d.HasErrors() {
+				t.Fatal(d)
+			}
+			defer p.Close(context.Background())
+			_, err := p.TemplateID(context.Background(), machine("tls", "p", "server", vspheretest.FreeBSD, "freebsd"))
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("TemplateID = %v, want %q", err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -20,6 +20,9 @@ package vsphere
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -280,6 +283,19 @@ func credentials(rawURL string, getenv func(string) string) (username, password 
 	return username, password
 }
 
+// untrusted reports whether err is a failure to verify the server's
+// certificate (or its pinned thumbprint).
+func untrusted(err error) bool {
+	var (
+		unknown  x509.UnknownAuthorityError
+		invalid  x509.CertificateInvalidError
+		hostname x509.HostnameError
+		verify   *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify) ||
+		strings.Contains(err.Error(), "thumbprint does not match")
+}
+
 // AuthError is a failed login (or none possible): lab stops at the first
 // one instead of trying again for every resource.
 type AuthError struct {
@@ -359,6 +375,10 @@ func (p *Provider) login(ctx context.Context) (*govmomi.Client, error) {
 	}
 	vc, err := vim25.NewClient(ctx, sc)
 	if err != nil {
+		if untrusted(err) {
+			return nil, fmt.Errorf("connect to %s: %w (the certificate is not trusted: set GOVC_TLS_CA_CERTS to the CA's PEM file, "+
+				"or GOVC_THUMBPRINT to the certificate's thumbprint, or insecure = true)", where, err)
+		}
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
 	}
 	c := &govmomi.Client{Client: vc, SessionManager: session.NewManager(vc)}

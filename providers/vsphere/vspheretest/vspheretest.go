@@ -8,6 +8,7 @@ package vspheretest
 
 import (
 	"context"
+	"crypto/tls"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -135,9 +136,24 @@ func (s *Sim) ResetCalls() {
 // Start runs a simulator until the test ends.
 func Start(t testing.TB) *Sim {
 	t.Helper()
+	return start(t, false)
+}
+
+// StartTLS runs a simulator serving HTTPS with a certificate of its own
+// (Server.Certificate, Server.CertificateFile) until the test ends.
+func StartTLS(t testing.TB) *Sim {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, withTLS bool) *Sim {
+	t.Helper()
 	model := simulator.VPX()
 	if err := model.Create(); err != nil {
 		t.Fatal(err)
+	}
+	if withTLS {
+		model.Service.TLS = new(tls.Config)
 	}
 	// A fixed login, so that a wrong password is refused (the simulator
 	// accepts any non-empty one by default).
