@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -129,20 +131,44 @@ func ownsVM(o providers.Owner, name, ref, ann string) error {
 	return &NotOwnedError{Kind: "VM", Name: name, Ref: ref, Tag: tag, Owner: o}
 }
 
+// fieldKeys caches custom attribute keys by session (a vCenter never
+// changes a field's key; a field deleted by hand makes the next Set fail
+// with a message naming it). It saves a round trip per record read and
+// write, which links make under one lock.
+var fieldKeys sync.Map // fieldKeyID → int32
+
+type fieldKeyID struct {
+	c    *vim25.Client
+	name string
+}
+
+func cachedKey(c *vim25.Client, name string) (int32, bool) {
+	v, ok := fieldKeys.Load(fieldKeyID{c, name})
+	if !ok {
+		return 0, false
+	}
+	return v.(int32), true
+}
+
 // fieldKey returns the key of a custom attribute, adding it when missing;
 // ok is false when the endpoint has no custom attributes (a bare ESXi).
 func fieldKey(ctx context.Context, c *object.Common, name, moType string) (key int32, ok bool, err error) {
 	if c.Client().ServiceContent.CustomFieldsManager == nil {
 		return 0, false, nil
 	}
+	if key, ok := cachedKey(c.Client(), name); ok {
+		return key, true, nil
+	}
 	m := object.NewCustomFieldsManager(c.Client())
 	if key, err = m.FindKey(ctx, name); err == nil {
+		fieldKeys.Store(fieldKeyID{c.Client(), name}, key)
 		return key, true, nil
 	} else if !errors.Is(err, object.ErrKeyNameNotFound) {
 		return 0, false, fmt.Errorf("custom attribute %q: %w", name, err)
 	}
 	def, aerr := m.Add(ctx, name, moType, nil, nil)
 	if aerr == nil {
+		fieldKeys.Store(fieldKeyID{c.Client(), name}, def.Key)
 		return def.Key, true, nil
 	}
 	// Another create may have added it meanwhile.
@@ -167,7 +193,13 @@ func getField(ctx context.Context, c object.Common, name string) (value string, 
 	if c.Client().ServiceContent.CustomFieldsManager == nil {
 		return "", false, nil
 	}
-	key, err := object.NewCustomFieldsManager(c.Client()).FindKey(ctx, name)
+	key, cached := cachedKey(c.Client(), name)
+	if !cached {
+		key, err = object.NewCustomFieldsManager(c.Client()).FindKey(ctx, name)
+		if err == nil {
+			fieldKeys.Store(fieldKeyID{c.Client(), name}, key)
+		}
+	}
 	if errors.Is(err, object.ErrKeyNameNotFound) {
 		return "", true, nil // no such attribute: nothing carries it
 	}

@@ -112,12 +112,9 @@ func readRecord(ctx context.Context, c *vim25.Client, sw switchRef) (mtuRecord, 
 	return recs[sw.key()], err
 }
 
-// writeRecord replaces (or, with no holders, removes) a switch's record.
-func writeRecord(ctx context.Context, c *vim25.Client, sw switchRef, rec mtuRecord) error {
-	recs, err := readRecords(ctx, c, sw.entity())
-	if err != nil {
-		return err
-	}
+// writeRecord replaces (or, with no holders, removes) a switch's record
+// in recs, the records its entity carried when read, and writes them.
+func writeRecord(ctx context.Context, c *vim25.Client, sw switchRef, recs map[string]mtuRecord, rec mtuRecord) error {
 	if len(rec.Holders) == 0 {
 		delete(recs, sw.key())
 	} else {
@@ -148,10 +145,11 @@ func acquire(ctx context.Context, c *vim25.Client, sw switchRef, mtu int, holder
 	if err != nil {
 		return err
 	}
-	rec, err := readRecord(ctx, c, sw)
+	recs, err := readRecords(ctx, c, sw.entity())
 	if err != nil {
 		return err
 	}
+	rec := recs[sw.key()]
 	others := slices.DeleteFunc(slices.Clone(rec.Holders), func(h string) bool { return h == holder })
 	switch {
 	case len(others) > 0 && rec.MTU != mtu:
@@ -167,7 +165,7 @@ func acquire(ctx context.Context, c *vim25.Client, sw switchRef, mtu int, holder
 	}
 	// The record is written before the switch changes: whatever happens
 	// next, an orphan sweep finds what to restore.
-	if err := writeRecord(ctx, c, sw, rec); err != nil {
+	if err := writeRecord(ctx, c, sw, recs, rec); err != nil {
 		return err
 	}
 	if cur != mtu {
@@ -179,10 +177,11 @@ func acquire(ctx context.Context, c *vim25.Client, sw switchRef, mtu int, holder
 // release lets go of sw for holder; the last holder restores the MTU the
 // first one found.
 func release(ctx context.Context, c *vim25.Client, sw switchRef, holder string) error {
-	rec, err := readRecord(ctx, c, sw)
+	recs, err := readRecords(ctx, c, sw.entity())
 	if err != nil {
 		return err
 	}
+	rec := recs[sw.key()]
 	if !contains(rec.Holders, holder) {
 		return nil
 	}
@@ -198,7 +197,7 @@ func release(ctx context.Context, c *vim25.Client, sw switchRef, holder string) 
 			}
 		}
 	}
-	return writeRecord(ctx, c, sw, rec)
+	return writeRecord(ctx, c, sw, recs, rec)
 }
 
 // switchMTU reads a switch's MTU; a vSwitch may be named by a port group
