@@ -211,7 +211,7 @@ func hostNetwork(ctx context.Context, c *vim25.Client, host types.ManagedObjectR
 	return ns, o.NetworkInfo, nil
 }
 
-// Read reports whether a link still stands as made: its port group is
+// readLink reports whether a link still stands as made: its port group is
 // configured and every switch it holds still runs at its MTU with the
 // link among its holders (false: Delete and Link again).
 func (p *Provider) readLink(ctx context.Context, c *vim25.Client, env *inventory, in providers.Instance) (bool, error) {

@@ -411,8 +411,9 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 }
 
 // Delete powers a VM off and destroys it, then removes the lab's folder
-// when it is empty; for a link it restores the switch MTU. A VM that is
-// gone is success. A VM not tagged with the lab's id is never touched.
+// when it is empty; for a link it releases the switches it holds (the
+// last holder restores the MTU). A VM that is gone is success. A VM
+// without the instance owner's exact tag is never touched.
 func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	c, env, err := p.session(ctx)
 	if err != nil {
