@@ -93,10 +93,11 @@ func (e *NotOwnedError) Error() string {
 }
 
 // ownerOption is the VMX option (extraConfig) that carries the owner tag
-// too: the clone spec sets it and the annotation, so a VM is tagged from
+// too (in the guestinfo namespace, which every ESXi keeps in the VMX; the
+// guest may read it, and it holds nothing secret): the clone spec sets it and the annotation, so a VM is tagged from
 // the moment it exists, even when a create is interrupted before the
 // reconfigure (the simulator copies only extraConfig from a clone spec).
-const ownerOption = "lab.owner"
+const ownerOption = "guestinfo.lab.owner"
 
 // vmTag returns the owner tag a VM carries: its annotation's tag line, or
 // when the annotation has none, the ownerOption value.
