@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/object"
@@ -18,6 +19,10 @@ import (
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
+
+// CloneSettle bounds the wait for a clone task to end after its create
+// was cancelled (see Create).
+var CloneSettle = 2 * time.Minute
 
 // nicTypes maps NIC models to govmomi's device type names.
 var nicTypes = map[string]string{"": "vmxnet3", "vmxnet3": "vmxnet3", "e1000e": "e1000e", "e1000": "e1000", "vmxnet2": "vmxnet2"}
@@ -90,10 +95,25 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		info, err = task.WaitForResult(ctx)
 	}
 	if err != nil {
+		bg := context.WithoutCancel(ctx)
+		if task != nil && ctx.Err() != nil {
+			// Cancelling ctx does not stop the task in vCenter: ask it to
+			// stop and wait for its end, so a VM it made meanwhile is named
+			// for teardown instead of appearing after teardown looked.
+			sctx, cancel := context.WithTimeout(bg, CloneSettle)
+			_ = task.Cancel(sctx) // a task past cancelling finishes; the wait says how
+			if done, werr := task.WaitForResult(sctx); werr == nil && done != nil {
+				if ref, ok := done.Result.(types.ManagedObjectReference); ok {
+					cancel()
+					return p.instance(bg, m, ref), fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+				}
+			}
+			cancel()
+		}
 		// The clone may have got far enough to leave a VM: look for it.
 		in := providers.Instance{}
-		if vm, ferr := p.findInFolder(context.WithoutCancel(ctx), folder, m.Name); ferr == nil && vm != nil {
-			in = p.instance(ctx, m, vm.Reference())
+		if vm, ferr := p.findInFolder(bg, folder, m.Name); ferr == nil && vm != nil {
+			in = p.instance(bg, m, vm.Reference())
 		}
 		return in, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
 	}
