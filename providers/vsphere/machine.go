@@ -61,7 +61,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if old, err := p.findInFolder(ctx, folder, m.Name); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
 	} else if old != nil {
-		if err := p.destroyVM(ctx, old, m.Name, m.Owner()); err != nil {
+		if err := p.destroyVM(ctx, old, m.Name, m.Owner(), p.overridden(env)); err != nil {
 			return providers.Instance{}, fmt.Errorf("create %s: remove leftover: %w", m.Name, err)
 		}
 	}
@@ -139,6 +139,12 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err := wait(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
 		return in, fmt.Errorf("power on %s: %w", m.Name, err)
 	}
+	if p.cfg.DRSOverride && env.drs != nil {
+		if err := drsOverride(ctx, env.drs, ref, types.ArrayUpdateOperationAdd); err != nil {
+			return in, fmt.Errorf("DRS override for %s: %w", m.Name, err)
+		}
+		in.Attrs["drs_override"] = env.drs.Reference().Value
+	}
 	addr, err := p.waitForIP(ctx, vm)
 	if err != nil {
 		return in, fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
@@ -155,6 +161,28 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 	}
 	return in, nil
+}
+
+// overridden is the cluster whose DRS overrides lab sets (nil: none).
+func (p *Provider) overridden(env *inventory) *object.ClusterComputeResource {
+	if p.cfg.DRSOverride {
+		return env.drs
+	}
+	return nil
+}
+
+// drsOverride adds (or removes) a VM's DRS override "disabled" in its
+// cluster: DRS neither moves nor recommends moving it.
+func drsOverride(ctx context.Context, cl *object.ClusterComputeResource, vm types.ManagedObjectReference, op types.ArrayUpdateOperation) error {
+	spec := types.ClusterDrsVmConfigSpec{ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: op}}
+	if op == types.ArrayUpdateOperationRemove {
+		spec.RemoveKey = vm
+	} else {
+		spec.Info = &types.ClusterDrsVmConfigInfo{Key: vm, Enabled: types.NewBool(false)}
+	}
+	return wait(ctx, func() (*object.Task, error) {
+		return cl.Reconfigure(ctx, &types.ClusterConfigSpecEx{DrsVmConfigSpec: []types.ClusterDrsVmConfigSpec{spec}}, true)
+	})
 }
 
 // instance is what state records about a machine once its VM exists.
@@ -448,7 +476,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	}
 	owner := ownerOf(in)
 	if vm != nil {
-		if err := p.destroyVM(ctx, vm, in.Name, owner); err != nil {
+		if err := p.destroyVM(ctx, vm, in.Name, owner, p.overridden(env)); err != nil {
 			return err
 		}
 	}
@@ -487,7 +515,10 @@ func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Inst
 
 // destroyVM powers off and destroys a VM made by lab for owner; a VM
 // without owner's exact tag (an empty annotation included) is refused.
-func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner providers.Owner) error {
+//
+// drs, when set, is the cluster whose DRS override for the VM (see
+// drs_override) is removed first; an override already gone is fine.
+func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner providers.Owner, drs *object.ClusterComputeResource) error {
 	var o mo.VirtualMachine
 	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState"}, &o); err != nil {
 		if isNotFound(err) {
@@ -497,6 +528,12 @@ func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, nam
 	}
 	if err := ownsVM(owner, o.Name, vm.Reference().Value, vmTag(o)); err != nil {
 		return fmt.Errorf("destroy %s: %w", name, err)
+	}
+	if drs != nil {
+		err := drsOverride(ctx, drs, vm.Reference(), types.ArrayUpdateOperationRemove)
+		if err != nil && !fault.Is(err, &types.InvalidArgument{}) && !isNotFound(err) {
+			return fmt.Errorf("remove the DRS override of %s: %w", o.Name, err)
+		}
 	}
 	if o.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn || o.Runtime.PowerState == types.VirtualMachinePowerStateSuspended {
 		err := wait(ctx, func() (*object.Task, error) { return vm.PowerOff(ctx) })

@@ -247,3 +247,30 @@ func TestTLSTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestDRSOverride: with drs_override, each VM gets a DRS override
+// "disabled" once powered on (DRS will not migrate it during a run), and
+// the override goes with the VM.
+func TestDRSOverride(t *testing.T) {
+	sim := vspheretest.Start(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		block string
+		want  bool
+	}{{"", false}, {"drs_override = true", true}} {
+		p := configured(t, sim, tc.block)
+		in, err := p.Create(ctx, machine("drso", "p", "server", vspheretest.FreeBSD, "freebsd"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sim.DRSOverride(in.ID); got != tc.want || tc.want && in.Attrs["drs_override"] == "" {
+			t.Errorf("%q: override %v (attrs %v), want %v", tc.block, got, in.Attrs, tc.want)
+		}
+		if err := p.Delete(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		if sim.DRSOverride(in.ID) {
+			t.Errorf("%q: override left after delete", tc.block)
+		}
+	}
+}

@@ -128,13 +128,18 @@ type Config struct {
 	// missing) holding "<lab id> <address>" on every VM, beside the
 	// annotation that is always written.
 	CustomAttribute string `hcl:"custom_attribute,optional"`
+	// DRSOverride, in a cluster with DRS on, gives every VM a DRS
+	// override "disabled" once it is powered on, so DRS never migrates a
+	// machine in the middle of a run. Each is one cluster reconfigure
+	// task, which vCenter runs one at a time per cluster.
+	DRSOverride bool `hcl:"drs_override,optional"`
 
 	Remain hcl.Body `hcl:",remain"`
 }
 
 // attributes the block takes, for the "unsupported argument" message.
 const attributeList = "url, insecure, datacenter, cluster, host, resource_pool, datastore, folder, network, linked_clone, snapshot, " +
-	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute"
+	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override"
 
 // Configure decodes the provider block and reads credentials from the
 // environment. It does not connect: validate and plan work offline.
@@ -265,6 +270,8 @@ type inventory struct {
 	// noDRS names the cluster when it has DRS off: vCenter then cannot
 	// place a clone, so one needs a host.
 	noDRS string
+	// drs is the cluster when it has DRS on (for drs_override).
+	drs *object.ClusterComputeResource
 }
 
 // credentials are GOVC_USERNAME and GOVC_PASSWORD, each defaulting to the
@@ -424,6 +431,8 @@ func (p *Provider) resolve(ctx context.Context, c *govmomi.Client) (*inventory, 
 			if err = cl.Properties(ctx, cl.Reference(), []string{"configurationEx"}, &cc); err == nil {
 				if ex, ok := cc.ConfigurationEx.(*types.ClusterConfigInfoEx); ok && (ex.DrsConfig.Enabled == nil || !*ex.DrsConfig.Enabled) {
 					env.noDRS = p.cfg.Cluster
+				} else if ok {
+					env.drs = cl
 				}
 			}
 		}

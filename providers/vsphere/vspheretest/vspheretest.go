@@ -474,3 +474,20 @@ func (s *Sim) DisableDRS(t testing.TB) {
 		t.Fatalf("disable DRS: %v", err)
 	}
 }
+
+// DRSOverride reports whether the cluster has a DRS override disabling
+// DRS for the VM with managed object id ref.
+func (s *Sim) DRSOverride(ref string) bool {
+	for _, obj := range s.Model.Map().All("ClusterComputeResource") {
+		cfg, ok := obj.(*simulator.ClusterComputeResource).ConfigurationEx.(*types.ClusterConfigInfoEx)
+		if !ok {
+			continue
+		}
+		for _, o := range cfg.DrsVmConfig {
+			if o.Key.Value == ref && o.Enabled != nil && !*o.Enabled {
+				return true
+			}
+		}
+	}
+	return false
+}
