@@ -274,3 +274,33 @@ func TestDRSOverride(t *testing.T) {
 		}
 	}
 }
+
+// TestWrongNameLogsInOnce: a provider block naming a datacenter that does
+// not exist fails every call with the name, after one login (it used to
+// log out and in again for every resource).
+func TestWrongNameLogsInOnce(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := New()
+	p.Getenv = sim.Getenv
+	if d := p.Configure(context.Background(), body(t, `datacenter = "DC9"
+network = "VM Network"`)); d.HasErrors() {
+		t.Fatal(d)
+	}
+	sim.ResetCalls()
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		_, lerr := p.Link(ctx, linkSpec(fmt.Sprint(i), 9000))
+		_, cerr := p.Create(ctx, machine("dc9", fmt.Sprint(i), "server", vspheretest.FreeBSD, "freebsd"))
+		for _, err := range []error{lerr, cerr} {
+			if err == nil || !strings.Contains(err.Error(), `datacenter "DC9"`) {
+				t.Errorf("err = %v, want it to name datacenter DC9", err)
+			}
+		}
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if n, out := sim.Calls("Login"), sim.Calls("Logout"); n != 1 || out != 1 {
+		t.Errorf("%d Login and %d Logout calls, want 1 each", n, out)
+	}
+}

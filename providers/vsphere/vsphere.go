@@ -69,9 +69,10 @@ type Provider struct {
 	thumbprint string // GOVC_THUMBPRINT: the vCenter certificate's SHA-1 or SHA-256 thumbprint
 	caCerts    string // GOVC_TLS_CA_CERTS: PEM files of CAs to trust
 
-	// authErr is the first authentication failure: every later call
-	// returns it without logging in again (vsphere.local locks an account
-	// after five failures; a command touches many resources).
+	// authErr is the first authentication failure, or the first failure
+	// to find the provider block's names after logging in: every later
+	// call returns it without logging in again (vsphere.local locks an
+	// account after five failures; a command touches many resources).
 	authErr error
 
 	mu      sync.Mutex // guards the session and the lab folder
@@ -347,7 +348,9 @@ func (p *Provider) session(ctx context.Context) (*govmomi.Client, *inventory, er
 	}
 	env, err := p.resolve(ctx, c)
 	if err != nil {
-		_ = c.Logout(context.WithoutCancel(ctx))
+		// A name that does not resolve will not resolve on the next call
+		// either: keep the session for Close to end, and the error.
+		p.client, p.authErr = c, err
 		return nil, nil, err
 	}
 	p.client, p.env, p.checked = c, env, time.Now()
