@@ -160,3 +160,38 @@ func TestMTUReadBack(t *testing.T) {
 		t.Errorf("List after delete = %+v", found)
 	}
 }
+
+// TestEarlierStateStillDestroyed: a state written before owner tags and
+// switch records — a VM annotated "lab-id: <lab>" in folder lab-<lab>, a
+// link that kept the previous MTU in its own attributes — is still
+// destroyed and restored, by the exact lab id.
+func TestEarlierStateStillDestroyed(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, `host = "DC0_C0_H0"`)
+	ctx := context.Background()
+	sim.SetHostMTU("DC0_C0_H0", 9000)
+	old := providers.Owner{Lab: "old"}
+	ref := sim.PlantVM(t, "lab-old", "old-p-s", "lab-id: old\nlab-address: pair.p.server\n")
+	other := sim.PlantVM(t, "lab-old", "old-q-s", "lab-id: old2\nlab-address: pair.q.server\n")
+	if err := p.Delete(ctx, providers.Instance{Address: "pair.p.server", Kind: "machine", Name: "old-p-s", Attrs: map[string]string{"lab_id": "old"}}); err != nil {
+		t.Fatal(err)
+	}
+	if sim.Exists(ref) {
+		t.Error("VM of the earlier state left")
+	}
+	if err := p.Delete(ctx, providers.Instance{Address: "pair.q.server", Kind: "machine", Name: "old-q-s", Owner: old, Attrs: map[string]string{"lab_id": "old"}}); err == nil || !sim.Exists(other) {
+		t.Errorf("another lab's VM: err %v, kept %v", err, sim.Exists(other))
+	}
+	hostRef := sim.HostRef("DC0_C0_H0")
+	link := providers.Instance{Address: "pair.p.link", Kind: "link", Name: "VM Network", Attrs: map[string]string{
+		"lab_id": "old", "network": vspheretest.Network, "switch": "vswitch", "mtu": "9000", "prev_mtu": hostRef + "=1500"}}
+	if _, ok, _ := p.Read(ctx, link); ok {
+		t.Error("Read of an earlier link = true; want it made again")
+	}
+	if err := p.Delete(ctx, link); err != nil {
+		t.Fatal(err)
+	}
+	if got := sim.HostMTUs()["DC0_C0_H0"]; got != 1500 {
+		t.Errorf("MTU %d after deleting the earlier link, want 1500", got)
+	}
+}

@@ -491,3 +491,13 @@ func (s *Sim) DRSOverride(ref string) bool {
 	}
 	return false
 }
+
+// HostRef returns the managed object id of the named host ("" if none).
+func (s *Sim) HostRef(name string) string {
+	for _, obj := range s.Model.Map().All("HostSystem") {
+		if h := obj.(*simulator.HostSystem); h.Name == name {
+			return h.Self.Value
+		}
+	}
+	return ""
+}
