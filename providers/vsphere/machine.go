@@ -61,7 +61,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if old, err := p.findInFolder(ctx, folder, m.Name); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
 	} else if old != nil {
-		if err := p.destroyVM(ctx, old, m.Name, m.Owner(), p.overridden(env)); err != nil {
+		if err := p.destroyVM(ctx, old, m.Name, m.Owner(), env.drs); err != nil {
 			return providers.Instance{}, fmt.Errorf("create %s: remove leftover: %w", m.Name, err)
 		}
 	}
@@ -136,6 +136,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 			return in, fmt.Errorf("tag %s: %w", m.Name, err)
 		}
 	}
+	if p.cfg.KeepTogether && env.drs != nil {
+		if err := p.keepTogether(ctx, env.drs, folder, m.Name); err != nil {
+			return in, fmt.Errorf("affinity rule for %s: %w", m.Name, err)
+		}
+	}
 	if err := wait(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
 		return in, fmt.Errorf("power on %s: %w", m.Name, err)
 	}
@@ -161,14 +166,6 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 	}
 	return in, nil
-}
-
-// overridden is the cluster whose DRS overrides lab sets (nil: none).
-func (p *Provider) overridden(env *inventory) *object.ClusterComputeResource {
-	if p.cfg.DRSOverride {
-		return env.drs
-	}
-	return nil
 }
 
 // drsOverride adds (or removes) a VM's DRS override "disabled" in its
@@ -476,7 +473,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	}
 	owner := ownerOf(in)
 	if vm != nil {
-		if err := p.destroyVM(ctx, vm, in.Name, owner, p.overridden(env)); err != nil {
+		if err := p.destroyVM(ctx, vm, in.Name, owner, env.drs); err != nil {
 			return err
 		}
 	}
@@ -516,8 +513,9 @@ func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Inst
 // destroyVM powers off and destroys a VM made by lab for owner; a VM
 // without owner's exact tag (an empty annotation included) is refused.
 //
-// drs, when set, is the cluster whose DRS override for the VM (see
-// drs_override) is removed first; an override already gone is fine.
+// drs, when set, is the VM's cluster with DRS on: the VM's DRS override
+// (drs_override) and its pair's affinity rule (keep_together) are removed
+// first; ones already gone are fine.
 func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner providers.Owner, drs *object.ClusterComputeResource) error {
 	var o mo.VirtualMachine
 	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState"}, &o); err != nil {
@@ -529,7 +527,12 @@ func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, nam
 	if err := ownsVM(owner, o.Name, vm.Reference().Value, vmTag(o)); err != nil {
 		return fmt.Errorf("destroy %s: %w", name, err)
 	}
-	if drs != nil {
+	if p.cfg.KeepTogether && drs != nil {
+		if err := p.dropRule(ctx, drs, o.Name); err != nil {
+			return fmt.Errorf("remove the affinity rule of %s: %w", o.Name, err)
+		}
+	}
+	if p.cfg.DRSOverride && drs != nil {
 		err := drsOverride(ctx, drs, vm.Reference(), types.ArrayUpdateOperationRemove)
 		if err != nil && !fault.Is(err, &types.InvalidArgument{}) && !isNotFound(err) {
 			return fmt.Errorf("remove the DRS override of %s: %w", o.Name, err)

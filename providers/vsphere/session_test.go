@@ -304,3 +304,40 @@ network = "VM Network"`)); d.HasErrors() {
 		t.Errorf("%d Login and %d Logout calls, want 1 each", n, out)
 	}
 }
+
+// TestKeepTogether: with keep_together, the second VM of a pair adds a
+// mandatory VM–VM affinity rule with both before it powers on; the rule
+// goes with the pair. It cannot be combined with drs_override.
+func TestKeepTogether(t *testing.T) {
+	sim := vspheretest.Start(t)
+	ctx := context.Background()
+	p := configured(t, sim, "keep_together = true")
+	s, err := p.Create(ctx, machine("kt", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sim.Rules(); len(r) != 0 {
+		t.Errorf("rules after one VM: %v", r)
+	}
+	c, err := p.Create(ctx, machine("kt", "p", "client", vspheretest.FreeBSD, "freebsd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := sim.Rules()
+	if got := rules["lab kt-p"]; len(rules) != 1 || len(got) != 2 || !(got[0] == s.ID && got[1] == c.ID || got[0] == c.ID && got[1] == s.ID) {
+		t.Errorf("rules %v, want lab kt-p with %s and %s", rules, s.ID, c.ID)
+	}
+	for _, in := range []providers.Instance{s, c} {
+		if err := p.Delete(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := sim.Rules(); len(r) != 0 {
+		t.Errorf("rules left: %v", r)
+	}
+	q := New()
+	q.Getenv = sim.Getenv
+	if d := q.Configure(ctx, body(t, baseBlock+"keep_together = true\ndrs_override = true\n")); !strings.Contains(d.Error(), "choose drs_override or keep_together") {
+		t.Errorf("both: %v", d)
+	}
+}

@@ -83,6 +83,7 @@ type Provider struct {
 	dial providers.DialFunc
 
 	linkMu sync.Mutex // serialises changes to switch MTU records
+	ruleMu sync.Mutex // serialises keep_together rule changes
 
 	idMu sync.Mutex
 	ids  map[string]string // TemplateID by template source
@@ -134,13 +135,17 @@ type Config struct {
 	// machine in the middle of a run. Each is one cluster reconfigure
 	// task, which vCenter runs one at a time per cluster.
 	DRSOverride bool `hcl:"drs_override,optional"`
+	// KeepTogether, in a cluster with DRS on, binds each pair's VMs by a
+	// VM–VM affinity rule (mandatory), so they run on one host and their
+	// traffic stays on its vSwitch without pinning a host.
+	KeepTogether bool `hcl:"keep_together,optional"`
 
 	Remain hcl.Body `hcl:",remain"`
 }
 
 // attributes the block takes, for the "unsupported argument" message.
 const attributeList = "url, insecure, datacenter, cluster, host, resource_pool, datastore, folder, network, linked_clone, snapshot, " +
-	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override"
+	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together"
 
 // Configure decodes the provider block and reads credentials from the
 // environment. It does not connect: validate and plan work offline.
@@ -205,6 +210,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		if _, _, err := net.ParseCIDR(r); err != nil {
 			errAt("Invalid ignored_ip_ranges", fmt.Sprintf("%q is not a CIDR such as \"172.17.0.0/16\".", r))
 		}
+	}
+	if c.DRSOverride && c.KeepTogether {
+		errAt("Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
 	}
 	if c.CoresPerSocket < 0 {
 		errAt("Invalid cores_per_socket", "cores_per_socket must be positive.")

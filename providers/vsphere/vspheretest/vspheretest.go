@@ -501,3 +501,23 @@ func (s *Sim) HostRef(name string) string {
 	}
 	return ""
 }
+
+// Rules returns the cluster's VM–VM affinity rules: the VMs' managed
+// object ids by rule name.
+func (s *Sim) Rules() map[string][]string {
+	out := map[string][]string{}
+	for _, obj := range s.Model.Map().All("ClusterComputeResource") {
+		cfg, ok := obj.(*simulator.ClusterComputeResource).ConfigurationEx.(*types.ClusterConfigInfoEx)
+		if !ok {
+			continue
+		}
+		for _, r := range cfg.Rule {
+			if a, ok := r.(*types.ClusterAffinityRuleSpec); ok {
+				for _, vm := range a.Vm {
+					out[a.Name] = append(out[a.Name], vm.Value)
+				}
+			}
+		}
+	}
+	return out
+}
