@@ -135,6 +135,9 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
 	rec.Provenance.ServerTemplateID = server.ep().TemplateID
 	rec.Provenance.ClientTemplateID = client.ep().TemplateID
+	if hs, ok := prov.(providers.HostSettingsReporter); ok {
+		rec.Provenance.HostSettings = map[string]string{"server": hs.HostSettings(server.in), "client": hs.HostSettings(client.in)}
+	}
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()

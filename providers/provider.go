@@ -80,6 +80,27 @@ type HostCPUMeter interface {
 	MeterCPU(ctx context.Context, in Instance) (stop func(context.Context) (results.HostCPU, error), err error)
 }
 
+// TemplateChecker is implemented, optionally, by providers that can tell
+// cheaply whether a machine's template exists (a vCenter inventory
+// lookup). `lab plan` asks once per template when the provider has a
+// connection configured, so a misspelt template fails the plan, not the
+// apply halfway through.
+type TemplateChecker interface {
+	// CheckTemplate returns an error naming m's template (and, where it
+	// can, what exists instead) when it cannot be found; nil when it
+	// exists or when no connection is configured (plan works offline).
+	CheckTemplate(ctx context.Context, m Machine) error
+}
+
+// HostSettingsReporter is implemented, optionally, by providers whose
+// results depend on hypervisor-wide settings of the host a machine runs on
+// (vSphere's Net.Vmxnet3*LRO). The engine copies the answer into every
+// result's provenance; it must not dial (read it from in.Attrs, recorded
+// at create).
+type HostSettingsReporter interface {
+	HostSettings(in Instance) string
+}
+
 // Machine is one guest to create: one end of a pair in one hardware shape.
 type Machine struct {
 	// Address is the machine's resource address ("pair.fast[shape].server").

@@ -99,6 +99,11 @@ type Provenance struct {
 	// started: two results with the same digest ran on the same pinned
 	// templates, kernels, drivers and tool versions.
 	LockDigest string `json:"lock_digest,omitempty"`
+	// HostSettings are hypervisor-wide settings of the hosts the machines
+	// ran on that change results ("server", "client": vSphere's
+	// "host-21: Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1"), from providers
+	// that report them (providers.HostSettingsReporter).
+	HostSettings map[string]string `json:"host_settings,omitempty"`
 }
 
 // HostCPUPair is both ends' hypervisor-side CPU use during a run.

@@ -56,7 +56,14 @@ func checkCapabilities(g *globals, lab *spec.Lab, p *plan.Plan, provs map[string
 // provider reports it now, with the one the lab's lock file pinned, and
 // warns about each that changed, naming the template. Without a lock file
 // there is nothing to compare (and nothing is dialled).
+//
+// First, providers that can check cheaply whether a template exists
+// (providers.TemplateChecker) are asked once per template: a misspelt one
+// fails the plan.
 func warnTemplateDrift(ctx context.Context, g *globals, p *plan.Plan, provs map[string]providers.Provider) error {
+	if err := checkTemplates(ctx, p, provs); err != nil {
+		return err
+	}
 	lock, _, err := lockfile.Read(g.dir)
 	if err != nil || lock == nil {
 		return err
@@ -81,6 +88,29 @@ func warnTemplateDrift(ctx context.Context, g *globals, p *plan.Plan, provs map[
 				fmt.Fprintf(g.stderr, "Warning: template %q of %s changed since %s pinned it:\n  pinned: %s\n  now:    %s\n"+
 					"  Results will not be comparable with the locked ones; `lab init -upgrade` accepts the new template after a run.\n",
 					m.Template.Name, m.Address, lockfile.FileName, pinned, now)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTemplates asks each provider that implements
+// providers.TemplateChecker whether each template its machines use exists.
+func checkTemplates(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider) error {
+	seen := map[string]bool{}
+	for _, grp := range p.Groups {
+		c, ok := provs[grp.ProviderKey].(providers.TemplateChecker)
+		if !ok {
+			continue
+		}
+		for _, m := range grp.Machines() {
+			key := grp.ProviderKey + "\x00" + m.Template.Source
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if err := c.CheckTemplate(ctx, m); err != nil {
+				return fmt.Errorf("%s: template %q: %w", m.Address, m.Template.Name, err)
 			}
 		}
 	}

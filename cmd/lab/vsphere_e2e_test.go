@@ -203,3 +203,65 @@ experiment "mtu" {
 		t.Error("the vCenter password reached the output")
 	}
 }
+
+// TestVSphereLoginOncePerCommand counts the simulator's Login calls per
+// command of the real binary: at most one for plan, apply and destroy, and
+// exactly one failed login when the password is wrong — which is never
+// printed.
+func TestVSphereLoginOncePerCommand(t *testing.T) {
+	sim := vspheretest.Start(t)
+	dir := t.TempDir()
+	src := strings.Replace(vsphereLab, "%q", `"vlogin"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const wrong = "Wrong-Passw0rd-9"
+	tests := []struct {
+		args     []string
+		password string
+		wantErr  string
+	}{
+		{[]string{"apply", "-auto-approve"}, wrong, "lab stops at the first failed login"},
+		{[]string{"plan"}, "", ""},
+		// No guest answers SSH behind the simulated VMs: this apply gets as
+		// far as connecting, then tears down.
+		{[]string{"apply", "-auto-approve"}, "", "connect pair.fbsd.server"},
+		{[]string{"destroy", "-auto-approve", "-orphans"}, "", ""},
+	}
+	for _, tc := range tests {
+		sim.ResetCalls()
+		cmd := exec.Command(labBin, append([]string{"-chdir=" + dir}, tc.args...)...)
+		cmd.Env = os.Environ()
+		for k, v := range sim.Env() {
+			if k == "GOVC_PASSWORD" && tc.password != "" {
+				v = tc.password
+			}
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		out, err := cmd.CombinedOutput()
+		if n := sim.Calls("Login"); n > 1 {
+			t.Errorf("%v: %d Login calls, want at most 1", tc.args, n)
+		}
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(string(out), tc.wantErr)) {
+			t.Errorf("%v: %v, want error %q\n%s", tc.args, err, tc.wantErr, out)
+		}
+		if strings.Contains(string(out), wrong) || strings.Contains(string(out), sim.Password) {
+			t.Errorf("%v: a password reached the output:\n%s", tc.args, out)
+		}
+	}
+}
+
+// TestVSpherePlanChecksTemplate: `lab plan` with a connection configured
+// refuses a template name vCenter does not have, listing the ones it has.
+func TestVSpherePlanChecksTemplate(t *testing.T) {
+	sim := vspheretest.Start(t)
+	dir := t.TempDir()
+	src := strings.Replace(strings.Replace(vsphereLab, "%q", `"vtmpl"`, 1), "freebsd-14.2-tmpl", "freebsd-14.3-tmpl", 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := labEnv(t, sim, dir, "plan")
+	if err == nil || !strings.Contains(errOut, "freebsd-14.3-tmpl: no such VM or template in datacenter DC0; its templates are: debian-12-tmpl, freebsd-14.2-tmpl") {
+		t.Errorf("plan: %v\n%s%s", err, out, errOut)
+	}
+}

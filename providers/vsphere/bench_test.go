@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
@@ -112,6 +113,53 @@ func BenchmarkProvisionScaling(b *testing.B) {
 		b.ReportMetric(ratio, "latency-engine-wall50/wall1")
 		fmt.Printf("vSphere provisioning with task latency, default parallelism: 1 pair %v, 50 pairs %v, ratio %.1f (target <= 5; serial would be 50)\n",
 			lone.Round(time.Millisecond), lfifty.Round(time.Millisecond), ratio)
+	}
+}
+
+// realisticLatency gives the simulator's methods latencies of the order a
+// real vCenter has: a round trip of every call (10 ms, ±30 %), a full clone
+// of a small template in seconds, power and destroy tasks in one or two,
+// a host network change and a DVS reconfigure in a fraction of one.
+func realisticLatency(sim *vspheretest.Sim) func() {
+	d := &sim.Model.DelayConfig
+	d.Delay, d.DelayJitter = 10, 0.3
+	d.MethodDelay = map[string]int{
+		"CloneVM_Task": 4000, "ReconfigVM_Task": 500, "PowerOnVM_Task": 1500, "PowerOffVM_Task": 1000, "Destroy_Task": 1500,
+		"UpdateVirtualSwitch": 800, "ReconfigureDvs_Task": 800, "Login": 200, "SetField": 50,
+	}
+	return func() { d.Delay, d.DelayJitter, d.MethodDelay = 0, 0, nil }
+}
+
+// BenchmarkProvisionPairs is the closing figure of issue 13: the wall time
+// of a full apply (link with MTU 9000 on the shared vSwitch, clone,
+// reconfigure, power on, address, one run, teardown) through engine.Engine
+// at its default parallelism, for 1, 10 and 50 pairs, with realistic task
+// latencies (realisticLatency).
+func BenchmarkProvisionPairs(b *testing.B) {
+	sim := vspheretest.Start(b)
+	defer realisticLatency(sim)()
+	for i := 0; i < b.N; i++ {
+		var walls []time.Duration
+		for _, n := range []int{1, 10, 50} {
+			labID := fmt.Sprintf("pp%dx%d", n, i)
+			lab, p := loadLab(b, strings.Replace(pairsLab(labID, n), "vcpu = 1\n", "vcpu = 1\n  link { mtu = 9000 }\n", -1))
+			e, _, _ := newEngine(b, sim, lab)
+			start := time.Now()
+			if _, err := e.Apply(context.Background(), context.Background(), p); err != nil {
+				b.Fatal(err)
+			}
+			wall := time.Since(start)
+			walls = append(walls, wall)
+			b.ReportMetric(wall.Seconds(), fmt.Sprintf("s/%d-pairs", n))
+			for host, mtu := range sim.HostMTUs() {
+				if mtu != 0 && mtu != 1500 {
+					b.Errorf("%d pairs: %s left at MTU %d", n, host, mtu)
+				}
+			}
+		}
+		fmt.Printf("vSphere apply with realistic task latency (engine default parallelism %d): 1 pair %v, 10 pairs %v, 50 pairs %v (50/1 = %.1f)\n",
+			engine.DefaultParallelism, walls[0].Round(time.Millisecond), walls[1].Round(time.Millisecond), walls[2].Round(time.Millisecond),
+			walls[2].Seconds()/walls[0].Seconds())
 	}
 }
 

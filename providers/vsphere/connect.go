@@ -2,9 +2,15 @@ package vsphere
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
+	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
 
 	"github.com/lab-bench/lab/guest"
@@ -49,9 +55,9 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string,
 	if err != nil {
 		return "", err
 	}
-	vm, err := env.finder.VirtualMachine(ctx, source)
+	vm, err := findTemplate(ctx, env, source)
 	if err != nil {
-		return "", fmt.Errorf("template %s: %w", source, err)
+		return "", err
 	}
 	var props mo.VirtualMachine
 	if err := vm.Properties(ctx, vm.Reference(), []string{"config.instanceUuid", "config.changeVersion"}, &props); err != nil {
@@ -69,4 +75,80 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string,
 	}
 	p.ids[source] = id
 	return id, nil
+}
+
+var _ providers.TemplateChecker = (*Provider)(nil)
+
+// CheckTemplate looks the template's source up in the datacenter (one
+// inventory lookup, cached with TemplateID's answer); a missing one is an
+// error listing the templates that exist. Without credentials (validate,
+// a plan made offline) it checks nothing.
+func (p *Provider) CheckTemplate(ctx context.Context, m providers.Machine) error {
+	if p.cfg.URL == "" || p.username == "" || m.Template.Source == "" {
+		return nil
+	}
+	p.idMu.Lock()
+	_, known := p.ids[m.Template.Source]
+	p.idMu.Unlock()
+	if known {
+		return nil
+	}
+	_, env, err := p.session(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = findTemplate(ctx, env, m.Template.Source)
+	return err
+}
+
+// maxListed bounds the names a "not found" message lists.
+const maxListed = 20
+
+// findTemplate finds a template (or VM) by name or inventory path; when
+// there is none, the error lists the templates the datacenter has.
+func findTemplate(ctx context.Context, env *inventory, source string) (*object.VirtualMachine, error) {
+	vm, err := env.finder.VirtualMachine(ctx, source)
+	if err == nil {
+		return vm, nil
+	}
+	var nf *find.NotFoundError
+	if !errors.As(err, &nf) {
+		return nil, fmt.Errorf("template %s: %w", source, err)
+	}
+	names, lerr := templateNames(ctx, env)
+	switch {
+	case lerr != nil:
+		return nil, fmt.Errorf("template %s: no such VM or template in datacenter %s (and listing the templates failed: %v)", source, env.dc.Name(), lerr)
+	case len(names) == 0:
+		return nil, fmt.Errorf("template %s: no such VM or template in datacenter %s, which has no templates", source, env.dc.Name())
+	case len(names) > maxListed:
+		names = append(names[:maxListed], fmt.Sprintf("… %d more", len(names)-maxListed))
+	}
+	return nil, fmt.Errorf("template %s: no such VM or template in datacenter %s; its templates are: %s", source, env.dc.Name(), strings.Join(names, ", "))
+}
+
+// templateNames lists the datacenter's templates, sorted.
+func templateNames(ctx context.Context, env *inventory) ([]string, error) {
+	fs, err := env.dc.Folders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := env.dc.Client()
+	v, err := view.NewManager(c).CreateContainerView(ctx, fs.VmFolder.Reference(), []string{"VirtualMachine"}, true)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }() // a view left behind ends with the session
+	var vms []mo.VirtualMachine
+	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.template"}, &vms); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, vm := range vms {
+		if vm.Config != nil && vm.Config.Template {
+			names = append(names, vm.Name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
 }

@@ -109,7 +109,7 @@ func loadLab(t testing.TB, src string) (*spec.Lab, *plan.Plan) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	p, diags := plan.New(lab, &state.State{}, plan.Options{})
+	p, diags := plan.New(lab, &state.State{Lineage: testLineage}, plan.Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -133,12 +133,15 @@ func newEngine(t testing.TB, sim *vspheretest.Sim, lab *spec.Lab) (*engine.Engin
 	}
 	t.Cleanup(func() { p.Close(context.Background()) })
 	res := &memResults{}
-	e := &engine.Engine{State: &state.State{}, Store: memStore{}, Providers: map[string]providers.Provider{"vsphere.sim": p},
+	e := &engine.Engine{State: &state.State{Lineage: testLineage}, Store: memStore{}, Providers: map[string]providers.Provider{"vsphere.sim": p},
 		OS:      func(string) (guest.OS, error) { return okOS{}, nil },
 		Runner:  func(string) (bench.Runner, error) { return okRunner{}, nil },
 		Results: res, RunID: "r1", Lab: lab.Name}
 	return e, p, res
 }
+
+// testLineage is the tests' state lineage; its workspace is testWS.
+const testLineage = testWS + "-0000-4000-8000-000000000000"
 
 func labVMs(sim *vspheretest.Sim, labID string) []string {
 	var out []string
@@ -160,8 +163,15 @@ func TestEngineApplyOnSimulator(t *testing.T) {
 	if len(res.recs) != 2 || res.recs[0].HostCPU == nil || !strings.HasPrefix(res.recs[0].HostCPU.Server.Source, "vsphere:") {
 		t.Errorf("records %d, host CPU %+v", len(res.recs), res.recs[0].HostCPU)
 	}
-	if left := labVMs(sim, "eok"); len(left) != 0 || len(e.State.Resources) != 0 || sim.Folder("lab-eok") {
-		t.Errorf("left: VMs %v, state %v, folder %v", left, e.State.Resources, sim.Folder("lab-eok"))
+	for _, r := range res.recs {
+		for _, end := range []string{"server", "client"} {
+			if hs := r.Provenance.HostSettings[end]; !strings.HasPrefix(hs, "host-") || !strings.Contains(hs, ": Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1") {
+				t.Errorf("record %s: %s host settings %q", r.CellKey, end, hs)
+			}
+		}
+	}
+	if left := labVMs(sim, "eok"); len(left) != 0 || len(e.State.Resources) != 0 || sim.Folder("lab-eok-"+testWS) {
+		t.Errorf("left: VMs %v, state %v, folder %v", left, e.State.Resources, sim.Folder("lab-eok-"+testWS))
 	}
 }
 
@@ -214,11 +224,11 @@ func TestEngineFaults(t *testing.T) {
 				t.Errorf("VMs left after apply: %v", left)
 			}
 			clear()
-			if err := e.Destroy(context.Background(), providers.Owner{Lab: labID}, false); err != nil {
+			if err := e.Destroy(context.Background(), providers.Owner{Lab: labID, Workspace: testWS}, false); err != nil {
 				t.Fatal(err)
 			}
-			if left := labVMs(sim, labID); len(left) != 0 || len(e.State.Resources) != 0 || sim.Folder("lab-"+labID) {
-				t.Errorf("after destroy: VMs %v, state %v, folder %v", left, e.State.Resources, sim.Folder("lab-"+labID))
+			if left := labVMs(sim, labID); len(left) != 0 || len(e.State.Resources) != 0 || sim.Folder("lab-"+labID+"-"+testWS) {
+				t.Errorf("after destroy: VMs %v, state %v, folder %v", left, e.State.Resources, sim.Folder("lab-"+labID+"-"+testWS))
 			}
 			for sw, mtu := range sim.VSwitchMTUs() {
 				if strings.HasSuffix(sw, "/vSwitch0") && mtu == 9000 {
@@ -230,7 +240,8 @@ func TestEngineFaults(t *testing.T) {
 }
 
 // TestOrphansFoundByTag: VMs whose state was lost are found by List and
-// removed by destroy -orphans.
+// removed by destroy -orphans, and the switch MTU the lost links set is
+// restored from the record on the switch.
 func TestOrphansFoundByTag(t *testing.T) {
 	sim := vspheretest.Start(t)
 	lab, p := loadLab(t, strings.ReplaceAll(engineLab, "%s", "orph"))
@@ -242,11 +253,16 @@ func TestOrphansFoundByTag(t *testing.T) {
 	if n := len(labVMs(sim, "orph")); n != 2 {
 		t.Fatalf("%d VMs", n)
 	}
-	e.State = &state.State{} // state lost
-	if err := e.Destroy(context.Background(), providers.Owner{Lab: "orph"}, true); err != nil {
+	e.State = &state.State{Lineage: testLineage} // state lost
+	if err := e.Destroy(context.Background(), providers.Owner{Lab: "orph", Workspace: testWS}, true); err != nil {
 		t.Fatal(err)
 	}
-	if left := labVMs(sim, "orph"); len(left) != 0 || sim.Folder("lab-orph") {
+	if left := labVMs(sim, "orph"); len(left) != 0 || sim.Folder("lab-orph-"+testWS) {
 		t.Errorf("orphans left: %v", left)
+	}
+	for host, mtu := range sim.HostMTUs() {
+		if mtu != 0 && mtu != 1500 {
+			t.Errorf("%s: switch MTU %d after destroy -orphans, want it restored", host, mtu)
+		}
 	}
 }

@@ -13,7 +13,15 @@ import (
 	"github.com/lab-bench/lab/results"
 )
 
-var _ providers.HostCPUMeter = (*Provider)(nil)
+var (
+	_ providers.HostCPUMeter         = (*Provider)(nil)
+	_ providers.HostSettingsReporter = (*Provider)(nil)
+)
+
+// HostSettings is the vmxnet3 LRO settings of the host the VM was powered
+// on on ("host-21: Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1"), read at create;
+// the engine puts it in every result's provenance.
+func (p *Provider) HostSettings(in providers.Instance) string { return in.Attrs["host_lro"] }
 
 // realtimeInterval is vSphere's realtime statistics interval (seconds).
 const realtimeInterval = 20

@@ -2,7 +2,11 @@ package vsphere
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,10 +28,15 @@ const defaultMTU = 1500
 var LROOptions = []string{"Net.Vmxnet3HwLRO", "Net.Vmxnet3SwLRO"}
 
 // Link makes the provider's port group carry the pair's link MTU: it sets
-// the MTU of the standard vSwitch behind the port group on every host that
-// has it, or the MaxMtu of the distributed switch, and records the
-// previous values so Delete restores them. Nothing is created. The host-wide
-// LRO settings are recorded in the instance's attributes.
+// the MTU of the standard vSwitch behind the port group on the hosts of
+// the placement (the pinned host, or the hosts of the cluster or resource
+// pool) — never on other hosts of the datacenter — or the MaxMtu of the
+// distributed switch. Each switch it changes carries a record of its
+// previous MTU and of the links holding it (see mtuRecord), so a switch
+// shared by pairs is restored only when the last of them is deleted, and
+// an orphan sweep after a lost state finds and restores it. The MTU is
+// read back after it is set. Nothing is created. The hosts' LRO settings
+// are recorded in the instance's attributes.
 func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
 	c, env, err := p.session(ctx)
 	if err != nil {
@@ -37,33 +46,68 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 		return providers.Instance{}, fmt.Errorf("link %s: the provider block names no network (port group)", l.Address)
 	}
 	ref := env.network.Reference()
-	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: ref.Value, Name: p.cfg.Network,
+	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: ref.Value, Name: p.cfg.Network, Owner: l.Owner(),
 		Attrs: map[string]string{"lab_id": l.LabID, "network": p.cfg.Network, "index": strconv.Itoa(l.Index)}}
-	var hosts []types.ManagedObjectReference
+	hosts, err := p.placementHosts(ctx, c.Client, env)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+	}
+	var switches []switchRef
 	switch ref.Type {
 	case "DistributedVirtualPortgroup":
 		in.Attrs["switch"] = "dvs"
-		hosts, err = p.linkDVS(ctx, c.Client, ref, l.MTU, in.Attrs)
+		switches, err = p.dvsOf(ctx, c.Client, ref)
 	case "Network":
 		in.Attrs["switch"] = "vswitch"
-		hosts, err = p.linkVSwitch(ctx, c.Client, ref, l.MTU, in.Attrs)
+		switches, err = p.vswitchesOf(ctx, c.Client, ref, hosts)
 	default:
 		err = fmt.Errorf("network %s is a %s: only standard and distributed port groups carry an MTU", p.cfg.Network, ref.Type)
 	}
 	if err != nil {
-		// What was changed before the failure is recorded: Delete restores it.
-		return in, fmt.Errorf("link %s: %w", l.Address, err)
+		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
-	if l.MTU > 0 {
-		in.Attrs["mtu"] = strconv.Itoa(l.MTU)
-	}
+	in.Attrs["switches"] = joinSwitches(switches)
 	in.Attrs["host_lro"] = hostLRO(ctx, c.Client, hosts)
+	if l.MTU <= 0 {
+		return in, nil
+	}
+	in.Attrs["mtu"] = strconv.Itoa(l.MTU)
+	holder := l.Owner().Tag(l.Address)
+	p.linkMu.Lock()
+	defer p.linkMu.Unlock()
+	for _, sw := range switches {
+		if err := acquire(ctx, c.Client, sw, l.MTU, holder); err != nil {
+			// What was acquired before the failure is in the instance's
+			// switches: Delete releases it.
+			return in, fmt.Errorf("link %s: %w", l.Address, err)
+		}
+	}
 	return in, nil
 }
 
-// linkVSwitch sets the MTU of the vSwitch behind a standard port group on
-// each host that has it.
-func (p *Provider) linkVSwitch(ctx context.Context, c *vim25.Client, ref types.ManagedObjectReference, mtu int, attrs map[string]string) ([]types.ManagedObjectReference, error) {
+// placementHosts are the hosts machines may be placed on: the pinned host,
+// or the hosts of the compute resource owning the resource pool.
+func (p *Provider) placementHosts(ctx context.Context, c *vim25.Client, env *inventory) ([]types.ManagedObjectReference, error) {
+	if env.host != nil {
+		return []types.ManagedObjectReference{env.host.Reference()}, nil
+	}
+	var rp mo.ResourcePool
+	if err := env.pool.Properties(ctx, env.pool.Reference(), []string{"owner"}, &rp); err != nil {
+		return nil, fmt.Errorf("read resource pool %s: %w", env.pool.Reference().Value, err)
+	}
+	var cr mo.ComputeResource
+	if err := object.NewCommon(c, rp.Owner).Properties(ctx, rp.Owner, []string{"host"}, &cr); err != nil {
+		return nil, fmt.Errorf("read hosts of %s: %w", rp.Owner.Value, err)
+	}
+	if len(cr.Host) == 0 {
+		return nil, fmt.Errorf("%s has no hosts", rp.Owner.Value)
+	}
+	return cr.Host, nil
+}
+
+// vswitchesOf returns the vSwitch behind a standard port group on each
+// placement host that has the port group.
+func (p *Provider) vswitchesOf(ctx context.Context, c *vim25.Client, ref types.ManagedObjectReference, placement []types.ManagedObjectReference) ([]switchRef, error) {
 	var n mo.Network
 	if err := object.NewCommon(c, ref).Properties(ctx, ref, []string{"name", "host"}, &n); err != nil {
 		return nil, fmt.Errorf("read port group %s: %w", p.cfg.Network, err)
@@ -77,35 +121,33 @@ func (p *Provider) linkVSwitch(ctx context.Context, c *vim25.Client, ref types.M
 		}
 		n.Host = hosts
 	}
-	var prev []string
-	var vswitches []string
-	defer func() {
-		if len(prev) > 0 {
-			attrs["prev_mtu"] = strings.Join(prev, ",")
-		}
-		attrs["vswitch"] = strings.Join(dedupe(vswitches), ",")
-	}()
+	var out []switchRef
 	for _, h := range n.Host {
-		ns, sw, err := vswitchOf(ctx, c, h, n.Name)
-		if err != nil {
-			return n.Host, err
-		}
-		vswitches = append(vswitches, sw.Name)
-		cur := int(sw.Mtu)
-		if cur == 0 {
-			cur = defaultMTU
-		}
-		if mtu <= 0 || cur == mtu {
+		if !containsRef(placement, h) {
 			continue
 		}
-		spec := sw.Spec
-		spec.Mtu = int32(mtu)
-		if err := ns.UpdateVirtualSwitch(ctx, sw.Name, spec); err != nil {
-			return n.Host, fmt.Errorf("set MTU %d on %s of host %s: %w", mtu, sw.Name, h.Value, err)
+		_, sw, err := vswitchOf(ctx, c, h, n.Name)
+		if err != nil {
+			return nil, err
 		}
-		prev = append(prev, h.Value+"="+strconv.Itoa(cur))
+		out = append(out, switchRef{host: h, name: sw.Name})
 	}
-	return n.Host, nil
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no host of the placement (%s) carries port group %s", refValues(placement), p.cfg.Network)
+	}
+	return out, nil
+}
+
+// dvsOf returns the distributed switch behind a port group.
+func (p *Provider) dvsOf(ctx context.Context, c *vim25.Client, ref types.ManagedObjectReference) ([]switchRef, error) {
+	var pg mo.DistributedVirtualPortgroup
+	if err := object.NewCommon(c, ref).Properties(ctx, ref, []string{"config.distributedVirtualSwitch"}, &pg); err != nil {
+		return nil, fmt.Errorf("read port group %s: %w", p.cfg.Network, err)
+	}
+	if pg.Config.DistributedVirtualSwitch == nil {
+		return nil, fmt.Errorf("port group %s has no switch", p.cfg.Network)
+	}
+	return []switchRef{{dvs: *pg.Config.DistributedVirtualSwitch}}, nil
 }
 
 // hostsWithNetwork lists the hosts whose network property has ref.
@@ -121,10 +163,8 @@ func hostsWithNetwork(ctx context.Context, c *vim25.Client, ref types.ManagedObj
 	}
 	var out []types.ManagedObjectReference
 	for _, h := range hs {
-		for _, n := range h.Network {
-			if n == ref {
-				out = append(out, h.Self)
-			}
+		if containsRef(h.Network, ref) {
+			out = append(out, h.Self)
 		}
 	}
 	return out, nil
@@ -133,6 +173,26 @@ func hostsWithNetwork(ctx context.Context, c *vim25.Client, ref types.ManagedObj
 // vswitchOf returns a host's network system and the vSwitch carrying the
 // named port group.
 func vswitchOf(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, portgroup string) (*object.HostNetworkSystem, *types.HostVirtualSwitch, error) {
+	ns, info, err := hostNetwork(ctx, c, host)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := ""
+	for _, pg := range info.Portgroup {
+		if pg.Spec.Name == portgroup {
+			name = pg.Spec.VswitchName
+		}
+	}
+	for i, sw := range info.Vswitch {
+		if sw.Name == name || name == "" && contains(sw.Portgroup, portgroup) {
+			return ns, &info.Vswitch[i], nil
+		}
+	}
+	return nil, nil, fmt.Errorf("host %s: no vSwitch carries port group %q", host.Value, portgroup)
+}
+
+// hostNetwork returns a host's network system and its network information.
+func hostNetwork(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference) (*object.HostNetworkSystem, *types.HostNetworkInfo, error) {
 	var h mo.HostSystem
 	if err := object.NewCommon(c, host).Properties(ctx, host, []string{"configManager.networkSystem"}, &h); err != nil {
 		return nil, nil, fmt.Errorf("read host %s: %w", host.Value, err)
@@ -148,113 +208,63 @@ func vswitchOf(ctx context.Context, c *vim25.Client, host types.ManagedObjectRef
 	if o.NetworkInfo == nil {
 		return nil, nil, fmt.Errorf("host %s reports no network information", host.Value)
 	}
-	name := ""
-	for _, pg := range o.NetworkInfo.Portgroup {
-		if pg.Spec.Name == portgroup {
-			name = pg.Spec.VswitchName
-		}
-	}
-	for i, sw := range o.NetworkInfo.Vswitch {
-		if sw.Name == name || name == "" && contains(sw.Portgroup, portgroup) {
-			return ns, &o.NetworkInfo.Vswitch[i], nil
-		}
-	}
-	return nil, nil, fmt.Errorf("host %s: no vSwitch carries port group %q", host.Value, portgroup)
+	return ns, o.NetworkInfo, nil
 }
 
-// linkDVS sets the MaxMtu of the distributed switch behind a port group.
-func (p *Provider) linkDVS(ctx context.Context, c *vim25.Client, ref types.ManagedObjectReference, mtu int, attrs map[string]string) ([]types.ManagedObjectReference, error) {
-	var pg mo.DistributedVirtualPortgroup
-	if err := object.NewCommon(c, ref).Properties(ctx, ref, []string{"config.distributedVirtualSwitch", "host"}, &pg); err != nil {
-		return nil, fmt.Errorf("read port group %s: %w", p.cfg.Network, err)
+// readLink reports whether a link still stands as made: its port group is
+// configured and every switch it holds still runs at its MTU with the
+// link among its holders (false: Delete and Link again).
+func (p *Provider) readLink(ctx context.Context, c *vim25.Client, env *inventory, in providers.Instance) (bool, error) {
+	if env.network == nil {
+		return false, nil
 	}
-	if pg.Config.DistributedVirtualSwitch == nil {
-		return pg.Host, fmt.Errorf("port group %s has no switch", p.cfg.Network)
+	want, _ := strconv.Atoi(in.Attrs["mtu"])
+	if want <= 0 {
+		return true, nil
 	}
-	dref := *pg.Config.DistributedVirtualSwitch
-	attrs["dvs"] = dref.Value
-	attrs["dvs_type"] = dref.Type
-	cur, version, err := dvsMTU(ctx, c, dref)
-	if err != nil {
-		return pg.Host, err
+	switches, err := parseSwitches(in.Attrs["switches"])
+	if err != nil || len(switches) == 0 {
+		return false, nil // a link of an earlier version (or a bad entry): make it again
 	}
-	if mtu <= 0 || cur == mtu {
-		return pg.Host, nil
-	}
-	if err := setDVSMTU(ctx, c, dref, version, mtu); err != nil {
-		return pg.Host, fmt.Errorf("set MaxMtu %d on %s: %w", mtu, dref.Value, err)
-	}
-	attrs["prev_mtu"] = dref.Value + "=" + strconv.Itoa(cur)
-	return pg.Host, nil
-}
-
-func dvsMTU(ctx context.Context, c *vim25.Client, dref types.ManagedObjectReference) (mtu int, version string, err error) {
-	var d mo.DistributedVirtualSwitch
-	if err := object.NewCommon(c, dref).Properties(ctx, dref, []string{"config"}, &d); err != nil {
-		return 0, "", fmt.Errorf("read switch %s: %w", dref.Value, err)
-	}
-	mtu = defaultMTU
-	if d.Config == nil {
-		return mtu, "", nil
-	}
-	info := d.Config.GetDVSConfigInfo()
-	if v, ok := d.Config.(*types.VMwareDVSConfigInfo); ok && v.MaxMtu > 0 {
-		mtu = int(v.MaxMtu)
-	}
-	return mtu, info.ConfigVersion, nil
-}
-
-func setDVSMTU(ctx context.Context, c *vim25.Client, dref types.ManagedObjectReference, version string, mtu int) error {
-	dvs := object.NewDistributedVirtualSwitch(c, dref)
-	spec := &types.VMwareDVSConfigSpec{DVSConfigSpec: types.DVSConfigSpec{ConfigVersion: version}, MaxMtu: int32(mtu)}
-	return wait(ctx, func() (*object.Task, error) { return dvs.Reconfigure(ctx, spec) })
-}
-
-// deleteLink restores the MTUs Link changed. A link recorded only as
-// pending changed nothing that state knows of, so it restores nothing.
-func (p *Provider) deleteLink(ctx context.Context, c *vim25.Client, env *inventory, in providers.Instance) error {
-	prev := in.Attrs["prev_mtu"]
-	if prev == "" {
-		return nil
-	}
-	var errs []string
-	for _, kv := range strings.Split(prev, ",") {
-		id, v, ok := strings.Cut(kv, "=")
-		mtu, err := strconv.Atoi(v)
-		if !ok || err != nil {
-			errs = append(errs, fmt.Sprintf("bad prev_mtu entry %q", kv))
-			continue
-		}
-		if in.Attrs["switch"] == "dvs" {
-			typ := in.Attrs["dvs_type"]
-			if typ == "" {
-				typ = "VmwareDistributedVirtualSwitch"
-			}
-			dref := types.ManagedObjectReference{Type: typ, Value: id}
-			cur, version, err := dvsMTU(ctx, c, dref)
-			if isNotFound(err) {
-				continue
-			}
-			if err == nil && cur != mtu {
-				err = setDVSMTU(ctx, c, dref, version, mtu)
-			}
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("restore MaxMtu %d on %s: %v", mtu, id, err))
-			}
-			continue
-		}
-		host := types.ManagedObjectReference{Type: "HostSystem", Value: id}
-		ns, sw, err := vswitchOf(ctx, c, host, in.Attrs["network"])
+	holder := ownerOf(in).Tag(in.Address)
+	for _, sw := range switches {
+		cur, err := switchMTU(ctx, c, sw, in.Attrs["network"])
 		if isNotFound(err) {
-			continue
-		}
-		if err == nil && int(sw.Mtu) != mtu {
-			spec := sw.Spec
-			spec.Mtu = int32(mtu)
-			err = ns.UpdateVirtualSwitch(ctx, sw.Name, spec)
+			return false, nil
 		}
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("restore MTU %d on host %s: %v", mtu, id, err))
+			return false, err
+		}
+		rec, err := readRecord(ctx, c, sw)
+		if err != nil {
+			return false, err
+		}
+		if cur != want || !contains(rec.Holders, holder) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// deleteLink releases the switches a link holds: a switch is restored to
+// its previous MTU when its last holder lets go. A link recorded only as
+// pending holds nothing that state knows of; an orphan sweep finds what it
+// held through List.
+func (p *Provider) deleteLink(ctx context.Context, c *vim25.Client, in providers.Instance) error {
+	if in.Attrs["switches"] == "" && in.Attrs["prev_mtu"] != "" {
+		return deleteLegacyLink(ctx, c, in)
+	}
+	switches, err := parseSwitches(in.Attrs["switches"])
+	if err != nil {
+		return fmt.Errorf("delete link %s: %w", in.Address, err)
+	}
+	holder := ownerOf(in).Tag(in.Address)
+	p.linkMu.Lock()
+	defer p.linkMu.Unlock()
+	var errs []string
+	for _, sw := range switches {
+		if err := release(ctx, c, sw, holder); err != nil && !isNotFound(err) {
+			errs = append(errs, err.Error())
 		}
 	}
 	if len(errs) > 0 {
@@ -298,14 +308,73 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
+func containsRef(list []types.ManagedObjectReference, r types.ManagedObjectReference) bool {
+	for _, x := range list {
+		if x == r {
+			return true
 		}
 	}
-	return out
+	return false
+}
+
+func refValues(refs []types.ManagedObjectReference) string {
+	var s []string
+	for _, r := range refs {
+		s = append(s, r.Value)
+	}
+	return strings.Join(s, ", ")
+}
+
+// listLinks finds the links of o that switches still record as holders
+// (an orphan sweep after a lost state): each is returned with the
+// switches it holds, so Delete releases them and the last restores the
+// MTU the switch had.
+func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]providers.Instance, error) {
+	if c.ServiceContent.CustomFieldsManager == nil {
+		return nil, nil
+	}
+	key, err := object.NewCustomFieldsManager(c).FindKey(ctx, mtuField)
+	if errors.Is(err, object.ErrKeyNameNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list switches: %w", err)
+	}
+	v, err := view.NewManager(c).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"HostSystem", "DistributedVirtualSwitch"}, true)
+	if err != nil {
+		return nil, fmt.Errorf("list switches: %w", err)
+	}
+	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }() // a view left behind ends with the session
+	var ents []mo.ManagedEntity
+	if err := v.Retrieve(ctx, []string{"HostSystem", "DistributedVirtualSwitch"}, []string{"customValue"}, &ents); err != nil {
+		return nil, fmt.Errorf("list switches: %w", err)
+	}
+	held := map[string][]switchRef{} // by link address
+	for _, e := range ents {
+		val := fieldValue(e.CustomValue, key)
+		if val == "" {
+			continue
+		}
+		recs := map[string]mtuRecord{}
+		if err := json.Unmarshal([]byte(val), &recs); err != nil {
+			return nil, fmt.Errorf("list switches: %s of %s: %w", mtuField, e.Self.Value, err)
+		}
+		for k, rec := range recs {
+			sw := switchRef{host: e.Self, name: k}
+			if e.Self.Type != "HostSystem" {
+				sw = switchRef{dvs: e.Self}
+			}
+			for _, h := range rec.Holders {
+				if owner, addr, ok := providers.ParseTag(h); ok && owner == o {
+					held[addr] = append(held[addr], sw)
+				}
+			}
+		}
+	}
+	var out []providers.Instance
+	for _, addr := range slices.Sorted(maps.Keys(held)) {
+		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", Name: "switch MTU of " + addr, Owner: o,
+			Attrs: map[string]string{"lab_id": o.Lab, "switches": joinSwitches(held[addr])}})
+	}
+	return out, nil
 }

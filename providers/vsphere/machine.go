@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/object"
@@ -19,32 +20,9 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// FolderName is the VM folder holding a lab's machines.
-func FolderName(labID string) string { return "lab-" + labID }
-
-// Annotation lines tag every VM the provider makes.
-const (
-	annotationLab     = "lab-id: "
-	annotationAddress = "lab-address: "
-	annotationFooter  = "Made by lab (github.com/lab-bench/lab); `lab destroy` removes it."
-)
-
-func annotation(labID, address string) string {
-	return annotationLab + labID + "\n" + annotationAddress + address + "\n" + annotationFooter
-}
-
-// parseAnnotation returns the lab id and address a VM's annotation carries.
-func parseAnnotation(s string) (labID, address string) {
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		if v, ok := strings.CutPrefix(l, annotationLab); ok {
-			labID = v
-		} else if v, ok := strings.CutPrefix(l, annotationAddress); ok {
-			address = v
-		}
-	}
-	return labID, address
-}
+// CloneSettle bounds the wait for a clone task to end after its create
+// was cancelled (see Create).
+var CloneSettle = 2 * time.Minute
 
 // nicTypes maps NIC models to govmomi's device type names.
 var nicTypes = map[string]string{"": "vmxnet3", "vmxnet3": "vmxnet3", "e1000e": "e1000e", "e1000": "e1000", "vmxnet2": "vmxnet2"}
@@ -66,25 +44,32 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if m.Template.Source == "" {
 		return providers.Instance{}, fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
 	}
-	src, err := env.finder.VirtualMachine(ctx, m.Template.Source)
-	if err != nil {
-		return providers.Instance{}, fmt.Errorf("clone %s from %s: find the source: %w", m.Name, m.Template.Source, err)
+	if env.noDRS != "" {
+		return providers.Instance{}, fmt.Errorf("create %s: cluster %s has DRS off, so vCenter cannot choose a host for the clone: set host in the provider block", m.Name, env.noDRS)
 	}
-	folder, err := p.labFolder(ctx, env, m.LabID, true)
+	src, err := findTemplate(ctx, env, m.Template.Source)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("clone %s: %w", m.Name, err)
+	}
+	folder, err := p.labFolder(ctx, env, m.Owner(), true)
 	if err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
 	}
-	// A VM of this name in the lab's folder is a leftover of this lab (a
-	// crash before state was written): remove it so the name is free.
+	// A VM of this name in the lab's folder is a leftover (a crash before
+	// state was written): remove it so the name is free — if it carries
+	// this lab's and workspace's tag; otherwise refuse, naming it.
 	if old, err := p.findInFolder(ctx, folder, m.Name); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
 	} else if old != nil {
-		if err := p.destroyVM(ctx, old, m.Name, m.LabID); err != nil {
+		if err := p.destroyVM(ctx, old, m.Name, m.Owner(), env.drs); err != nil {
 			return providers.Instance{}, fmt.Errorf("create %s: remove leftover: %w", m.Name, err)
 		}
 	}
 
-	spec := types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{}}
+	// The clone is tagged from the moment it exists (see ownerOption).
+	spec := types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{},
+		Config: &types.VirtualMachineConfigSpec{Annotation: annotation(m.Owner(), m.Address),
+			ExtraConfig: []types.BaseOptionValue{&types.OptionValue{Key: ownerOption, Value: m.Owner().Tag(m.Address)}}}}
 	pool, ds := env.pool.Reference(), (*types.ManagedObjectReference)(nil)
 	spec.Location.Pool = &pool
 	if env.datastore != nil {
@@ -110,10 +95,25 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		info, err = task.WaitForResult(ctx)
 	}
 	if err != nil {
+		bg := context.WithoutCancel(ctx)
+		if task != nil && ctx.Err() != nil {
+			// Cancelling ctx does not stop the task in vCenter: ask it to
+			// stop and wait for its end, so a VM it made meanwhile is named
+			// for teardown instead of appearing after teardown looked.
+			sctx, cancel := context.WithTimeout(bg, CloneSettle)
+			_ = task.Cancel(sctx) // a task past cancelling finishes; the wait says how
+			if done, werr := task.WaitForResult(sctx); werr == nil && done != nil {
+				if ref, ok := done.Result.(types.ManagedObjectReference); ok {
+					cancel()
+					return p.instance(bg, m, ref), fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+				}
+			}
+			cancel()
+		}
 		// The clone may have got far enough to leave a VM: look for it.
 		in := providers.Instance{}
-		if vm, ferr := p.findInFolder(context.WithoutCancel(ctx), folder, m.Name); ferr == nil && vm != nil {
-			in = p.instance(ctx, m, vm.Reference())
+		if vm, ferr := p.findInFolder(bg, folder, m.Name); ferr == nil && vm != nil {
+			in = p.instance(bg, m, vm.Reference())
 		}
 		return in, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
 	}
@@ -132,12 +132,23 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		return in, fmt.Errorf("reconfigure %s: %w", m.Name, err)
 	}
 	if p.cfg.CustomAttribute != "" {
-		if err := p.setCustomAttribute(ctx, vm, m.LabID, m.Address); err != nil {
+		if err := setField(ctx, vm.Common, p.cfg.CustomAttribute, "VirtualMachine", m.Owner().Tag(m.Address)); err != nil {
 			return in, fmt.Errorf("tag %s: %w", m.Name, err)
+		}
+	}
+	if p.cfg.KeepTogether && env.drs != nil {
+		if err := p.keepTogether(ctx, env.drs, folder, m.Name); err != nil {
+			return in, fmt.Errorf("affinity rule for %s: %w", m.Name, err)
 		}
 	}
 	if err := wait(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
 		return in, fmt.Errorf("power on %s: %w", m.Name, err)
+	}
+	if p.cfg.DRSOverride && env.drs != nil {
+		if err := drsOverride(ctx, env.drs, ref, types.ArrayUpdateOperationAdd); err != nil {
+			return in, fmt.Errorf("DRS override for %s: %w", m.Name, err)
+		}
+		in.Attrs["drs_override"] = env.drs.Reference().Value
 	}
 	addr, err := p.waitForIP(ctx, vm)
 	if err != nil {
@@ -151,9 +162,24 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 		if props.Runtime.Host != nil {
 			in.Attrs["host"] = props.Runtime.Host.Value
+			in.Attrs["host_lro"] = hostLRO(ctx, c.Client, []types.ManagedObjectReference{*props.Runtime.Host})
 		}
 	}
 	return in, nil
+}
+
+// drsOverride adds (or removes) a VM's DRS override "disabled" in its
+// cluster: DRS neither moves nor recommends moving it.
+func drsOverride(ctx context.Context, cl *object.ClusterComputeResource, vm types.ManagedObjectReference, op types.ArrayUpdateOperation) error {
+	spec := types.ClusterDrsVmConfigSpec{ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: op}}
+	if op == types.ArrayUpdateOperationRemove {
+		spec.RemoveKey = vm
+	} else {
+		spec.Info = &types.ClusterDrsVmConfigInfo{Key: vm, Enabled: types.NewBool(false)}
+	}
+	return wait(ctx, func() (*object.Task, error) {
+		return cl.Reconfigure(ctx, &types.ClusterConfigSpecEx{DrsVmConfigSpec: []types.ClusterDrsVmConfigSpec{spec}}, true)
+	})
 }
 
 // instance is what state records about a machine once its VM exists.
@@ -170,12 +196,13 @@ func (p *Provider) instance(ctx context.Context, m providers.Machine, ref types.
 	if id, err := p.TemplateID(ctx, m); err == nil {
 		ep.TemplateID = id
 	}
-	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Attrs: attrs, Endpoint: ep}
+	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Owner: m.Owner(),
+		Attrs: attrs, Endpoint: ep}
 }
 
 // configSpec sizes the clone, replaces its NICs and tags it.
 func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, env *inventory, m providers.Machine, nicType string) (types.VirtualMachineConfigSpec, error) {
-	cs := types.VirtualMachineConfigSpec{Annotation: annotation(m.LabID, m.Address)}
+	cs := types.VirtualMachineConfigSpec{Annotation: annotation(m.Owner(), m.Address)}
 	if m.VCPU > 0 {
 		cs.NumCPUs = int32(m.VCPU)
 		cores := p.cfg.CoresPerSocket
@@ -252,27 +279,6 @@ func (p *Provider) snapshot(ctx context.Context, src *object.VirtualMachine) (*t
 	return o.Snapshot.CurrentSnapshot, nil
 }
 
-// setCustomAttribute writes "<lab id> <address>" into the custom attribute.
-func (p *Provider) setCustomAttribute(ctx context.Context, vm *object.VirtualMachine, labID, address string) error {
-	m, err := object.GetCustomFieldsManager(vm.Client())
-	if err != nil {
-		return err
-	}
-	key, err := m.FindKey(ctx, p.cfg.CustomAttribute)
-	if err != nil {
-		def, aerr := m.Add(ctx, p.cfg.CustomAttribute, "VirtualMachine", nil, nil)
-		if aerr != nil {
-			// Another create may have added it meanwhile.
-			if key, err = m.FindKey(ctx, p.cfg.CustomAttribute); err != nil {
-				return fmt.Errorf("custom attribute %q: %w", p.cfg.CustomAttribute, aerr)
-			}
-		} else {
-			key = def.Key
-		}
-	}
-	return m.Set(ctx, vm.Reference(), key, labID+" "+address)
-}
-
 // waitForIP waits until VMware Tools reports a usable IPv4 address: not
 // link-local, not loopback, not in ignored_ip_ranges. It does not wait for
 // a default gateway (FreeBSD's open-vm-tools report none).
@@ -327,11 +333,21 @@ func (p *Provider) waitForIP(ctx context.Context, vm *object.VirtualMachine) (st
 		}
 		return false
 	})
+	if err == nil && found == "" {
+		// govmomi's WaitForUpdatesEx returns nil when its context ends.
+		err = wctx.Err()
+	}
 	if err != nil {
 		if wctx.Err() != nil && ctx.Err() == nil {
 			return "", fmt.Errorf("VMware Tools reported no usable IPv4 address within %s (ip_timeout; last seen %q)", timeout, primary)
 		}
+		if cerr := ctx.Err(); cerr != nil {
+			return "", cerr
+		}
 		return "", err
+	}
+	if found == "" {
+		return "", fmt.Errorf("VMware Tools reported no usable IPv4 address (last seen %q)", primary)
 	}
 	return found, nil
 }
@@ -345,12 +361,12 @@ func wait(ctx context.Context, start func() (*object.Task, error)) error {
 	return t.Wait(ctx)
 }
 
-// labFolder returns the lab's VM folder, making it when create is set; nil
-// when it does not exist and create is not set.
-func (p *Provider) labFolder(ctx context.Context, env *inventory, labID string, create bool) (*object.Folder, error) {
+// labFolder returns o's VM folder, making (and tagging) it when create is
+// set; nil when it does not exist and create is not set.
+func (p *Provider) labFolder(ctx context.Context, env *inventory, o providers.Owner, create bool) (*object.Folder, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	name := FolderName(labID)
+	name := FolderName(o)
 	f, err := p.findFolder(ctx, env.baseFolder, name)
 	if err != nil || f != nil || !create {
 		return f, err
@@ -358,6 +374,9 @@ func (p *Provider) labFolder(ctx context.Context, env *inventory, labID string, 
 	f, err = env.baseFolder.CreateFolder(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("create folder %s: %w", name, err)
+	}
+	if err := setField(ctx, f.Common, ownerField, "Folder", o.Tag("folder")); err != nil {
+		return f, fmt.Errorf("tag folder %s: %w", name, err)
 	}
 	return f, nil
 }
@@ -380,33 +399,33 @@ func (p *Provider) findInFolder(ctx context.Context, folder *object.Folder, name
 }
 
 // childrenNamed lists a folder's direct children of a type and name
-// (every child of the type when name is empty).
+// (every child of the type when name is empty). It reads them in one
+// traversal from the folder, so a child another delete removes meanwhile
+// is simply absent (reading childEntity and then the children's names
+// failed with ManagedObjectNotFound when two pending machines were
+// destroyed at once); a folder that is gone has no children.
 func childrenNamed(ctx context.Context, folder *object.Folder, kind, name string) ([]types.ManagedObjectReference, error) {
-	var f mo.Folder
-	if err := folder.Properties(ctx, folder.Reference(), []string{"childEntity"}, &f); err != nil {
-		if isNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("list folder %s: %w", folder.Reference().Value, err)
+	req := types.RetrieveProperties{SpecSet: []types.PropertyFilterSpec{{
+		ObjectSet: []types.ObjectSpec{{Obj: folder.Reference(), Skip: types.NewBool(true),
+			SelectSet: []types.BaseSelectionSpec{&types.TraversalSpec{Type: "Folder", Path: "childEntity", Skip: types.NewBool(false)}}}},
+		PropSet: []types.PropertySpec{{Type: kind, PathSet: []string{"name"}}},
+	}}}
+	res, err := property.DefaultCollector(folder.Client()).RetrieveProperties(ctx, req)
+	if isNotFound(err) {
+		return nil, nil
 	}
-	var refs []types.ManagedObjectReference
-	for _, r := range f.ChildEntity {
-		if r.Type == kind {
-			refs = append(refs, r)
-		}
-	}
-	if len(refs) == 0 || name == "" {
-		return refs, nil
-	}
-	var ents []mo.ManagedEntity
-	pc := property.DefaultCollector(folder.Client())
-	if err := pc.Retrieve(ctx, refs, []string{"name"}, &ents); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("list folder %s: %w", folder.Reference().Value, err)
 	}
 	var out []types.ManagedObjectReference
-	for _, e := range ents {
-		if e.Name == name {
-			out = append(out, e.Self)
+	for _, oc := range res.Returnval {
+		if oc.Obj.Type != kind {
+			continue
+		}
+		for _, p := range oc.PropSet {
+			if p.Name == "name" && (name == "" || p.Val == name) {
+				out = append(out, oc.Obj)
+			}
 		}
 	}
 	return out, nil
@@ -419,7 +438,8 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 		return in, false, err
 	}
 	if in.Kind == "link" {
-		return in, env.network != nil, nil
+		ok, err := p.readLink(ctx, env.baseFolder.Client(), env, in)
+		return in, ok, err
 	}
 	vm, err := p.locate(ctx, env, in)
 	if err != nil || vm == nil {
@@ -436,30 +456,31 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 }
 
 // Delete powers a VM off and destroys it, then removes the lab's folder
-// when it is empty; for a link it restores the switch MTU. A VM that is
-// gone is success. A VM not tagged with the lab's id is never touched.
+// when it is empty; for a link it releases the switches it holds (the
+// last holder restores the MTU). A VM that is gone is success. A VM
+// without the instance owner's exact tag is never touched.
 func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	c, env, err := p.session(ctx)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", in.Name, err)
 	}
 	if in.Kind == "link" {
-		return p.deleteLink(ctx, c.Client, env, in)
+		return p.deleteLink(ctx, c.Client, in)
 	}
 	vm, err := p.locate(ctx, env, in)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", in.Name, err)
 	}
-	labID := in.Attrs["lab_id"]
+	owner := ownerOf(in)
 	if vm != nil {
-		if err := p.destroyVM(ctx, vm, in.Name, labID); err != nil {
+		if err := p.destroyVM(ctx, vm, in.Name, owner, env.drs); err != nil {
 			return err
 		}
 	}
-	if labID == "" {
+	if owner.Lab == "" {
 		return nil
 	}
-	return p.removeFolderIfEmpty(ctx, env, labID)
+	return p.removeFolderIfEmpty(ctx, env, owner)
 }
 
 // locate finds a machine's VM: by managed object id when state has one
@@ -478,30 +499,43 @@ func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Inst
 			return nil, err
 		}
 	}
-	labID := in.Attrs["lab_id"]
-	if labID == "" || in.Name == "" {
+	owner := ownerOf(in)
+	if owner.Lab == "" || in.Name == "" {
 		return nil, nil
 	}
-	folder, err := p.labFolder(ctx, env, labID, false)
+	folder, err := p.labFolder(ctx, env, owner, false)
 	if err != nil || folder == nil {
 		return nil, err
 	}
 	return p.findInFolder(ctx, folder, in.Name)
 }
 
-// destroyVM powers off and destroys a VM made by lab for labID.
-func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name, labID string) error {
+// destroyVM powers off and destroys a VM made by lab for owner; a VM
+// without owner's exact tag (an empty annotation included) is refused.
+//
+// drs, when set, is the VM's cluster with DRS on: the VM's DRS override
+// (drs_override) and its pair's affinity rule (keep_together) are removed
+// first; ones already gone are fine.
+func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner providers.Owner, drs *object.ClusterComputeResource) error {
 	var o mo.VirtualMachine
-	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "runtime.powerState"}, &o); err != nil {
+	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState"}, &o); err != nil {
 		if isNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("destroy %s: %w", name, err)
 	}
-	if o.Config != nil {
-		got, _ := parseAnnotation(o.Config.Annotation)
-		if got == "" || labID != "" && got != labID {
-			return fmt.Errorf("destroy %s (%s): refusing, the VM is not tagged as made by lab %q", o.Name, vm.Reference().Value, labID)
+	if err := ownsVM(owner, o.Name, vm.Reference().Value, vmTag(o)); err != nil {
+		return fmt.Errorf("destroy %s: %w", name, err)
+	}
+	if p.cfg.KeepTogether && drs != nil {
+		if err := p.dropRule(ctx, drs, o.Name); err != nil {
+			return fmt.Errorf("remove the affinity rule of %s: %w", o.Name, err)
+		}
+	}
+	if p.cfg.DRSOverride && drs != nil {
+		err := drsOverride(ctx, drs, vm.Reference(), types.ArrayUpdateOperationRemove)
+		if err != nil && !fault.Is(err, &types.InvalidArgument{}) && !isNotFound(err) {
+			return fmt.Errorf("remove the DRS override of %s: %w", o.Name, err)
 		}
 	}
 	if o.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn || o.Runtime.PowerState == types.VirtualMachinePowerStateSuspended {
@@ -516,11 +550,17 @@ func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, nam
 	return nil
 }
 
-// removeFolderIfEmpty removes the lab's folder once nothing is in it.
-func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, labID string) error {
+// removeFolderIfEmpty removes owner's folder once nothing is in it and
+// it carries owner's tag; a folder of that name without the tag is left
+// alone, quietly (it is empty, and a Delete that removed its machine
+// succeeded). A folder of lab 0.1, whose owner names no
+// workspace, carries none; an endpoint without custom attributes cannot
+// tag, and its folder's name holds the workspace id).
+func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, owner providers.Owner) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	f, err := p.findFolder(ctx, env.baseFolder, FolderName(labID))
+	name := FolderName(owner)
+	f, err := p.findFolder(ctx, env.baseFolder, name)
 	if err != nil || f == nil {
 		return err
 	}
@@ -529,20 +569,33 @@ func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, labI
 		if isNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("remove folder %s: %w", FolderName(labID), err)
+		return fmt.Errorf("remove folder %s: %w", name, err)
 	}
 	if len(o.ChildEntity) > 0 {
 		return nil
 	}
+	if owner.Workspace != "" {
+		tag, ok, err := getField(ctx, f.Common, ownerField)
+		if isNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("remove folder %s: read its tag: %w", name, err)
+		}
+		if ok && !owner.Owns(tag) {
+			return nil // not made by lab (or not for owner): an empty folder is left where it is
+		}
+	}
 	if err := wait(ctx, func() (*object.Task, error) { return f.Destroy(ctx) }); err != nil && !isNotFound(err) {
-		return fmt.Errorf("remove folder %s: %w", FolderName(labID), err)
+		return fmt.Errorf("remove folder %s: %w", name, err)
 	}
 	return nil
 }
 
-// List finds every VM whose annotation carries the lab id.
+// List finds every VM whose annotation carries o's exact tag (lab and
+// workspace; for an owner without a workspace, lab 0.1's exact lab id),
+// and every link of o that a switch's MTU record still names.
 func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
-	labID := o.Lab // objects of this back end carry the lab id only so far
 	c, _, err := p.session(ctx)
 	if err != nil {
 		return nil, err
@@ -559,17 +612,16 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	}
 	var out []providers.Instance
 	for _, vm := range vms {
-		if vm.Config == nil {
+		if vm.Config == nil || ownsVM(o, vm.Name, vm.Self.Value, vm.Config.Annotation) != nil {
 			continue
 		}
-		id, addr := parseAnnotation(vm.Config.Annotation)
-		if id != labID {
-			continue
-		}
-		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name,
-			Attrs: map[string]string{"lab_id": labID, "moref": vm.Self.Value}})
+		tag, _ := annotationTag(vm.Config.Annotation)
+		_, addr, _ := providers.ParseTag(tag)
+		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: o,
+			Attrs: map[string]string{"lab_id": o.Lab, "moref": vm.Self.Value}})
 	}
-	return out, nil
+	links, err := listLinks(ctx, c.Client, o)
+	return append(out, links...), err
 }
 
 func isNotFound(err error) bool {

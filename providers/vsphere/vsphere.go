@@ -3,20 +3,31 @@
 // sized by a ReconfigSpec (vCPU, cores per socket, memory), given exactly
 // one NIC of the requested model (vmxnet3 by default) on the provider's port
 // group, powered on, and reached over SSH at the address VMware Tools
-// reports. The pair's link MTU is set on the vSwitch (or DVS) behind the
-// port group and restored when the link is deleted.
+// reports. The pair's link MTU is set on the vSwitch (on the placement's
+// hosts) or DVS behind the port group; the switch records its previous MTU
+// and the links holding it (custom attribute lab-mtu), and the last link
+// deleted — or an orphan sweep — restores it.
 //
-// Credentials come from GOVC_USERNAME and GOVC_PASSWORD (and GOVC_URL,
-// GOVC_INSECURE as defaults for url and insecure, as govc does). They are
-// never written to state, results, logs or events.
+// Credentials come from GOVC_USERNAME and GOVC_PASSWORD, or from the user
+// information of GOVC_URL (https://user:pass@vc/sdk, as govc takes it; a
+// url in the provider block may not carry a password). GOVC_URL and
+// GOVC_INSECURE default url and insecure; GOVC_TLS_CA_CERTS (PEM files)
+// and GOVC_THUMBPRINT (the certificate's SHA-1 or SHA-256 thumbprint)
+// trust a vCenter whose certificate the system does not. Credentials are
+// never written to state, results, logs or events. The provider logs in
+// once per command and stops at the first failed login.
 package vsphere
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,9 +36,14 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/vmware/govmomi"
+	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/lab-bench/lab/providers"
 )
@@ -47,9 +63,17 @@ type Provider struct {
 	// (providers.WithEvalContext) is used.
 	EvalContext *hcl.EvalContext
 
-	cfg      Config
-	username string
-	password string
+	cfg        Config
+	username   string
+	password   string
+	thumbprint string // GOVC_THUMBPRINT: the vCenter certificate's SHA-1 or SHA-256 thumbprint
+	caCerts    string // GOVC_TLS_CA_CERTS: PEM files of CAs to trust
+
+	// authErr is the first authentication failure, or the first failure
+	// to find the provider block's names after logging in: every later
+	// call returns it without logging in again (vsphere.local locks an
+	// account after five failures; a command touches many resources).
+	authErr error
 
 	mu      sync.Mutex // guards the session and the lab folder
 	client  *govmomi.Client
@@ -57,6 +81,9 @@ type Provider struct {
 	checked time.Time // last time the session was known to be active
 	// dial connects to the SSH server of a guest; replaced in tests.
 	dial providers.DialFunc
+
+	linkMu sync.Mutex // serialises changes to switch MTU records
+	ruleMu sync.Mutex // serialises keep_together rule changes
 
 	idMu sync.Mutex
 	ids  map[string]string // TemplateID by template source
@@ -103,13 +130,22 @@ type Config struct {
 	// missing) holding "<lab id> <address>" on every VM, beside the
 	// annotation that is always written.
 	CustomAttribute string `hcl:"custom_attribute,optional"`
+	// DRSOverride, in a cluster with DRS on, gives every VM a DRS
+	// override "disabled" once it is powered on, so DRS never migrates a
+	// machine in the middle of a run. Each is one cluster reconfigure
+	// task, which vCenter runs one at a time per cluster.
+	DRSOverride bool `hcl:"drs_override,optional"`
+	// KeepTogether, in a cluster with DRS on, binds each pair's VMs by a
+	// VM–VM affinity rule (mandatory), so they run on one host and their
+	// traffic stays on its vSwitch without pinning a host.
+	KeepTogether bool `hcl:"keep_together,optional"`
 
 	Remain hcl.Body `hcl:",remain"`
 }
 
 // attributes the block takes, for the "unsupported argument" message.
 const attributeList = "url, insecure, datacenter, cluster, host, resource_pool, datastore, folder, network, linked_clone, snapshot, " +
-	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute"
+	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together"
 
 // Configure decodes the provider block and reads credentials from the
 // environment. It does not connect: validate and plan work offline.
@@ -136,8 +172,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	fromEnv := false
 	if c.URL == "" {
-		c.URL = getenv("GOVC_URL")
+		c.URL, fromEnv = getenv("GOVC_URL"), true
 	}
 	if c.Insecure == nil {
 		if v := getenv("GOVC_INSECURE"); v != "" {
@@ -156,9 +193,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		errAt("Missing vCenter URL", "Set url in the provider block or GOVC_URL in the environment.")
 	} else if u, err := soap.ParseURL(c.URL); err != nil || u == nil {
 		errAt("Invalid vCenter URL", fmt.Sprintf("%q is not a URL: %v", redactURL(c.URL), err))
-	} else if u.User != nil {
+	} else if u.User != nil && !fromEnv {
 		if pw, _ := u.User.Password(); pw != "" {
-			errAt("Password in URL", "Do not write credentials in url: set GOVC_USERNAME and GOVC_PASSWORD in the environment.")
+			errAt("Password in URL", "Do not write credentials in url: set GOVC_USERNAME and GOVC_PASSWORD in the environment (or user:password in GOVC_URL).")
 		}
 	}
 	if c.Cluster != "" && c.ResourcePool != "" && c.Host != "" {
@@ -174,6 +211,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 			errAt("Invalid ignored_ip_ranges", fmt.Sprintf("%q is not a CIDR such as \"172.17.0.0/16\".", r))
 		}
 	}
+	if c.DRSOverride && c.KeepTogether {
+		errAt("Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
+	}
 	if c.CoresPerSocket < 0 {
 		errAt("Invalid cores_per_socket", "cores_per_socket must be positive.")
 	}
@@ -183,12 +223,16 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		}
 	}
 	p.cfg = c
-	p.username, p.password = getenv("GOVC_USERNAME"), getenv("GOVC_PASSWORD")
-	if p.username == "" {
-		if u, err := soap.ParseURL(c.URL); err == nil && u != nil && u.User != nil {
-			p.username = u.User.Username()
+	p.username, p.password = credentials(c.URL, getenv)
+	p.thumbprint, p.caCerts = getenv("GOVC_THUMBPRINT"), getenv("GOVC_TLS_CA_CERTS")
+	if p.caCerts != "" {
+		for _, f := range filepath.SplitList(p.caCerts) {
+			if _, err := os.Stat(f); err != nil {
+				errAt("Invalid GOVC_TLS_CA_CERTS", fmt.Sprintf("GOVC_TLS_CA_CERTS names %q: %v", f, err))
+			}
 		}
 	}
+	p.authErr = nil
 	return diags
 }
 
@@ -232,12 +276,68 @@ type inventory struct {
 	datastore  *object.Datastore  // nil: the source's datastore
 	baseFolder *object.Folder
 	network    object.NetworkReference
+	// noDRS names the cluster when it has DRS off: vCenter then cannot
+	// place a clone, so one needs a host.
+	noDRS string
+	// drs is the cluster when it has DRS on (for drs_override).
+	drs *object.ClusterComputeResource
 }
 
-// session returns a logged-in client and the resolved inventory.
+// credentials are GOVC_USERNAME and GOVC_PASSWORD, each defaulting to the
+// user information of the URL (GOVC_URL=https://user:pass@vc/sdk, as govc
+// takes it).
+func credentials(rawURL string, getenv func(string) string) (username, password string) {
+	username, password = getenv("GOVC_USERNAME"), getenv("GOVC_PASSWORD")
+	if u, err := soap.ParseURL(rawURL); err == nil && u != nil && u.User != nil {
+		if username == "" {
+			username = u.User.Username()
+		}
+		if pw, ok := u.User.Password(); ok && password == "" {
+			password = pw
+		}
+	}
+	return username, password
+}
+
+// untrusted reports whether err is a failure to verify the server's
+// certificate (or its pinned thumbprint).
+func untrusted(err error) bool {
+	var (
+		unknown  x509.UnknownAuthorityError
+		invalid  x509.CertificateInvalidError
+		hostname x509.HostnameError
+		verify   *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify) ||
+		strings.Contains(err.Error(), "thumbprint does not match")
+}
+
+// AuthError is a failed login (or none possible): lab stops at the first
+// one instead of trying again for every resource.
+type AuthError struct {
+	URL, User string
+	Err       error
+}
+
+func (e *AuthError) Error() string {
+	if e.User == "" {
+		return fmt.Sprintf("log in to %s: no credentials — set GOVC_USERNAME and GOVC_PASSWORD in the environment (or user:password in GOVC_URL)", e.URL)
+	}
+	return fmt.Sprintf("log in to %s as %s: %v (lab stops at the first failed login: vCenter locks an account after a few)", e.URL, e.User, e.Err)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// session returns a logged-in client and the resolved inventory. It logs
+// in once per provider (the CLI makes one per command) and again only
+// when vCenter ended the session; after a failed login it returns that
+// failure without trying again.
 func (p *Provider) session(ctx context.Context) (*govmomi.Client, *inventory, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.authErr != nil {
+		return nil, nil, p.authErr
+	}
 	if p.client != nil {
 		// Check the session at most once a minute (a check is a round trip
 		// made under the lock, which would serialise concurrent creates).
@@ -250,31 +350,64 @@ func (p *Provider) session(ctx context.Context) (*govmomi.Client, *inventory, er
 		}
 		p.client, p.env = nil, nil
 	}
-	if p.cfg.URL == "" {
-		return nil, nil, fmt.Errorf("vsphere: provider not configured (no url)")
-	}
-	u, err := soap.ParseURL(p.cfg.URL)
+	c, err := p.login(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("vsphere: url: %w", err)
-	}
-	u.User = nil
-	insecure := p.cfg.Insecure != nil && *p.cfg.Insecure
-	c, err := govmomi.NewClient(ctx, u, insecure)
-	if err != nil {
-		return nil, nil, fmt.Errorf("connect to %s: %w", u.Redacted(), err)
-	}
-	if p.username != "" {
-		if err := c.Login(ctx, url.UserPassword(p.username, p.password)); err != nil {
-			return nil, nil, fmt.Errorf("log in to %s as %s: %w", u.Redacted(), p.username, err)
-		}
+		return nil, nil, err
 	}
 	env, err := p.resolve(ctx, c)
 	if err != nil {
-		_ = c.Logout(context.WithoutCancel(ctx))
+		// A name that does not resolve will not resolve on the next call
+		// either: keep the session for Close to end, and the error.
+		p.client, p.authErr = c, err
 		return nil, nil, err
 	}
 	p.client, p.env, p.checked = c, env, time.Now()
 	return c, env, nil
+}
+
+// login connects (trusting GOVC_TLS_CA_CERTS and GOVC_THUMBPRINT when
+// given) and logs in; an authentication failure is kept in p.authErr.
+func (p *Provider) login(ctx context.Context) (*govmomi.Client, error) {
+	if p.cfg.URL == "" {
+		return nil, fmt.Errorf("vsphere: provider not configured (no url)")
+	}
+	u, err := soap.ParseURL(p.cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("vsphere: url: %w", err)
+	}
+	u.User = nil
+	where := u.Redacted()
+	if p.username == "" {
+		p.authErr = &AuthError{URL: where}
+		return nil, p.authErr
+	}
+	insecure := p.cfg.Insecure != nil && *p.cfg.Insecure
+	sc := soap.NewClient(u, insecure)
+	if p.caCerts != "" {
+		if err := sc.SetRootCAs(p.caCerts); err != nil {
+			return nil, fmt.Errorf("connect to %s: GOVC_TLS_CA_CERTS: %w", where, err)
+		}
+	}
+	if p.thumbprint != "" {
+		sc.SetThumbprint(u.Host, p.thumbprint)
+	}
+	vc, err := vim25.NewClient(ctx, sc)
+	if err != nil {
+		if untrusted(err) {
+			return nil, fmt.Errorf("connect to %s: %w (the certificate is not trusted: set GOVC_TLS_CA_CERTS to the CA's PEM file, "+
+				"or GOVC_THUMBPRINT to the certificate's thumbprint, or insecure = true)", where, err)
+		}
+		return nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
+	c := &govmomi.Client{Client: vc, SessionManager: session.NewManager(vc)}
+	if err := c.Login(ctx, url.UserPassword(p.username, p.password)); err != nil {
+		if fault.Is(err, &types.InvalidLogin{}) || fault.Is(err, &types.NotAuthenticated{}) || fault.Is(err, &types.NoPermission{}) {
+			p.authErr = &AuthError{URL: where, User: p.username, Err: err}
+			return nil, p.authErr
+		}
+		return nil, fmt.Errorf("log in to %s as %s: %w", where, p.username, err)
+	}
+	return c, nil
 }
 
 // resolve looks up the provider block's names.
@@ -303,6 +436,16 @@ func (p *Provider) resolve(ctx context.Context, c *govmomi.Client) (*inventory, 
 		var cl *object.ClusterComputeResource
 		if cl, err = f.ClusterComputeResource(ctx, p.cfg.Cluster); err == nil {
 			env.pool, err = cl.ResourcePool(ctx)
+		}
+		if err == nil && env.host == nil {
+			var cc mo.ClusterComputeResource
+			if err = cl.Properties(ctx, cl.Reference(), []string{"configurationEx"}, &cc); err == nil {
+				if ex, ok := cc.ConfigurationEx.(*types.ClusterConfigInfoEx); ok && (ex.DrsConfig.Enabled == nil || !*ex.DrsConfig.Enabled) {
+					env.noDRS = p.cfg.Cluster
+				} else if ok {
+					env.drs = cl
+				}
+			}
 		}
 	case env.host != nil:
 		env.pool, err = env.host.ResourcePool(ctx)

@@ -52,8 +52,11 @@ func configured(t testing.TB, sim *vspheretest.Sim, extra string) *Provider {
 	return p
 }
 
+// testWS is the workspace the tests' machines belong to.
+const testWS = "ws000001"
+
 func machine(labID, pair, role, source, osName string) providers.Machine {
-	return providers.Machine{Address: "pair." + pair + "." + role, LabID: labID, Pair: pair, Role: role,
+	return providers.Machine{Address: "pair." + pair + "." + role, LabID: labID, Workspace: testWS, Pair: pair, Role: role,
 		Name: labID + "-" + pair + "-" + role[:1], VCPU: 2, MemoryMiB: 2048, NIC: providers.NIC{Model: "vmxnet3"},
 		Template: providers.Template{Name: osName, Source: source, OS: osName,
 			SSH: &ssh.Login{User: "root", PrivateKeyFile: "/k", Port: 22}}}
@@ -68,6 +71,7 @@ func TestConfigureDiagnostics(t *testing.T) {
 		{`url = "https://vc/sdk"` + "\n" + `ignored_ip_ranges = ["10.0.0.0"]`, "", "Invalid ignored_ip_ranges"},
 		{`url = var.vcenter`, "", "Variables not allowed"}, // no eval context given (the CLI gives one)
 		{`datacenter = "DC0"`, "https://vc/sdk", ""},
+		{`datacenter = "DC0"`, "https://u:secret@vc/sdk", ""}, // govc's habit, from the environment only
 	}
 	for _, tc := range tests {
 		p := New()
@@ -102,12 +106,12 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for sw, mtu := range sim.VSwitchMTUs() {
-		if strings.HasSuffix(sw, "/vSwitch0") && mtu != 9000 {
-			t.Errorf("%s MTU %d after Link, want 9000", sw, mtu)
+	for host, mtu := range sim.HostMTUs() {
+		if want := map[bool]int32{true: 9000, false: 0}[strings.HasPrefix(host, "DC0_C0_")]; mtu != want {
+			t.Errorf("%s MTU %d after Link, want %d (the cluster's hosts only)", host, mtu, want)
 		}
 	}
-	if !strings.Contains(link.Attrs["host_lro"], "Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1") || link.Attrs["prev_mtu"] == "" {
+	if !strings.Contains(link.Attrs["host_lro"], "Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1") || link.Attrs["switches"] == "" {
 		t.Errorf("link attrs %v", link.Attrs)
 	}
 
@@ -147,10 +151,10 @@ func TestLifecycle(t *testing.T) {
 	if len(nics) != 1 || nics[0] != "*types.VirtualVmxnet3" {
 		t.Errorf("NICs %v, want exactly one vmxnet3", nics)
 	}
-	if id, addr := parseAnnotation(vm.Config.Annotation); id != "t1" || addr != "pair.fbsd.server" {
+	if tag, _ := annotationTag(vm.Config.Annotation); tag != "lab/1 lab=t1 ws="+testWS+" addr=pair.fbsd.server" {
 		t.Errorf("annotation %q", vm.Config.Annotation)
 	}
-	if len(vm.CustomValue) != 1 || vm.CustomValue[0].(*types.CustomFieldStringValue).Value != "t1 pair.fbsd.server" {
+	if len(vm.CustomValue) != 1 || vm.CustomValue[0].(*types.CustomFieldStringValue).Value != "lab/1 lab=t1 ws="+testWS+" addr=pair.fbsd.server" {
 		t.Errorf("custom attribute %+v", vm.CustomValue)
 	}
 	ec := map[string]string{}
@@ -160,18 +164,20 @@ func TestLifecycle(t *testing.T) {
 	if ec["guestinfo.lab"] != "t1/t1-fbsd-s" {
 		t.Errorf("extra config %v", ec)
 	}
-	if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn || !sim.Folder("lab-t1") {
-		t.Errorf("power %s, folder %v", vm.Runtime.PowerState, sim.Folder("lab-t1"))
+	if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn || !sim.Folder("lab-t1-"+testWS) {
+		t.Errorf("power %s, folder %v", vm.Runtime.PowerState, sim.Folder("lab-t1-"+testWS))
 	}
 	if _, ok, err := p.Read(ctx, in); !ok || err != nil {
 		t.Errorf("Read = %v, %v", ok, err)
 	}
-	found, err := p.List(ctx, providers.Owner{Lab: "t1"})
+	found, err := p.List(ctx, providers.Owner{Lab: "t1", Workspace: testWS})
 	if err != nil || len(found) != 1 || found[0].Address != "pair.fbsd.server" || found[0].ID != in.ID {
 		t.Errorf("List = %+v, %v", found, err)
 	}
-	if other, _ := p.List(ctx, providers.Owner{Lab: "t2"}); len(other) != 0 {
-		t.Errorf("List(t2) = %+v", other)
+	for _, o := range []providers.Owner{{Lab: "t2", Workspace: testWS}, {Lab: "t1", Workspace: "ws000002"}, {Lab: "t", Workspace: testWS}, {Lab: "t1"}} {
+		if other, _ := p.List(ctx, o); len(other) != 0 {
+			t.Errorf("List(%+v) = %+v", o, other)
+		}
 	}
 
 	for i := 0; i < 2; i++ {
@@ -185,7 +191,7 @@ func TestLifecycle(t *testing.T) {
 	if got := sim.VMs(); len(got) != len(before) {
 		t.Errorf("VMs after delete %v, before %v", got, before)
 	}
-	if sim.Folder("lab-t1") {
+	if sim.Folder("lab-t1-" + testWS) {
 		t.Error("lab folder left after delete")
 	}
 	for i := 0; i < 2; i++ {
@@ -242,11 +248,12 @@ func TestDeletePendingByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := providers.Instance{Address: in.Address, Kind: "machine", Name: in.Name, Attrs: map[string]string{"lab_id": "pend"}}
+	pending := providers.Instance{Address: in.Address, Kind: "machine", Name: in.Name, Owner: providers.Owner{Lab: "pend", Workspace: testWS},
+		Attrs: map[string]string{"lab_id": "pend"}}
 	if err := p.Delete(ctx, pending); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := p.Read(ctx, in); ok || sim.Folder("lab-pend") {
+	if _, ok, _ := p.Read(ctx, in); ok || sim.Folder("lab-pend-"+testWS) {
 		t.Error("pending machine not removed by name")
 	}
 }
@@ -333,5 +340,62 @@ func TestMeterCPU(t *testing.T) {
 	t.Logf("simulator host CPU: %+v", h)
 	if !strings.HasPrefix(h.Source, "vsphere:cpu.usage.average") || h.BusyPct < 0 || h.BusyPct > 100 {
 		t.Errorf("host CPU %+v", h)
+	}
+}
+
+// TestOwnership: a VM in the lab's folder under a machine's name is
+// destroyed only when it carries this lab's and workspace's exact tag — at
+// Delete of a pending entry and as a leftover before a clone — and
+// otherwise refused with a message naming it. An empty annotation is the
+// case that used to be destroyed (vCenter returns no config.annotation
+// for it, and the check was skipped).
+func TestOwnership(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	owner := providers.Owner{Lab: "own", Workspace: testWS}
+	tests := []struct {
+		name, annotation string
+		destroyed        bool
+	}{
+		{"empty annotation", "", false},
+		{"hand-written", "database server, do not touch", false},
+		{"other workspace", providers.Owner{Lab: "own", Workspace: "ws000002"}.Tag("pair.p.server"), false},
+		{"other lab, same prefix", providers.Owner{Lab: "own2", Workspace: testWS}.Tag("pair.p.server"), false},
+		{"lab 0.1 annotation", "lab-id: own\nlab-address: pair.p.server", false},
+		{"this lab's tag", owner.Tag("pair.p.server"), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := machine("own", "p", "server", vspheretest.FreeBSD, "freebsd")
+			for _, op := range []string{"delete", "leftover"} {
+				ref := sim.PlantVM(t, FolderName(owner), m.Name, tc.annotation)
+				var err error
+				if op == "delete" {
+					err = p.Delete(ctx, providers.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: owner, Attrs: map[string]string{"lab_id": "own"}})
+				} else {
+					var in providers.Instance
+					in, err = p.Create(ctx, m)
+					if err == nil {
+						if derr := p.Delete(ctx, in); derr != nil {
+							t.Fatal(derr)
+						}
+					}
+				}
+				if tc.destroyed {
+					if err != nil || sim.Exists(ref) {
+						t.Errorf("%s: err %v, VM left %v", op, err, sim.Exists(ref))
+					}
+					continue
+				}
+				if err == nil || !strings.Contains(err.Error(), m.Name) || !strings.Contains(err.Error(), "is not this lab's") || !sim.Exists(ref) {
+					t.Errorf("%s: err %v, VM kept %v", op, err, sim.Exists(ref))
+				}
+				if found, _ := p.List(ctx, owner); len(found) != 0 {
+					t.Errorf("List found %+v", found)
+				}
+				sim.Remove(t, ref)
+			}
+		})
 	}
 }

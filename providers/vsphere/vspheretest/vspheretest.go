@@ -8,11 +8,16 @@ package vspheretest
 
 import (
 	"context"
+	"crypto/tls"
+	"net/url"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -40,15 +45,119 @@ type Sim struct {
 	URL                string
 	Username, Password string
 	Client             *govmomi.Client
+
+	mu           sync.Mutex
+	calls        map[string]int
+	ignoreMaxMTU atomic.Bool
+}
+
+// IgnoreMaxMTU makes the distributed switch accept MaxMtu changes without
+// applying them (as the simulator itself does), or apply them again.
+func (s *Sim) IgnoreMaxMTU(ignore bool) { s.ignoreMaxMTU.Store(ignore) }
+
+// HostMTUs returns, by host name, the MTU of the vSwitch that carries
+// Network on that host (0: the default, 1500).
+func (s *Sim) HostMTUs() map[string]int32 {
+	out := map[string]int32{}
+	m := s.Model.Map()
+	for _, obj := range m.All("HostSystem") {
+		h := obj.(*simulator.HostSystem)
+		if h.ConfigManager.NetworkSystem == nil {
+			continue
+		}
+		ns, ok := m.Get(*h.ConfigManager.NetworkSystem).(*netSystem)
+		if !ok {
+			continue
+		}
+		for _, pg := range ns.NetworkInfo.Portgroup {
+			if pg.Spec.Name != Network {
+				continue
+			}
+			for _, sw := range ns.NetworkInfo.Vswitch {
+				if sw.Name == pg.Spec.VswitchName {
+					out[h.Name] = sw.Mtu
+				}
+			}
+		}
+	}
+	return out
+}
+
+// SetHostMTU sets the MTU of the vSwitch carrying Network on the named
+// host behind lab's back, as an administrator would.
+func (s *Sim) SetHostMTU(host string, mtu int32) {
+	m := s.Model.Map()
+	for _, obj := range m.All("HostSystem") {
+		h := obj.(*simulator.HostSystem)
+		if h.Name != host || h.ConfigManager.NetworkSystem == nil {
+			continue
+		}
+		ns := m.Get(*h.ConfigManager.NetworkSystem).(*netSystem)
+		for i := range ns.NetworkInfo.Vswitch {
+			ns.NetworkInfo.Vswitch[i].Mtu = mtu
+			ns.NetworkInfo.Vswitch[i].Spec.Mtu = mtu
+		}
+	}
+}
+
+// countCalls counts every method call the simulator serves, by name.
+func (s *Sim) countCalls() {
+	m := s.Model.Map()
+	next := m.Handler
+	m.Handler = func(ctx *simulator.Context, method *simulator.Method) (mo.Reference, types.BaseMethodFault) {
+		s.mu.Lock()
+		if s.calls == nil {
+			s.calls = map[string]int{}
+		}
+		s.calls[method.Name]++
+		s.mu.Unlock()
+		if next != nil {
+			return next(ctx, method)
+		}
+		return nil, nil
+	}
+}
+
+// Calls returns how many times method (a SOAP method name such as
+// "Login") was called since the simulator started or ResetCalls.
+func (s *Sim) Calls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[method]
+}
+
+// ResetCalls sets every call count to zero.
+func (s *Sim) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = nil
 }
 
 // Start runs a simulator until the test ends.
 func Start(t testing.TB) *Sim {
 	t.Helper()
+	return start(t, false)
+}
+
+// StartTLS runs a simulator serving HTTPS with a certificate of its own
+// (Server.Certificate, Server.CertificateFile) until the test ends.
+func StartTLS(t testing.TB) *Sim {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, withTLS bool) *Sim {
+	t.Helper()
 	model := simulator.VPX()
 	if err := model.Create(); err != nil {
 		t.Fatal(err)
 	}
+	if withTLS {
+		model.Service.TLS = new(tls.Config)
+	}
+	// A fixed login, so that a wrong password is refused (the simulator
+	// accepts any non-empty one by default).
+	model.Service.Listen = &url.URL{User: url.UserPassword("lab-test@vsphere.local", "Sim-Passw0rd-7")}
 	srv := model.Service.NewServer()
 	t.Cleanup(func() { srv.Close(); model.Remove() })
 	u := *srv.URL
@@ -64,7 +173,8 @@ func Start(t testing.TB) *Sim {
 		t.Fatal(err)
 	}
 	s.Client = c
-	ExtendNetworking(model)
+	extendNetworking(model, &s.ignoreMaxMTU)
+	s.countCalls()
 	f := find.NewFinder(c.Client, true)
 	dc, err := f.Datacenter(ctx, Datacenter)
 	if err != nil {
@@ -127,7 +237,12 @@ func (s *Sim) Getenv(name string) string { return s.Env()[name] }
 // makes ReconfigureDvs_Task apply MaxMtu (through the registry's method
 // hook, before the simulator's own handler runs: the DVS object stays in
 // place because the simulator looks it up by its concrete type).
-func ExtendNetworking(model *simulator.Model) {
+func ExtendNetworking(model *simulator.Model) { extendNetworking(model, nil) }
+
+// extendNetworking is ExtendNetworking; while *ignoreMaxMTU is true the
+// DVS takes a MaxMtu change without applying it (a switch that accepts a
+// change and keeps its old MTU).
+func extendNetworking(model *simulator.Model, ignoreMaxMTU *atomic.Bool) {
 	m := model.Map()
 	for _, obj := range m.AllReference("HostNetworkSystem") {
 		if ns, ok := obj.(*simulator.HostNetworkSystem); ok {
@@ -144,6 +259,9 @@ func ExtendNetworking(model *simulator.Model) {
 		}
 		d, ok := ctx.Map.Get(method.This).(*simulator.DistributedVirtualSwitch)
 		if !ok {
+			return nil, nil
+		}
+		if ignoreMaxMTU != nil && ignoreMaxMTU.Load() {
 			return nil, nil
 		}
 		if spec, ok := req.Spec.(*types.VMwareDVSConfigSpec); ok && spec.MaxMtu > 0 {
@@ -252,4 +370,154 @@ func (s *Sim) EditTemplate(t testing.TB, name string) {
 	if err != nil {
 		t.Fatalf("edit template %s: %v", name, err)
 	}
+}
+
+// PlantVM clones the FreeBSD template into the VM folder folderName of
+// the datacenter (made when missing) as vmName, with annotation (none when
+// empty), as someone working by hand beside lab would; it returns the VM's
+// managed object id.
+func (s *Sim) PlantVM(t testing.TB, folderName, vmName, annotation string) string {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetDatacenter(dc)
+	folders, err := dc.Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder, err := f.Folder(ctx, folders.VmFolder.InventoryPath+"/"+folderName)
+	if err != nil {
+		if folder, err = folders.VmFolder.CreateFolder(ctx, folderName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := f.VirtualMachine(ctx, FreeBSD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := f.ClusterComputeResource(ctx, Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := cl.ResourcePool(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := pool.Reference()
+	task, err := src.Clone(ctx, folder, vmName, types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{Pool: &pr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx)
+	if err != nil {
+		t.Fatalf("plant %s: %v", vmName, err)
+	}
+	ref := info.Result.(types.ManagedObjectReference)
+	if annotation != "" {
+		vm := object.NewVirtualMachine(s.Client.Client, ref)
+		task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: annotation})
+		if err == nil {
+			err = task.Wait(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ref.Value
+}
+
+// Exists reports whether the VM with managed object id ref exists.
+func (s *Sim) Exists(ref string) bool {
+	return s.Model.Map().Get(types.ManagedObjectReference{Type: "VirtualMachine", Value: ref}) != nil
+}
+
+// Remove powers off and destroys the VM with managed object id ref.
+func (s *Sim) Remove(t testing.TB, ref string) {
+	t.Helper()
+	ctx := context.Background()
+	vm := object.NewVirtualMachine(s.Client.Client, types.ManagedObjectReference{Type: "VirtualMachine", Value: ref})
+	if task, err := vm.PowerOff(ctx); err == nil {
+		_ = task.Wait(ctx) // already off is fine
+	}
+	task, err := vm.Destroy(ctx)
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatalf("remove %s: %v", ref, err)
+	}
+}
+
+// DisableDRS turns DRS off on the cluster.
+func (s *Sim) DisableDRS(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetDatacenter(dc)
+	cl, err := f.ClusterComputeResource(ctx, Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := cl.Reconfigure(ctx, &types.ClusterConfigSpecEx{DrsConfig: &types.ClusterDrsConfigInfo{Enabled: types.NewBool(false)}}, true)
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatalf("disable DRS: %v", err)
+	}
+}
+
+// DRSOverride reports whether the cluster has a DRS override disabling
+// DRS for the VM with managed object id ref.
+func (s *Sim) DRSOverride(ref string) bool {
+	for _, obj := range s.Model.Map().All("ClusterComputeResource") {
+		cfg, ok := obj.(*simulator.ClusterComputeResource).ConfigurationEx.(*types.ClusterConfigInfoEx)
+		if !ok {
+			continue
+		}
+		for _, o := range cfg.DrsVmConfig {
+			if o.Key.Value == ref && o.Enabled != nil && !*o.Enabled {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// HostRef returns the managed object id of the named host ("" if none).
+func (s *Sim) HostRef(name string) string {
+	for _, obj := range s.Model.Map().All("HostSystem") {
+		if h := obj.(*simulator.HostSystem); h.Name == name {
+			return h.Self.Value
+		}
+	}
+	return ""
+}
+
+// Rules returns the cluster's VM–VM affinity rules: the VMs' managed
+// object ids by rule name.
+func (s *Sim) Rules() map[string][]string {
+	out := map[string][]string{}
+	for _, obj := range s.Model.Map().All("ClusterComputeResource") {
+		cfg, ok := obj.(*simulator.ClusterComputeResource).ConfigurationEx.(*types.ClusterConfigInfoEx)
+		if !ok {
+			continue
+		}
+		for _, r := range cfg.Rule {
+			if a, ok := r.(*types.ClusterAffinityRuleSpec); ok {
+				for _, vm := range a.Vm {
+					out[a.Name] = append(out[a.Name], vm.Value)
+				}
+			}
+		}
+	}
+	return out
 }
