@@ -34,7 +34,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
 	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.lck, "locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, optionalArg("a saved plan file")); err != nil {
 		return nil, err
 	}
 	switch fs.NArg() {
@@ -49,8 +49,6 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 		}
 		f.saved, f.vars = saved, varFlags{vars: saved.Vars, files: saved.VarFiles}
 		f.auto = true // a saved plan was already reviewed, as in Terraform
-	default:
-		return nil, fmt.Errorf("apply takes at most one argument, a saved plan file")
 	}
 	return f, nil
 }

@@ -23,11 +23,8 @@ func runCheck(g *globals, args []string) error {
 	strict := fs.Bool("strict", false, "exit 2 on an inconclusive or incomplete expectation too (for CI)")
 	partial := fs.Bool("partial", false, "check a run that was interrupted or is still running (its cells are marked incomplete)")
 	junit := fs.String("junit", "", "also write the verdicts as JUnit XML to `FILE` (inconclusive/incomplete: skipped; with -strict: failures)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, optionalArg("a run id")); err != nil {
 		return err
-	}
-	if fs.NArg() > 1 {
-		return fmt.Errorf("check takes at most one argument, a run id")
 	}
 	lab, err := loadLab(g, v)
 	if err != nil {

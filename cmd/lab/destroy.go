@@ -22,7 +22,7 @@ func runDestroy(g *globals, args []string) error {
 	orphans := fs.Bool("orphans", false, "also remove objects tagged as this lab's and this workspace's that the state does not list")
 	workspace := fs.String("workspace", "", "with -orphans: sweep the workspace `ID` instead of this directory's (one whose state was lost)")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	if *workspace != "" && !*orphans {

@@ -148,17 +148,6 @@ func newFlags(g *globals, name, usage string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args and turns -h into a clean exit.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return reported{exitOK}
-		}
-		return reported{exitError}
-	}
-	return nil
-}
-
 // release gives the state lock back.
 func (w *workspace) release(g *globals) { releaseLock(g, w.unlock) }
 

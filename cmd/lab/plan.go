@@ -18,7 +18,7 @@ func runPlan(g *globals, args []string) error {
 	v.register(fs)
 	out := fs.String("out", "", "save the plan to `FILE` for `lab apply FILE`")
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	lab, err := loadLab(g, v)

@@ -10,7 +10,7 @@ import (
 func runReport(g *globals, args []string) error {
 	fs := newFlags(g, "report", "report [-format table|markdown|csv|json] [RUN]")
 	format := fs.String("format", "table", "output `format`: table, markdown, csv or json")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, optionalArg("a run id")); err != nil {
 		return err
 	}
 	rs := results.Store{Dir: resultsDir(g)}

@@ -12,7 +12,7 @@ func runState(g *globals, args []string) error {
 		return fmt.Errorf("usage: lab state list")
 	}
 	fs := newFlags(g, "state list", "state list")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:], noArgs); err != nil {
 		return err
 	}
 	st, err := state.Store{Dir: stateDir(g)}.Load()

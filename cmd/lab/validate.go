@@ -9,7 +9,7 @@ func runValidate(g *globals, args []string) error {
 	fs := newFlags(g, "validate", "validate [-var k=v] [-var-file F]")
 	var v varFlags
 	v.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	lab, err := loadLab(g, v)
