@@ -98,6 +98,9 @@ func (x *expectDecoder) selector(key string, v cty.Value, keyRng, valRng hcl.Ran
 	}
 	x.used[i] = true
 	dv, ok := findDimValue(x.e.Matrix[i], v)
+	if !ok && hasUnknown(x.e.Matrix[i].Values) {
+		return v, nil // it may be one of the values not known yet
+	}
 	if !ok {
 		var vals []string
 		for _, dv := range x.e.Matrix[i].Values {

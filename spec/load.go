@@ -36,6 +36,11 @@ type Options struct {
 	// KnownProviders are the provider type names accepted in provider
 	// blocks; nil accepts any.
 	KnownProviders []string
+	// UnknownRequired is validate's mode, as in `terraform validate`: a
+	// required variable given no value is not an error but an unknown
+	// value of its declared type (cty.UnknownVal), which type-checks in
+	// every expression and whose checks are left for plan.
+	UnknownRequired bool
 }
 
 // rootSchema lists the top-level block kinds.
@@ -164,7 +169,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 	diags = append(diags, l.decodeTemplates(byType["template"])...)
 	diags = append(diags, l.decodePairs(byType["pair"])...)
 	diags = append(diags, l.decodeExperiments(byType["experiment"])...)
-	return l.lab, diags
+	return l.lab, dropNotKnownYet(diags)
 }
 
 // hashFiles is the sha256 over the sorted base names and contents.

@@ -48,6 +48,19 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 // configureProviders makes and configures every provider the lab declares
 // (the second phase of decoding: each provider reads its own block).
 func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[string]providers.Provider, error) {
+	out, diags := newProviders(ctx, g, lab)
+	if len(diags) > 0 {
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+	}
+	if diags.HasErrors() {
+		return nil, reported{exitError}
+	}
+	return out, nil
+}
+
+// newProviders makes and configures the lab's providers, returning what
+// their Configure said.
+func newProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[string]providers.Provider, hcl.Diagnostics) {
 	out := map[string]providers.Provider{}
 	var diags hcl.Diagnostics
 	// Provider blocks may use var.* and functions (addresses, URLs).
@@ -64,13 +77,7 @@ func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[str
 		}
 		out[key] = p
 	}
-	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
-	}
-	if diags.HasErrors() {
-		return nil, reported{exitError}
-	}
-	return out, nil
+	return out, diags
 }
 
 // workspace is a loaded lab with configured providers and its state,
