@@ -141,3 +141,44 @@ func TestUnknownRequiredChecksKnownValues(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownRequiredExpect: expect blocks whose values are not known yet
+// load in validate's mode and are checked once known.
+func TestUnknownRequiredExpect(t *testing.T) {
+	const src = `lab "ux" {}
+variable "fw" { type = string }
+variable "sel" { type = string }
+variable "n" { type = number }
+variable "tol" { type = string }
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs  = [pair.p]
+  matrix = { fw = ["off", "on"], mtu = [1500, 9000] }
+  guest { mtu = matrix.mtu }
+  router { }
+  iperf3 { duration = "1s" }
+  expect "where" {
+    where      = { fw = var.fw }
+    throughput = { gbps = var.n, tolerance = var.tol }
+  }
+  expect "ratio" {
+    ratio = { of = var.sel, over = "mtu=1500", at_least = var.n }
+  }
+  expect "retransmits" {
+    retransmits = { max = var.n }
+  }
+}
+`
+	files := map[string][]byte{"lab.hcl": []byte(strings.Replace(src, "  router { }\n", "", 1))}
+	lab, diags := LoadFiles(files, Options{UnknownRequired: true})
+	if diags.HasErrors() {
+		var b strings.Builder
+		_ = lab.WriteDiagnostics(&b, diags, 0, false)
+		t.Fatalf("validate mode: %s", b.String())
+	}
+	_, diags = LoadFiles(files, Options{UnknownRequired: true, Vars: []string{"fw=maybe", "sel=mtu=1500", "n=2", "tol=5%"}})
+	if !strings.Contains(diags.Error(), "Value not in matrix") {
+		t.Errorf("a known value is not checked: %v", diags)
+	}
+}
