@@ -94,6 +94,9 @@ type Provenance struct {
 	// started: two results with the same digest ran on the same pinned
 	// templates, kernels, drivers and tool versions.
 	LockDigest string `json:"lock_digest,omitempty"`
+	// Apply is the apply that wrote the record (ApplyID): the run's id for
+	// the apply that started the run, another for one that resumed it.
+	Apply string `json:"apply,omitempty"`
 }
 
 // HostCPUPair is both ends' hypervisor-side CPU use during a run.

@@ -13,9 +13,11 @@ import (
 )
 
 func runPlan(g *globals, args []string) error {
-	fs := newFlags(g, "plan", "plan [-out FILE] [-var k=v] [-var-file F] [-json]")
+	fs := newFlags(g, "plan", "plan [-out FILE] [-only key=value,…] [-var k=v] [-var-file F] [-json]")
 	var v varFlags
 	v.register(fs)
+	var only onlyFlags
+	only.register(fs)
 	out := fs.String("out", "", "save the plan to `FILE` for `lab apply FILE`")
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
 	if err := parseFlags(fs, args, noArgs); err != nil {
@@ -23,6 +25,9 @@ func runPlan(g *globals, args []string) error {
 	}
 	lab, err := loadLab(g, v)
 	if err != nil {
+		return err
+	}
+	if err := only.check(lab); err != nil {
 		return err
 	}
 	provs, err := configureProviders(context.Background(), g, lab)
@@ -34,7 +39,7 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := makePlan(g, lab, st, v, provs)
+	p, err := makePlan(g, lab, st, v, provs, selection{only: only})
 	if err != nil {
 		return err
 	}
@@ -81,13 +86,17 @@ func readState(g *globals, labID string) (*state.State, error) {
 
 // makePlan plans the lab against its state and refuses, at the spec lines
 // that ask, what a back end cannot do — before anything is created.
-func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags, provs map[string]providers.Provider) (*plan.Plan, error) {
-	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now()})
+func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags, provs map[string]providers.Provider, sel selection) (*plan.Plan, error) {
+	keep, desc := sel.options()
+	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now(), Select: keep, Selection: desc})
 	if len(diags) > 0 {
 		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, reported{exitError}
+	}
+	if err := sel.checkSelected(p); err != nil {
+		return nil, err
 	}
 	if err := checkCapabilities(g, lab, p, provs); err != nil {
 		return nil, err
