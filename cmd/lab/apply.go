@@ -156,7 +156,7 @@ func applyPlan(g *globals, w *workspace, f *applyFlags, sel selection) (*plan.Pl
 		}
 	}
 	if !f.json {
-		if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
+		if err := p.Render(g.stdout, plan.RenderOptions{Color: useColor(g, g.stdout)}); err != nil {
 			return nil, err
 		}
 	}
@@ -274,7 +274,7 @@ func printRunTable(g *globals, rs results.Store, runID string) error {
 		return nil
 	}
 	fmt.Fprintln(g.stdout)
-	return report.Render(g.stdout, "table", info, results.Group(recs), report.Options{Color: isTerminal(g.stdout)})
+	return report.Render(g.stdout, "table", info, results.Group(recs), report.Options{Color: useColor(g, g.stdout)})
 }
 
 // gitCommit returns the commit of the lab directory's repository and whether

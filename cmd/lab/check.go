@@ -90,7 +90,7 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		if err := json.NewEncoder(g.stdout).Encode(map[string]any{"type": "check", "run": runID, "outcomes": outs}); err != nil {
 			return err
 		}
-	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: isTerminal(g.stdout)}); err != nil {
+	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: useColor(g, g.stdout)}); err != nil {
 		return err
 	}
 	if opt.junit != "" {

@@ -46,7 +46,7 @@ func runCompare(g *globals, args []string) error {
 			return err
 		}
 	} else if err := report.RenderCompare(g.stdout, ids[0], ids[1], ds, report.CompareOptions{
-		Options: report.Options{Color: isTerminal(g.stdout)}, Threshold: threshold.v}); err != nil {
+		Options: report.Options{Color: useColor(g, g.stdout)}, Threshold: threshold.v}); err != nil {
 		return err
 	}
 	for _, d := range ds {

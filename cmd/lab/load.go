@@ -32,7 +32,7 @@ func (v *varFlags) register(fs *flag.FlagSet) {
 func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 	lab, diags := spec.Load(g.dir, spec.Options{Vars: v.vars, VarFiles: v.files, Env: g.env, KnownProviders: providers.Names()})
 	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, reported{exitError}
@@ -50,7 +50,7 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[string]providers.Provider, error) {
 	out, diags := newProviders(ctx, g, lab)
 	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, reported{exitError}
@@ -148,6 +148,7 @@ func termWidth() uint {
 func newFlags(g *globals, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(g.stderr)
+	fs.BoolVar(&g.noColor, "no-color", g.noColor, "print no ANSI colours (as NO_COLOR=1 does)")
 	fs.Usage = func() {
 		fmt.Fprintf(g.stderr, "Usage: lab %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()

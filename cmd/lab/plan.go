@@ -54,7 +54,7 @@ func runPlan(g *globals, args []string) error {
 		if err := enc.Encode(p); err != nil {
 			return err
 		}
-	} else if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
+	} else if err := p.Render(g.stdout, plan.RenderOptions{Color: useColor(g, g.stdout)}); err != nil {
 		return err
 	}
 	if *out != "" {
@@ -90,7 +90,7 @@ func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags, provs map[
 	keep, desc := sel.options()
 	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now(), Select: keep, Selection: desc})
 	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, reported{exitError}

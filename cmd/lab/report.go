@@ -25,5 +25,5 @@ func runReport(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(g.stdout, *format, info, results.Group(recs), report.Options{Color: isTerminal(g.stdout)})
+	return report.Render(g.stdout, *format, info, results.Group(recs), report.Options{Color: useColor(g, g.stdout)})
 }
