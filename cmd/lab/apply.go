@@ -32,6 +32,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 	f := &applyFlags{}
 	f.vars.register(fs)
 	f.only.register(fs)
+	registerLockTimeout(g, fs)
 	fs.StringVar(&f.resume, "resume", "", "fill in the runs that `RUN` (an id, latest or previous) has no result for (missing or failed), in the same results directory")
 	fs.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
 	fs.BoolVar(&f.keep, "keep", false, "leave the machines in place after the runs (lab destroy removes them)")

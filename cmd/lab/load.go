@@ -24,7 +24,19 @@ type varFlags struct {
 
 func (v *varFlags) register(fs *flag.FlagSet) {
 	fs.Func("var", "set a variable: `name=value` (repeatable)", func(s string) error { v.vars = append(v.vars, s); return nil })
-	fs.Func("var-file", "read variables from `FILE` (repeatable)", func(s string) error { v.files = append(v.files, s); return nil })
+	fs.Func("var-file", "read variables from `FILE` (repeatable; relative to the directory lab was started in, not -chdir's)", v.addFile)
+}
+
+// addFile takes a -var-file path. A relative one is relative to the
+// working directory lab was started in (-chdir does not move it); it is
+// kept absolute, so a saved plan finds it from anywhere.
+func (v *varFlags) addFile(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	v.files = append(v.files, abs)
+	return nil
 }
 
 // loadLab decodes the lab directory and prints diagnostics. Warnings are
@@ -103,7 +115,7 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 		return nil, err
 	}
 	store := state.Store{Dir: stateDir(g)}
-	unlock, err := store.Lock(state.NewLockInfo(lab.Name, op))
+	unlock, err := lockState(g, store, lab.Name, op)
 	if err != nil {
 		return nil, err
 	}

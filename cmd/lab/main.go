@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
 	_ "github.com/lab-bench/lab/providers/hosts"   // registers "hosts"
@@ -64,6 +65,8 @@ type globals struct {
 	redact *redactor
 	// noColor is -no-color (before the verb or among its flags).
 	noColor bool
+	// lockTimeout is -lock-timeout: how long to wait for the state lock.
+	lockTimeout time.Duration
 }
 
 func main() {

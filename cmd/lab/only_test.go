@@ -97,3 +97,28 @@ func TestResumeNeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanDetailedExitcode: 0 when apply would do nothing, 2 when it would
+// make machines or run benchmarks, 1 on an error.
+func TestPlanDetailedExitcode(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      int
+	}{
+		{"runs and machines", onlyLab, 2},
+		{"nothing to do", "lab \"idle\" {}\ntemplate \"t\" {}\npair \"p\" { template = template.t }\n", 0},
+		{"error", "lab \"bad\" {}\npair \"p\" { template = template.none }\n", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runLab(t, "", "-chdir="+dir, "plan", "-detailed-exitcode")
+			if code != tc.want {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.want, out, errOut)
+			}
+		})
+	}
+}

@@ -13,13 +13,15 @@ import (
 )
 
 func runPlan(g *globals, args []string) error {
-	fs := newFlags(g, "plan", "plan [-out FILE] [-only key=value,…] [-var k=v] [-var-file F] [-json]")
+	fs := newFlags(g, "plan", "plan [-out FILE] [-only key=value,…] [-detailed-exitcode] [-lock-timeout D] [-var k=v] [-var-file F] [-json]")
 	var v varFlags
 	v.register(fs)
 	var only onlyFlags
 	only.register(fs)
 	out := fs.String("out", "", "save the plan to `FILE` for `lab apply FILE`")
+	registerLockTimeout(g, fs)
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
+	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when apply would change nothing, 2 when it would create, replace or destroy something or run a benchmark (1: error)")
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
@@ -65,14 +67,27 @@ func runPlan(g *globals, args []string) error {
 			fmt.Fprintf(g.stdout, "\nSaved the plan to %s; run `lab apply %s` to carry it out exactly.\n", *out, *out)
 		}
 	}
+	if *detailed && hasChanges(p) {
+		return reported{exitChanges}
+	}
 	return nil
+}
+
+// exitChanges is plan -detailed-exitcode's status for a plan with changes.
+const exitChanges = 2
+
+// hasChanges reports whether applying p would do anything: an action on a
+// machine or link other than keeping it, or a run.
+func hasChanges(p *plan.Plan) bool {
+	add, replace, del, _ := p.Counts()
+	return add+replace+del > 0 || len(p.Runs()) > 0
 }
 
 // readState loads the state under a short-lived lock, so a plan never reads
 // a state that an apply is writing.
 func readState(g *globals, labID string) (*state.State, error) {
 	store := state.Store{Dir: stateDir(g)}
-	unlock, err := store.Lock(state.NewLockInfo(labID, "plan"))
+	unlock, err := lockState(g, store, labID, "plan")
 	if err != nil {
 		return nil, err
 	}
