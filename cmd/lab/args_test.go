@@ -42,6 +42,13 @@ func TestArgumentsChecked(t *testing.T) {
 		{"init extra", []string{"init", "x"}, "init takes no arguments"},
 		{"init flag after argument", []string{"init", "x", "-upgrade"}, "flag -upgrade comes after"},
 		{"version extra", []string{"version", "x"}, "version takes no arguments"},
+		{"show extra", []string{"show", "a", "b"}, "show takes at most one argument, a saved plan file or a run id; got 2"},
+		{"show flag after argument", []string{"show", "RUN", "-json"}, "flag -json comes after the argument \"RUN\""},
+		{"fmt flag after argument", []string{"fmt", "lab.hcl", "-check"}, "flag -check comes after the argument \"lab.hcl\""},
+		{"help extra", []string{"help", "plan", "apply"}, "help takes at most one argument, a verb; got 2"},
+		{"state show extra", []string{"state", "show", "a", "b"}, "state show takes one address"},
+		{"state show flag after argument", []string{"state", "show", "a", "-json"}, "flag -json comes after"},
+		{"state rm flag after argument", []string{"state", "rm", "a", "-lock-timeout=1s"}, "flag -lock-timeout=1s comes after"},
 		{"after -- a dash is an argument", []string{"validate", "--", "-x"}, "validate takes no arguments; got 1: -x"},
 	}
 	for _, tc := range tests {
