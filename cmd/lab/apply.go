@@ -100,6 +100,7 @@ func runApply(g *globals, args []string) error {
 	var view engine.View = newJSONView(g.stdout)
 	if !f.json {
 		hv := newHumanView(g.stdout, isTerminal(g.stdout))
+		hv.setETA(newETA(p))
 		defer hv.Close()
 		view = hv
 	}
