@@ -22,22 +22,7 @@ func TestShow(t *testing.T) {
 	if code, out, errOut := runLab(t, "", "-chdir="+dir, "plan", "-only", "pair=a", "-out", planFile); code != 0 {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, errOut)
 	}
-	rs := results.Store{Dir: filepath.Join(dir, "results")}
-	run, err := rs.NewRun(results.RunInfo{Lab: "only", Started: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), Experiments: []string{"e"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, apply := range []string{run.ID(), "20261130T110000Z"} {
-		rec := results.Record{Lab: "only", Experiment: "e", Pair: "a", Cell: []results.CellValue{{Name: "mtu", Value: "1500"}},
-			CellKey: "mtu=1500", Repeat: i + 1, Metrics: bench.Sample{ThroughputBps: 9e9}}
-		rec.Provenance.Apply = apply
-		if err := run.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := run.Finish(results.StatusComplete); err != nil {
-		t.Fatal(err)
-	}
+	run := writeOnlyRun(t, dir)
 	tests := []struct {
 		name string
 		args []string
@@ -70,4 +55,27 @@ func TestShow(t *testing.T) {
 	if code, _, errOut := runLab(t, "", "-chdir="+dir, "show", "nope"); code != 1 || !strings.Contains(errOut, "nope") {
 		t.Errorf("show nope: exit %d\n%s", code, errOut)
 	}
+}
+
+// writeOnlyRun writes a complete run of onlyLab with two records of one cell,
+// the second from a resuming apply.
+func writeOnlyRun(t *testing.T, dir string) *results.Run {
+	t.Helper()
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	run, err := rs.NewRun(results.RunInfo{Lab: "only", Started: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), Experiments: []string{"e"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, apply := range []string{run.ID(), "20261130T110000Z"} {
+		rec := results.Record{Lab: "only", Experiment: "e", Pair: "a", Cell: []results.CellValue{{Name: "mtu", Value: "1500"}},
+			CellKey: "mtu=1500", Repeat: i + 1, Metrics: bench.Sample{ThroughputBps: 9e9 + float64(i)*1e8}}
+		rec.Provenance.Apply = apply
+		if err := run.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.Finish(results.StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
