@@ -28,7 +28,7 @@ import (
 )
 
 // Format is the saved-plan file format version.
-const Format = 1
+const Format = 2
 
 // Operations an action can have.
 const (
