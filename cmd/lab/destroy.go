@@ -15,7 +15,7 @@ import (
 )
 
 func runDestroy(g *globals, args []string) error {
-	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-json]")
+	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-json] [-lock-timeout D]")
 	var v varFlags
 	v.register(fs)
 	auto := fs.Bool("auto-approve", false, "skip the interactive approval")

@@ -34,6 +34,8 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"-version"}, 0, "lab 0."},
 		{[]string{"help", "plan"}, 0, "Usage: lab plan"},
 		{[]string{"help", "fmt"}, 0, "-recursive"},
+		{[]string{"help", "apply"}, 0, "-locked"},
+		{[]string{"help", "report"}, 0, "svg, png"},
 		{[]string{"help", "help"}, 0, "Verbs:"},
 		{[]string{"help", "nope"}, 1, `lab has no verb "nope"`},
 		{[]string{"help", "plan", "apply"}, 1, "help takes at most one argument"},
