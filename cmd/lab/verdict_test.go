@@ -112,7 +112,7 @@ func TestCheckVerdicts(t *testing.T) {
 			[]cellRuns{{"9000", []float64{-1, 9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4, 4}, 0}}, nil, exitOK,
 			[]string{"incomplete"}},
 		{"an interrupted run is incomplete", results.StatusInterrupted,
-			[]cellRuns{{"9000", []float64{9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4, 4}, 0}}, []string{"-strict"}, exitExpect,
+			[]cellRuns{{"9000", []float64{9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4, 4}, 0}}, []string{"-strict", "-partial"}, exitExpect,
 			[]string{"ended interrupted", "0 pass, 0 fail, 0 inconclusive, 2 incomplete"}},
 		{"everything passes", results.StatusComplete,
 			[]cellRuns{{"9000", []float64{9.9, 10, 10.1}, 0}, {"1500", []float64{4, 4.1, 4}, 0}}, []string{"-strict", "latest"}, exitOK,
