@@ -79,7 +79,11 @@ func runApply(g *globals, args []string) error {
 	}
 	p, err := applyPlan(g, w, f, sel)
 	if errors.Is(err, errNothingToResume) {
-		fmt.Fprintf(g.stdout, "Run %s has a result for every run selected: nothing to resume.\n", sel.resume.id)
+		out := g.stdout
+		if f.json {
+			out = g.stderr // stdout carries events only
+		}
+		fmt.Fprintf(out, "Run %s has a result for every run selected: nothing to resume.\n", sel.resume.id)
 		return nil
 	}
 	if err != nil || p == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -152,6 +153,36 @@ pair "p" {
 				t.Errorf("-json wrote to stderr:\n%s", stderr.String())
 			}
 			golden.Check(t, filepath.Join("testdata", "validate-json", tc.name+".json"), stdout.String())
+		})
+	}
+}
+
+// defaultRe matches a variable's default (one line, or a bracketed value
+// over several lines).
+var defaultRe = regexp.MustCompile(`(?m)^(\s*)default\s*=\s*(\[[^\]]*\]|\{[^}]*\}|.*)$`)
+
+// TestValidateWithoutDefaults takes every example with its variables'
+// defaults removed: every variable is then unknown, everywhere the
+// example reads it, and validate must still pass without a panic — the
+// widest test of the spec's unknown-value paths.
+func TestValidateWithoutDefaults(t *testing.T) {
+	t.Setenv("GOVC_URL", "")
+	dirs, _ := filepath.Glob("../../examples/*/lab.hcl")
+	for _, path := range dirs {
+		t.Run(filepath.Base(filepath.Dir(path)), func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stripped := defaultRe.ReplaceAll(src, []byte("${1}# default removed"))
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), stripped, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := Main([]string{"-chdir=" + dir, "validate"}, strings.NewReader(""), &stdout, &stderr, nil); code != 0 {
+				t.Errorf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+			}
 		})
 	}
 }
