@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -41,7 +43,23 @@ func runValidate(g *globals, args []string) error {
 	}
 	fmt.Fprintf(g.stdout, "Success! Lab %q is valid: %d experiment(s), %d pair(s), %d cell(s).\n",
 		lab.Name, len(lab.Experiments), len(lab.Pairs), countCells(lab))
+	if names := unknownVariables(lab); len(names) > 0 {
+		fmt.Fprintf(g.stdout, "Variables without a value were taken as unknown (%s): what reads them is checked by plan, which needs their values.\n",
+			strings.Join(names, ", "))
+	}
 	return nil
+}
+
+// unknownVariables names the variables validate took as unknown, sorted.
+func unknownVariables(lab *spec.Lab) []string {
+	var names []string
+	for name, v := range lab.Variables {
+		if !v.IsKnown() {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // validateLab loads the lab in validate's mode and configures its

@@ -54,7 +54,7 @@ pair "p" { template = template.t }
 experiment "e" {
   pairs = [pair.p]
   iperf3 { duration = "1s" }
-}`, []string{"validate"}, 0, "Success!"},
+}`, []string{"validate"}, 0, "taken as unknown (host)"},
 		{"bad literal beside an unknown value", `variable "host" { type = string }
 provider "hosts" "h" {
   server {
