@@ -43,7 +43,7 @@ func (p *Plan) diff(st *state.State) {
 	var deletes []Action
 	for i := len(st.Resources) - 1; i >= 0; i-- {
 		r := st.Resources[i]
-		if !want[r.Address] {
+		if !want[r.Address] && !p.untouched[r.Address] {
 			o := r
 			deletes = append(deletes, Action{Op: OpDelete, Address: r.Address, Kind: r.Kind, Old: &o, Reason: "not in the spec"})
 		}

@@ -28,7 +28,7 @@ import (
 )
 
 // Format is the saved-plan file format version.
-const Format = 1
+const Format = 2
 
 // Operations an action can have.
 const (
@@ -55,8 +55,15 @@ type Plan struct {
 	Groups   []*Group      `json:"groups"`
 	Actions  []Action      `json:"actions"`
 	Estimate time.Duration `json:"estimate"`
+	// Selection says which runs of the lab the plan holds when it holds
+	// only some (apply -only, -resume); AllRuns is then how many it has.
+	Selection string `json:"selection,omitempty"`
+	AllRuns   int    `json:"all_runs,omitempty"`
 
 	workspace string // the state's workspace id, in every name and tag
+	// untouched are the resource addresses of groups the selection left
+	// out: their machines stay as they are, neither made nor deleted.
+	untouched map[string]bool
 }
 
 // Group is the machines of one pair in one hardware shape, and the runs
@@ -117,6 +124,10 @@ type Options struct {
 	// machine, 1 s per run for configuration, observation and start-up).
 	CreateCost  time.Duration
 	RunOverhead time.Duration
+	// Select, when set, keeps only the runs it returns true for (and the
+	// groups that still have runs); Selection describes it for people.
+	Select    func(Run) bool
+	Selection string
 }
 
 // New makes the plan for lab given the current state.
@@ -138,6 +149,9 @@ func New(lab *spec.Lab, st *state.State, opt Options) (*Plan, hcl.Diagnostics) {
 	}
 	if d := p.checkResultPaths(lab); d != nil {
 		return p, append(diags, d)
+	}
+	if opt.Select != nil {
+		p.selectRuns(opt.Select, opt.Selection)
 	}
 	p.diff(st)
 	p.estimate(opt)
@@ -292,6 +306,42 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// selectRuns keeps the runs keep selects, numbered anew, and the groups
+// that still have runs; the others' resources are left untouched.
+func (p *Plan) selectRuns(keep func(Run) bool, selection string) {
+	p.Selection, p.AllRuns = selection, len(p.Runs())
+	p.untouched = map[string]bool{}
+	var groups []*Group
+	n := 0
+	for _, g := range p.Groups {
+		g.Runs = slices.DeleteFunc(g.Runs, func(r Run) bool { return !keep(r) })
+		if len(g.Runs) == 0 {
+			for _, a := range g.addresses() {
+				p.untouched[a] = true
+			}
+			continue
+		}
+		for i := range g.Runs {
+			n++
+			g.Runs[i].Index = n
+		}
+		groups = append(groups, g)
+	}
+	p.Groups = groups
+}
+
+// addresses are the state addresses of the group's links and machines.
+func (g *Group) addresses() []string {
+	out := []string{g.Link.Address}
+	if g.ClientLink != nil {
+		out = append(out, g.ClientLink.Address)
+	}
+	for _, m := range g.Machines() {
+		out = append(out, m.Address)
+	}
+	return out
 }
 
 // group returns (making it when new) the group of pair in the cell's

@@ -25,6 +25,9 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "lab %q will perform the following actions:\n\n", p.LabID)
+	if p.Selection != "" {
+		fmt.Fprintf(&b, "Selection: %s: %d of %d runs.\n\n", p.Selection, len(p.Runs()), p.AllRuns)
+	}
 	groups := map[string]*Group{}
 	for _, g := range p.Groups {
 		groups[g.Address] = g

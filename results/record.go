@@ -104,6 +104,9 @@ type Provenance struct {
 	// "host-21: Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1"), from providers
 	// that report them (providers.HostSettingsReporter).
 	HostSettings map[string]string `json:"host_settings,omitempty"`
+	// Apply is the apply that wrote the record (ApplyID): the run's id for
+	// the apply that started the run, another for one that resumed it.
+	Apply string `json:"apply,omitempty"`
 }
 
 // HostCPUPair is both ends' hypervisor-side CPU use during a run.

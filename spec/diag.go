@@ -60,9 +60,11 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// Unknown values only come from variables that have no valid value, which
-// is reported once where the variable is declared; the converters below
-// accept them silently (returning zero) so that the error does not cascade.
+// Unknown values come from variables that have no valid value, which is
+// reported once where the variable is declared, or that have no value yet
+// (Options.UnknownRequired, for validate); the converters below accept them
+// silently (returning zero) so that an error does not cascade and a value
+// not known yet is not checked.
 
 // toString converts v to a string (numbers and bools as HCL writes them).
 func toString(v cty.Value, rng hcl.Range, name string) (string, *hcl.Diagnostic) {

@@ -118,10 +118,12 @@ func (a *cellAttr) value(ctx *hcl.EvalContext, dims []Dimension, matrix map[stri
 	return v, diags
 }
 
-// run evaluates and applies the attribute.
+// run evaluates and applies the attribute. A value not wholly known (it
+// reads a variable with no value yet) is not applied: the cell keeps its
+// default, and the value is checked once known.
 func (a *cellAttr) run(c *cellState, ctx *hcl.EvalContext, dims []Dimension, matrix map[string]cty.Value) hcl.Diagnostics {
 	v, diags := a.value(ctx, dims, matrix)
-	if diags.HasErrors() {
+	if diags.HasErrors() || !v.IsWhollyKnown() {
 		return diags
 	}
 	if d := a.apply(c, v, a.attr); d != nil {

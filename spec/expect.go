@@ -98,6 +98,9 @@ func (x *expectDecoder) selector(key string, v cty.Value, keyRng, valRng hcl.Ran
 	}
 	x.used[i] = true
 	dv, ok := findDimValue(x.e.Matrix[i], v)
+	if !ok && (!v.IsKnown() || hasUnknown(x.e.Matrix[i].Values)) {
+		return v, nil // a value not known yet, or one that may be among them
+	}
 	if !ok {
 		var vals []string
 		for _, dv := range x.e.Matrix[i].Values {
@@ -115,6 +118,10 @@ func absolute(a *hcl.Attribute, items []objItem, valueKey string, withTolerance 
 	var diags hcl.Diagnostics
 	seen := false
 	for _, it := range items {
+		if !it.Value.IsWhollyKnown() {
+			seen = seen || it.Key == valueKey // checked once it is known
+			continue
+		}
 		switch {
 		case it.Key == valueKey:
 			f, d := toFloat(it.Value, it.ValueRange, valueKey)
@@ -153,10 +160,14 @@ func absolute(a *hcl.Attribute, items []objItem, valueKey string, withTolerance 
 func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Diagnostics) {
 	r := &Ratio{}
 	var diags hcl.Diagnostics
-	var haveAtLeast, haveBetween bool
+	var haveAtLeast, haveBetween, unknownSel bool
 	for _, it := range items {
 		switch it.Key {
 		case "of", "over":
+			if !it.Value.IsKnown() {
+				unknownSel = true // checked once it is known
+				continue
+			}
 			s, d := toString(it.Value, it.ValueRange, it.Key)
 			if d == nil {
 				d = x.ratioSelector(s, it.ValueRange)
@@ -171,6 +182,10 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Di
 				r.Over = s
 			}
 		case "at_least":
+			if !it.Value.IsKnown() {
+				haveAtLeast = true // checked once it is known
+				continue
+			}
 			f, d := toFloat(it.Value, it.ValueRange, "at_least")
 			if d == nil && (math.IsInf(f, 0) || f <= 0) {
 				d = errorf(it.ValueRange, "Invalid expectation", "at_least must be a finite number > 0.")
@@ -196,7 +211,7 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Di
 		return r, diags
 	}
 	switch {
-	case r.Of == "" || r.Over == "":
+	case (r.Of == "" || r.Over == "") && !unknownSel:
 		diags = append(diags, errorf(a.Expr.Range(), "Missing key",
 			`ratio needs of = "key=value" and over = "key=value".`))
 	case haveAtLeast == haveBetween:

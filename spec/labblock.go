@@ -38,12 +38,35 @@ func (l *loader) decodeLab(blocks []*hcl.Block) hcl.Diagnostics {
 }
 
 // evalValue checks an attribute's references and evaluates it with the
-// top-level context (var.* and functions).
+// top-level context (var.* and functions). A value not wholly known comes
+// with a notKnownYet error, so that callers skip their checks of it.
 func (l *loader) evalValue(a *hcl.Attribute) (cty.Value, hcl.Diagnostics) {
 	if _, d := l.checkRefs(a.Expr, nil); d.HasErrors() {
 		return cty.NilVal, d
 	}
-	return evalExpr(a.Expr, l.ctx)
+	v, diags := evalExpr(a.Expr, l.ctx)
+	if !diags.HasErrors() && !v.IsWhollyKnown() {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Value not known yet",
+			Detail: "The value reads a variable that has no value yet.", Subject: a.Expr.Range().Ptr(), Extra: notKnownYet{}})
+	}
+	return v, diags
+}
+
+// notKnownYet marks the error evalValue returns for a value that reads a
+// variable with no value (one without a valid value, reported where it is
+// set, or one not set during validate): it makes callers skip their checks
+// of the value, and Load drops it.
+type notKnownYet struct{}
+
+// dropNotKnownYet leaves out the notKnownYet errors.
+func dropNotKnownYet(diags hcl.Diagnostics) hcl.Diagnostics {
+	out := diags[:0:0]
+	for _, d := range diags {
+		if _, ok := d.Extra.(notKnownYet); !ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // evalString evaluates an attribute that must be a string.

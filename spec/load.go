@@ -35,6 +35,11 @@ type Options struct {
 	// KnownProviders are the provider type names accepted in provider
 	// blocks; nil accepts any.
 	KnownProviders []string
+	// UnknownRequired is validate's mode, as in `terraform validate`: a
+	// required variable given no value is not an error but an unknown
+	// value of its declared type (cty.UnknownVal), which type-checks in
+	// every expression and whose checks are left for plan.
+	UnknownRequired bool
 }
 
 // rootSchema lists the top-level block kinds.
@@ -179,7 +184,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 		diags = append(diags, errorf(byType["lab"][0].DefRange, "No experiment",
 			"The lab declares no experiment block, so there is nothing to plan or run: add experiment \"<name>\" { pairs = [pair.<name>] … }."))
 	}
-	return l.lab, capDiagnostics(l.lab.Redact(diags))
+	return l.lab, capDiagnostics(l.lab.Redact(dropNotKnownYet(diags)))
 }
 
 // hashFiles is the sha256 over the sorted base names and contents.

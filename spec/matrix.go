@@ -76,8 +76,10 @@ func ambiguousCellKeys(dims []Dimension, ranges []hcl.Range) *hcl.Diagnostic {
 func dimValues(it objItem) ([]cty.Value, hcl.Diagnostics) {
 	v := it.Value
 	ty := v.Type()
-	if !v.IsWhollyKnown() {
-		return []cty.Value{cty.DynamicVal}, nil // a variable without a value: reported already
+	if !v.IsKnown() {
+		// A variable without a valid value (reported already) or with no
+		// value yet (validate): one value, unknown.
+		return []cty.Value{cty.DynamicVal}, nil
 	}
 	if v.IsNull() || !(ty.IsListType() || ty.IsTupleType()) {
 		return nil, hcl.Diagnostics{errorf(it.ValueRange, "Invalid matrix values",
@@ -109,6 +111,9 @@ func dimValues(it objItem) ([]cty.Value, hcl.Diagnostics) {
 	seen := map[string]bool{}
 	for i, ev := range v.AsValueSlice() {
 		switch {
+		case !ev.IsKnown():
+			vals = append(vals, ev) // a variable with no value (yet): no duplicate of anything known
+			continue
 		case ev.IsNull():
 			return nil, hcl.Diagnostics{errorf(rangeOf(i), "Invalid matrix value",
 				"matrix.%s values cannot be null.", it.Key)}
@@ -142,4 +147,14 @@ func findDimValue(d Dimension, v cty.Value) (cty.Value, bool) {
 		}
 	}
 	return cty.NilVal, false
+}
+
+// hasUnknown reports whether a dimension lists a value not known yet.
+func hasUnknown(vals []cty.Value) bool {
+	for _, v := range vals {
+		if !v.IsKnown() {
+			return true
+		}
+	}
+	return false
 }

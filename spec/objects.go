@@ -27,8 +27,8 @@ func objectItems(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]objI
 		for _, it := range oc.Items {
 			kv, kd := evalExpr(it.KeyExpr, ctx)
 			diags = append(diags, kd...)
-			if kd.HasErrors() {
-				continue
+			if kd.HasErrors() || !kv.IsWhollyKnown() {
+				continue // an unknown key reads a variable with no value yet
 			}
 			key, d := toString(kv, it.KeyExpr.Range(), name+" key")
 			if d != nil {

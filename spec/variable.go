@@ -100,6 +100,14 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) hcl.Diagnostics {
 			ok = false // an invalid value was given: reported where it was read
 			continue
 		}
+		if !set && v.Default == nil && l.opts.UnknownRequired {
+			l.varObject[v.Name] = cty.UnknownVal(v.Type)
+			l.lab.Variables[v.Name] = l.varObject[v.Name]
+			if v.Sensitive {
+				l.lab.Sensitive[v.Name] = true
+			}
+			continue
+		}
 		if !set {
 			if v.Default == nil {
 				diags = append(diags, errorf(v.DeclRange, "No value for required variable",
@@ -319,6 +327,9 @@ func (l *loader) validateVariables(order []*variableDecl, values map[string]varV
 			diags = append(diags, d...)
 			if d.HasErrors() {
 				continue
+			}
+			if !cv.IsWhollyKnown() {
+				continue // it reads a variable without a value yet (validate)
 			}
 			ok, dd := toBool(cv, cond.Expr.Range(), "condition")
 			if dd != nil {

@@ -23,18 +23,23 @@ type applyFlags struct {
 	auto, keep, json, lck bool
 	parallelism           int
 	saved                 *plan.Plan // PLANFILE, when given
+	only                  onlyFlags
+	resume                string // -resume RUN
 }
 
 func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
-	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-locked] [-parallelism N] [-json] [-var k=v] [-var-file F] [PLANFILE]")
+	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
 	f := &applyFlags{}
 	f.vars.register(fs)
+	f.only.register(fs)
+	registerLockTimeout(g, fs)
+	fs.StringVar(&f.resume, "resume", "", "fill in the runs that `RUN` (an id, latest or previous) has no result for (missing or failed), in the same results directory")
 	fs.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
 	fs.BoolVar(&f.keep, "keep", false, "leave the machines in place after the runs (lab destroy removes them)")
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
 	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.lck, "locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, optionalArg("a saved plan file")); err != nil {
 		return nil, err
 	}
 	switch fs.NArg() {
@@ -44,13 +49,14 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(f.only) > 0 || f.resume != "" {
+			return nil, fmt.Errorf("a saved plan carries its own selection: drop -only/-resume when applying %s", fs.Arg(0))
+		}
 		if len(f.vars.vars)+len(f.vars.files) > 0 {
 			return nil, fmt.Errorf("a saved plan carries its own variables: drop -var/-var-file when applying %s", fs.Arg(0))
 		}
 		f.saved, f.vars = saved, varFlags{vars: saved.Vars, files: saved.VarFiles}
 		f.auto = true // a saved plan was already reviewed, as in Terraform
-	default:
-		return nil, fmt.Errorf("apply takes at most one argument, a saved plan file")
 	}
 	return f, nil
 }
@@ -66,7 +72,20 @@ func runApply(g *globals, args []string) error {
 	}
 	defer w.release(g)
 	defer closeProviders(g, w.providers)
-	p, err := applyPlan(g, w, f)
+	rstore := results.Store{Dir: resultsDir(g)}
+	sel, err := applySelection(rstore, w.lab, f)
+	if err != nil {
+		return err
+	}
+	p, err := applyPlan(g, w, f, sel)
+	if errors.Is(err, errNothingToResume) {
+		out := g.stdout
+		if f.json {
+			out = g.stderr // stdout carries events only
+		}
+		fmt.Fprintf(out, "Run %s has a result for every run selected: nothing to resume.\n", sel.resume.id)
+		return nil
+	}
 	if err != nil || p == nil {
 		return err
 	}
@@ -78,14 +97,14 @@ func runApply(g *globals, args []string) error {
 		return fmt.Errorf("-locked needs %s, and this lab has none yet: run `lab apply` once without -locked (or `lab init -upgrade` after a run)", lockfile.FileName)
 	}
 	guard := newLockGuard(lock, f.lck, g.stderr)
-	rstore := results.Store{Dir: resultsDir(g)}
-	run, prov, err := newRun(g, w.lab, rstore, lockDigest)
+	run, prov, err := newRun(g, w.lab, rstore, lockDigest, sel.resume)
 	if err != nil {
 		return err
 	}
 	var view engine.View = newJSONView(g.stdout)
 	if !f.json {
 		hv := newHumanView(g.stdout, isTerminal(g.stdout))
+		hv.setETA(newETA(p))
 		defer hv.Close()
 		view = hv
 	}
@@ -125,7 +144,7 @@ func runApply(g *globals, args []string) error {
 // applyPlan is the plan apply carries out — the saved one, checked against
 // the state, or a new one — after showing it and asking for approval. nil
 // with no error: the user said no.
-func applyPlan(g *globals, w *workspace, f *applyFlags) (*plan.Plan, error) {
+func applyPlan(g *globals, w *workspace, f *applyFlags, sel selection) (*plan.Plan, error) {
 	p := f.saved
 	if p != nil {
 		if err := p.CheckFresh(w.state, w.lab.Hash); err != nil {
@@ -138,12 +157,12 @@ func applyPlan(g *globals, w *workspace, f *applyFlags) (*plan.Plan, error) {
 		}
 	} else {
 		var err error
-		if p, err = makePlan(g, w.lab, w.state, f.vars, w.providers); err != nil {
+		if p, err = makePlan(g, w.lab, w.state, f.vars, w.providers, sel); err != nil {
 			return nil, err
 		}
 	}
 	if !f.json {
-		if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
+		if err := p.Render(g.stdout, plan.RenderOptions{Color: useColor(g, g.stdout)}); err != nil {
 			return nil, err
 		}
 	}
@@ -160,19 +179,43 @@ func applyPlan(g *globals, w *workspace, f *applyFlags) (*plan.Plan, error) {
 	return p, nil
 }
 
-// newRun starts the results of this apply and the provenance every record
-// carries.
-func newRun(g *globals, lab *spec.Lab, rs results.Store, lockDigest string) (*results.Run, results.Provenance, error) {
+// applySelection is the runs this apply is limited to (-only, -resume).
+func applySelection(rs results.Store, lab *spec.Lab, f *applyFlags) (selection, error) {
+	sel := selection{only: f.only}
+	if err := f.only.check(lab); err != nil {
+		return sel, err
+	}
+	if f.resume != "" {
+		var err error
+		if sel.resume, err = loadResume(rs, lab, f.resume); err != nil {
+			return sel, err
+		}
+	}
+	return sel, nil
+}
+
+// newRun starts the results of this apply — a new run, or the resumed
+// one reopened — and the provenance every record carries, naming this
+// apply.
+func newRun(g *globals, lab *spec.Lab, rs results.Store, lockDigest string, resume *resumePoint) (*results.Run, results.Provenance, error) {
 	host, _ := os.Hostname()
 	commit, dirty := gitCommit(g.dir)
+	prov := results.Provenance{LabVersion: Version(), LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
+		LockDigest: lockDigest}
+	if resume != nil {
+		run, err := rs.Reopen(resume.id)
+		prov.Apply = results.ApplyID(time.Now())
+		return run, prov, err
+	}
 	var experiments []string
 	for _, e := range lab.Experiments {
 		experiments = append(experiments, e.Name)
 	}
 	run, err := rs.NewRun(results.RunInfo{Lab: lab.Name, LabFileHash: lab.Hash, SpecHash: lab.Hash, LabVersion: Version(),
 		Host: host, Experiments: experiments})
-	prov := results.Provenance{LabVersion: Version(), LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
-		LockDigest: lockDigest}
+	if err == nil {
+		prov.Apply = run.ID()
+	}
 	return run, prov, err
 }
 
@@ -241,7 +284,7 @@ func printRunTable(g *globals, rs results.Store, runID string) error {
 		return nil
 	}
 	fmt.Fprintln(g.stdout)
-	return report.Render(g.stdout, "table", info, results.Group(recs), report.Options{Color: isTerminal(g.stdout)})
+	return report.Render(g.stdout, "table", info, results.Group(recs), report.Options{Color: useColor(g, g.stdout)})
 }
 
 // gitCommit returns the commit of the lab directory's repository and whether

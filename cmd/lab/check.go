@@ -23,7 +23,7 @@ func runCheck(g *globals, args []string) error {
 	strict := fs.Bool("strict", false, "exit 2 on an inconclusive or incomplete expectation too (for CI)")
 	partial := fs.Bool("partial", false, "check a run that was interrupted or is still running (its cells are marked incomplete)")
 	junit := fs.String("junit", "", "also write the verdicts as JUnit XML to `FILE` (inconclusive/incomplete: skipped; with -strict: failures)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, arity{0, 64, "run ids (at most 64)"}); err != nil {
 		return err
 	}
 	lab, err := loadLab(g, v)
@@ -97,7 +97,7 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		if err := json.NewEncoder(g.stdout).Encode(map[string]any{"type": "check", "run": runID, "outcomes": outs}); err != nil {
 			return err
 		}
-	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: isTerminal(g.stdout)}); err != nil {
+	} else if err := report.RenderChecks(g.stdout, runID, outs, report.Options{Color: useColor(g, g.stdout)}); err != nil {
 		return err
 	}
 	if opt.junit != "" {

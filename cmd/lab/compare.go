@@ -20,12 +20,9 @@ func runCompare(g *globals, args []string) error {
 	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
 	var failOn changesFlag
 	fs.Var(&failOn, "fail-on", "exit 2 when a cell's verdict is one of these `changes` (comma-separated: "+changeNames()+")")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, arity{2, 2, fmt.Sprintf("two run ids, BASE and TEST (see the results/ directory; %q and %q name the newest two)",
+		results.AliasPrevious, results.AliasLatest)}); err != nil {
 		return err
-	}
-	if fs.NArg() != 2 {
-		return fmt.Errorf("compare takes two run ids, BASE and TEST (see the results/ directory; %q and %q name the newest two)",
-			results.AliasPrevious, results.AliasLatest)
 	}
 	rs := results.Store{Dir: resultsDir(g)}
 	groups := make([][]results.CellGroup, 2)
@@ -49,7 +46,7 @@ func runCompare(g *globals, args []string) error {
 			return err
 		}
 	} else if err := report.RenderCompare(g.stdout, ids[0], ids[1], ds, report.CompareOptions{
-		Options: report.Options{Color: isTerminal(g.stdout)}, Threshold: threshold.v}); err != nil {
+		Options: report.Options{Color: useColor(g, g.stdout)}, Threshold: threshold.v}); err != nil {
 		return err
 	}
 	for _, d := range ds {

@@ -15,14 +15,15 @@ import (
 )
 
 func runDestroy(g *globals, args []string) error {
-	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-json]")
+	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-json] [-lock-timeout D]")
 	var v varFlags
 	v.register(fs)
 	auto := fs.Bool("auto-approve", false, "skip the interactive approval")
 	orphans := fs.Bool("orphans", false, "also remove objects tagged as this lab's and this workspace's that the state does not list")
 	workspace := fs.String("workspace", "", "with -orphans: sweep the workspace `ID` instead of this directory's (one whose state was lost)")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
-	if err := parseFlags(fs, args); err != nil {
+	registerLockTimeout(g, fs)
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	if *workspace != "" && !*orphans {
@@ -127,7 +128,7 @@ func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]pro
 // the error says to fix the spec.
 func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
 	store := state.Store{Dir: stateDir(g)}
-	unlock, err := store.Lock(state.NewLockInfo("", "destroy"))
+	unlock, err := lockState(g, store, "", "destroy")
 	if err != nil {
 		return nil, err
 	}

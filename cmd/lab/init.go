@@ -16,7 +16,7 @@ func runInit(g *globals, args []string) error {
 	var v varFlags
 	v.register(fs)
 	upgrade := fs.Bool("upgrade", false, "rewrite "+lockfile.FileName+" from the latest run")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	lab, err := loadLab(g, v)

@@ -24,15 +24,39 @@ type varFlags struct {
 
 func (v *varFlags) register(fs *flag.FlagSet) {
 	fs.Func("var", "set a variable: `name=value` (repeatable)", func(s string) error { v.vars = append(v.vars, s); return nil })
-	fs.Func("var-file", "read variables from `FILE` (repeatable)", func(s string) error { v.files = append(v.files, s); return nil })
+	fs.Func("var-file", "read variables from `FILE` (repeatable; relative to the lab directory, -chdir's, as in Terraform)", v.addFile)
+}
+
+// addFile takes a -var-file path as given; see in.
+func (v *varFlags) addFile(path string) error {
+	v.files = append(v.files, path)
+	return nil
+}
+
+// in returns v with every relative -var-file made absolute from the lab
+// directory dir — as Terraform reads it after -chdir — so that a saved
+// plan finds it from anywhere.
+func (v varFlags) in(dir string) varFlags {
+	out := varFlags{vars: v.vars}
+	for _, f := range v.files {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(dir, f)
+		}
+		if abs, err := filepath.Abs(f); err == nil {
+			f = abs
+		}
+		out.files = append(out.files, f)
+	}
+	return out
 }
 
 // loadLab decodes the lab directory and prints diagnostics. Warnings are
 // printed too; an error comes back as reported{1}.
 func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
+	v = v.in(g.dir)
 	lab, diags := spec.Load(g.dir, spec.Options{Vars: v.vars, VarFiles: v.files, Env: g.env, KnownProviders: providers.Names()})
 	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, reported{exitError}
@@ -48,6 +72,19 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 // configureProviders makes and configures every provider the lab declares
 // (the second phase of decoding: each provider reads its own block).
 func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[string]providers.Provider, error) {
+	out, diags := newProviders(ctx, g, lab)
+	if len(diags) > 0 {
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
+	}
+	if diags.HasErrors() {
+		return nil, reported{exitError}
+	}
+	return out, nil
+}
+
+// newProviders makes and configures the lab's providers, returning what
+// their Configure said.
+func newProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[string]providers.Provider, hcl.Diagnostics) {
 	out := map[string]providers.Provider{}
 	var diags hcl.Diagnostics
 	// Provider blocks may use var.* and functions (addresses, URLs).
@@ -66,13 +103,7 @@ func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[str
 		}
 		out[key] = p
 	}
-	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
-	}
-	if diags.HasErrors() {
-		return nil, reported{exitError}
-	}
-	return out, nil
+	return out, diags
 }
 
 // workspace is a loaded lab with configured providers and its state,
@@ -98,7 +129,7 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 		return nil, err
 	}
 	store := state.Store{Dir: stateDir(g)}
-	unlock, err := store.Lock(state.NewLockInfo(lab.Name, op))
+	unlock, err := lockState(g, store, lab.Name, op)
 	if err != nil {
 		return nil, err
 	}
@@ -143,22 +174,12 @@ func termWidth() uint {
 func newFlags(g *globals, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(g.stderr)
+	fs.BoolVar(&g.noColor, "no-color", g.noColor, "print no ANSI colours (as NO_COLOR=1 does)")
 	fs.Usage = func() {
 		fmt.Fprintf(g.stderr, "Usage: lab %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
 	}
 	return fs
-}
-
-// parseFlags parses args and turns -h into a clean exit.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return reported{exitOK}
-		}
-		return reported{exitError}
-	}
-	return nil
 }
 
 // release gives the state lock back.

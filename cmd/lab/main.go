@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -45,12 +46,15 @@ func verbs() []verb {
 		{"plan", "Show what apply would create and run", runPlan},
 		{"apply", "Create the machines, run the benchmarks, record results, tear down", runApply},
 		{"destroy", "Remove everything the lab created", runDestroy},
-		{"state", "Inspect the state (state list)", runState},
+		{"state", "Inspect or edit the state (state list, show ADDR, rm ADDR…)", runState},
+		{"show", "Show a saved plan or a run (default: the latest), for people or as JSON", runShow},
 		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
 		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
 		{"init", "Prepare a lab directory; -upgrade rewrites .lab.lock.hcl from the latest run", runInit},
+		{"fmt", "Rewrite the lab's .hcl files in the canonical style (-check, -diff, -recursive)", runFmt},
 		{"version", "Print the version", runVersion},
+		{"help", "Show the usage of lab or of a verb (lab help VERB)", runHelp},
 	}
 }
 
@@ -64,6 +68,10 @@ type globals struct {
 	// log traces provider calls and guest commands (LAB_LOG); nil: off.
 	log    *slog.Logger
 	redact *redactor
+	// noColor is -no-color (before the verb or among its flags).
+	noColor bool
+	// lockTimeout is -lock-timeout: how long to wait for the state lock.
+	lockTimeout time.Duration
 }
 
 func main() {
@@ -87,6 +95,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&g.dir, "chdir", ".", "switch to `DIR` (the lab directory) before running the verb")
+	fs.BoolVar(&g.noColor, "no-color", false, "print no ANSI colours (as NO_COLOR=1 does)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { usage(stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,6 +112,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 		slog.SetDefault(g.log) // back ends' own trace-level detail
 	}
 	rest := fs.Args()
+	if *showVersion {
+		return exitCode(stderr, runVersion(g, nil))
+	}
 	if len(rest) == 0 {
 		usage(stderr)
 		return exitError
@@ -118,11 +131,40 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: lab [-chdir=DIR] <verb> [flags]\n\nVerbs:\n")
+	fmt.Fprintf(w, "Usage: lab [-chdir=DIR] [-no-color] [-version] <verb> [flags] [args]\n\nVerbs:\n")
 	for _, v := range verbs() {
 		fmt.Fprintf(w, "  %-9s %s\n", v.name, v.summary)
 	}
-	fmt.Fprintf(w, "\nRun `lab <verb> -h` for a verb's flags.\n")
+	fmt.Fprintf(w, "\nGlobal flags, before the verb:\n"+
+		"  -chdir=DIR  switch to DIR (the lab directory) before running the verb\n"+
+		"  -no-color   print no ANSI colours (NO_COLOR=1 does the same)\n"+
+		"  -version    print the version\n"+
+		"\nRun `lab help VERB` or `lab VERB -h` for a verb's flags.\n")
+}
+
+// runHelp is `lab help [VERB]`: lab's usage, or the verb's (its -h).
+func runHelp(g *globals, args []string) error {
+	fs := newFlags(g, "help", "help [VERB]")
+	if err := parseFlags(fs, args, optionalArg("a verb")); err != nil {
+		return err
+	}
+	name := fs.Arg(0)
+	if name == "" {
+		usage(g.stdout)
+		return nil
+	}
+	for _, v := range verbs() {
+		if v.name == name && name != "help" {
+			help := *g
+			help.stderr = g.stdout // asked for: usage is the output
+			return v.run(&help, []string{"-h"})
+		}
+	}
+	if name == "help" {
+		usage(g.stdout)
+		return nil
+	}
+	return fmt.Errorf("lab has no verb %q (lab help lists them)", name)
 }
 
 // reported is an error whose message was already printed (diagnostics).

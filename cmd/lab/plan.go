@@ -15,16 +15,23 @@ import (
 )
 
 func runPlan(g *globals, args []string) error {
-	fs := newFlags(g, "plan", "plan [-out FILE] [-var k=v] [-var-file F] [-json]")
+	fs := newFlags(g, "plan", "plan [-out FILE] [-only key=value,…] [-detailed-exitcode] [-lock-timeout D] [-var k=v] [-var-file F] [-json]")
 	var v varFlags
 	v.register(fs)
+	var only onlyFlags
+	only.register(fs)
 	out := fs.String("out", "", "save the plan to `FILE` for `lab apply FILE`")
+	registerLockTimeout(g, fs)
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
-	if err := parseFlags(fs, args); err != nil {
+	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when apply would change nothing, 2 when it would create, replace or destroy something or run a benchmark (1: error)")
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	lab, err := loadLab(g, v)
 	if err != nil {
+		return err
+	}
+	if err := only.check(lab); err != nil {
 		return err
 	}
 	provs, err := configureProviders(context.Background(), g, lab)
@@ -36,7 +43,7 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := makePlan(g, lab, st, v, provs)
+	p, err := makePlan(g, lab, st, v, provs, selection{only: only})
 	if err != nil {
 		return err
 	}
@@ -57,7 +64,7 @@ func runPlan(g *globals, args []string) error {
 		if err := enc.Encode(&shown); err != nil {
 			return err
 		}
-	} else if err := p.Render(g.stdout, plan.RenderOptions{Color: isTerminal(g.stdout)}); err != nil {
+	} else if err := p.Render(g.stdout, plan.RenderOptions{Color: useColor(g, g.stdout)}); err != nil {
 		return err
 	}
 	if *out != "" {
@@ -68,14 +75,27 @@ func runPlan(g *globals, args []string) error {
 			fmt.Fprintf(g.stdout, "\nSaved the plan to %s; run `lab apply %s` to carry it out exactly.\n", *out, *out)
 		}
 	}
+	if *detailed && hasChanges(p) {
+		return reported{exitChanges}
+	}
 	return nil
+}
+
+// exitChanges is plan -detailed-exitcode's status for a plan with changes.
+const exitChanges = 2
+
+// hasChanges reports whether applying p would do anything: an action on a
+// machine or link other than keeping it, or a run.
+func hasChanges(p *plan.Plan) bool {
+	add, replace, del, _ := p.Counts()
+	return add+replace+del > 0 || len(p.Runs()) > 0
 }
 
 // readState loads the state under a short-lived lock, so a plan never reads
 // a state that an apply is writing.
 func readState(g *globals, labID string) (*state.State, error) {
 	store := state.Store{Dir: stateDir(g)}
-	unlock, err := store.Lock(state.NewLockInfo(labID, "plan"))
+	unlock, err := lockState(g, store, labID, "plan")
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +109,18 @@ func readState(g *globals, labID string) (*state.State, error) {
 
 // makePlan plans the lab against its state and refuses, at the spec lines
 // that ask, what a back end cannot do — before anything is created.
-func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags, provs map[string]providers.Provider) (*plan.Plan, error) {
-	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now()})
+func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags, provs map[string]providers.Provider, sel selection) (*plan.Plan, error) {
+	keep, desc := sel.options()
+	v = v.in(g.dir)
+	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now(), Select: keep, Selection: desc})
 	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, reported{exitError}
+	}
+	if err := sel.checkSelected(p); err != nil {
+		return nil, err
 	}
 	if err := checkCapabilities(g, lab, p, provs); err != nil {
 		return nil, err

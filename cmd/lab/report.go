@@ -1,16 +1,27 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"path/filepath"
+	"strings"
 
+	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
 )
 
 func runReport(g *globals, args []string) error {
-	fs := newFlags(g, "report", "report [-format table|markdown|csv|json] [RUN]")
-	format := fs.String("format", "table", "output `format`: table, markdown, csv or json")
-	if err := parseFlags(fs, args); err != nil {
+	formats := strings.Join(report.Formats, "|")
+	fs := newFlags(g, "report", "report [-format "+formats+"] [-o FILE] [RUN]")
+	format := fs.String("format", "", "output `format`: "+strings.Join(report.Formats, ", ")+
+		" (svg and png plot throughput with 95 % CI whiskers beside CPU; default: from -o's extension, else table)")
+	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	if err := parseFlags(fs, args, optionalArg("a run id")); err != nil {
+		return err
+	}
+	f := reportFormat(*format, *out)
+	if err := checkBinaryToTerminal(f, *out, isTerminal(g.stdout)); err != nil {
 		return err
 	}
 	rs := results.Store{Dir: resultsDir(g)}
@@ -25,5 +36,43 @@ func runReport(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(g.stdout, *format, info, results.Group(recs), report.Options{Color: isTerminal(g.stdout)})
+	if *out == "" {
+		return report.Render(g.stdout, f, info, results.Group(recs), report.Options{Color: useColor(g, g.stdout)})
+	}
+	var b bytes.Buffer
+	if err := report.Render(&b, f, info, results.Group(recs), report.Options{}); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(*out, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stderr, "Wrote the %s report of run %s to %s.\n", f, info.ID, *out)
+	return nil
+}
+
+// checkBinaryToTerminal refuses to write a PNG to a terminal, where it
+// would only garble the screen.
+func checkBinaryToTerminal(format, out string, stdoutIsTerminal bool) error {
+	if format == "png" && out == "" && stdoutIsTerminal {
+		return fmt.Errorf("a PNG is binary and standard output is a terminal: write it to a file with -o FILE.png (or redirect it)")
+	}
+	return nil
+}
+
+// reportFormat is the format asked for, or the one -o's extension names
+// (report.png, report.md), or table.
+func reportFormat(format, out string) string {
+	if format != "" {
+		return format
+	}
+	ext := strings.TrimPrefix(filepath.Ext(out), ".")
+	for _, f := range report.Formats {
+		if ext == f {
+			return f
+		}
+	}
+	if ext == "md" {
+		return "markdown"
+	}
+	return "table"
 }

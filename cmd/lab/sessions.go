@@ -44,7 +44,7 @@ func checkCapabilities(g *globals, lab *spec.Lab, p *plan.Plan, provs map[string
 		return prov.Capabilities(), true
 	})
 	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), isTerminal(g.stderr))
+		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
 		return reported{exitError}

@@ -1,18 +1,52 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/lab-bench/lab/state"
 )
 
+// stateVerbs are `lab state`'s subcommands.
+var stateVerbs = map[string]func(g *globals, args []string) error{
+	"list": runStateList,
+	"show": runStateShow,
+	"rm":   runStateRm,
+}
+
+// runState is `lab state list|show ADDR|rm ADDR…`.
 func runState(g *globals, args []string) error {
-	if len(args) == 0 || args[0] != "list" {
-		return fmt.Errorf("usage: lab state list")
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprint(g.stderr, stateUsage)
+		return reported{exitOK}
 	}
+	if len(args) == 0 || stateVerbs[args[0]] == nil {
+		fmt.Fprint(g.stderr, stateUsage)
+		if len(args) == 0 {
+			return reported{exitError}
+		}
+		return fmt.Errorf("lab state has no subcommand %q (list, show, rm)", args[0])
+	}
+	return stateVerbs[args[0]](g, args[1:])
+}
+
+const stateUsage = `Usage: lab state <subcommand> [flags] [args]
+
+Subcommands:
+  list        List the objects the state holds
+  show ADDR   Show one object: provider, id, name, status, owner, endpoint and the provider's data
+  rm ADDR…    Forget objects: the state no longer lists them; the objects themselves are left as they are
+
+Run ` + "`lab state <subcommand> -h`" + ` for its flags.
+`
+
+func runStateList(g *globals, args []string) error {
 	fs := newFlags(g, "state list", "state list")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	st, err := state.Store{Dir: stateDir(g)}.Load()
@@ -29,4 +63,105 @@ func runState(g *globals, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Address, r.Kind, r.Name, r.Status, r.ProviderKey)
 	}
 	return tw.Flush()
+}
+
+// runStateShow is `lab state show [-json] ADDR`.
+func runStateShow(g *globals, args []string) error {
+	fs := newFlags(g, "state show", "state show [-json] ADDR")
+	asJSON := fs.Bool("json", false, "print the object as JSON, as the state holds it")
+	if err := parseFlags(fs, args, arity{1, 1, "one address (see lab state list)"}); err != nil {
+		return err
+	}
+	st, err := state.Store{Dir: stateDir(g)}.Load()
+	if err != nil {
+		return err
+	}
+	r, ok := st.Find(fs.Arg(0))
+	if !ok {
+		return notInState(st, fs.Arg(0))
+	}
+	if *asJSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return showResource(g, r)
+}
+
+// showResource prints a resource for people, one field per line.
+func showResource(g *globals, r *state.Resource) error {
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		}
+	}
+	row("address", r.Address)
+	row("kind", r.Kind)
+	row("provider", r.ProviderKey+" ("+r.Provider+")")
+	row("id", r.ID)
+	row("name", r.Name)
+	row("status", r.Status)
+	row("shape", r.Shape)
+	if !r.CreatedAt.IsZero() {
+		row("created", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	row("owner", strings.Trim(r.Owner.Lab+" / "+r.Owner.Workspace, " /"))
+	if e := r.Endpoint; e != nil {
+		row("endpoint", strings.TrimSpace(strings.Join([]string{e.Addr, e.Iface, e.Iface2}, " ")))
+		if len(e.CPUs) > 0 {
+			row("cpus", strings.Trim(fmt.Sprint(e.CPUs), "[]"))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Attrs)) {
+		row("attrs."+k, r.Attrs[k])
+	}
+	return tw.Flush()
+}
+
+// runStateRm is `lab state rm ADDR…`: forget objects, under the state lock.
+func runStateRm(g *globals, args []string) error {
+	fs := newFlags(g, "state rm", "state rm [-lock-timeout D] ADDR…")
+	registerLockTimeout(g, fs)
+	if err := parseFlags(fs, args, arity{1, 1 << 20, "one or more addresses (see lab state list)"}); err != nil {
+		return err
+	}
+	store := state.Store{Dir: stateDir(g)}
+	unlock, err := lockState(g, store, "", "state rm")
+	if err != nil {
+		return err
+	}
+	defer releaseLock(g, unlock)
+	st, err := store.Load()
+	if err != nil {
+		return err
+	}
+	for _, addr := range fs.Args() {
+		if _, ok := st.Find(addr); !ok {
+			return notInState(st, addr)
+		}
+	}
+	for _, addr := range fs.Args() {
+		st.Remove(addr)
+	}
+	if err := store.Save(st); err != nil {
+		return err
+	}
+	for _, addr := range fs.Args() {
+		fmt.Fprintf(g.stdout, "Removed %s from the state.\n", addr)
+	}
+	fmt.Fprintf(g.stdout, "The objects themselves were left as they are: lab no longer manages them (remove them by hand, or with `lab destroy -orphans`).\n")
+	return nil
+}
+
+// notInState is the error for an address the state does not list.
+func notInState(st *state.State, addr string) error {
+	var have []string
+	for _, r := range st.Resources {
+		have = append(have, r.Address)
+	}
+	if len(have) == 0 {
+		return fmt.Errorf("the state lists no %s: it lists no objects at all", addr)
+	}
+	return fmt.Errorf("the state lists no %s (it lists: %s)", addr, strings.Join(have, ", "))
 }

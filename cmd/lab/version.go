@@ -24,7 +24,7 @@ func Version() string {
 
 func runVersion(g *globals, args []string) error {
 	fs := newFlags(g, "version", "version")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.stdout, "lab %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)

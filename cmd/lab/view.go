@@ -34,6 +34,8 @@ type humanView struct {
 	live    string    // the run line being redrawn
 	since   time.Time // when it started
 	planned time.Duration
+	index   int  // the run in progress (1-based)
+	eta     *eta // nil: no overall estimate
 	stop    chan struct{}
 }
 
@@ -55,11 +57,19 @@ func (v *humanView) tick() {
 		case <-t.C:
 			v.mu.Lock()
 			if v.live != "" {
-				fmt.Fprintf(v.w, "\r\x1b[K%s  %s / %s", v.live, time.Since(v.since).Round(100*time.Millisecond), v.planned)
+				in := time.Since(v.since)
+				fmt.Fprintf(v.w, "\r\x1b[K%s  %s / %s%s", v.live, in.Round(100*time.Millisecond), v.planned, v.eta.text(v.index, in))
 			}
 			v.mu.Unlock()
 		}
 	}
+}
+
+// setETA gives the view the overall estimate to show.
+func (v *humanView) setETA(e *eta) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.eta = e
 }
 
 // Close stops redrawing.
@@ -101,15 +111,17 @@ func (v *humanView) Event(e engine.Event) {
 	case engine.EvDeleted:
 		v.line(fmt.Sprintf("%s: destroyed (%s)", e.Address, e.Elapsed.Round(time.Millisecond)))
 	case engine.EvRun:
-		v.live, v.since, v.planned = run, time.Now(), e.Duration
+		v.live, v.since, v.planned, v.index = run, time.Now(), e.Duration, e.Index
 		if !v.tty {
-			v.line(run + ": running")
+			v.line(run + ": running" + v.eta.text(e.Index, 0))
 		}
 	case engine.EvResult:
+		v.eta.finished(e.Index, e.Elapsed)
 		v.line(fmt.Sprintf("%s: %.2f Gb/s, %d retransmits, CPU server %.0f%% client %.0f%% (%s)",
 			run, e.ThroughputBps/1e9, e.Retransmits, e.ServerCPU, e.ClientCPU, e.Elapsed.Round(100*time.Millisecond)))
 		v.live = ""
 	case engine.EvRunFailed:
+		v.eta.finished(e.Index, time.Since(v.since))
 		v.line(fmt.Sprintf("%s: FAILED: %s", run, e.Message))
 		v.live = ""
 	case engine.EvSkipped:

@@ -31,9 +31,9 @@ variable "duration" {
 }
 
 provider "bhyve" "box" {
-  host              = var.bhyve_host
-  user              = "root"
-  private_key_file  = "~/.ssh/id_ed25519"
+  host             = var.bhyve_host
+  user             = "root"
+  private_key_file = "~/.ssh/id_ed25519"
   # host_key        = "ssh-ed25519 AAAA…"   # pin the host's key
   backend           = "vm-bhyve"
   datastore         = "zroot/vm"

@@ -190,7 +190,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: body.MissingItemRange().Ptr()})
 	}
 	if c.URL == "" {
-		errAt("Missing vCenter URL", "Set url in the provider block or GOVC_URL in the environment.")
+		if !providers.Offline(ctx) { // validate needs no endpoint
+			errAt("Missing vCenter URL", "Set url in the provider block or GOVC_URL in the environment.")
+		}
 	} else if u, err := soap.ParseURL(c.URL); err != nil || u == nil {
 		errAt("Invalid vCenter URL", fmt.Sprintf("%q is not a URL: %v", redactURL(c.URL), err))
 	} else if u.User != nil && !fromEnv {

@@ -1,0 +1,20 @@
+package main
+
+import "strings"
+
+// useColor reports whether output to w may use ANSI colours: w is a
+// terminal, and neither -no-color nor NO_COLOR (set to anything but the
+// empty string, https://no-color.org) asks for plain text.
+func useColor(g *globals, w any) bool {
+	return !g.noColor && !noColorEnv(g.env) && isTerminal(w)
+}
+
+// noColorEnv reports whether env sets NO_COLOR to a non-empty value.
+func noColorEnv(env []string) bool {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "NO_COLOR="); ok && v != "" {
+			return true
+		}
+	}
+	return false
+}

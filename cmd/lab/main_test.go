@@ -1,0 +1,78 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUsageListsEveryVerb: `lab -h` and `lab help` name every verb with a
+// one-line summary.
+func TestUsageListsEveryVerb(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}} {
+		code, out, errOut := runLab(t, "", args...)
+		text := out + errOut
+		if code != 0 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		for _, v := range verbs() {
+			if !strings.Contains(text, "  "+v.name+strings.Repeat(" ", max(1, 10-len(v.name)))+v.summary+"\n") {
+				t.Errorf("%v does not list %s with its summary:\n%s", args, v.name, text)
+			}
+			if strings.Contains(v.summary, "\n") {
+				t.Errorf("%s's summary is more than one line", v.name)
+			}
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantCode int
+		want     string // on stdout, or stderr for an error
+	}{
+		{[]string{"-version"}, 0, "lab 0."},
+		{[]string{"help", "plan"}, 0, "Usage: lab plan"},
+		{[]string{"help", "fmt"}, 0, "-recursive"},
+		{[]string{"help", "apply"}, 0, "-locked"},
+		{[]string{"help", "report"}, 0, "svg, png"},
+		{[]string{"help", "help"}, 0, "Verbs:"},
+		{[]string{"help", "nope"}, 1, `lab has no verb "nope"`},
+		{[]string{"help", "plan", "apply"}, 1, "help takes at most one argument"},
+		{[]string{"-no-color", "version"}, 0, "lab "},
+		{[]string{"version", "-no-color"}, 0, "lab "},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := runLab(t, "", tc.args...)
+			got := out
+			if tc.wantCode != 0 {
+				got = errOut
+			}
+			if code != tc.wantCode || !strings.Contains(got, tc.want) {
+				t.Errorf("exit %d (want %d); lacks %q:\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, tc.want, out, errOut)
+			}
+		})
+	}
+}
+
+func TestNoColor(t *testing.T) {
+	tests := []struct {
+		env  []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"NO_COLOR=1"}, true},
+		{[]string{"NO_COLOR="}, false}, // set but empty: no-color.org says ignore it
+		{[]string{"NO_COLORS=1"}, false},
+	}
+	for _, tc := range tests {
+		if got := noColorEnv(tc.env); got != tc.want {
+			t.Errorf("noColorEnv(%q) = %t, want %t", tc.env, got, tc.want)
+		}
+	}
+	g := &globals{noColor: true}
+	if useColor(g, nil) {
+		t.Error("useColor with -no-color")
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/spec"
+)
+
+// resumePoint is an earlier run that `apply -resume` completes: the runs
+// it has a result for are not run again.
+type resumePoint struct {
+	id string
+	// done are the record paths (results.RecordPath) with a result.
+	done map[string]bool
+	// repeats is each experiment's repeat count: a cell's warm-ups run
+	// again when any of its repeats does.
+	repeats map[string]int
+}
+
+// loadResume reads the run arg names (an id, latest or previous) of lab
+// from rs. It must be of this spec and not running.
+func loadResume(rs results.Store, lab *spec.Lab, arg string) (*resumePoint, error) {
+	id, err := rs.Resolve(arg)
+	if err != nil {
+		return nil, fmt.Errorf("-resume: %w", err)
+	}
+	info, recs, err := rs.Load(id)
+	if err != nil {
+		return nil, fmt.Errorf("-resume: %w", err)
+	}
+	switch {
+	case info.Lab != lab.Name:
+		return nil, fmt.Errorf("-resume: run %s is of lab %q, not %q", id, info.Lab, lab.Name)
+	case info.SpecHash != lab.Hash:
+		return nil, fmt.Errorf("-resume: run %s was made from other spec files than these: its cells would not be comparable. "+
+			"Restore the spec it ran (git, %s) or start a new run with `lab apply`", id, shortHash(info.SpecHash))
+	case info.Status == results.StatusRunning:
+		return nil, fmt.Errorf("-resume: run %s is still running (pid %d on %s)", id, info.PID, info.Host)
+	}
+	rp := &resumePoint{id: id, done: map[string]bool{}, repeats: map[string]int{}}
+	for _, r := range recs {
+		if r.Error == "" {
+			rp.done[results.RecordPath(r)] = true
+		}
+	}
+	for _, e := range lab.Experiments {
+		rp.repeats[e.Name] = max(e.Repeat, 1)
+	}
+	return rp, nil
+}
+
+func shortHash(h string) string { return h[:min(len(h), 12)] }
+
+// needs reports whether r has no result in the run yet (missing, or
+// failed); a warm-up, whether any repeat of its cell needs running.
+func (rp *resumePoint) needs(r plan.Run) bool {
+	if !r.Warmup {
+		return !rp.done[recordPath(r, r.Repeat, false)]
+	}
+	for n := 1; n <= rp.repeats[r.Experiment]; n++ {
+		if !rp.done[recordPath(r, n, false)] {
+			return true
+		}
+	}
+	return false
+}
+
+func recordPath(r plan.Run, repeat int, warmup bool) string {
+	return results.RecordPath(results.Record{Experiment: r.Experiment, Pair: r.Pair, CellKey: r.CellKey, Repeat: repeat, Warmup: warmup})
+}
+
+// selection limits a plan to some runs: -only, -resume, or both.
+type selection struct {
+	only   onlyFlags
+	resume *resumePoint
+}
+
+// options are the plan options for the selection (none when it is empty).
+func (s selection) options() (func(plan.Run) bool, string) {
+	var desc []string
+	if len(s.only) > 0 {
+		desc = append(desc, "-only "+s.only.String())
+	}
+	if s.resume != nil {
+		desc = append(desc, "-resume "+s.resume.id+" (the runs it has no result for)")
+	}
+	if len(desc) == 0 {
+		return nil, ""
+	}
+	return func(r plan.Run) bool {
+		return s.only.match(r) && (s.resume == nil || s.resume.needs(r))
+	}, strings.Join(desc, ", ")
+}
+
+// errNothingToResume is a resumed run that has a result for every run
+// the selection names.
+var errNothingToResume = errors.New("nothing to resume")
+
+// checkSelected refuses a plan whose selection left no runs.
+func (s selection) checkSelected(p *plan.Plan) error {
+	if p.Selection == "" || len(p.Runs()) > 0 {
+		return nil
+	}
+	if s.resume != nil {
+		return errNothingToResume
+	}
+	return fmt.Errorf("-only %s selects none of the lab's %d runs", s.only.String(), p.AllRuns)
+}
