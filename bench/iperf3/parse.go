@@ -41,6 +41,9 @@ type summary struct {
 	Retransmits   int64   `json:"retransmits"`
 	LostPercent   float64 `json:"lost_percent"`
 	JitterMs      float64 `json:"jitter_ms"`
+	Packets       int64   `json:"packets"`
+	LostPackets   int64   `json:"lost_packets"`
+	Seconds       float64 `json:"seconds"`
 	// Sender is true when the reporting host (the client) sent the data.
 	Sender *bool `json:"sender"`
 }
@@ -48,7 +51,7 @@ type summary struct {
 // Parse reads the client's JSON in raw. Throughput is what the receiver
 // got (sum_received), whichever end sent; with -R the client is the
 // receiver, so iperf3's host/remote CPU figures swap roles. UDP runs also
-// carry loss and jitter (end.sum). The system-wide CPU figures are copied
+// carry loss, jitter and the datagram count and rate (end.sum). The system-wide CPU figures are copied
 // from raw.
 func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	var rep report
@@ -94,6 +97,10 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	}
 	if udp := e.Sum; udp != nil && rep.Start.TestStart.Protocol == "UDP" {
 		s.LossPct, s.JitterMs = udp.LostPercent, udp.JitterMs
+		s.Packets, s.LostPackets = udp.Packets, udp.LostPackets
+		if udp.Seconds > 0 {
+			s.PacketsPerSec = float64(udp.Packets) / udp.Seconds
+		}
 	}
 	return s, nil
 }
