@@ -14,7 +14,7 @@ import (
 )
 
 // Formats lists the formats Render knows, in the order help text shows them.
-var Formats = []string{"table", "markdown", "csv", "json", "svg", "png"}
+var Formats = []string{"table", "markdown", "csv", "csv-runs", "json", "svg", "png"}
 
 // ErrNotImplemented is returned for a known format that is not written yet.
 var ErrNotImplemented = errors.New("not implemented yet")
@@ -23,6 +23,9 @@ var ErrNotImplemented = errors.New("not implemented yet")
 type Options struct {
 	// Color allows ANSI colour in the table format (never in the others).
 	Color bool
+	// Records are the run's records, for the formats that show repeats
+	// (csv-runs); the others read the groups only.
+	Records []results.Record
 }
 
 // Render writes the groups of run info in the named format.
@@ -34,6 +37,8 @@ func Render(w io.Writer, format string, info results.RunInfo, groups []results.C
 		return renderMarkdown(w, info, groups)
 	case "csv":
 		return renderCSV(w, groups)
+	case "csv-runs":
+		return renderCSVRuns(w, opt.Records)
 	case "json":
 		return renderJSON(w, groups)
 	case "svg", "png":

@@ -12,7 +12,23 @@ import (
 var expectSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "where"}, {Name: "throughput"}, {Name: "retransmits"}, {Name: "ratio"},
+		{Name: "latency"}, {Name: "transactions"}, {Name: "loss"}, {Name: "jitter"},
 	},
+}
+
+// metricAttrs are the expect attributes on metrics beyond throughput:
+// which key of the object names the value, the metric it names, and
+// whether it is a band (with tolerance) or a maximum.
+var metricAttrs = map[string]struct {
+	keys map[string]string // object key → metric key
+	max  bool
+	pct  bool // the value is a percentage ("0.1%" or 0.1)
+}{
+	"latency": {keys: map[string]string{"mean_us": "latency_mean_us", "p50_us": "latency_p50_us",
+		"p90_us": "latency_p90_us", "p99_us": "latency_p99_us"}},
+	"transactions": {keys: map[string]string{"per_sec": "transactions_per_sec"}},
+	"loss":         {keys: map[string]string{"max": "loss_pct"}, max: true, pct: true},
+	"jitter":       {keys: map[string]string{"max_ms": "jitter_ms"}, max: true},
 }
 
 // expectDecoder decodes expect blocks of one experiment; it records which
@@ -51,12 +67,18 @@ func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 			ex.Retransmits, d = absolute(a, items, "max", false)
 		case "ratio":
 			ex.Ratio, d = x.ratio(a, items)
+		default:
+			var m MetricExpect
+			m, d = metricExpect(a, items)
+			if !d.HasErrors() {
+				ex.Metrics = append(ex.Metrics, m)
+			}
 		}
 		diags = append(diags, d...)
 	}
-	if attrs["throughput"] == nil && attrs["retransmits"] == nil && attrs["ratio"] == nil {
+	if len(attrs) == 0 || len(attrs) == 1 && attrs["where"] != nil {
 		diags = append(diags, errorf(b.DefRange, "Empty expectation",
-			"An expect block needs throughput = {…}, retransmits = {…} or ratio = {…}."))
+			"An expect block needs throughput = {…}, retransmits = {…}, ratio = {…}, latency = {…}, transactions = {…}, loss = {…} or jitter = {…}."))
 	}
 	return ex, diags
 }
@@ -236,4 +258,65 @@ func (x *expectDecoder) ratioSelector(s string, rng hcl.Range) *hcl.Diagnostic {
 	}
 	_, d := x.selector(strings.TrimSpace(key), cty.StringVal(strings.TrimSpace(val)), rng, rng)
 	return d
+}
+
+// metricExpect decodes latency = { p99_us = 80, tolerance = "20%" },
+// transactions = { per_sec = 40000, tolerance = "10%" }, loss = { max =
+// "0.1%" } and jitter = { max_ms = 0.05 }: one value key and, for a band,
+// a tolerance.
+func metricExpect(a *hcl.Attribute, items []objItem) (MetricExpect, hcl.Diagnostics) {
+	spec := metricAttrs[a.Name]
+	m := MetricExpect{Max: spec.max}
+	var diags hcl.Diagnostics
+	allowed := sortedKeys(spec.keys)
+	if !spec.max {
+		allowed = append(allowed, "tolerance")
+	}
+	haveTol := false
+	for _, it := range items {
+		if key, ok := spec.keys[it.Key]; ok {
+			if m.Metric != "" {
+				diags = append(diags, errorf(it.KeyRange, "Invalid expectation",
+					"%s takes one of %s per expect block; write another expect block for the other.", a.Name, joinNames(sortedKeys(spec.keys))))
+				continue
+			}
+			var f float64
+			var d *hcl.Diagnostic
+			if spec.pct {
+				f, d = parsePercent(it.Value, it.ValueRange, a.Name+"."+it.Key)
+			} else {
+				f, d = toFloat(it.Value, it.ValueRange, it.Key)
+				if d == nil && (math.IsInf(f, 0) || math.IsNaN(f) || f < 0) {
+					d = errorf(it.ValueRange, "Invalid expectation", "%s must be a finite number ≥ 0.", it.Key)
+				}
+			}
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			m.Metric, m.Value = key, f
+			continue
+		}
+		if it.Key == "tolerance" && !spec.max {
+			pct, d := parsePercent(it.Value, it.ValueRange, "tolerance")
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			m.Tolerance, haveTol = pct/100, true
+			continue
+		}
+		diags = append(diags, errorf(it.KeyRange, "Unsupported key",
+			"%s has no key %q (keys: %s).", a.Name, truncate(it.Key, 40), joinNames(allowed)))
+	}
+	if diags.HasErrors() {
+		return m, diags
+	}
+	if m.Metric == "" {
+		diags = append(diags, errorf(a.Expr.Range(), "Missing key", "%s needs one of %s.", a.Name, joinNames(sortedKeys(spec.keys))))
+	} else if !spec.max && !haveTol {
+		diags = append(diags, errorf(a.Expr.Range(), "Missing key",
+			"%s needs tolerance = \"…%%\": the band the 95%% interval of the mean must lie in.", a.Name))
+	}
+	return m, diags
 }

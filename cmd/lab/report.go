@@ -2,14 +2,16 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
 )
 
 func runReport(g *globals, args []string) error {
-	fs := newFlags(g, "report", "report [-format table|markdown|csv|json] [RUN]")
-	format := fs.String("format", "table", "output `format`: table, markdown, csv or json")
+	fs := newFlags(g, "report", "report [-format "+strings.Join(report.Formats, "|")+"] [RUN]")
+	format := fs.String("format", "table", "output `format`: "+strings.Join(report.Formats, ", ")+
+		" (csv-runs: one row per run, every repeat)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -25,5 +27,5 @@ func runReport(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(g.stdout, *format, info, results.Group(recs), report.Options{Color: isTerminal(g.stdout)})
+	return report.Render(g.stdout, *format, info, results.Group(recs), report.Options{Color: isTerminal(g.stdout), Records: recs})
 }
