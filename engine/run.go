@@ -171,10 +171,12 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	start.Type = EvRun
 	e.emit(start)
 	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
+	stopRouter := meterRouter(ctx, router)
 	raw, err := runner.Run(ctx,
 		bench.Endpoint{T: server.t, Addr: server.ep().Addr, CPUs: server.ep().CPUs},
 		bench.Endpoint{T: client.t, Addr: client.ep().Addr, CPUs: client.ep().CPUs}, params)
 	rec.HostCPU = stopMeter(ctx)
+	routerCPU := stopRouter(ctx)
 	rec.Raw = raw
 	rec.End = e.clock().UTC()
 	if err != nil {
@@ -184,6 +186,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)
 	}
+	sample.RouterCPU = routerCPU
 	rec.Metrics = sample
 	rec.Provenance.ToolVersion = sample.Version
 	done := ev
