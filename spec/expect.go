@@ -16,19 +16,28 @@ var expectSchema = &hcl.BodySchema{
 	},
 }
 
-// metricAttrs are the expect attributes on metrics beyond throughput:
-// which key of the object names the value, the metric it names, and
-// whether it is a band (with tolerance) or a maximum.
+// metricAttrs are the expect attributes on metrics beyond throughput: for
+// each key of the attribute's object that names a value, the metric and
+// whether it is a maximum (else a band, which needs a tolerance).
 var metricAttrs = map[string]struct {
-	keys map[string]string // object key → metric key
-	max  bool
-	pct  bool // the value is a percentage ("0.1%" or 0.1)
+	keys map[string]metricKey
+	pct  bool // values are percentages ("0.1%" or 0.1)
 }{
-	"latency": {keys: map[string]string{"mean_us": "latency_mean_us", "p50_us": "latency_p50_us",
-		"p90_us": "latency_p90_us", "p99_us": "latency_p99_us"}},
-	"transactions": {keys: map[string]string{"per_sec": "transactions_per_sec"}},
-	"loss":         {keys: map[string]string{"max": "loss_pct"}, max: true, pct: true},
-	"jitter":       {keys: map[string]string{"max_ms": "jitter_ms"}, max: true},
+	"latency": {keys: map[string]metricKey{
+		"mean_us": {"latency_mean_us", false}, "p50_us": {"latency_p50_us", false},
+		"p90_us": {"latency_p90_us", false}, "p99_us": {"latency_p99_us", false},
+		"max_mean_us": {"latency_mean_us", true}, "max_p50_us": {"latency_p50_us", true},
+		"max_p90_us": {"latency_p90_us", true}, "max_p99_us": {"latency_p99_us", true},
+	}},
+	"transactions": {keys: map[string]metricKey{"per_sec": {"transactions_per_sec", false}}},
+	"loss":         {keys: map[string]metricKey{"max": {"loss_pct", true}}, pct: true},
+	"jitter":       {keys: map[string]metricKey{"max_ms": {"jitter_ms", true}}},
+}
+
+// metricKey is a metric (results' key) and whether a value is its maximum.
+type metricKey struct {
+	metric string
+	max    bool
 }
 
 // expectDecoder decodes expect blocks of one experiment; it records which
@@ -260,24 +269,29 @@ func (x *expectDecoder) ratioSelector(s string, rng hcl.Range) *hcl.Diagnostic {
 	return d
 }
 
-// metricExpect decodes latency = { p99_us = 80, tolerance = "20%" },
-// transactions = { per_sec = 40000, tolerance = "10%" }, loss = { max =
-// "0.1%" } and jitter = { max_ms = 0.05 }: one value key and, for a band,
-// a tolerance.
+// metricExpect decodes latency = { p99_us = 80, tolerance = "20%" } (a
+// band) or latency = { max_p99_us = 500 } (a maximum), transactions = {
+// per_sec = 40000, tolerance = "10%" }, loss = { max = "0.1%" } and jitter =
+// { max_ms = 0.05 }: one value key and, for a band, a tolerance.
 func metricExpect(a *hcl.Attribute, items []objItem) (MetricExpect, hcl.Diagnostics) {
 	spec := metricAttrs[a.Name]
-	m := MetricExpect{Max: spec.max}
+	var m MetricExpect
 	var diags hcl.Diagnostics
-	allowed := sortedKeys(spec.keys)
-	if !spec.max {
+	names := sortedKeys(spec.keys)
+	bands := false
+	for _, k := range spec.keys {
+		bands = bands || !k.max
+	}
+	allowed := names
+	if bands {
 		allowed = append(allowed, "tolerance")
 	}
-	haveTol := false
+	var tolRange *hcl.Range
 	for _, it := range items {
 		if key, ok := spec.keys[it.Key]; ok {
 			if m.Metric != "" {
 				diags = append(diags, errorf(it.KeyRange, "Invalid expectation",
-					"%s takes one of %s per expect block; write another expect block for the other.", a.Name, joinNames(sortedKeys(spec.keys))))
+					"%s takes one of %s per expect block; write another expect block for the other.", a.Name, joinNames(names)))
 				continue
 			}
 			var f float64
@@ -294,29 +308,33 @@ func metricExpect(a *hcl.Attribute, items []objItem) (MetricExpect, hcl.Diagnost
 				diags = append(diags, d)
 				continue
 			}
-			m.Metric, m.Value = key, f
+			m.Metric, m.Value, m.Max = key.metric, f, key.max
 			continue
 		}
-		if it.Key == "tolerance" && !spec.max {
+		if it.Key == "tolerance" && bands {
 			pct, d := parsePercent(it.Value, it.ValueRange, "tolerance")
 			if d != nil {
 				diags = append(diags, d)
 				continue
 			}
-			m.Tolerance, haveTol = pct/100, true
+			m.Tolerance = pct / 100
+			rng := it.KeyRange
+			tolRange = &rng
 			continue
 		}
 		diags = append(diags, errorf(it.KeyRange, "Unsupported key",
 			"%s has no key %q (keys: %s).", a.Name, truncate(it.Key, 40), joinNames(allowed)))
 	}
-	if diags.HasErrors() {
-		return m, diags
-	}
-	if m.Metric == "" {
-		diags = append(diags, errorf(a.Expr.Range(), "Missing key", "%s needs one of %s.", a.Name, joinNames(sortedKeys(spec.keys))))
-	} else if !spec.max && !haveTol {
+	switch {
+	case diags.HasErrors():
+	case m.Metric == "":
+		diags = append(diags, errorf(a.Expr.Range(), "Missing key", "%s needs one of %s.", a.Name, joinNames(names)))
+	case !m.Max && tolRange == nil:
 		diags = append(diags, errorf(a.Expr.Range(), "Missing key",
 			"%s needs tolerance = \"…%%\": the band the 95%% interval of the mean must lie in.", a.Name))
+	case m.Max && tolRange != nil:
+		diags = append(diags, errorf(*tolRange, "Invalid expectation",
+			"a maximum takes no tolerance: the whole 95%% interval of the mean must lie at or below it."))
 	}
 	return m, diags
 }

@@ -21,6 +21,7 @@ func TestMetricExpects(t *testing.T) {
 		{`latency = { p99_us = 80, tolerance = "20%" }`, []MetricExpect{{Metric: "latency_p99_us", Value: 80, Tolerance: 0.2}}},
 		{`latency = { mean_us = 21.5, tolerance = 10 }`, []MetricExpect{{Metric: "latency_mean_us", Value: 21.5, Tolerance: 0.1}}},
 		{`transactions = { per_sec = 45000, tolerance = "25%" }`, []MetricExpect{{Metric: "transactions_per_sec", Value: 45000, Tolerance: 0.25}}},
+		{`latency = { max_p99_us = 500 }`, []MetricExpect{{Metric: "latency_p99_us", Value: 500, Max: true}}},
 		{`loss = { max = "0.1%" }`, []MetricExpect{{Metric: "loss_pct", Value: 0.1, Max: true}}},
 		{"loss = { max = 0 }\n jitter = { max_ms = 0.05 }", []MetricExpect{{Metric: "jitter_ms", Value: 0.05, Max: true}, {Metric: "loss_pct", Max: true}}},
 	}
@@ -36,7 +37,8 @@ func TestMetricExpects(t *testing.T) {
 	}
 	invalid := map[string]string{
 		`latency = { p99_us = 80 }`:                             "needs tolerance",
-		`latency = { p99_us = 80, p50_us = 20, tolerance = 5 }`: "one of mean_us, p50_us, p90_us, p99_us",
+		`latency = { p99_us = 80, p50_us = 20, tolerance = 5 }`: "one of max_mean_us, max_p50_us",
+		`latency = { max_p99_us = 80, tolerance = 5 }`:          "a maximum takes no tolerance",
 		`latency = { p95_us = 80, tolerance = 5 }`:              `no key "p95_us"`,
 		`latency = { p99_us = -1, tolerance = 5 }`:              "finite number ≥ 0",
 		`loss = { max = "lots" }`:                               "percentage",
