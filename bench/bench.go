@@ -127,6 +127,9 @@ type Sample struct {
 	ReverseBps float64 `json:"reverse_bps,omitempty"`
 	// IntervalsBps are the per-interval throughputs (all streams summed).
 	IntervalsBps []float64 `json:"intervals_bps,omitempty"`
+	// Intervals are the tool's per-interval reports (iperf3 -J; iperf 2
+	// -i of a single stream), all streams together: a run's time series.
+	Intervals []Interval `json:"intervals,omitempty"`
 	// CongestionControl is the algorithm the tool reports in effect.
 	CongestionControl string `json:"congestion_control,omitempty"`
 	// Latency is set by request/response tests (netperf TCP_RR).
@@ -165,6 +168,22 @@ type LatencySample struct {
 	// so the true quantile is at most that and more than one bin below);
 	// 0 when the tool computed them exactly (netperf).
 	ResolutionUs float64 `json:"resolution_us,omitempty"`
+}
+
+// Interval is one reporting interval of a run, all streams together.
+type Interval struct {
+	// Start and End are seconds since the test started.
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	// Bps is the interval's throughput in bits per second.
+	Bps         float64 `json:"bps"`
+	Retransmits int64   `json:"retransmits,omitempty"`
+	// CwndBytes is the sender's congestion window summed over streams,
+	// RTTUs the mean of their smoothed RTTs (sender side only).
+	CwndBytes int64   `json:"cwnd_bytes,omitempty"`
+	RTTUs     float64 `json:"rtt_us,omitempty"`
+	// Omitted marks an interval inside iperf3's -O period.
+	Omitted bool `json:"omitted,omitempty"`
 }
 
 // StreamSample is one stream of a parallel run.

@@ -10,8 +10,11 @@ import (
 	"github.com/lab-bench/lab/guest"
 )
 
-// Schema is the record format version.
-const Schema = 1
+// Schema is the record format version. 2: a tool's JSON output is
+// embedded in raw as JSON instead of an escaped string (bench.Raw reads
+// both), and metrics may carry intervals, latency, packets and the
+// router's CPU. Records of schema 1 read as before.
+const Schema = 2
 
 // Record is one benchmark run.
 type Record struct {

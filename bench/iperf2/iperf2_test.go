@@ -92,6 +92,14 @@ func TestParseRecorded(t *testing.T) {
 			if (p.Dualtest || p.Tradeoff) != (s.ReverseBps > 0) {
 				t.Errorf("reverse %v with dualtest %v tradeoff %v", s.ReverseBps, p.Dualtest, p.Tradeoff)
 			}
+			for i := 1; i < len(s.Intervals); i++ {
+				if a, b := s.Intervals[i-1], s.Intervals[i]; math.Abs(a.End-b.Start) > 1e-3 || b.End <= b.Start || b.Bps <= 0 {
+					t.Errorf("intervals %d and %d not a time series: %+v %+v", i-1, i, a, b)
+				}
+			}
+			if p.Interval > 0 && p.Parallel <= 1 && !p.Dualtest && !p.Tradeoff && len(s.Intervals) != int(p.Duration/p.Interval) {
+				t.Errorf("%d intervals in %v at %v", len(s.Intervals), p.Duration, p.Interval)
+			}
 			if p.Bounceback {
 				checkBounceback(t, read(t, rec.name+".txt"), s)
 			} else if p.Enhanced && (s.Streams[0].Writes == 0 || s.Streams[0].RTTMicros == 0 || s.Streams[0].CwndBytes == 0 || s.MSS == 0) {

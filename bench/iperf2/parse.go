@@ -192,6 +192,10 @@ func Summarize(out Output) (bench.Sample, error) {
 	}
 	s.SenderBps = s.ThroughputBps
 	s.IntervalsBps = send.intervals
+	for _, r := range send.series {
+		s.Intervals = append(s.Intervals, bench.Interval{Start: r.Start, End: r.End, Bps: r.Bps,
+			Retransmits: r.Retries, CwndBytes: r.CwndBytes, RTTUs: r.RTTMicros})
+	}
 	if len(send.streams) == 1 {
 		if r := send.streams[0]; r.Bounceback != nil {
 			s.Latency = latency(r.Bounceback, out.Histogram)
@@ -214,6 +218,7 @@ type dirTotals struct {
 	streams   []Report // each stream's last report, in first-seen order
 	sum       *Report  // the last [SUM] report
 	intervals []float64
+	series    []Report // the interval reports behind intervals
 }
 
 // totals picks one direction's totals and interval series: the [SUM]
@@ -250,6 +255,7 @@ func totals(reports []Report, dir string) dirTotals {
 	}
 	for i := 0; i+1 < len(series); i++ {
 		t.intervals = append(t.intervals, series[i].Bps)
+		t.series = append(t.series, series[i])
 	}
 	return t
 }

@@ -35,6 +35,8 @@ var recordings = []struct {
 	{"tcp-p3", bench.Params{Duration: time.Second, Parallel: 3}},
 	{"tcp-reverse", bench.Params{Duration: time.Second, Reverse: true}},
 	{"udp-100m", bench.Params{Duration: time.Second, UDP: true, Bitrate: "100M"}},
+	// A 3 s run with a 1 s omit period: a time series of 4 intervals.
+	{"tcp-3s-omit", bench.Params{Duration: 3 * time.Second, Omit: time.Second}},
 	// A rate above what one pinned receiver takes on this 2-core host:
 	// iperf3 reports lost datagrams.
 	{"udp-4g-loss", bench.Params{Duration: 2 * time.Second, UDP: true, Bitrate: "4G", Length: "1400"}},
@@ -140,6 +142,7 @@ func checkSample(t *testing.T, p bench.Params, s bench.Sample) {
 	if p.UDP && (s.JitterMs <= 0 || s.MSS != 0) {
 		t.Errorf("UDP sample: jitter %v mss %d", s.JitterMs, s.MSS)
 	}
+	checkIntervals(t, p, s)
 	if p.UDP {
 		if s.Packets <= 0 || s.PacketsPerSec <= 0 {
 			t.Errorf("UDP sample: %d packets, %v packets/s", s.Packets, s.PacketsPerSec)
@@ -321,5 +324,38 @@ func TestArgs(t *testing.T) {
 	}
 	if iperf3.Validate("198.18.0.1; x", bench.Params{Duration: time.Second}) == nil {
 		t.Error("bad address accepted")
+	}
+}
+
+// checkIntervals: one interval per second of the test (omit included,
+// marked), each with throughput, and with the sender's cwnd and RTT when
+// the client sends TCP; their time-weighted mean is the sender's total.
+func checkIntervals(t *testing.T, p bench.Params, s bench.Sample) {
+	t.Helper()
+	want := int((p.Duration + p.Omit) / time.Second)
+	if len(s.Intervals) != want {
+		t.Fatalf("%d intervals, want %d", len(s.Intervals), want)
+	}
+	var bits, secs float64
+	omitted := 0
+	for i, iv := range s.Intervals {
+		if iv.Bps <= 0 || iv.End <= iv.Start {
+			t.Errorf("interval %d: %+v", i, iv)
+		}
+		if !p.UDP && !p.Reverse && (iv.CwndBytes <= 0 || iv.RTTUs <= 0) {
+			t.Errorf("interval %d without cwnd/RTT: %+v", i, iv)
+		}
+		if iv.Omitted {
+			omitted++
+			continue
+		}
+		bits += iv.Bps * (iv.End - iv.Start)
+		secs += iv.End - iv.Start
+	}
+	if omitted != int(p.Omit/time.Second) {
+		t.Errorf("%d omitted intervals for omit %v", omitted, p.Omit)
+	}
+	if d := bits/secs/s.SenderBps - 1; d > 0.02 || d < -0.02 {
+		t.Errorf("intervals average %.4g b/s, sender total %.4g", bits/secs, s.SenderBps)
 	}
 }

@@ -19,6 +19,19 @@ type report struct {
 			Reverse  int    `json:"reverse"`
 		} `json:"test_start"`
 	} `json:"start"`
+	Intervals []struct {
+		Streams []struct {
+			SndCwnd int64   `json:"snd_cwnd"`
+			RTT     float64 `json:"rtt"`
+		} `json:"streams"`
+		Sum struct {
+			Start         float64 `json:"start"`
+			End           float64 `json:"end"`
+			BitsPerSecond float64 `json:"bits_per_second"`
+			Retransmits   int64   `json:"retransmits"`
+			Omitted       bool    `json:"omitted"`
+		} `json:"sum"`
+	} `json:"intervals"`
 	End struct {
 		Streams []struct {
 			Sender   *summary `json:"sender"`
@@ -51,7 +64,9 @@ type summary struct {
 // Parse reads the client's JSON in raw. Throughput is what the receiver
 // got (sum_received), whichever end sent; with -R the client is the
 // receiver, so iperf3's host/remote CPU figures swap roles. UDP runs also
-// carry loss, jitter and the datagram count and rate (end.sum). The system-wide CPU figures are copied
+// carry loss, jitter and the datagram count and rate (end.sum). Every
+// interval report becomes an Interval (throughput, retransmits, the
+// sender's cwnd and RTT when the client sends). The system-wide CPU figures are copied
 // from raw.
 func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	var rep report
@@ -94,6 +109,23 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 		case st.UDP != nil:
 			s.Streams = append(s.Streams, bench.StreamSample{ThroughputBps: st.UDP.BitsPerSecond})
 		}
+	}
+	for _, in := range rep.Intervals {
+		iv := bench.Interval{Start: in.Sum.Start, End: in.Sum.End, Bps: in.Sum.BitsPerSecond,
+			Retransmits: in.Sum.Retransmits, Omitted: in.Sum.Omitted}
+		var rtt float64
+		var n int
+		for _, st := range in.Streams {
+			iv.CwndBytes += st.SndCwnd
+			if st.RTT > 0 {
+				rtt += st.RTT
+				n++
+			}
+		}
+		if n > 0 {
+			iv.RTTUs = rtt / float64(n)
+		}
+		s.Intervals = append(s.Intervals, iv)
 	}
 	if udp := e.Sum; udp != nil && rep.Start.TestStart.Protocol == "UDP" {
 		s.LossPct, s.JitterMs = udp.LostPercent, udp.JitterMs
