@@ -3,10 +3,15 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/results"
@@ -37,7 +42,8 @@ func fakeMetricRecords() []results.Record {
 	add("udp", "veth", "1400", 1, true, "", bench.Sample{ThroughputBps: 9e9})
 	for i, loss := range []float64{40.5, 43.9, 42.2} {
 		add("udp", "veth", "1400", i+1, false, "", bench.Sample{ThroughputBps: 1.1e9 + 1e7*float64(i), ServerCPU: cpu(99), ClientCPU: cpu(98),
-			LossPct: loss, JitterMs: 0.001 * float64(i+1), Packets: 200000, LostPackets: int64(2000 * loss), PacketsPerSec: 100000})
+			LossPct: loss, JitterMs: 0.001 * float64(i+1), Packets: 200000, LostPackets: int64(2000 * loss), PacketsPerSec: 100000,
+			Intervals: []bench.Interval{{Start: 0, End: 1, Bps: 1.0e9 + 1e7*float64(i)}, {Start: 1, End: 2, Bps: 1.2e9 - 1e7*float64(i)}}})
 	}
 	add("udp", "veth", "1400", 4, false, "iperf3: interrupt", bench.Sample{})
 	for i, r := range []float64{35, 37} {
@@ -114,4 +120,95 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// TestPlotPanels: the CPU axis ends at 100 %, the router's CPU has bars,
+// a series has the same colour in both panels (the server's CPU bar in
+// the series colour), an n = 1 cell has no whisker, and the SVG names a
+// generic font family after Liberation's.
+func TestPlotPanels(t *testing.T) {
+	groups := results.Group(fakeMetricRecords())
+	tput, cpu, err := plots(info, groups, 9*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu.Y.Max != 100 || cpu.Y.Min != 0 {
+		t.Errorf("CPU axis %v-%v, want 0-100", cpu.Y.Min, cpu.Y.Max)
+	}
+	bars := func(p *panel) []*plotter.BarChart {
+		var out []*plotter.BarChart
+		for _, pl := range p.items {
+			if bc, ok := pl.(*plotter.BarChart); ok {
+				out = append(out, bc)
+			}
+		}
+		return out
+	}
+	tb, cb := bars(tput), bars(cpu)
+	ends := len(cpuEnds(groups))
+	if ends != 3 || len(cb) != len(tb)*ends {
+		t.Fatalf("%d throughput series, %d CPU bar sets, %d ends", len(tb), len(cb), ends)
+	}
+	for s := range tb {
+		if tb[s].Color != cb[s*ends].Color {
+			t.Errorf("series %d: throughput colour %v, server CPU colour %v", s, tb[s].Color, cb[s*ends].Color)
+		}
+		if router := cb[s*ends+2].Values; s == 2 && router[2] != 36 {
+			t.Errorf("router CPU bars %v", router)
+		}
+	}
+
+	one := results.Group(fakeMetricRecords()[:1])
+	tput, _, err = plots(info, one, 9*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pl := range tput.items {
+		if w, ok := pl.(whiskers); ok && !math.IsNaN(w.lo[0]) {
+			t.Errorf("n = 1 cell drawn with a whisker %v-%v", w.lo[0], w.hi[0])
+		}
+	}
+
+	var buf bytes.Buffer
+	if err := Render(&buf, "svg", info, groups, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if svg := buf.String(); strings.Contains(svg, "font-family:Liberation Serif;") || !strings.Contains(svg, ",serif;") {
+		t.Errorf("svg fonts without a generic fallback")
+	}
+}
+
+// TestTimeSeries: one line per repeat of every cell with intervals;
+// cells without are left out, and no intervals at all is an error.
+func TestTimeSeries(t *testing.T) {
+	groups := results.Group(fakeMetricRecords())
+	var buf bytes.Buffer
+	if err := Render(&buf, "timeseries", info, groups, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	svg := buf.String()
+	for _, want := range []string{"udp/veth size=1400", "repeat 1", "repeat 2", "repeat 3", "Gb/s"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("time series lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "rr/veth") {
+		t.Error("a cell without intervals was plotted")
+	}
+	p, err := timeSeriesPlot(groups[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, pl := range p.items {
+		if _, ok := pl.(*plotter.Line); ok {
+			lines++
+		}
+	}
+	if lines != 3 {
+		t.Errorf("%d lines for 3 repeats", lines)
+	}
+	if err := Render(&buf, "timeseries-png", info, groups[:1], Options{}); err == nil {
+		t.Error("no intervals: no error")
+	}
 }

@@ -1,7 +1,8 @@
 // Package report renders a run's summarised results for people (a terminal
 // table, a markdown table to paste into a mailing-list post) and for
 // programs (CSV, JSON), and plots (SVG, PNG: throughput with 95 % CI
-// whiskers beside system-wide CPU).
+// whiskers beside system-wide CPU; each cell's throughput over time, one
+// line per repeat).
 package report
 
 import (
@@ -14,7 +15,7 @@ import (
 )
 
 // Formats lists the formats Render knows, in the order help text shows them.
-var Formats = []string{"table", "markdown", "csv", "csv-runs", "json", "svg", "png"}
+var Formats = []string{"table", "markdown", "csv", "csv-runs", "json", "svg", "png", "timeseries", "timeseries-png"}
 
 // ErrNotImplemented is returned for a known format that is not written yet.
 var ErrNotImplemented = errors.New("not implemented yet")
@@ -43,6 +44,10 @@ func Render(w io.Writer, format string, info results.RunInfo, groups []results.C
 		return renderJSON(w, groups)
 	case "svg", "png":
 		return renderPlot(w, format, info, groups)
+	case "timeseries":
+		return renderTimeSeries(w, "svg", groups)
+	case "timeseries-png":
+		return renderTimeSeries(w, "png", groups)
 	default:
 		return fmt.Errorf("unknown report format %q (known: %s)", format, strings.Join(Formats, ", "))
 	}
