@@ -26,7 +26,10 @@ func fakeMetricRecords() []results.Record {
 	add := func(exp, pair, cell string, repeat int, warm bool, err string, m bench.Sample) {
 		r := results.Record{RunID: info.ID, Experiment: exp, Pair: pair, Repeat: repeat, Warmup: warm, Error: err,
 			Cell: []results.CellValue{{Name: "size", Value: cell}}, CellKey: "size=" + cell, Metrics: m,
-			Start: start.Add(time.Duration(len(recs)) * 3 * time.Second)}
+			Start: start.Add(time.Duration(len(recs)) * 3 * time.Second),
+			Provenance: results.Provenance{Host: "bench1", LabVersion: "0.1.0", ServerKernel: "Linux 6.1.0-27-amd64",
+				ToolVersion: "iperf 3.12", LockDigest: "sha256:5d41402abc4b2a76b9719d911017c592", ServerCPUModel: "AMD EPYC 7B13",
+				ServerFirmware: "N/A"}}
 		if err != "" {
 			r.Metrics = bench.Sample{}
 		}

@@ -15,7 +15,7 @@ import (
 )
 
 // Formats lists the formats Render knows, in the order help text shows them.
-var Formats = []string{"table", "markdown", "csv", "csv-runs", "json", "svg", "png", "timeseries", "timeseries-png"}
+var Formats = []string{"table", "markdown", "csv", "csv-runs", "json", "svg", "png", "timeseries", "timeseries-png", "html"}
 
 // ErrNotImplemented is returned for a known format that is not written yet.
 var ErrNotImplemented = errors.New("not implemented yet")
@@ -27,6 +27,10 @@ type Options struct {
 	// Records are the run's records, for the formats that show repeats
 	// (csv-runs); the others read the groups only.
 	Records []results.Record
+	// Outcomes are the spec's expectations checked against the run, for
+	// the html format; ChecksNote says why there are none.
+	Outcomes   []results.Outcome
+	ChecksNote string
 }
 
 // Render writes the groups of run info in the named format.
@@ -44,6 +48,8 @@ func Render(w io.Writer, format string, info results.RunInfo, groups []results.C
 		return renderJSON(w, groups)
 	case "svg", "png":
 		return renderPlot(w, format, info, groups)
+	case "html":
+		return renderHTML(w, info, groups, opt)
 	case "timeseries":
 		return renderTimeSeries(w, "svg", groups)
 	case "timeseries-png":

@@ -102,3 +102,10 @@ func renderTimeSeries(w io.Writer, format string, groups []results.CellGroup) er
 	}
 	return writeCanvas(w, format, canvas)
 }
+
+// writePanelSVG writes one panel as a 5 × 3 inch SVG.
+func writePanelSVG(w io.Writer, p *panel) error {
+	c := vgsvg.New(5*vg.Inch, 3*vg.Inch)
+	p.Draw(draw.New(c))
+	return writeCanvas(w, "svg", c)
+}

@@ -93,6 +93,14 @@ type Provenance struct {
 	ClientTemplateID string `json:"client_template_id,omitempty"`
 	ServerDriver     string `json:"server_driver,omitempty"`
 	ClientDriver     string `json:"client_driver,omitempty"`
+	// ServerFirmware and ClientFirmware are the NICs' firmware versions
+	// (`ethtool -i`), where the driver reports one.
+	ServerFirmware string `json:"server_firmware,omitempty"`
+	ClientFirmware string `json:"client_firmware,omitempty"`
+	// ServerCPUModel and ClientCPUModel are the ends' CPU model names
+	// (/proc/cpuinfo "model name", hw.model on FreeBSD).
+	ServerCPUModel string `json:"server_cpu_model,omitempty"`
+	ClientCPUModel string `json:"client_cpu_model,omitempty"`
 	// LockDigest is the sha256 of the lab's .lab.lock.hcl when the run
 	// started: two results with the same digest ran on the same pinned
 	// templates, kernels, drivers and tool versions.

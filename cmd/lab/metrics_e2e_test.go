@@ -118,6 +118,11 @@ func TestLatencyLabForReal(t *testing.T) {
 	if code != 0 || outs["round trips under 1 ms on average"].Verdict != results.VerdictPass {
 		t.Errorf("check: exit %d, %+v", code, outs)
 	}
+	page, _, err := lab(t, dir, "report", "-format", "html")
+	if err != nil || !strings.Contains(page, `<tr data-verdict="pass"><td>round trips under 1 ms on average</td>`) ||
+		!strings.Contains(page, `data-key="latency_p99_us"`) || strings.Count(page, "<svg") < 3 {
+		t.Errorf("report -format html: %v\n%.2000s", err, page)
+	}
 	// The same run against an expectation far from it.
 	body, _ := os.ReadFile(filepath.Join(dir, "lab.hcl"))
 	i := strings.LastIndex(string(body), "}")

@@ -11,7 +11,9 @@ import (
 func runReport(g *globals, args []string) error {
 	fs := newFlags(g, "report", "report [-format "+strings.Join(report.Formats, "|")+"] [RUN]")
 	format := fs.String("format", "table", "output `format`: "+strings.Join(report.Formats, ", ")+
-		" (csv-runs: one row per run, every repeat)")
+		" (csv-runs: one row per run, every repeat; html: one self-contained page with verdicts)")
+	var v varFlags
+	v.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -27,5 +29,45 @@ func runReport(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(g.stdout, *format, info, results.Group(recs), report.Options{Color: isTerminal(g.stdout), Records: recs})
+	groups := results.Group(recs)
+	opt := report.Options{Color: isTerminal(g.stdout), Records: recs}
+	if *format == "html" {
+		opt.Outcomes, opt.ChecksNote = reportOutcomes(g, v, info, groups)
+	}
+	return report.Render(g.stdout, *format, info, groups, opt)
+}
+
+// reportOutcomes checks the spec's expect blocks against a run for the
+// HTML report, as `lab check` does; when the spec cannot be loaded (or
+// has no expect blocks) the note says so instead of failing the report.
+func reportOutcomes(g *globals, v varFlags, info results.RunInfo, groups []results.CellGroup) ([]results.Outcome, string) {
+	lab, err := loadLab(g, v)
+	if err != nil {
+		return nil, "expectations not checked: the spec did not load (" + firstLine(err.Error()) + ")"
+	}
+	if info.Lab != "" && info.Lab != lab.Name {
+		return nil, fmt.Sprintf("expectations not checked: run %s belongs to lab %q, the spec is lab %q", info.ID, info.Lab, lab.Name)
+	}
+	exps, err := expectations(lab)
+	if err != nil {
+		return nil, "expectations not checked: " + err.Error()
+	}
+	if len(exps) == 0 {
+		return nil, "the spec has no expect blocks"
+	}
+	outs := results.Evaluate(groups, exps)
+	if info.Status != results.StatusComplete && info.Status != "" {
+		results.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", info.ID, info.Status))
+	}
+	note := ""
+	if info.SpecHash != "" && info.SpecHash != lab.Hash {
+		note = "the spec changed since this run; expectations are read from the current spec"
+	}
+	return outs, note
+}
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
