@@ -32,6 +32,8 @@ type end struct {
 	in providers.Instance
 	t  guest.Transport
 	os guest.OS
+	// cpuModel is the guest's CPU model name, read once at connect.
+	cpuModel string
 }
 
 // runGroup runs a group's runs in order on its machines.
@@ -101,7 +103,7 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in provid
 		t.Close()
 		return end{}, fmt.Errorf("%s: %w", in.Address, err)
 	}
-	return end{in: in, t: t, os: drv}, nil
+	return end{in: in, t: t, os: drv, cpuModel: bench.ReadCPUModel(ctx, t)}, nil
 }
 
 // run configures both ends for one run, verifies the settings by
@@ -139,6 +141,8 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
 	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
+	rec.Provenance.ServerFirmware, rec.Provenance.ClientFirmware = obsS.Firmware, obsC.Firmware
+	rec.Provenance.ServerCPUModel, rec.Provenance.ClientCPUModel = server.cpuModel, client.cpuModel
 	if err != nil {
 		rec.End = e.clock().UTC()
 		return rec, err

@@ -98,6 +98,9 @@ func TestLatencyLabForReal(t *testing.T) {
 		t.Fatalf("%d records, want 8 (2 sizes × (1 warm-up + 3))", len(recs))
 	}
 	for _, r := range recs {
+		if r.Provenance.ServerCPUModel == "" || r.Provenance.ClientCPUModel == "" {
+			t.Errorf("%s #%d: no CPU model in the provenance", r.CellKey, r.Repeat)
+		}
 		l := r.Metrics.Latency
 		if r.Error != "" || l == nil {
 			t.Errorf("%s #%d: error %q latency %+v", r.CellKey, r.Repeat, r.Error, l)
