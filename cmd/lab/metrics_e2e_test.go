@@ -89,7 +89,17 @@ func TestLatencyLabForReal(t *testing.T) {
     latency = { mean_us = 5000, tolerance = "10%" }
   }`
 	dir := exampleLab(t, "latency-rr", "e2e-rr", "")
-	stdout, stderr, err := lab(t, dir, "apply", "-auto-approve", "-var", "duration=2s", "-var", "repeat=3")
+	apply := func() (string, string, error) {
+		return lab(t, dir, "apply", "-auto-approve", "-var", "duration=2s", "-var", "repeat=3")
+	}
+	stdout, stderr, err := apply()
+	if err != nil && strings.Contains(stdout+stderr, "bounce-back read failed") {
+		// iperf 2.1.8's bounceback client sometimes gives up on a slow
+		// reply and hangs when another job loads the host; lab records
+		// that run as failed, which fails the apply. Once more.
+		t.Logf("a bounceback run hit iperf 2.1.8's hang under load; applying again:\n%s", stdout)
+		stdout, stderr, err = apply()
+	}
 	if err != nil {
 		t.Fatalf("apply: %v\n%s\n%s", err, stdout, stderr)
 	}
