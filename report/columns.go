@@ -128,3 +128,21 @@ func note(g results.CellGroup) string {
 	}
 	return strings.Join(notes, ", ")
 }
+
+// quantileNote says how coarse the latency quantiles are when a run read
+// them from a histogram (iperf 2's 100 µs bins), "" otherwise.
+func quantileNote(groups []results.CellGroup) string {
+	res := 0.0
+	for _, g := range groups {
+		for _, r := range g.Repeats {
+			if l := r.Metrics.Latency; l != nil {
+				res = math.Max(res, l.ResolutionUs)
+			}
+		}
+	}
+	if res == 0 {
+		return ""
+	}
+	return "latency p50/p90/p99: upper edges of the tool's " + number(res, 1) +
+		" µs histogram bins (each quantile is at most that; the mean is not binned)"
+}
