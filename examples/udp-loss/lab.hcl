@@ -1,9 +1,9 @@
 # UDP between two namespaces on a veth pair: iperf3 -u at a target rate,
 # recording datagram loss, jitter and packets per second. At 10 Mb/s the
 # receiver keeps up; at 4 Gb/s (1400-byte datagrams) one pinned receiver on
-# a 2-core host does not, and iperf3 reports the loss (44 % on a quiet host
-# here, 66-74 % while a KVM test suite shared the CPUs; even 100 Mb/s lost
-# 5-22 % then, which is why the expectations are at 10 Mb/s).
+# a 2-core host does not, and iperf3 reports the loss (5.7 % to 74 % here,
+# depending on what else the CPUs did; while a KVM test suite shared them
+# even 100 Mb/s lost 5-22 %, which is why the expectations are at 10 Mb/s).
 #   lab -chdir=examples/udp-loss apply -auto-approve
 #   lab -chdir=examples/udp-loss report -format csv-runs   # loss_pct, jitter_ms, packets_per_sec per run
 lab "udp-loss" {
