@@ -97,6 +97,15 @@ func TestMetricExpectations(t *testing.T) {
 		}
 		return rs
 	}
+	router := func(busy ...float64) []Record {
+		var rs []Record
+		for i, b := range busy {
+			r := rec("fw", "routed", "1", i+1, 8)
+			r.Metrics.RouterCPU = &bench.CPUUsage{Busy: b}
+			rs = append(rs, r)
+		}
+		return rs
+	}
 	tests := []struct {
 		name string
 		recs []Record
@@ -114,6 +123,8 @@ func TestMetricExpectations(t *testing.T) {
 		{"loss straddles", loss(0, 0.3, 0), "udp", MetricTarget{Metric: MetricLoss, Value: 0.1, IsMax: true}, VerdictInconclusive, "straddles"},
 		{"loss max 0, one loss", loss(0, 0, 0.001), "udp", MetricTarget{Metric: MetricLoss, Value: 0, IsMax: true}, VerdictFail, "maximum is 0"},
 		{"loss max 0, none", loss(0, 0, 0), "udp", MetricTarget{Metric: MetricLoss, IsMax: true}, VerdictPass, "within"},
+		{"router CPU under 80 %", router(35, 37, 36), "fw", MetricTarget{Metric: MetricRouterCPU, Value: 80, IsMax: true}, VerdictPass, "within"},
+		{"router CPU under 10 %", router(35, 37, 36), "fw", MetricTarget{Metric: MetricRouterCPU, Value: 10, IsMax: true}, VerdictFail, "entirely above"},
 		{"loss on a TCP cell", lat(80, 81), "lat", MetricTarget{Metric: MetricLoss, Value: 1, IsMax: true}, VerdictInconclusive, "no run of the cell measured"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ var expectSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "where"}, {Name: "throughput"}, {Name: "retransmits"}, {Name: "ratio"},
 		{Name: "latency"}, {Name: "transactions"}, {Name: "loss"}, {Name: "jitter"},
+		{Name: "packets"}, {Name: "cpu"}, {Name: "cycles_per_bit"},
 	},
 }
 
@@ -30,8 +31,17 @@ var metricAttrs = map[string]struct {
 		"max_p90_us": {"latency_p90_us", true}, "max_p99_us": {"latency_p99_us", true},
 	}},
 	"transactions": {keys: map[string]metricKey{"per_sec": {"transactions_per_sec", false}}},
-	"loss":         {keys: map[string]metricKey{"max": {"loss_pct", true}}, pct: true},
-	"jitter":       {keys: map[string]metricKey{"max_ms": {"jitter_ms", true}}},
+	"packets":      {keys: map[string]metricKey{"per_sec": {"packets_per_sec", false}}},
+	"cpu": {keys: map[string]metricKey{
+		"server_pct": {"server_cpu_pct", false}, "client_pct": {"client_cpu_pct", false}, "router_pct": {"router_cpu_pct", false},
+		"max_server_pct": {"server_cpu_pct", true}, "max_client_pct": {"client_cpu_pct", true}, "max_router_pct": {"router_cpu_pct", true},
+	}},
+	"cycles_per_bit": {keys: map[string]metricKey{
+		"server": {"server_cycles_per_bit", false}, "client": {"client_cycles_per_bit", false},
+		"max_server": {"server_cycles_per_bit", true}, "max_client": {"client_cycles_per_bit", true},
+	}},
+	"loss":   {keys: map[string]metricKey{"max": {"loss_pct", true}}, pct: true},
+	"jitter": {keys: map[string]metricKey{"max_ms": {"jitter_ms", true}}},
 }
 
 // metricKey is a metric (results' key) and whether a value is its maximum.
@@ -87,7 +97,7 @@ func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 	}
 	if len(attrs) == 0 || len(attrs) == 1 && attrs["where"] != nil {
 		diags = append(diags, errorf(b.DefRange, "Empty expectation",
-			"An expect block needs throughput = {…}, retransmits = {…}, ratio = {…}, latency = {…}, transactions = {…}, loss = {…} or jitter = {…}."))
+			"An expect block needs throughput, retransmits, ratio, latency, transactions, loss, jitter, packets, cpu or cycles_per_bit = {…}."))
 	}
 	return ex, diags
 }

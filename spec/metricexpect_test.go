@@ -22,6 +22,10 @@ func TestMetricExpects(t *testing.T) {
 		{`latency = { mean_us = 21.5, tolerance = 10 }`, []MetricExpect{{Metric: "latency_mean_us", Value: 21.5, Tolerance: 0.1}}},
 		{`transactions = { per_sec = 45000, tolerance = "25%" }`, []MetricExpect{{Metric: "transactions_per_sec", Value: 45000, Tolerance: 0.25}}},
 		{`latency = { max_p99_us = 500 }`, []MetricExpect{{Metric: "latency_p99_us", Value: 500, Max: true}}},
+		{`cpu = { max_router_pct = 80 }`, []MetricExpect{{Metric: "router_cpu_pct", Value: 80, Max: true}}},
+		{`cpu = { server_pct = 50, tolerance = "10%" }`, []MetricExpect{{Metric: "server_cpu_pct", Value: 50, Tolerance: 0.1}}},
+		{`packets = { per_sec = 100000, tolerance = "5%" }`, []MetricExpect{{Metric: "packets_per_sec", Value: 100000, Tolerance: 0.05}}},
+		{`cycles_per_bit = { max_server = 1 }`, []MetricExpect{{Metric: "server_cycles_per_bit", Value: 1, Max: true}}},
 		{`loss = { max = "0.1%" }`, []MetricExpect{{Metric: "loss_pct", Value: 0.1, Max: true}}},
 		{"loss = { max = 0 }\n jitter = { max_ms = 0.05 }", []MetricExpect{{Metric: "jitter_ms", Value: 0.05, Max: true}, {Metric: "loss_pct", Max: true}}},
 	}
@@ -45,6 +49,7 @@ func TestMetricExpects(t *testing.T) {
 		`loss = { max = "150%" }`:                               "between 0% and 100%",
 		`loss = { max = 1, tolerance = 5 }`:                     `no key "tolerance"`,
 		`jitter = { }`:                                          "needs one of max_ms",
+		`cpu = { max_router_pct = 80, tolerance = 5 }`:          "a maximum takes no tolerance",
 		`transactions = { per_sec = "fast", tolerance = 5 }`:    "per_sec",
 	}
 	for body, want := range invalid {
