@@ -85,8 +85,12 @@ func parseHistogram(line string) *Histogram {
 }
 
 // QuantileBin is the bin holding the q-quantile (0 < q ≤ 1): the first
-// bin at which at least q of the round trips are counted.
+// bin at which at least q of the round trips are counted (0 for an empty
+// histogram).
 func (h *Histogram) QuantileBin(q float64) int {
+	if len(h.Counts) == 0 {
+		return 0
+	}
 	bins := make([]int, 0, len(h.Counts))
 	for b := range h.Counts {
 		bins = append(bins, b)

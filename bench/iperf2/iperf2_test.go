@@ -119,6 +119,24 @@ func TestParseRecorded(t *testing.T) {
 	}
 }
 
+// TestHistogramRejects: a PDF line whose bins do not add up to its count,
+// or that is cut short, gives no histogram (and no quantiles), and an
+// empty histogram has no quantile bin rather than a panic.
+func TestHistogramRejects(t *testing.T) {
+	for _, line := range []string{
+		"[  1] 0.0000-2.0116 sec BB8(f)-PDF: bin(w=100us):cnt(20)=1:18,5:1 (5.00/95.00/99.7%=1/5/5,Outliers=0,obl/obu=0/0)",
+		"[  1] 0.0000-2.0116 sec BB8(f)-PDF: bin(w=100us):cnt(20)=1:19,5:",
+		"[  1] 0.0000-2.0116 sec BB8(f)-PDF: bin(w=0us):cnt(1)=1:1 (5.00/95.00/99.7%=1/1/1,Outliers=0,obl/obu=0/0)",
+	} {
+		if out := iperf2.ParseOutput(line + "\n"); out.Histogram != nil {
+			t.Errorf("accepted %q: %+v", line, out.Histogram)
+		}
+	}
+	if b := new(iperf2.Histogram).QuantileBin(0.5); b != 0 {
+		t.Errorf("empty histogram: bin %d", b)
+	}
+}
+
 func TestParseRejects(t *testing.T) {
 	for _, in := range []string{"", "tcp connect failed: Connection refused",
 		"[  1] local 0.0.0.0 port 0 connected with 198.18.0.1 port 5302 (sock=3)\n"} {
