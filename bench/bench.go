@@ -47,6 +47,11 @@ type Params struct {
 	Tradeoff bool `json:"tradeoff,omitempty"`
 	// Enhanced asks iperf2 for enhanced reports (-e: retries, cwnd, RTT).
 	Enhanced bool `json:"enhanced,omitempty"`
+	// Bounceback is iperf2's request/response test (--bounceback): the
+	// client writes Length bytes (default 100), the server writes them
+	// back, back to back for Duration; it measures round-trip latency and
+	// transactions per second.
+	Bounceback bool `json:"bounceback,omitempty"`
 	// Bind is the client's source address (iperf2 -B); empty: the client
 	// end's address.
 	Bind string `json:"bind,omitempty"`
@@ -130,6 +135,9 @@ type Sample struct {
 	ReverseBps float64 `json:"reverse_bps,omitempty"`
 	// IntervalsBps are the per-interval throughputs (all streams summed).
 	IntervalsBps []float64 `json:"intervals_bps,omitempty"`
+	// Intervals are the tool's per-interval reports (iperf3 -J; iperf 2
+	// -i of a single stream), all streams together: a run's time series.
+	Intervals []Interval `json:"intervals,omitempty"`
 	// CongestionControl is the algorithm the tool reports in effect.
 	CongestionControl string `json:"congestion_control,omitempty"`
 	// Latency is set by request/response tests (netperf TCP_RR).
@@ -138,17 +146,52 @@ type Sample struct {
 	// transferred, or per transaction), local and remote.
 	LocalSD  float64 `json:"local_sd_us_per_kb,omitempty"`
 	RemoteSD float64 `json:"remote_sd_us_per_kb,omitempty"`
-	// TransactionsPerSec is the request/response rate (netperf TCP_RR).
+	// TransactionsPerSec is the request/response rate (netperf TCP_RR,
+	// iperf 2 --bounceback).
 	TransactionsPerSec float64 `json:"transactions_per_sec,omitempty"`
+	// PacketsPerSec is the UDP datagram rate the sender sent (iperf3 -u),
+	// and LostPackets of Packets were not received.
+	PacketsPerSec float64 `json:"packets_per_sec,omitempty"`
+	Packets       int64   `json:"packets,omitempty"`
+	LostPackets   int64   `json:"lost_packets,omitempty"`
+	// RouterCPU is the system-wide CPU use of the router guest between
+	// the ends, for pairs that go via one (set by the engine, not the
+	// runner: it is sampled around the whole run).
+	RouterCPU *CPUUsage `json:"router_cpu,omitempty"`
 }
 
-// LatencySample is a request/response test's latency, in microseconds.
+// LatencySample is a request/response test's round-trip latency, in
+// microseconds. A quantile of 0 is unknown (the tool did not report it).
 type LatencySample struct {
-	MinUs  float64 `json:"min_us"`
-	MeanUs float64 `json:"mean_us,omitempty"`
-	P50Us  float64 `json:"p50_us"`
-	P99Us  float64 `json:"p99_us"`
-	MaxUs  float64 `json:"max_us,omitempty"`
+	MinUs   float64 `json:"min_us"`
+	MeanUs  float64 `json:"mean_us,omitempty"`
+	P50Us   float64 `json:"p50_us"`
+	P90Us   float64 `json:"p90_us,omitempty"`
+	P99Us   float64 `json:"p99_us"`
+	MaxUs   float64 `json:"max_us,omitempty"`
+	StdevUs float64 `json:"stdev_us,omitempty"`
+	Count   int64   `json:"count,omitempty"`
+	// ResolutionUs is the width of the histogram bins the quantiles were
+	// read from (iperf 2: 100 µs; each quantile is its bin's upper edge,
+	// so the true quantile is at most that and more than one bin below);
+	// 0 when the tool computed them exactly (netperf).
+	ResolutionUs float64 `json:"resolution_us,omitempty"`
+}
+
+// Interval is one reporting interval of a run, all streams together.
+type Interval struct {
+	// Start and End are seconds since the test started.
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	// Bps is the interval's throughput in bits per second.
+	Bps         float64 `json:"bps"`
+	Retransmits int64   `json:"retransmits,omitempty"`
+	// CwndBytes is the sender's congestion window summed over streams,
+	// RTTUs the mean of their smoothed RTTs (sender side only).
+	CwndBytes int64   `json:"cwnd_bytes,omitempty"`
+	RTTUs     float64 `json:"rtt_us,omitempty"`
+	// Omitted marks an interval inside iperf3's -O period.
+	Omitted bool `json:"omitted,omitempty"`
 }
 
 // StreamSample is one stream of a parallel run.

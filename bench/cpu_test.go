@@ -64,3 +64,27 @@ func TestParseCPUStat(t *testing.T) {
 		t.Errorf("Usage: %+v", u)
 	}
 }
+
+// TestParseCPUInfo reads this machine's /proc/cpuinfo (the first CPU's
+// lines, captured into testdata) and text without the fields.
+func TestParseCPUInfo(t *testing.T) {
+	b, err := os.ReadFile("testdata/proc-cpuinfo.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, text, model string
+		mhz               bool
+	}{
+		{"captured", string(b), "AMD EPYC", true},
+		{"no model", "processor\t: 0\ncpu MHz\t\t: 2000.000\n", "", true},
+		{"empty", "", "", false},
+	} {
+		if got := ParseCPUModel(tt.text); got != tt.model {
+			t.Errorf("%s: model %q, want %q", tt.name, got, tt.model)
+		}
+		if got := ParseCPUMHz(tt.text); (got > 0) != tt.mhz {
+			t.Errorf("%s: MHz %v", tt.name, got)
+		}
+	}
+}

@@ -38,6 +38,31 @@ func ParseCPUMHz(text string) float64 {
 	return sum / float64(n)
 }
 
+// ReadCPUModel is a guest's CPU model name: /proc/cpuinfo's first "model
+// name" (Linux), else `sysctl -n hw.model` (FreeBSD); "" when neither
+// says.
+func ReadCPUModel(ctx context.Context, t guest.Transport) string {
+	if res, err := t.Run(ctx, guest.Cmd{Argv: []string{"cat", "/proc/cpuinfo"}}); err == nil {
+		if m := ParseCPUModel(string(res.Stdout)); m != "" {
+			return m
+		}
+	}
+	if res, err := t.Run(ctx, guest.Cmd{Argv: []string{"sysctl", "-n", "hw.model"}}); err == nil {
+		return strings.TrimSpace(string(res.Stdout))
+	}
+	return ""
+}
+
+// ParseCPUModel is the first "model name : …" of /proc/cpuinfo text.
+func ParseCPUModel(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
 // CyclesPerBit is CPU cycles spent per bit received or sent: busy fraction
 // × CPUs × clock / throughput (seed 000's "Hz per bit/s" rule of thumb,
 // 0.25–1 on its hardware). It is 0 when a factor is unknown.

@@ -34,6 +34,8 @@ type end struct {
 	// osName is the template's os ("linux", "freebsd"), for the benchmark
 	// runners' OS-specific commands.
 	osName string
+	// cpuModel is the guest's CPU model name, read once at connect.
+	cpuModel string
 }
 
 // runGroup runs a group's runs in order on its machines.
@@ -122,7 +124,7 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in provid
 		t.Close()
 		return end{}, fmt.Errorf("%s: %w", in.Address, err)
 	}
-	return end{in: in, t: t, os: drv, osName: osName}, nil
+	return end{in: in, t: t, os: drv, osName: osName, cpuModel: bench.ReadCPUModel(ctx, t)}, nil
 }
 
 // run configures both ends for one run, verifies the settings by
@@ -163,6 +165,8 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
 	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
+	rec.Provenance.ServerFirmware, rec.Provenance.ClientFirmware = obsS.Firmware, obsC.Firmware
+	rec.Provenance.ServerCPUModel, rec.Provenance.ClientCPUModel = server.cpuModel, client.cpuModel
 	if err != nil {
 		rec.End = e.clock().UTC()
 		return rec, err
@@ -195,10 +199,12 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	start.Type = EvRun
 	e.emit(start)
 	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
+	stopRouter := meterRouter(ctx, router)
 	raw, err := runner.Run(ctx,
 		bench.Endpoint{T: server.t, Addr: server.ep().Addr, CPUs: server.ep().CPUs, OS: server.osName},
 		bench.Endpoint{T: client.t, Addr: client.ep().Addr, CPUs: client.ep().CPUs, OS: client.osName}, params)
 	rec.HostCPU = stopMeter(ctx)
+	routerCPU := stopRouter(ctx)
 	rec.Raw = raw
 	rec.End = e.clock().UTC()
 	if err != nil {
@@ -208,6 +214,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)
 	}
+	sample.RouterCPU = routerCPU
 	rec.Metrics = sample
 	rec.Provenance.ToolVersion = sample.Version
 	if results.MarkDisturbed(&rec) {

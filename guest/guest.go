@@ -105,9 +105,12 @@ type Observed struct {
 	Sysctl  map[string]string `json:"sysctl,omitempty"`
 	Loss    string            `json:"loss,omitempty"`
 	// Firewall is the installed lab_fw table as the guest lists it.
-	Firewall string   `json:"firewall,omitempty"`
-	Kernel   string   `json:"kernel,omitempty"`
-	Driver   string   `json:"driver,omitempty"`
+	Firewall string `json:"firewall,omitempty"`
+	Kernel   string `json:"kernel,omitempty"`
+	Driver   string `json:"driver,omitempty"`
+	// Firmware is the NIC's firmware version where the driver reports
+	// one (Linux `ethtool -i`).
+	Firmware string   `json:"firmware,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 

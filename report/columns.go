@@ -45,12 +45,12 @@ func buildTable(groups []results.CellGroup) summaryTable {
 	dims := dimensions(groups)
 	t := summaryTable{header: append([]string{"experiment", "pair"}, dims...)}
 	t.numeric = make([]bool, len(t.header))
-	t.header = append(t.header, "n", "throughput Gb/s", "retransmits", "server CPU %", "client CPU %")
-	t.numeric = append(t.numeric, true, true, true, true, true)
-	cpb := hasCyclesPerBit(groups)
-	if cpb {
-		t.header = append(t.header, "server cycles/bit", "client cycles/bit")
-		t.numeric = append(t.numeric, true, true)
+	t.header = append(t.header, "n")
+	t.numeric = append(t.numeric, true)
+	metrics := results.Measured(groups)
+	for _, m := range metrics {
+		t.header = append(t.header, m.Label)
+		t.numeric = append(t.numeric, true)
 	}
 	t.header = append(t.header, "note")
 	t.numeric = append(t.numeric, false)
@@ -59,20 +59,24 @@ func buildTable(groups []results.CellGroup) summaryTable {
 		for _, d := range dims {
 			row = append(row, cellValue(g, d))
 		}
-		row = append(row,
-			strconv.Itoa(g.N),
-			throughput(g.ThroughputBps),
-			mean(g.Retransmits, 1),
-			mean(g.ServerCPU, 1),
-			mean(g.ClientCPU, 1),
-		)
-		if cpb {
-			row = append(row, mean(g.ServerCyclesPerBit, 2), mean(g.ClientCyclesPerBit, 2))
+		row = append(row, strconv.Itoa(g.N))
+		for _, m := range metrics {
+			row = append(row, metricText(m, g.Metric(m.Key)))
 		}
 		row = append(row, note(g))
 		t.rows = append(t.rows, row)
 	}
 	return t
+}
+
+// metricText renders one metric of a cell for the table: throughput as
+// mean ± CI half-width (throughput), every other metric as its mean, "-"
+// when no run measured it.
+func metricText(m results.Metric, s results.Summary) string {
+	if m.Key == results.MetricThroughput {
+		return throughput(s)
+	}
+	return mean(s.Scale(m.Scale), m.Decimals)
 }
 
 // throughput renders a throughput summary in Gb/s: "12.41 ± 0.83" with a
@@ -125,12 +129,20 @@ func note(g results.CellGroup) string {
 	return strings.Join(notes, ", ")
 }
 
-// hasCyclesPerBit reports whether any group knows its cycles per bit.
-func hasCyclesPerBit(groups []results.CellGroup) bool {
+// quantileNote says how coarse the latency quantiles are when a run read
+// them from a histogram (iperf 2's 100 µs bins), "" otherwise.
+func quantileNote(groups []results.CellGroup) string {
+	res := 0.0
 	for _, g := range groups {
-		if g.ServerCyclesPerBit.N > 0 || g.ClientCyclesPerBit.N > 0 {
-			return true
+		for _, r := range g.Repeats {
+			if l := r.Metrics.Latency; l != nil {
+				res = math.Max(res, l.ResolutionUs)
+			}
 		}
 	}
-	return false
+	if res == 0 {
+		return ""
+	}
+	return "latency p50/p90/p99: upper edges of the tool's " + number(res, 1) +
+		" µs histogram bins (each quantile is at most that; the mean is not binned)"
 }

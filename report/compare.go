@@ -37,7 +37,17 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
-	table.Header([]string{"experiment", "pair", "cell", "base Gb/s", "test Gb/s", "delta", "p", "p (Holm)", "verdict", "note"})
+	m := results.Metrics[0]
+	if len(ds) > 0 {
+		if dm, ok := results.MetricByKey(ds[0].Metric); ok {
+			m = dm
+		}
+	}
+	label := "Gb/s"
+	if m.Key != results.MetricThroughput {
+		label = m.Label
+	}
+	table.Header([]string{"experiment", "pair", "cell", "base " + label, "test " + label, "delta", "p", "p (Holm)", "verdict", "note"})
 	for _, d := range ds {
 		delta, p, padj := "-", "-", "-"
 		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
@@ -51,7 +61,7 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 			v = c + v + ansiReset
 		}
 		cell := strings.ReplaceAll(d.CellKey, ",", " ")
-		row := []string{d.Experiment, d.Pair, cell, throughput(d.Base), throughput(d.Test), delta, p, padj, v, strings.Join(d.Notes, ", ")}
+		row := []string{d.Experiment, d.Pair, cell, metricText(m, d.Base), metricText(m, d.Test), delta, p, padj, v, strings.Join(d.Notes, ", ")}
 		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render compare: %w", err)
 		}

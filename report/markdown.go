@@ -63,6 +63,9 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	}
 	fmt.Fprintf(&b, "\nThroughput is the mean ± the 95 %% confidence interval's half-width (Student's t) over n runs; "+
 		"\"noisy\" marks a half-width above %.0f %% of the mean.\n", results.NoisyRatio*100)
+	if n := quantileNote(groups); n != "" {
+		b.WriteString("\n" + n + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -134,10 +136,25 @@ func (w whiskers) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return 0, float64(len(w.hi) - 1), ymin, ymax
 }
 
+// panel is a plot that remembers what was added to it (gonum/plot does
+// not say), so tests can inspect the bars and whiskers of a figure.
+type panel struct {
+	*plot.Plot
+	items []plot.Plotter
+}
+
+func newPanel() *panel { return &panel{Plot: plot.New()} }
+
+// add adds plotters to the plot and remembers them.
+func (p *panel) add(ps ...plot.Plotter) {
+	p.Add(ps...)
+	p.items = append(p.items, ps...)
+}
+
 // barPlot makes one panel: for each series, the value of each category
 // (and its 95 % CI when ci is set).
-func barPlot(title, ylabel string, cats []string, names []string, values, los, his [][]float64, noisy [][]bool, barWidth vg.Length) (*plot.Plot, error) {
-	p := plot.New()
+func barPlot(title, ylabel string, cats []string, names []string, values, los, his [][]float64, noisy [][]bool, barWidth vg.Length) (*panel, error) {
+	p := newPanel()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
 	p.Y.Min = 0
@@ -152,10 +169,10 @@ func barPlot(title, ylabel string, cats []string, names []string, values, los, h
 		bc.Color = palette[s%len(palette)]
 		bc.LineStyle.Width = 0
 		bc.Offset = vg.Length(float64(s)-float64(n-1)/2) * barWidth
-		p.Add(bc)
+		p.add(bc)
 		p.Legend.Add(names[s], bc)
 		if los != nil {
-			p.Add(whiskers{offset: bc.Offset, cap: barWidth / 5, lo: los[s], hi: his[s], noisy: noisy[s]})
+			p.add(whiskers{offset: bc.Offset, cap: barWidth / 5, lo: los[s], hi: his[s], noisy: noisy[s]})
 		}
 	}
 	return p, nil
@@ -164,7 +181,7 @@ func barPlot(title, ylabel string, cats []string, names []string, values, los, h
 // plots builds the throughput panel (mean with 95 % CI whiskers) and the
 // CPU panel (mean system-wide busy % of server and client per category
 // and series).
-func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*plot.Plot, *plot.Plot, error) {
+func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*panel, *panel, error) {
 	cats, ss := layout(groups)
 	names := make([]string, len(ss))
 	tp := make([][]float64, len(ss))
@@ -191,6 +208,9 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 	panel := width * leftShare
 	bw := panel * 0.8 / vg.Length(len(cats)*(len(ss)+1))
 	title := fmt.Sprintf("%s, run %s: throughput (mean, 95%% CI)", info.Lab, info.ID)
+	if slices.ContainsFunc(groups, func(g results.CellGroup) bool { return g.N == 1 }) {
+		title += "\nno whisker: a cell with n = 1 has no confidence interval"
+	}
 	if anyNoisy {
 		title += fmt.Sprintf("\nred dashed CI: noisy (half-width > %.0f %% of the mean)", results.NoisyRatio*100)
 	}
@@ -199,36 +219,10 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 		return nil, nil, err
 	}
 
-	// CPU: server and client of each series, side by side.
-	var cnames []string
-	var cvals [][]float64
-	for _, se := range ss {
-		for _, end := range []string{"server", "client"} {
-			var vals []float64
-			for _, g := range se.groups {
-				v := 0.0
-				if g != nil && g.N > 0 {
-					v = g.ServerCPU.Mean
-					if end == "client" {
-						v = g.ClientCPU.Mean
-					}
-				}
-				vals = append(vals, v)
-			}
-			label := end
-			if len(ss) > 1 {
-				label = se.name + " " + end
-			}
-			cnames, cvals = append(cnames, label), append(cvals, vals)
-		}
-	}
-	cbw := (width - panel) * 0.8 / vg.Length(len(cats)*(len(cnames)+1))
-	cpu, err := barPlot("system-wide CPU busy (mean)", "%", cats, cnames, cvals, nil, nil, nil, cbw)
+	cpu, err := cpuPlot(groups, cats, ss, width-panel)
 	if err != nil {
 		return nil, nil, err
 	}
-	// Head room above the bars for the legend.
-	cpu.Y.Max = 100 * headroom
 	top := 0.0
 	for s := range tp {
 		for i := range tp[s] {
@@ -244,10 +238,95 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 	return tput, cpu, nil
 }
 
+// cpuEnds are the ends whose CPU the CPU panel shows: server and client,
+// and the router when a run measured it.
+func cpuEnds(groups []results.CellGroup) []string {
+	ends := []string{"server", "client"}
+	for _, g := range groups {
+		if g.Metric(results.MetricRouterCPU).N > 0 {
+			return append(ends, "router")
+		}
+	}
+	return ends
+}
+
+// shade tints a series colour per end, so that a series keeps its colour
+// in both panels: the server in the series colour, the client lighter,
+// the router darker.
+func shade(c color.Color, end string) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32, to float64, f float64) uint8 { return uint8(float64(v>>8)*(1-f) + to*f) }
+	switch end {
+	case "client":
+		return color.RGBA{mix(r, 255, 0.5), mix(g, 255, 0.5), mix(b, 255, 0.5), 255}
+	case "router":
+		return color.RGBA{mix(r, 0, 0.45), mix(g, 0, 0.45), mix(b, 0, 0.45), 255}
+	}
+	return c
+}
+
+// cpuPlot is the CPU panel: the mean system-wide busy % of each end of
+// each series and category, in the series' colour shaded per end, on a
+// 0-100 % axis; its legend (the shades) is drawn above the panel by
+// drawPanel, so no bar hides under it.
+func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Length) (*panel, error) {
+	ends := cpuEnds(groups)
+	key := map[string]string{"server": results.MetricServerCPU, "client": results.MetricClientCPU, "router": results.MetricRouterCPU}
+	p := newPanel()
+	p.Title.Text = "system-wide CPU busy (mean)"
+	p.Y.Label.Text = "%"
+	p.Y.Min, p.Y.Max = 0, 100
+	p.NominalX(cats...)
+	n := len(ss) * len(ends)
+	bw := width * 0.8 / vg.Length(len(cats)*(n+1))
+	i := 0
+	for si, se := range ss {
+		for _, end := range ends {
+			var vals plotter.Values
+			for _, g := range se.groups {
+				v := 0.0
+				if g != nil {
+					v = g.Metric(key[end]).Mean
+				}
+				vals = append(vals, v)
+			}
+			bc, err := plotter.NewBarChart(vals, bw)
+			if err != nil {
+				return nil, err
+			}
+			bc.Color = shade(palette[si%len(palette)], end)
+			bc.LineStyle.Width = 0
+			bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * bw
+			p.add(bc)
+			i++
+		}
+	}
+	for _, end := range ends {
+		thumb, _ := plotter.NewBarChart(plotter.Values{0}, bw)
+		thumb.Color = shade(color.Gray{Y: 110}, end)
+		thumb.LineStyle.Width = 0
+		p.Legend.Add(end+" ("+map[string]string{"server": "series colour", "client": "lighter", "router": "darker"}[end]+")", thumb)
+	}
+	return p, nil
+}
+
+// drawPanel draws p into c with its legend in a strip above the plot
+// area instead of over the bars (for the CPU panel, whose axis ends at
+// 100 % and has no room above the bars).
+func drawPanel(c draw.Canvas, p *plot.Plot) {
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	h := leg.Rectangle(c).Max.Y - leg.Rectangle(c).Min.Y + 2*vg.Millimeter
+	leg.Draw(draw.Crop(c, vg.Centimeter, 0, -h+c.Max.Y-c.Min.Y, 0))
+	p.Draw(draw.Crop(c, 0, 0, 0, -h))
+}
+
 // noisyColor marks the CI whisker of a noisy cell.
 var noisyColor = color.RGBA{R: 0xc0, A: 0xff}
 
-// headroom scales each panel's y range so the legend clears the bars.
+// headroom scales the throughput panel's y range so the legend clears
+// the bars (the CPU panel's axis ends at 100 %: its legend is above it).
 const headroom = 1.35
 
 // leftShare is the throughput panel's share of the figure's width.
@@ -283,9 +362,41 @@ func renderPlot(w io.Writer, format string, info results.RunInfo, groups []resul
 	pad := vg.Millimeter * 3
 	split := width * leftShare
 	tput.Draw(draw.Crop(dc, pad, -(width - split), pad, -pad))
-	cpu.Draw(draw.Crop(dc, split+pad, -pad, pad, -pad))
-	if _, err := canvas.WriteTo(w); err != nil {
+	drawPanel(draw.Crop(dc, split+pad, -pad, pad, -pad), cpu.Plot)
+	return writeCanvas(w, format, canvas)
+}
+
+// writeCanvas writes a finished canvas; an SVG's fonts get a generic
+// fallback, so that a viewer without Liberation fonts (gonum/plot's,
+// which measured the text) substitutes a metric-compatible family instead
+// of an arbitrary one whose wider glyphs overlap.
+func writeCanvas(w io.Writer, format string, canvas io.WriterTo) error {
+	if format != "svg" {
+		if _, err := canvas.WriteTo(w); err != nil {
+			return fmt.Errorf("report %s: %w", format, err)
+		}
+		return nil
+	}
+	var buf bytes.Buffer
+	if _, err := canvas.WriteTo(&buf); err != nil {
+		return fmt.Errorf("report %s: %w", format, err)
+	}
+	if _, err := w.Write(fontFallback(buf.Bytes())); err != nil {
 		return fmt.Errorf("report %s: %w", format, err)
 	}
 	return nil
+}
+
+// fontFallback adds generic families to the Liberation fonts an SVG names
+// (Liberation Serif, Sans and Mono are metric-compatible with Times New
+// Roman, Arial and Courier New, which the generic families usually are).
+func fontFallback(svg []byte) []byte {
+	for _, f := range [][2]string{
+		{"font-family:Liberation Serif;", "font-family:'Liberation Serif','Times New Roman',Times,serif;"},
+		{"font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"},
+		{"font-family:Liberation Mono;", "font-family:'Liberation Mono','Courier New',monospace;"},
+	} {
+		svg = bytes.ReplaceAll(svg, []byte(f[0]), []byte(f[1]))
+	}
+	return svg
 }

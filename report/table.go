@@ -55,6 +55,12 @@ func renderTable(w io.Writer, info results.RunInfo, groups []results.CellGroup, 
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render table: %w", err)
 	}
-	_, err := fmt.Fprintf(w, "throughput: mean ± 95 %% CI half-width (Student's t); noisy: half-width > %.0f %% of the mean\n", results.NoisyRatio*100)
-	return err
+	if _, err := fmt.Fprintf(w, "throughput: mean ± 95 %% CI half-width (Student's t); noisy: half-width > %.0f %% of the mean\n", results.NoisyRatio*100); err != nil {
+		return err
+	}
+	if n := quantileNote(groups); n != "" {
+		_, err := fmt.Fprintln(w, n)
+		return err
+	}
+	return nil
 }

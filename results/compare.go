@@ -54,10 +54,18 @@ type CompareOptions struct {
 	// Threshold is the practical-significance threshold, a fraction of
 	// the base mean (0.05 for 5 %); ≤ 0 means DefaultThreshold.
 	Threshold float64
+	// Metric is the key of the compared metric (Metrics); "" means
+	// throughput. For a metric where lower is better (latency, loss,
+	// CPU) an increase is the regression.
+	Metric string
 }
 
-// Delta compares one cell's throughput between a base and a test run.
+// Delta compares one cell's metric (throughput unless CompareOptions say
+// otherwise) between a base and a test run. The summaries and differences
+// are in the metric's recorded unit (bits per second for throughput,
+// despite the JSON names).
 type Delta struct {
+	Metric     string      `json:"metric"`
 	Experiment string      `json:"experiment"`
 	Pair       string      `json:"pair"`
 	Cell       []CellValue `json:"cell"`
@@ -99,6 +107,10 @@ func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
 	if opt.Threshold <= 0 || math.IsNaN(opt.Threshold) || math.IsInf(opt.Threshold, 0) {
 		opt.Threshold = DefaultThreshold
 	}
+	if opt.Metric == "" {
+		opt.Metric = MetricThroughput
+	}
+	metric, _ := MetricByKey(opt.Metric)
 	type key struct{ exp, pair, cell string }
 	k := func(g CellGroup) key { return key{g.Experiment, g.Pair, g.CellKey} }
 	tests := map[key]CellGroup{}
@@ -111,17 +123,17 @@ func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
 		seen[k(b)] = true
 		t, ok := tests[k(b)]
 		if !ok {
-			out = append(out, Delta{Experiment: b.Experiment, Pair: b.Pair, Cell: b.Cell, CellKey: b.CellKey,
-				Base: b.ThroughputBps, BaseFailed: b.Failed + b.Missing, P: 1, PAdjusted: 1, Change: Missing,
+			out = append(out, Delta{Metric: opt.Metric, Experiment: b.Experiment, Pair: b.Pair, Cell: b.Cell, CellKey: b.CellKey,
+				Base: b.Metric(opt.Metric), BaseFailed: b.Failed + b.Missing, P: 1, PAdjusted: 1, Change: Missing,
 				Notes: []string{"not in test"}})
 			continue
 		}
-		out = append(out, compareCell(b, t))
+		out = append(out, compareCell(b, t, opt.Metric))
 	}
 	for _, t := range test {
 		if !seen[k(t)] {
-			out = append(out, Delta{Experiment: t.Experiment, Pair: t.Pair, Cell: t.Cell, CellKey: t.CellKey,
-				Test: t.ThroughputBps, TestFailed: t.Failed + t.Missing, P: 1, PAdjusted: 1, Change: Missing,
+			out = append(out, Delta{Metric: opt.Metric, Experiment: t.Experiment, Pair: t.Pair, Cell: t.Cell, CellKey: t.CellKey,
+				Test: t.Metric(opt.Metric), TestFailed: t.Failed + t.Missing, P: 1, PAdjusted: 1, Change: Missing,
 				Notes: []string{"not in base"}})
 		}
 	}
@@ -139,16 +151,16 @@ func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
 		out[tested[j]].PAdjusted = p
 	}
 	for _, i := range tested {
-		out[i].Change = judgeChange(out[i], opt.Threshold)
+		out[i].Change = judgeChange(out[i], opt.Threshold, metric.LowerIsBetter)
 	}
 	return out
 }
 
 // compareCell fills in everything but PAdjusted and Change (for a cell
 // with two runs or more on each side) or marks it Missing.
-func compareCell(b, t CellGroup) Delta {
-	d := Delta{Experiment: b.Experiment, Pair: b.Pair, Cell: b.Cell, CellKey: b.CellKey,
-		Base: b.ThroughputBps, Test: t.ThroughputBps, BaseFailed: b.Failed + b.Missing, TestFailed: t.Failed + t.Missing,
+func compareCell(b, t CellGroup, metric string) Delta {
+	d := Delta{Metric: metric, Experiment: b.Experiment, Pair: b.Pair, Cell: b.Cell, CellKey: b.CellKey,
+		Base: b.Metric(metric), Test: t.Metric(metric), BaseFailed: b.Failed + b.Missing, TestFailed: t.Failed + t.Missing,
 		P: 1, PAdjusted: 1}
 	x, y := d.Base, d.Test
 	d.Diff = y.Mean - x.Mean
@@ -186,15 +198,20 @@ func compareCell(b, t CellGroup) Delta {
 }
 
 // judgeChange classifies a tested cell: material means |Diff| ≥ threshold ×
-// |base mean| (any non-zero difference when the base mean is 0).
-func judgeChange(d Delta, threshold float64) Change {
+// |base mean| (any non-zero difference when the base mean is 0). A
+// decrease is a regression unless lower is better.
+func judgeChange(d Delta, threshold float64, lowerIsBetter bool) Change {
 	band := threshold * math.Abs(d.Base.Mean)
 	material := d.Diff != 0 && math.Abs(d.Diff) >= band
+	worse := d.Diff < 0
+	if lowerIsBetter {
+		worse = d.Diff > 0
+	}
 	var c Change
 	switch {
-	case d.PAdjusted < Alpha && material && d.Diff < 0:
+	case d.PAdjusted < Alpha && material && worse:
 		return Regressed
-	case d.PAdjusted < Alpha && material && d.Diff > 0:
+	case d.PAdjusted < Alpha && material:
 		c = Improved
 	case d.DiffLow >= -band && d.DiffHigh <= band:
 		c = NoChange

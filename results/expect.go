@@ -55,6 +55,19 @@ type Expectation struct {
 	// Retransmits is a maximum mean count per run (Tolerance unused).
 	Retransmits *Target
 	Ratio       *RatioTarget
+	// Metrics are expectations on other metrics of the catalogue
+	// (latency, transactions/s, loss, jitter, CPU).
+	Metrics []MetricTarget
+}
+
+// MetricTarget is an expectation on one metric of the catalogue (Metrics),
+// in the unit its key names: a band, Value ± Tolerance × Value, judged
+// like throughput; or, with IsMax, a maximum of the mean (checkMax).
+type MetricTarget struct {
+	Metric    string
+	Value     float64
+	Tolerance float64
+	IsMax     bool
 }
 
 // Target is an absolute expected value.
@@ -136,6 +149,11 @@ type Outcome struct {
 //
 // Retransmits (a count, max = m): see checkCount.
 //
+// Other metrics (MetricTarget: latency, transactions/s, loss, jitter,
+// CPU): a band is judged by the same rule as throughput, on the 95 % CI
+// of the mean of the per-run values (for latency quantiles: of each run's
+// p99, say); a maximum by checkMax.
+//
 // Ratio: among the selected cells, each cell matching Of is paired with
 // the cell that is identical except for Of's key taking Over's value; the
 // ratio of their mean throughputs is judged by its 95 % Fieller interval
@@ -166,6 +184,11 @@ func Evaluate(groups []CellGroup, exps []Expectation) []Outcome {
 		if e.Ratio != nil {
 			o.Checks = append(o.Checks, checkRatios(e, sel)...)
 		}
+		for _, t := range e.Metrics {
+			for _, g := range sel {
+				o.Checks = append(o.Checks, checkMetric(e, t, g))
+			}
+		}
 		if len(o.Checks) == 0 {
 			o.Verdict = VerdictInconclusive
 			o.Checks = append(o.Checks, Check{Expectation: e.Name, Experiment: e.Experiment, Verdict: VerdictInconclusive,
@@ -190,6 +213,8 @@ func kindOf(e Expectation) string {
 		return "throughput"
 	case e.Retransmits != nil:
 		return "retransmits"
+	case e.Ratio == nil && len(e.Metrics) > 0:
+		return e.Metrics[0].Metric
 	}
 	return "ratio"
 }
@@ -202,8 +227,23 @@ func expectedText(e Expectation) string {
 		return "≤ " + num(e.Retransmits.Value)
 	case e.Ratio != nil:
 		return ratioExpected(*e.Ratio)
+	case len(e.Metrics) > 0:
+		return metricExpected(e.Metrics[0])
 	}
 	return ""
+}
+
+// metricExpected renders a metric target ("80 ± 20% µs", "≤ 0.1 %").
+func metricExpected(t MetricTarget) string {
+	m, _ := MetricByKey(t.Metric)
+	unit := ""
+	if m.Unit != "" {
+		unit = " " + m.Unit
+	}
+	if t.IsMax {
+		return "≤ " + num(t.Value) + unit
+	}
+	return fmt.Sprintf("%s ± %s%%%s", num(t.Value), num(100*t.Tolerance), unit)
 }
 
 // selectGroups keeps the groups of e's experiment matching every Where
@@ -244,12 +284,40 @@ func checkThroughput(e Expectation, g CellGroup) Check {
 	s := g.ThroughputBps.Scale(1e-9)
 	c := newCheck(e, g, "throughput", s)
 	c.Measured = summaryText(s, 2) + " Gb/s"
-	t := *e.Throughput
+	return incomplete(judgeBand(c, g.N, s, *e.Throughput), g)
+}
+
+// checkMetric checks one metric target on one cell: a band like
+// throughput's, or a maximum (checkMax).
+func checkMetric(e Expectation, t MetricTarget, g CellGroup) Check {
+	m, _ := MetricByKey(t.Metric)
+	s := g.Metric(t.Metric).Scale(m.Scale)
+	c := newCheck(e, g, t.Metric, s)
+	c.Expected = metricExpected(t)
+	c.Noisy = s.Noisy()
+	c.Measured = summaryText(s, m.Decimals)
+	if m.Unit != "" {
+		c.Measured += " " + m.Unit
+	}
+	if s.N == 0 && g.N > 0 {
+		c.Verdict, c.Reason = VerdictInconclusive, "no run of the cell measured "+t.Metric
+		return incomplete(c, g)
+	}
+	if t.IsMax {
+		return incomplete(checkMax(c, s, t.Value), g)
+	}
+	return incomplete(judgeBand(c, g.N, s, Target{Value: t.Value, Tolerance: t.Tolerance}), g)
+}
+
+// judgeBand is the band rule (Evaluate): pass when the 95 % CI lies
+// inside value ± tolerance, fail when it lies entirely outside,
+// inconclusive otherwise.
+func judgeBand(c Check, n int, s Summary, t Target) Check {
 	lo, hi := t.Value*(1-t.Tolerance), t.Value*(1+t.Tolerance)
 	band := fmt.Sprintf("[%s, %s]", num(lo), num(hi))
 	ci := fmt.Sprintf("95%% CI [%s, %s]", num(s.CI95Low), num(s.CI95High))
 	switch {
-	case g.N == 0:
+	case n == 0:
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
 	case !s.Known:
 		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
@@ -265,7 +333,40 @@ func checkThroughput(e Expectation, g CellGroup) Check {
 	default:
 		c.Verdict, c.Reason = VerdictInconclusive, ci+" overlaps an edge of "+band
 	}
-	return incomplete(c, g)
+	return c
+}
+
+// checkMax checks a continuous, non-negative metric (loss %, jitter)
+// against a maximum m of its mean, with the t-interval of the mean:
+//
+//   - fail when the lower 95 % bound is above m (with the true mean
+//     exactly m this happens with probability ≤ 2.5 %, for roughly normal
+//     runs), or when m = 0 and any run measured more than 0 (a mean of 0
+//     allows no run above 0: a false fail is impossible);
+//   - pass when there are ≥ 2 runs, every run is ≤ m and the upper 95 %
+//     bound is ≤ m (the count rule's pass: with the true mean exactly m,
+//     the upper bound is ≤ m with probability ≤ 2.5 %);
+//   - inconclusive otherwise (one run, or an interval straddling m).
+//
+// Simulated (metrics_test.go, 50 000 cells of n = 5 runs at CV 30 % with
+// the true mean exactly m): 2.0 % passes, 2.3 % fails.
+func checkMax(c Check, s Summary, m float64) Check {
+	switch {
+	case s.N == 0:
+		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
+	case m == 0 && s.Max > 0:
+		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("a run measured %s where the maximum is 0", num(s.Max))
+	case s.Known && s.CI95Low > m:
+		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("95%% CI [%s, %s] entirely above the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))
+	case !s.Known:
+		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
+	case s.Max <= m && s.CI95High <= m:
+		c.Verdict, c.Reason = VerdictPass, fmt.Sprintf("every run and the upper 95%% bound %s within the maximum %s", num(s.CI95High), num(m))
+	default:
+		c.Verdict = VerdictInconclusive
+		c.Reason = fmt.Sprintf("95%% CI [%s, %s] straddles the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))
+	}
+	return c
 }
 
 // checkCount checks a per-run count (retransmits) against a maximum mean m.

@@ -50,21 +50,28 @@ type CellGroup struct {
 	// where the CPU clock is known (N = 0 otherwise).
 	ServerCyclesPerBit Summary `json:"server_cycles_per_bit"`
 	ClientCyclesPerBit Summary `json:"client_cycles_per_bit"`
+	// Metrics holds the summary of every metric of the catalogue (Metrics)
+	// that a run of the group measured, by key. The named summaries above
+	// are the same values, kept for readers of earlier JSON reports.
+	Metrics map[string]Summary `json:"metrics,omitempty"`
+	// Repeats are the group's successful runs, in repeat order: what
+	// reports drill down to (not in JSON: the records hold them).
+	Repeats []Record `json:"-"`
 }
 
 // Group groups records by experiment, pair and cell key, in first-seen
 // order, and summarises each group. Warm-up runs are left out; failed runs
-// and gaps in the repeat numbers are only counted. Summaries are clamped
-// to the quantities' physical ranges (Summary.Clamp): throughput, counts
-// and cycles per bit ≥ 0, CPU busy shares within 0–100 %.
+// and gaps in the repeat numbers are only counted. Every metric of the
+// catalogue (Metrics) a run measured is summarised, clamped to the
+// quantity's physical range (Summary.Clamp): ≥ 0, percentages ≤ 100.
 func Group(records []Record) []CellGroup {
 	type key struct{ exp, pair, cell string }
 	type acc struct {
-		group                      CellGroup
-		tput, retr, srvCPU, cliCPU []float64
-		srvCPB, cliCPB             []float64
-		repeats                    map[int]bool
-		maxRepeat                  int
+		group     CellGroup
+		values    map[string][]float64
+		n         int
+		repeats   map[int]bool
+		maxRepeat int
 	}
 	index := map[key]int{}
 	var accs []*acc
@@ -79,7 +86,7 @@ func Group(records []Record) []CellGroup {
 			index[k] = i
 			accs = append(accs, &acc{group: CellGroup{
 				Experiment: r.Experiment, Pair: r.Pair, Cell: r.Cell, CellKey: r.CellKey,
-			}, repeats: map[int]bool{}})
+			}, repeats: map[int]bool{}, values: map[string][]float64{}})
 		}
 		a := accs[i]
 		a.repeats[r.Repeat] = true
@@ -92,10 +99,13 @@ func Group(records []Record) []CellGroup {
 			a.group.Disturbed++
 		}
 		m := r.Metrics
-		a.tput = append(a.tput, m.ThroughputBps)
-		a.retr = append(a.retr, float64(m.Retransmits))
-		a.srvCPU = append(a.srvCPU, m.ServerCPU.Busy)
-		a.cliCPU = append(a.cliCPU, m.ClientCPU.Busy)
+		a.n++
+		for _, mt := range Metrics {
+			if v, ok := mt.Value(r); ok {
+				a.values[mt.Key] = append(a.values[mt.Key], v)
+			}
+		}
+		a.group.Repeats = append(a.group.Repeats, r)
 		p := r.Provenance
 		a.group.Kernels = addDistinct(a.group.Kernels, p.ServerKernel, p.ClientKernel)
 		tool := p.ToolVersion
@@ -107,25 +117,27 @@ func Group(records []Record) []CellGroup {
 		o := r.Observed
 		a.group.Drivers = addDistinct(a.group.Drivers, o.Server.Driver, o.Client.Driver)
 		a.group.Offloads = addDistinct(a.group.Offloads, offloadText("server", o.Server.Offloads), offloadText("client", o.Client.Offloads))
-		if v := cyclesPerBit(r, true); v > 0 {
-			a.srvCPB = append(a.srvCPB, v)
-		}
-		if v := cyclesPerBit(r, false); v > 0 {
-			a.cliCPB = append(a.cliCPB, v)
-		}
 	}
 	groups := make([]CellGroup, len(accs))
 	for i, a := range accs {
 		g := a.group
-		g.N = len(a.tput)
+		g.N = a.n
 		g.Missing = max(0, a.maxRepeat-len(a.repeats))
-		inf := math.Inf(1)
-		g.ThroughputBps = Summarize(a.tput).Clamp(0, inf)
-		g.Retransmits = Summarize(a.retr).Clamp(0, inf)
-		g.ServerCPU = Summarize(a.srvCPU).Clamp(0, 100)
-		g.ClientCPU = Summarize(a.cliCPU).Clamp(0, 100)
-		g.ServerCyclesPerBit = Summarize(a.srvCPB).Clamp(0, inf)
-		g.ClientCyclesPerBit = Summarize(a.cliCPB).Clamp(0, inf)
+		slices.SortStableFunc(g.Repeats, func(x, y Record) int { return x.Repeat - y.Repeat })
+		for _, mt := range Metrics {
+			if vs := a.values[mt.Key]; len(vs) > 0 {
+				if g.Metrics == nil {
+					g.Metrics = map[string]Summary{}
+				}
+				g.Metrics[mt.Key] = Summarize(vs).Clamp(0, mt.upper())
+			}
+		}
+		g.ThroughputBps = g.Metrics[MetricThroughput]
+		g.Retransmits = g.Metrics[MetricRetransmits]
+		g.ServerCPU = g.Metrics[MetricServerCPU]
+		g.ClientCPU = g.Metrics[MetricClientCPU]
+		g.ServerCyclesPerBit = g.Metrics[MetricServerCPB]
+		g.ClientCyclesPerBit = g.Metrics[MetricClientCPB]
 		groups[i] = g
 	}
 	return groups

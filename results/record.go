@@ -12,8 +12,11 @@ import (
 	"github.com/lab-bench/lab/guest"
 )
 
-// Schema is the record format version.
-const Schema = 1
+// Schema is the record format version. 2: a tool's JSON output is
+// embedded in raw as JSON instead of an escaped string (bench.Raw reads
+// both), and metrics may carry intervals, latency, packets and the
+// router's CPU. Records of schema 1 read as before.
+const Schema = 2
 
 // Record is one benchmark run.
 type Record struct {
@@ -95,6 +98,14 @@ type Provenance struct {
 	ClientTemplateID string `json:"client_template_id,omitempty"`
 	ServerDriver     string `json:"server_driver,omitempty"`
 	ClientDriver     string `json:"client_driver,omitempty"`
+	// ServerFirmware and ClientFirmware are the NICs' firmware versions
+	// (`ethtool -i`), where the driver reports one.
+	ServerFirmware string `json:"server_firmware,omitempty"`
+	ClientFirmware string `json:"client_firmware,omitempty"`
+	// ServerCPUModel and ClientCPUModel are the ends' CPU model names
+	// (/proc/cpuinfo "model name", hw.model on FreeBSD).
+	ServerCPUModel string `json:"server_cpu_model,omitempty"`
+	ClientCPUModel string `json:"client_cpu_model,omitempty"`
 	// LockDigest is the sha256 of the lab's .lab.lock.hcl when the run
 	// started: two results with the same digest ran on the same pinned
 	// templates, kernels, drivers and tool versions.

@@ -102,7 +102,7 @@ func TestReferenceWelch(t *testing.T) {
 		if !closeTo(tt, r.T) || !closeTo(df, r.DF) || !closeTo(p, r.P) {
 			t.Errorf("%v vs %v: t=%.15g df=%.15g p=%.15g, scipy %+v", r.X, r.Y, tt, df, p, r)
 		}
-		d := compareCell(CellGroup{ThroughputBps: x}, CellGroup{ThroughputBps: y})
+		d := compareCell(CellGroup{ThroughputBps: x}, CellGroup{ThroughputBps: y}, MetricThroughput)
 		if !closeTo(d.DiffLow, r.DiffLow) || !closeTo(d.DiffHigh, r.DiffHigh) {
 			t.Errorf("%v vs %v: difference CI [%.15g, %.15g], scipy [%v, %v]", r.X, r.Y, d.DiffLow, d.DiffHigh, r.DiffLow, r.DiffHigh)
 		}

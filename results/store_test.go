@@ -295,3 +295,44 @@ func TestDeadRunReadsInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadSchema1: a record written before schema 2, with the iperf3
+// output as an escaped string in raw.client, loads with that output
+// intact; a schema 2 record embeds it as JSON.
+func TestLoadSchema1(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	r, err := s.NewRun(RunInfo{Started: started, Lab: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := `{"start": {"version": "iperf 3.12"}, "end": {}}`
+	rc := rec("e", "p", "c", 1, 5)
+	rc.Raw.Client = client
+	if err := r.Write(rc); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.Dir(), "e", "p", "c", "r1.json")
+	now, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(now), `"client": {`) || !strings.Contains(string(now), `"schema": 2`) {
+		t.Errorf("schema 2 record does not embed the JSON output:\n%s", now)
+	}
+	old := fmt.Sprintf(`{"schema": 1, "run_id": %q, "experiment": "e", "pair": "p", "cell_key": "c", "repeat": 1,
+  "metrics": {"throughput_bps": 5e9, "retransmits": 3}, "raw": {"client": %q, "server_cpu": {"busy_pct": 40}}}`, r.ID(), client)
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := s.Load(r.ID())
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("load: %v, %d records", err, len(recs))
+	}
+	got := recs[0]
+	if got.Schema != 1 || got.Raw.Client != client || got.Raw.ServerCPU.Busy != 40 || got.Metrics.ThroughputBps != 5e9 {
+		t.Errorf("schema 1 record read as %+v", got)
+	}
+	if g := Group(recs); len(g) != 1 || g[0].ThroughputBps.Mean != 5e9 {
+		t.Errorf("groups of a schema 1 record: %+v", g)
+	}
+}

@@ -13,7 +13,42 @@ import (
 var expectSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "where"}, {Name: "throughput"}, {Name: "retransmits"}, {Name: "ratio"},
+		{Name: "latency"}, {Name: "transactions"}, {Name: "loss"}, {Name: "jitter"},
+		{Name: "packets"}, {Name: "cpu"}, {Name: "cycles_per_bit"},
 	},
+}
+
+// metricAttrs are the expect attributes on metrics beyond throughput: for
+// each key of the attribute's object that names a value, the metric and
+// whether it is a maximum (else a band, which needs a tolerance).
+var metricAttrs = map[string]struct {
+	keys map[string]metricKey
+	pct  bool // values are percentages ("0.1%" or 0.1)
+}{
+	"latency": {keys: map[string]metricKey{
+		"mean_us": {"latency_mean_us", false}, "p50_us": {"latency_p50_us", false},
+		"p90_us": {"latency_p90_us", false}, "p99_us": {"latency_p99_us", false},
+		"max_mean_us": {"latency_mean_us", true}, "max_p50_us": {"latency_p50_us", true},
+		"max_p90_us": {"latency_p90_us", true}, "max_p99_us": {"latency_p99_us", true},
+	}},
+	"transactions": {keys: map[string]metricKey{"per_sec": {"transactions_per_sec", false}}},
+	"packets":      {keys: map[string]metricKey{"per_sec": {"packets_per_sec", false}}},
+	"cpu": {keys: map[string]metricKey{
+		"server_pct": {"server_cpu_pct", false}, "client_pct": {"client_cpu_pct", false}, "router_pct": {"router_cpu_pct", false},
+		"max_server_pct": {"server_cpu_pct", true}, "max_client_pct": {"client_cpu_pct", true}, "max_router_pct": {"router_cpu_pct", true},
+	}},
+	"cycles_per_bit": {keys: map[string]metricKey{
+		"server": {"server_cycles_per_bit", false}, "client": {"client_cycles_per_bit", false},
+		"max_server": {"server_cycles_per_bit", true}, "max_client": {"client_cycles_per_bit", true},
+	}},
+	"loss":   {keys: map[string]metricKey{"max": {"loss_pct", true}}, pct: true},
+	"jitter": {keys: map[string]metricKey{"max_ms": {"jitter_ms", true}}},
+}
+
+// metricKey is a metric (results' key) and whether a value is its maximum.
+type metricKey struct {
+	metric string
+	max    bool
 }
 
 // expectDecoder decodes expect blocks of one experiment; it records which
@@ -52,12 +87,18 @@ func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 			ex.Retransmits, d = absolute(a, items, "max", false)
 		case "ratio":
 			ex.Ratio, d = x.ratio(a, items)
+		default:
+			var m MetricExpect
+			m, d = metricExpect(a, items)
+			if !d.HasErrors() {
+				ex.Metrics = append(ex.Metrics, m)
+			}
 		}
 		diags = append(diags, d...)
 	}
-	if attrs["throughput"] == nil && attrs["retransmits"] == nil && attrs["ratio"] == nil {
+	if len(attrs) == 0 || len(attrs) == 1 && attrs["where"] != nil {
 		diags = append(diags, errorf(b.DefRange, "Empty expectation",
-			"An expect block needs throughput = {…}, retransmits = {…} or ratio = {…}."))
+			"An expect block needs throughput, retransmits, ratio, latency, transactions, loss, jitter, packets, cpu or cycles_per_bit = {…}."))
 	}
 	return ex, diags
 }
@@ -252,4 +293,74 @@ func (x *expectDecoder) ratioSelector(s string, rng hcl.Range) *hcl.Diagnostic {
 	}
 	_, d := x.selector(strings.TrimSpace(key), cty.StringVal(strings.TrimSpace(val)), rng, rng)
 	return d
+}
+
+// metricExpect decodes latency = { p99_us = 80, tolerance = "20%" } (a
+// band) or latency = { max_p99_us = 500 } (a maximum), transactions = {
+// per_sec = 40000, tolerance = "10%" }, loss = { max = "0.1%" } and jitter =
+// { max_ms = 0.05 }: one value key and, for a band, a tolerance.
+func metricExpect(a *hcl.Attribute, items []objItem) (MetricExpect, hcl.Diagnostics) {
+	spec := metricAttrs[a.Name]
+	var m MetricExpect
+	var diags hcl.Diagnostics
+	names := slices.Sorted(maps.Keys(spec.keys))
+	bands := false
+	for _, k := range spec.keys {
+		bands = bands || !k.max
+	}
+	allowed := names
+	if bands {
+		allowed = append(allowed, "tolerance")
+	}
+	var tolRange *hcl.Range
+	for _, it := range items {
+		if key, ok := spec.keys[it.Key]; ok {
+			if m.Metric != "" {
+				diags = append(diags, errorf(it.KeyRange, "Invalid expectation",
+					"%s takes one of %s per expect block; write another expect block for the other.", a.Name, joinNames(names)))
+				continue
+			}
+			var f float64
+			var d *hcl.Diagnostic
+			if spec.pct {
+				f, d = parsePercent(it.Value, it.ValueRange, a.Name+"."+it.Key)
+			} else {
+				f, d = toFloat(it.Value, it.ValueRange, it.Key)
+				if d == nil && (math.IsInf(f, 0) || math.IsNaN(f) || f < 0) {
+					d = errorf(it.ValueRange, "Invalid expectation", "%s must be a finite number ≥ 0.", it.Key)
+				}
+			}
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			m.Metric, m.Value, m.Max = key.metric, f, key.max
+			continue
+		}
+		if it.Key == "tolerance" && bands {
+			pct, d := parsePercent(it.Value, it.ValueRange, "tolerance")
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			m.Tolerance = pct / 100
+			rng := it.KeyRange
+			tolRange = &rng
+			continue
+		}
+		diags = append(diags, errorf(it.KeyRange, "Unsupported key",
+			"%s has no key %q (keys: %s).", a.Name, truncate(it.Key, 40), joinNames(allowed)))
+	}
+	switch {
+	case diags.HasErrors():
+	case m.Metric == "":
+		diags = append(diags, errorf(a.Expr.Range(), "Missing key", "%s needs one of %s.", a.Name, joinNames(names)))
+	case !m.Max && tolRange == nil:
+		diags = append(diags, errorf(a.Expr.Range(), "Missing key",
+			"%s needs tolerance = \"…%%\": the band the 95%% interval of the mean must lie in.", a.Name))
+	case m.Max && tolRange != nil:
+		diags = append(diags, errorf(*tolRange, "Invalid expectation",
+			"a maximum takes no tolerance: the whole 95%% interval of the mean must lie at or below it."))
+	}
+	return m, diags
 }

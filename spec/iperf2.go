@@ -24,6 +24,7 @@ func (ipAddr) MatchString(s string) bool { _, err := netip.ParseAddr(s); return 
 //	  congestion_control = "cubic"   # -Z, per socket
 //	  bind = "198.18.0.2"            # -B on the client; default: none
 //	  loopback = false               # server and client on the server end, 127.0.0.1
+//	  bounceback = false             # request/response latency test (--bounceback)
 //	  port = 5001
 //	}
 var iperf2Kind = &benchKind{
@@ -42,7 +43,13 @@ var iperf2Kind = &benchKind{
 		"tradeoff": boolSetter(func(p *bench.Params, b bool) { p.Tradeoff = b }),
 		"enhanced": boolSetter(func(p *bench.Params, b bool) { p.Enhanced = b }),
 		"loopback": boolSetter(func(p *bench.Params, b bool) { p.Loopback = b }),
-		"port":     intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
+		"bounceback": boolSetter(func(p *bench.Params, b bool) {
+			p.Bounceback = b
+			if b {
+				p.Enhanced = true
+			}
+		}),
+		"port": intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
 		"length": patternSetter(lengthRe, "Invalid buffer length",
 			`write a number of bytes, at least 1, with an optional K, M or G suffix, like "1M"`,
 			func(p *bench.Params, s string) { p.Length = s }),
@@ -51,6 +58,15 @@ var iperf2Kind = &benchKind{
 		"congestion_control": ccSetter(func(p *bench.Params, s string) { p.CongestionControl = s }),
 	},
 	Checks: []benchCheck{{
+		Attrs: []string{"bounceback", "dualtest", "tradeoff", "parallel"},
+		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
+			if !p.Bounceback || !(p.Dualtest || p.Tradeoff || p.Parallel > 1) {
+				return nil
+			}
+			return errorf(attrs["bounceback"].Expr.Range(), "Conflicting iperf2 modes",
+				"bounceback (request/response) runs one connection in one direction: leave dualtest, tradeoff and parallel > 1 out.")
+		},
+	}, {
 		Attrs: []string{"dualtest", "tradeoff"},
 		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
 			if !(p.Dualtest && p.Tradeoff) {

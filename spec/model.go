@@ -146,7 +146,20 @@ type Expect struct {
 	Throughput  *Absolute
 	Retransmits *Absolute
 	Ratio       *Ratio
-	DeclRange   hcl.Range
+	// Metrics are expectations on other metrics (latency, transactions,
+	// loss, jitter), in the results' metric keys.
+	Metrics   []MetricExpect
+	DeclRange hcl.Range
+}
+
+// MetricExpect is an expectation on one metric, named by its key in the
+// results' catalogue ("latency_p99_us", "loss_pct"): a band, Value ±
+// Tolerance × Value, or with Max a maximum of the mean.
+type MetricExpect struct {
+	Metric    string
+	Value     float64
+	Tolerance float64
+	Max       bool
 }
 
 // Absolute is an absolute expectation with a relative tolerance.

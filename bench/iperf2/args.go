@@ -52,6 +52,9 @@ func Validate(serverAddr string, p bench.Params) error {
 	if p.UDP || p.Bitrate != "" || p.Reverse || p.Omit != 0 {
 		bad("the iperf2 runner measures TCP only: udp, bitrate, reverse and omit are not supported")
 	}
+	if p.Bounceback && (p.Dualtest || p.Tradeoff || p.Parallel > 1) {
+		bad("bounceback runs one connection in one direction: no dualtest, tradeoff or parallel")
+	}
 	if p.Port < 0 || p.Port > 65535 {
 		bad("port %d: out of range", p.Port)
 	}
@@ -65,7 +68,8 @@ func ServerArgs(addr string, port int) []string {
 }
 
 // ClientArgs is the client command for p (validated by Validate), in the
-// order seed 003 writes it: iperf [-B src] -c dst -p PORT -l LEN -t N -i N -e.
+// order seed 003 writes it: iperf [-B src] -c dst -p PORT -l LEN -t N -i N -e
+// (then --bounceback --bounceback-period 0 for a request/response test).
 func ClientArgs(serverAddr string, port int, p bench.Params) []string {
 	var argv []string
 	argv = append(argv, "iperf")
@@ -80,8 +84,14 @@ func ClientArgs(serverAddr string, port int, p bench.Params) []string {
 	if p.Interval > 0 {
 		argv = append(argv, "-i", strconv.Itoa(int(p.Interval/time.Second)))
 	}
-	if p.Enhanced {
+	if p.Enhanced || p.Bounceback {
 		argv = append(argv, "-e")
+	}
+	if p.Bounceback {
+		// Period 0: the next request as soon as the reply is in (the
+		// default sends bursts of 10 once a second), so transactions/s
+		// is the rate the path sustains, as netperf TCP_RR measures it.
+		argv = append(argv, "--bounceback", "--bounceback-period", "0")
 	}
 	if p.Parallel > 1 {
 		argv = append(argv, "-P", strconv.Itoa(p.Parallel))

@@ -26,6 +26,14 @@ const BasePort = 5001
 // test runs twice as long) before it is killed.
 const clientSlack = 30 * time.Second
 
+// bouncebackSlack is clientSlack for a bounceback test, whose client
+// writes nothing after the duration: iperf 2.1.8's client sometimes
+// reports bbReadFailed under load and then never exits.
+const bouncebackSlack = 10 * time.Second
+
+// bbReadFailed is what iperf 2.1.8 prints before such a hang.
+const bbReadFailed = "bounce-back read failed"
+
 // Runner runs iperf 2. The zero value uses the defaults.
 type Runner struct {
 	// ListenTimeout bounds waiting for the server to listen (default 5 s).
@@ -70,7 +78,11 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if p.Tradeoff {
 		dur *= 2
 	}
-	cliCtx, cancel := context.WithTimeout(ctx, dur+clientSlack)
+	slack := clientSlack
+	if p.Bounceback {
+		slack = bouncebackSlack
+	}
+	cliCtx, cancel := context.WithTimeout(ctx, dur+slack)
 	defer cancel()
 	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
 	raw := bench.Raw{Version: Version(ctx, client.T), Start: time.Now()}
@@ -82,6 +94,10 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	time.Sleep(100 * time.Millisecond)
 	raw.Server = srv.Stop()
 	if cerr != nil {
+		if out := string(res.Stdout) + string(res.Stderr); p.Bounceback && strings.Contains(out, bbReadFailed) {
+			return raw, fmt.Errorf("%s: %s: iperf reported %q and then hung until killed (iperf 2.1.8 gives up on a reply that takes too long, which an overloaded host causes): %w",
+				client.T.Name(), cliCmd, bbReadFailed, cerr)
+		}
 		return raw, missingBinary(cerr, client.T)
 	}
 	if err := clientFailure(client.T, cliCmd, res, p); err != nil {

@@ -20,7 +20,10 @@ import (
 	"github.com/lab-bench/lab/internal/golden"
 )
 
-var record = flag.Bool("record", false, "re-record testdata/real-*.txt with real iperf 2 runs (root)")
+var (
+	record = flag.Bool("record", false, "re-record testdata/real-*.txt with real iperf 2 runs (root)")
+	only   = flag.String("record-only", "", "with -record: re-record only the recordings whose name starts with this")
+)
 
 // recordings are real iperf 2.1.8 runs between two namespaces on a veth
 // pair (go test -record).
@@ -33,6 +36,10 @@ var recordings = []struct {
 	{"real-dualtest-e", bench.Params{Duration: time.Second, Interval: time.Second, Dualtest: true, Enhanced: true}},
 	{"real-tradeoff-e", bench.Params{Duration: time.Second, Interval: time.Second, Tradeoff: true, Enhanced: true}},
 	{"real-plain", bench.Params{Duration: time.Second}},
+	// iperf -c … -t 2 -i 1 -e --bounceback --bounceback-period 0 (100-byte requests)
+	{"real-bounceback", bench.Params{Duration: 2 * time.Second, Interval: time.Second, Enhanced: true, Bounceback: true}},
+	// … -l 1K: 1 KiB requests and replies
+	{"real-bounceback-1k", bench.Params{Duration: 2 * time.Second, Interval: time.Second, Length: "1K", Enhanced: true, Bounceback: true}},
 }
 
 // seeds are the published outputs copied from the seed posts (each file's
@@ -85,7 +92,17 @@ func TestParseRecorded(t *testing.T) {
 			if (p.Dualtest || p.Tradeoff) != (s.ReverseBps > 0) {
 				t.Errorf("reverse %v with dualtest %v tradeoff %v", s.ReverseBps, p.Dualtest, p.Tradeoff)
 			}
-			if p.Enhanced && (s.Streams[0].Writes == 0 || s.Streams[0].RTTMicros == 0 || s.Streams[0].CwndBytes == 0 || s.MSS == 0) {
+			for i := 1; i < len(s.Intervals); i++ {
+				if a, b := s.Intervals[i-1], s.Intervals[i]; math.Abs(a.End-b.Start) > 1e-3 || b.End <= b.Start || b.Bps <= 0 {
+					t.Errorf("intervals %d and %d not a time series: %+v %+v", i-1, i, a, b)
+				}
+			}
+			if p.Interval > 0 && p.Parallel <= 1 && !p.Dualtest && !p.Tradeoff && len(s.Intervals) != int(p.Duration/p.Interval) {
+				t.Errorf("%d intervals in %v at %v", len(s.Intervals), p.Duration, p.Interval)
+			}
+			if p.Bounceback {
+				checkBounceback(t, read(t, rec.name+".txt"), s)
+			} else if p.Enhanced && (s.Streams[0].Writes == 0 || s.Streams[0].RTTMicros == 0 || s.Streams[0].CwndBytes == 0 || s.MSS == 0) {
 				t.Errorf("enhanced columns missing: %+v", s.Streams[0])
 			}
 			if p.CongestionControl != "" && s.CongestionControl != p.CongestionControl {
@@ -99,6 +116,24 @@ func TestParseRecorded(t *testing.T) {
 				t.Errorf("streams sum to %.3g, total %.3g", sum, s.ThroughputBps)
 			}
 		})
+	}
+}
+
+// TestHistogramRejects: a PDF line whose bins do not add up to its count,
+// or that is cut short, gives no histogram (and no quantiles), and an
+// empty histogram has no quantile bin rather than a panic.
+func TestHistogramRejects(t *testing.T) {
+	for _, line := range []string{
+		"[  1] 0.0000-2.0116 sec BB8(f)-PDF: bin(w=100us):cnt(20)=1:18,5:1 (5.00/95.00/99.7%=1/5/5,Outliers=0,obl/obu=0/0)",
+		"[  1] 0.0000-2.0116 sec BB8(f)-PDF: bin(w=100us):cnt(20)=1:19,5:",
+		"[  1] 0.0000-2.0116 sec BB8(f)-PDF: bin(w=0us):cnt(1)=1:1 (5.00/95.00/99.7%=1/1/1,Outliers=0,obl/obu=0/0)",
+	} {
+		if out := iperf2.ParseOutput(line + "\n"); out.Histogram != nil {
+			t.Errorf("accepted %q: %+v", line, out.Histogram)
+		}
+	}
+	if b := new(iperf2.Histogram).QuantileBin(0.5); b != 0 {
+		t.Errorf("empty histogram: bin %d", b)
 	}
 }
 
@@ -121,6 +156,10 @@ func TestArgs(t *testing.T) {
 	if want := "iperf -B 198.18.0.2 -c 198.18.0.1 -p 5001 -l 1M -t 10 -i 1 -e -P 2 -d -Z reno"; got != want {
 		t.Errorf("ClientArgs:\n got %s\nwant %s", got, want)
 	}
+	bb := bench.Params{Duration: 2 * time.Second, Length: "1K", Bounceback: true}
+	if got := strings.Join(iperf2.ClientArgs("198.18.0.1", 5001, bb), " "); got != "iperf -c 198.18.0.1 -p 5001 -l 1K -t 2 -e --bounceback --bounceback-period 0" {
+		t.Errorf("bounceback ClientArgs: %s", got)
+	}
 	if got := strings.Join(iperf2.ServerArgs("198.18.0.1", 5001), " "); got != "iperf -s -p 5001 -B 198.18.0.1 -e" {
 		t.Errorf("ServerArgs: %s", got)
 	}
@@ -128,6 +167,7 @@ func TestArgs(t *testing.T) {
 		{}, {Duration: 1500 * time.Millisecond}, {Duration: time.Second, Parallel: 129}, {Duration: time.Second, Length: "1;x"},
 		{Duration: time.Second, CongestionControl: "a b"}, {Duration: time.Second, Dualtest: true, Tradeoff: true},
 		{Duration: time.Second, UDP: true}, {Duration: time.Second, Bind: "x"},
+		{Duration: time.Second, Bounceback: true, Parallel: 2}, {Duration: time.Second, Bounceback: true, Dualtest: true},
 	} {
 		if iperf2.Validate("198.18.0.1", bad) == nil {
 			t.Errorf("%+v accepted", bad)
@@ -151,6 +191,9 @@ func TestRecord(t *testing.T) {
 	}
 	server, client := pair(t)
 	for _, rec := range recordings {
+		if !strings.HasPrefix(rec.name, *only) {
+			continue
+		}
 		raw, err := new(iperf2.Runner).Run(context.Background(), server, client, rec.p)
 		if err != nil {
 			t.Fatalf("%s: %v", rec.name, err)
@@ -232,4 +275,37 @@ func checkGolden(t *testing.T, name string, s bench.Sample) {
 	t.Helper()
 	js, _ := json.MarshalIndent(s, "", "  ")
 	golden.Check(t, filepath.Join("testdata", name+".golden"), string(js)+"\n")
+}
+
+// checkBounceback states what the golden file alone would not: the
+// quantiles are ordered and within the measured range, the quantile rule
+// finds the same bins iperf printed for 5 %, 95 % and 99.7 %, and
+// transactions/s is the round-trip count over the duration.
+func checkBounceback(t *testing.T, text string, s bench.Sample) {
+	t.Helper()
+	l := s.Latency
+	if l == nil {
+		t.Fatal("bounceback without latency")
+	}
+	if !(l.MinUs > 0 && l.MinUs <= l.MeanUs && l.MeanUs <= l.MaxUs) {
+		t.Errorf("min/mean/max %v/%v/%v", l.MinUs, l.MeanUs, l.MaxUs)
+	}
+	if !(l.P50Us > 0 && l.P50Us <= l.P90Us && l.P90Us <= l.P99Us && l.P99Us <= l.MaxUs) || l.ResolutionUs != 100 {
+		t.Errorf("p50/p90/p99 %v/%v/%v max %v resolution %v", l.P50Us, l.P90Us, l.P99Us, l.MaxUs, l.ResolutionUs)
+	}
+	h := iperf2.ParseOutput(text).Histogram
+	if h == nil {
+		t.Fatal("no histogram")
+	}
+	for i, q := range []float64{0.05, 0.95, 0.997} {
+		if got := h.QuantileBin(q); got != h.Printed[i] {
+			t.Errorf("quantile %v: bin %d, iperf printed %d", q, got, h.Printed[i])
+		}
+	}
+	if l.Count != h.Total {
+		t.Errorf("count %d, histogram total %d", l.Count, h.Total)
+	}
+	if s.TransactionsPerSec < float64(l.Count)/3 || s.TransactionsPerSec > float64(l.Count)/2 {
+		t.Errorf("%v transactions/s for %d round trips in about 2 s", s.TransactionsPerSec, l.Count)
+	}
 }

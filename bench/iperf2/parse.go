@@ -26,6 +26,8 @@ type Report struct {
 	Writes, WriteErrs, Retries int64
 	CwndBytes                  int64
 	RTTMicros                  float64
+	// Bounceback is set on the reports of a --bounceback test.
+	Bounceback *Bounceback
 }
 
 // Output is what Parse reads from one iperf 2 client output.
@@ -35,6 +37,8 @@ type Output struct {
 	WriteBuffer       int64  // bytes
 	MSS               int
 	Reports           []Report
+	// Histogram is the last round-trip histogram of a bounceback test.
+	Histogram *Histogram
 }
 
 var (
@@ -97,6 +101,10 @@ func ParseOutput(text string) Output {
 			}
 			continue
 		}
+		if h := parseHistogram(line); h != nil {
+			out.Histogram = h
+			continue
+		}
 		m := reportRE.FindStringSubmatch(line)
 		if m == nil {
 			continue
@@ -110,6 +118,9 @@ func ParseOutput(text string) Output {
 		r.Bps = math.Round(bps * decimalUnit(m[7]))
 		rest := m[8]
 		switch {
+		case bbRE.MatchString(rest):
+			r.Direction = "send"
+			r.Bounceback = parseBounceback(rest)
 		case readsRE.MatchString(rest):
 			r.Direction = "recv"
 		case writesRE.MatchString(rest):
@@ -149,6 +160,9 @@ var errNoReports = errors.New("iperf: no bandwidth report in the client output")
 // its total; the [SUM] line's, when there is one, is the total of all
 // streams. Throughput is the client's send direction (what it wrote and
 // TCP delivered); the opposite direction of -d / -r goes to ReverseBps.
+// A --bounceback test also gives round-trip latency (mean, min, max and
+// stdev as iperf measured them; p50/p90/p99 read from its histogram) and
+// transactions per second (round trips over the test's duration).
 func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	out := ParseOutput(raw.Client)
 	s, err := Summarize(out)
@@ -181,6 +195,18 @@ func Summarize(out Output) (bench.Sample, error) {
 	}
 	s.SenderBps = s.ThroughputBps
 	s.IntervalsBps = send.intervals
+	for _, r := range send.series {
+		s.Intervals = append(s.Intervals, bench.Interval{Start: r.Start, End: r.End, Bps: r.Bps,
+			Retransmits: r.Retries, CwndBytes: r.CwndBytes, RTTUs: r.RTTMicros})
+	}
+	if len(send.streams) == 1 {
+		if r := send.streams[0]; r.Bounceback != nil {
+			s.Latency = latency(r.Bounceback, out.Histogram)
+			if d := r.End - r.Start; d > 0 {
+				s.TransactionsPerSec = float64(r.Bounceback.Count) / d
+			}
+		}
+	}
 	recv := totals(out.Reports, "recv")
 	for _, r := range recv.streams {
 		s.ReverseBps += r.Bps
@@ -195,6 +221,7 @@ type dirTotals struct {
 	streams   []Report // each stream's last report, in first-seen order
 	sum       *Report  // the last [SUM] report
 	intervals []float64
+	series    []Report // the interval reports behind intervals
 }
 
 // totals picks one direction's totals and interval series: the [SUM]
@@ -231,6 +258,7 @@ func totals(reports []Report, dir string) dirTotals {
 	}
 	for i := 0; i+1 < len(series); i++ {
 		t.intervals = append(t.intervals, series[i].Bps)
+		t.series = append(t.series, series[i])
 	}
 	return t
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +21,10 @@ import (
 	"github.com/lab-bench/lab/internal/golden"
 )
 
-var record = flag.Bool("record", false, "re-record testdata/*.json with real iperf3 runs (root)")
+var (
+	record = flag.Bool("record", false, "re-record testdata/*.json with real iperf3 runs (root)")
+	only   = flag.String("record-only", "", "with -record: re-record only this recording")
+)
 
 // recordings are real iperf3 runs between two namespaces on a veth pair.
 var recordings = []struct {
@@ -31,6 +35,11 @@ var recordings = []struct {
 	{"tcp-p3", bench.Params{Duration: time.Second, Parallel: 3}},
 	{"tcp-reverse", bench.Params{Duration: time.Second, Reverse: true}},
 	{"udp-100m", bench.Params{Duration: time.Second, UDP: true, Bitrate: "100M"}},
+	// A 3 s run with a 1 s omit period: a time series of 4 intervals.
+	{"tcp-3s-omit", bench.Params{Duration: 3 * time.Second, Omit: time.Second}},
+	// A rate above what one pinned receiver takes on this 2-core host:
+	// iperf3 reports lost datagrams.
+	{"udp-4g-loss", bench.Params{Duration: 2 * time.Second, UDP: true, Bitrate: "4G", Length: "1400"}},
 }
 
 // fixedCPU stands in for the sampled CPU in golden files.
@@ -53,12 +62,18 @@ func TestRecord(t *testing.T) {
 	server, client := pair(t)
 	ctx := context.Background()
 	for _, rec := range recordings {
+		if *only != "" && rec.name != *only {
+			continue
+		}
 		raw, err := new(iperf3.Runner).Run(ctx, server, client, rec.p)
 		if err != nil {
 			t.Fatalf("%s: %v", rec.name, err)
 		}
 		write(t, rec.name+".json", raw.Client)
 		write(t, rec.name+".server.json", raw.Server)
+	}
+	if *only != "" {
+		return
 	}
 	// A failed run: nothing listens on the port.
 	// iperf3 3.12 exits 0 even then; the JSON carries the error.
@@ -126,6 +141,18 @@ func checkSample(t *testing.T, p bench.Params, s bench.Sample) {
 	}
 	if p.UDP && (s.JitterMs <= 0 || s.MSS != 0) {
 		t.Errorf("UDP sample: jitter %v mss %d", s.JitterMs, s.MSS)
+	}
+	checkIntervals(t, p, s)
+	if p.UDP {
+		if s.Packets <= 0 || s.PacketsPerSec <= 0 {
+			t.Errorf("UDP sample: %d packets, %v packets/s", s.Packets, s.PacketsPerSec)
+		}
+		if want := 100 * float64(s.LostPackets) / float64(s.Packets); math.Abs(s.LossPct-want) > 0.01 {
+			t.Errorf("UDP loss %v %%, but %d of %d packets lost", s.LossPct, s.LostPackets, s.Packets)
+		}
+		if strings.Contains(t.Name(), "loss") && s.LostPackets == 0 {
+			t.Errorf("the loss recording lost nothing")
+		}
 	}
 	if !p.UDP && s.MSS == 0 {
 		t.Errorf("TCP sample without MSS")
@@ -281,5 +308,38 @@ func TestArgs(t *testing.T) {
 	}
 	if iperf3.Validate("198.18.0.1; x", bench.Params{Duration: time.Second}) == nil {
 		t.Error("bad address accepted")
+	}
+}
+
+// checkIntervals: one interval per second of the test (omit included,
+// marked), each with throughput, and with the sender's cwnd and RTT when
+// the client sends TCP; their time-weighted mean is the sender's total.
+func checkIntervals(t *testing.T, p bench.Params, s bench.Sample) {
+	t.Helper()
+	want := int((p.Duration + p.Omit) / time.Second)
+	if len(s.Intervals) != want {
+		t.Fatalf("%d intervals, want %d", len(s.Intervals), want)
+	}
+	var bits, secs float64
+	omitted := 0
+	for i, iv := range s.Intervals {
+		if iv.Bps <= 0 || iv.End <= iv.Start {
+			t.Errorf("interval %d: %+v", i, iv)
+		}
+		if !p.UDP && !p.Reverse && (iv.CwndBytes <= 0 || iv.RTTUs <= 0) {
+			t.Errorf("interval %d without cwnd/RTT: %+v", i, iv)
+		}
+		if iv.Omitted {
+			omitted++
+			continue
+		}
+		bits += iv.Bps * (iv.End - iv.Start)
+		secs += iv.End - iv.Start
+	}
+	if omitted != int(p.Omit/time.Second) {
+		t.Errorf("%d omitted intervals for omit %v", omitted, p.Omit)
+	}
+	if d := bits/secs/s.SenderBps - 1; d > 0.02 || d < -0.02 {
+		t.Errorf("intervals average %.4g b/s, sender total %.4g", bits/secs, s.SenderBps)
 	}
 }

@@ -19,6 +19,19 @@ type report struct {
 			Reverse  int    `json:"reverse"`
 		} `json:"test_start"`
 	} `json:"start"`
+	Intervals []struct {
+		Streams []struct {
+			SndCwnd int64   `json:"snd_cwnd"`
+			RTT     float64 `json:"rtt"`
+		} `json:"streams"`
+		Sum struct {
+			Start         float64 `json:"start"`
+			End           float64 `json:"end"`
+			BitsPerSecond float64 `json:"bits_per_second"`
+			Retransmits   int64   `json:"retransmits"`
+			Omitted       bool    `json:"omitted"`
+		} `json:"sum"`
+	} `json:"intervals"`
 	End struct {
 		Streams []struct {
 			Sender   *summary `json:"sender"`
@@ -41,6 +54,9 @@ type summary struct {
 	Retransmits   int64   `json:"retransmits"`
 	LostPercent   float64 `json:"lost_percent"`
 	JitterMs      float64 `json:"jitter_ms"`
+	Packets       int64   `json:"packets"`
+	LostPackets   int64   `json:"lost_packets"`
+	Seconds       float64 `json:"seconds"`
 	// Sender is true when the reporting host (the client) sent the data.
 	Sender *bool `json:"sender"`
 }
@@ -48,7 +64,9 @@ type summary struct {
 // Parse reads the client's JSON in raw. Throughput is what the receiver
 // got (sum_received), whichever end sent; with -R the client is the
 // receiver, so iperf3's host/remote CPU figures swap roles. UDP runs also
-// carry loss and jitter (end.sum). The system-wide CPU figures are copied
+// carry loss, jitter and the datagram count and rate (end.sum). Every
+// interval report becomes an Interval (throughput, retransmits, the
+// sender's cwnd and RTT when the client sends). The system-wide CPU figures are copied
 // from raw.
 func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	var rep report
@@ -92,8 +110,29 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 			s.Streams = append(s.Streams, bench.StreamSample{ThroughputBps: st.UDP.BitsPerSecond})
 		}
 	}
+	for _, in := range rep.Intervals {
+		iv := bench.Interval{Start: in.Sum.Start, End: in.Sum.End, Bps: in.Sum.BitsPerSecond,
+			Retransmits: in.Sum.Retransmits, Omitted: in.Sum.Omitted}
+		var rtt float64
+		var n int
+		for _, st := range in.Streams {
+			iv.CwndBytes += st.SndCwnd
+			if st.RTT > 0 {
+				rtt += st.RTT
+				n++
+			}
+		}
+		if n > 0 {
+			iv.RTTUs = rtt / float64(n)
+		}
+		s.Intervals = append(s.Intervals, iv)
+	}
 	if udp := e.Sum; udp != nil && rep.Start.TestStart.Protocol == "UDP" {
 		s.LossPct, s.JitterMs = udp.LostPercent, udp.JitterMs
+		s.Packets, s.LostPackets = udp.Packets, udp.LostPackets
+		if udp.Seconds > 0 {
+			s.PacketsPerSec = float64(udp.Packets) / udp.Seconds
+		}
 	}
 	if err := bench.CheckSample(s); err != nil {
 		return bench.Sample{}, fmt.Errorf("iperf3 client output: %w", err)

@@ -83,7 +83,7 @@ func FromKeyval(kv map[string]string) (bench.Sample, error) {
 	}
 	if _, ok := kv["P50_LATENCY"]; ok {
 		s.Latency = &bench.LatencySample{MinUs: f("MIN_LATENCY"), MeanUs: f("MEAN_LATENCY"), P50Us: f("P50_LATENCY"),
-			P99Us: f("P99_LATENCY"), MaxUs: f("MAX_LATENCY")}
+			P90Us: f("P90_LATENCY"), P99Us: f("P99_LATENCY"), MaxUs: f("MAX_LATENCY"), StdevUs: f("STDDEV_LATENCY")}
 	}
 	s.ToolCPUSender, s.ToolCPUReceiver = f("LOCAL_CPU_UTIL"), f("REMOTE_CPU_UTIL")
 	s.LocalSD, s.RemoteSD = f("LOCAL_SD"), f("REMOTE_SD")

@@ -141,6 +141,9 @@ func expectations(lab *spec.Lab) ([]results.Expectation, error) {
 			if t := x.Retransmits; t != nil {
 				r.Retransmits = &results.Target{Value: t.Value}
 			}
+			for _, m := range x.Metrics {
+				r.Metrics = append(r.Metrics, results.MetricTarget{Metric: m.Metric, Value: m.Value, Tolerance: m.Tolerance, IsMax: m.Max})
+			}
 			if q := x.Ratio; q != nil {
 				of, err := results.ParseSelector(q.Of)
 				if err != nil {

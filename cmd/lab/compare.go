@@ -14,7 +14,8 @@ import (
 
 // runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.
 func runCompare(g *globals, args []string) error {
-	fs := newFlags(g, "compare", "compare [-json] [-threshold 5%] [-fail-on regressed[,…]] BASE TEST")
+	fs := newFlags(g, "compare", "compare [-json] [-metric KEY] [-threshold 5%] [-fail-on regressed[,…]] BASE TEST")
+	metric := fs.String("metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	threshold := percentFlag{v: results.DefaultThreshold}
 	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
@@ -23,6 +24,9 @@ func runCompare(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{2, 2, fmt.Sprintf("two run ids, BASE and TEST (see the results/ directory; %q and %q name the newest two)",
 		results.AliasPrevious, results.AliasLatest)}); err != nil {
 		return err
+	}
+	if _, ok := results.MetricByKey(*metric); !ok {
+		return fmt.Errorf("compare -metric %q: unknown metric (known: %s)", *metric, strings.Join(results.MetricKeys(), ", "))
 	}
 	rs := results.Store{Dir: resultsDir(g)}
 	groups := make([][]results.CellGroup, 2)
@@ -38,7 +42,7 @@ func runCompare(g *globals, args []string) error {
 		}
 		ids[i], groups[i] = id, results.Group(recs)
 	}
-	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v})
+	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v, Metric: *metric})
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")

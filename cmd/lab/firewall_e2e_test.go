@@ -52,6 +52,11 @@ func TestFirewallJumboForReal(t *testing.T) {
 		if r.Metrics.ThroughputBps <= 0 {
 			t.Errorf("%s: no throughput through the router", r.CellKey)
 		}
+		// The router namespace shares the host's CPUs, which forward and
+		// run both iperf3 ends: never idle during a run.
+		if c := r.Metrics.RouterCPU; c == nil || c.Busy <= 0 || c.Busy > 100 || c.NumCPUs == 0 {
+			t.Errorf("%s: router CPU %+v", r.CellKey, c)
+		}
 		if r.Observed.Router == nil || r.Observed.Router.MTU != r.Intent.Server.MTU {
 			t.Errorf("%s: router not observed at MTU %d: %+v", r.CellKey, r.Intent.Server.MTU, r.Observed.Router)
 			continue
@@ -63,6 +68,9 @@ func TestFirewallJumboForReal(t *testing.T) {
 		if strings.Contains(r.CellKey, "firewall=off") && r.Observed.Router.Firewall != "" {
 			t.Errorf("%s: an earlier cell's ruleset is still installed", r.CellKey)
 		}
+	}
+	if out, errOut, err := lab(t, dir, "report", "-format", "csv"); err != nil || !strings.Contains(out, "router_cpu_pct_mean") {
+		t.Errorf("report without the router's CPU: %v\n%s%s", err, out, errOut)
 	}
 	if left := namespaces(t, "e2e-fw"); len(left) > 0 {
 		t.Errorf("left: %v", left)

@@ -15,8 +15,11 @@ func runReport(g *globals, args []string) error {
 	formats := strings.Join(report.Formats, "|")
 	fs := newFlags(g, "report", "report [-format "+formats+"] [-o FILE] [RUN]")
 	format := fs.String("format", "", "output `format`: "+strings.Join(report.Formats, ", ")+
-		" (svg and png plot throughput with 95 % CI whiskers beside CPU; default: from -o's extension, else table)")
+		" (svg and png plot throughput with 95 % CI whiskers beside CPU; csv-runs: one row per run, every repeat;"+
+		" html: one self-contained page with verdicts; default: from -o's extension, else table)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	var v varFlags
+	v.register(fs)
 	if err := parseFlags(fs, args, optionalArg("a run id")); err != nil {
 		return err
 	}
@@ -36,11 +39,17 @@ func runReport(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	groups := results.Group(recs)
+	opt := report.Options{Records: recs}
+	if f == "html" {
+		opt.Outcomes, opt.ChecksNote = reportOutcomes(g, v, info, groups)
+	}
 	if *out == "" {
-		return report.Render(g.stdout, f, info, results.Group(recs), report.Options{Color: useColor(g, g.stdout)})
+		opt.Color = useColor(g, g.stdout)
+		return report.Render(g.stdout, f, info, groups, opt)
 	}
 	var b bytes.Buffer
-	if err := report.Render(&b, f, info, results.Group(recs), report.Options{}); err != nil {
+	if err := report.Render(&b, f, info, groups, opt); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(*out, b.Bytes(), 0o644); err != nil {
@@ -75,4 +84,39 @@ func reportFormat(format, out string) string {
 		return "markdown"
 	}
 	return "table"
+}
+
+// reportOutcomes checks the spec's expect blocks against a run for the
+// HTML report, as `lab check` does; when the spec cannot be loaded (or
+// has no expect blocks) the note says so instead of failing the report.
+func reportOutcomes(g *globals, v varFlags, info results.RunInfo, groups []results.CellGroup) ([]results.Outcome, string) {
+	lab, err := loadLab(g, v)
+	if err != nil {
+		return nil, "expectations not checked: the spec did not load (" + firstLine(err.Error()) + ")"
+	}
+	if info.Lab != "" && info.Lab != lab.Name {
+		return nil, fmt.Sprintf("expectations not checked: run %s belongs to lab %q, the spec is lab %q", info.ID, info.Lab, lab.Name)
+	}
+	exps, err := expectations(lab)
+	if err != nil {
+		return nil, "expectations not checked: " + err.Error()
+	}
+	if len(exps) == 0 {
+		return nil, "the spec has no expect blocks"
+	}
+	outs := results.Evaluate(groups, exps)
+	if info.Status != results.StatusComplete && info.Status != "" {
+		results.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", info.ID, info.Status))
+	}
+	note := ""
+	if info.SpecHash != "" && info.SpecHash != lab.Hash {
+		note = "the spec changed since this run; expectations are read from the current spec"
+	}
+	return outs, note
+}
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }

@@ -162,7 +162,13 @@ func TestCompareCLI(t *testing.T) {
 	if code, out, _ := runMain(dir, "compare", "-threshold", "25%", "-fail-on", "regressed", base, test); code != exitOK {
 		t.Errorf("compare -threshold 25%%: exit %d\n%s", code, out)
 	}
-	for _, bad := range [][]string{{"-threshold", "150%"}, {"-threshold", "x"}, {"-fail-on", "worse"}} {
+	// The server CPU is constant (records of writeRun): no change, in a
+	// column named for it.
+	code, out, errOut = runMain(dir, "compare", "-metric", "server_cpu_pct", base, test)
+	if code != exitOK || !strings.Contains(out, "base server CPU %") || !strings.Contains(out, "│ no change") {
+		t.Errorf("compare -metric server_cpu_pct: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, bad := range [][]string{{"-threshold", "150%"}, {"-threshold", "x"}, {"-fail-on", "worse"}, {"-metric", "speed"}} {
 		if code, _, errOut := runMain(dir, append(append([]string{"compare"}, bad...), base, test)...); code != exitError {
 			t.Errorf("compare %v: exit %d, %s", bad, code, errOut)
 		}

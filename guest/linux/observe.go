@@ -67,7 +67,8 @@ func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s 
 	if out, err = run(ctx, t, "ethtool", "-i", iface); err != nil {
 		warn(err)
 	}
-	o.Driver = parseDriver(out)
+	o.Driver = ethtoolField(out, "driver")
+	o.Firmware = ethtoolField(out, "firmware-version")
 	return o, nil
 }
 
@@ -154,9 +155,11 @@ func parseFeatures(out string) map[string]string {
 	return m
 }
 
-func parseDriver(out string) string {
+// ethtoolField is one "name: value" line of `ethtool -i` ("" when absent
+// or empty; veth reports an empty firmware-version).
+func ethtoolField(out, name string) string {
 	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(line, "driver:"); ok {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
 			return strings.TrimSpace(v)
 		}
 	}

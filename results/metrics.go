@@ -1,0 +1,168 @@
+package results
+
+import (
+	"math"
+	"slices"
+
+	"github.com/lab-bench/lab/bench"
+)
+
+// Metric is one quantity measured per run. Every metric of the catalogue
+// (Metrics) is summarised per cell by Group into CellGroup.Metrics, and
+// from there reaches every report format, `lab compare -metric` and
+// `expect` blocks: adding a metric here is all it takes to carry it.
+type Metric struct {
+	// Key names the metric in CellGroup.Metrics, JSON, CSV column names,
+	// `lab compare -metric` and verdicts ("latency_p99_us").
+	Key string
+	// Label is the table header ("p99 µs"); Unit the unit of displayed
+	// values, which are the recorded value × Scale.
+	Label string
+	Unit  string
+	Scale float64
+	// Decimals are the decimals tables show.
+	Decimals int
+	// LowerIsBetter says which way is an improvement (latency, loss, CPU).
+	LowerIsBetter bool
+	// Max is the largest value the quantity can physically take (100 for
+	// a percentage; +Inf otherwise); every metric is ≥ 0.
+	Max float64
+	// Always says the metric is shown even when no run measured it (the
+	// throughput, retransmit and CPU columns every table has had).
+	Always bool
+	// Value is a successful run's value and whether the run measured it.
+	Value func(Record) (float64, bool) `json:"-"`
+}
+
+// Display converts a recorded value to the displayed unit.
+func (m Metric) Display(v float64) float64 { return v * m.Scale }
+
+// Metric keys used by code outside the catalogue.
+const (
+	MetricThroughput   = "throughput_bps"
+	MetricRetransmits  = "retransmits"
+	MetricServerCPU    = "server_cpu_pct"
+	MetricClientCPU    = "client_cpu_pct"
+	MetricRouterCPU    = "router_cpu_pct"
+	MetricServerCPB    = "server_cycles_per_bit"
+	MetricClientCPB    = "client_cycles_per_bit"
+	MetricLatencyMean  = "latency_mean_us"
+	MetricLatencyP50   = "latency_p50_us"
+	MetricLatencyP90   = "latency_p90_us"
+	MetricLatencyP99   = "latency_p99_us"
+	MetricTransactions = "transactions_per_sec"
+	MetricLoss         = "loss_pct"
+	MetricJitter       = "jitter_ms"
+	MetricPackets      = "packets_per_sec"
+)
+
+// Metrics is the catalogue, in the order tables show the metrics.
+var Metrics = []Metric{
+	{Key: MetricThroughput, Label: "throughput Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Always: true,
+		Value: func(r Record) (float64, bool) { return r.Metrics.ThroughputBps, true }},
+	{Key: MetricRetransmits, Label: "retransmits", Unit: "", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) { return float64(r.Metrics.Retransmits), true }},
+	{Key: MetricServerCPU, Label: "server CPU %", Unit: "%", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true, Max: 100,
+		Value: func(r Record) (float64, bool) { return r.Metrics.ServerCPU.Busy, true }},
+	{Key: MetricClientCPU, Label: "client CPU %", Unit: "%", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true, Max: 100,
+		Value: func(r Record) (float64, bool) { return r.Metrics.ClientCPU.Busy, true }},
+	{Key: MetricRouterCPU, Label: "router CPU %", Unit: "%", Scale: 1, Decimals: 1, LowerIsBetter: true, Max: 100,
+		Value: func(r Record) (float64, bool) {
+			if c := r.Metrics.RouterCPU; c != nil {
+				return c.Busy, true
+			}
+			return 0, false
+		}},
+	{Key: MetricServerCPB, Label: "server cycles/bit", Scale: 1, Decimals: 2, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) { v := cyclesPerBit(r, true); return v, v > 0 }},
+	{Key: MetricClientCPB, Label: "client cycles/bit", Scale: 1, Decimals: 2, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) { v := cyclesPerBit(r, false); return v, v > 0 }},
+	latencyMetric(MetricLatencyMean, "latency mean µs", func(l latency) float64 { return l.MeanUs }),
+	latencyMetric(MetricLatencyP50, "latency p50 µs", func(l latency) float64 { return l.P50Us }),
+	latencyMetric(MetricLatencyP90, "latency p90 µs", func(l latency) float64 { return l.P90Us }),
+	latencyMetric(MetricLatencyP99, "latency p99 µs", func(l latency) float64 { return l.P99Us }),
+	{Key: MetricTransactions, Label: "transactions/s", Unit: "/s", Scale: 1, Decimals: 0,
+		Value: func(r Record) (float64, bool) { v := r.Metrics.TransactionsPerSec; return v, v > 0 }},
+	{Key: MetricLoss, Label: "loss %", Unit: "%", Scale: 1, Decimals: 3, LowerIsBetter: true, Max: 100,
+		Value: func(r Record) (float64, bool) { return r.Metrics.LossPct, udp(r) }},
+	{Key: MetricJitter, Label: "jitter ms", Unit: "ms", Scale: 1, Decimals: 3, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) { return r.Metrics.JitterMs, udp(r) }},
+	{Key: MetricPackets, Label: "packets/s", Unit: "/s", Scale: 1, Decimals: 0,
+		Value: func(r Record) (float64, bool) { v := r.Metrics.PacketsPerSec; return v, v > 0 }},
+}
+
+type latency = bench.LatencySample
+
+func latencyMetric(key, label string, f func(latency) float64) Metric {
+	return Metric{Key: key, Label: label, Unit: "µs", Scale: 1, Decimals: 1, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) {
+			l := r.Metrics.Latency
+			if l == nil {
+				return 0, false
+			}
+			v := f(*l)
+			return v, v > 0
+		}}
+}
+
+// udp reports whether a run measured datagram loss and jitter.
+func udp(r Record) bool { return r.Intent.Bench.UDP || r.Metrics.Packets > 0 }
+
+// MetricByKey finds a metric of the catalogue.
+func MetricByKey(key string) (Metric, bool) {
+	i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Key == key })
+	if i < 0 {
+		return Metric{}, false
+	}
+	return Metrics[i], true
+}
+
+// MetricKeys lists the catalogue's keys in order.
+func MetricKeys() []string {
+	keys := make([]string, len(Metrics))
+	for i, m := range Metrics {
+		keys[i] = m.Key
+	}
+	return keys
+}
+
+// Metric is the summary of the metric key over the group's runs (N = 0
+// when no run measured it). The metrics that have a named field of their
+// own are read from it, so a group built by hand needs only that field.
+func (g CellGroup) Metric(key string) Summary {
+	switch key {
+	case MetricThroughput:
+		return g.ThroughputBps
+	case MetricRetransmits:
+		return g.Retransmits
+	case MetricServerCPU:
+		return g.ServerCPU
+	case MetricClientCPU:
+		return g.ClientCPU
+	case MetricServerCPB:
+		return g.ServerCyclesPerBit
+	case MetricClientCPB:
+		return g.ClientCyclesPerBit
+	}
+	return g.Metrics[key]
+}
+
+// Measured lists the metrics of the catalogue that any group measured,
+// plus the ones always shown, in catalogue order.
+func Measured(groups []CellGroup) []Metric {
+	var out []Metric
+	for _, m := range Metrics {
+		if m.Always || slices.ContainsFunc(groups, func(g CellGroup) bool { return g.Metrics[m.Key].N > 0 }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// upper is m's physical upper bound.
+func (m Metric) upper() float64 {
+	if m.Max > 0 {
+		return m.Max
+	}
+	return math.Inf(1)
+}
