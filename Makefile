@@ -20,8 +20,13 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/lab
 
-# Every package but the CLI's end-to-end suites: run under the race detector.
-UNIT = $(shell $(GO) list ./... | grep -v '/cmd/lab$$')
+# Every package but the CLI's end-to-end suites runs under the race
+# detector — except providers/vsphere: govmomi's in-process vCenter
+# simulator races with itself when two destroy tasks run at once
+# (simulator/registry.go RemoveReference against datastore.go resolve, no
+# frame of lab's in either stack), so that package runs without -race.
+UNIT   = $(shell $(GO) list ./... | grep -v -e '/cmd/lab$$' -e '/providers/vsphere$$')
+NORACE = ./providers/vsphere
 
 ## test: every test — unit (with -race), golden, real namespaces, libvirt and
 ## the vCenter simulator end to end, then each fuzz target for FUZZTIME
@@ -30,6 +35,7 @@ UNIT = $(shell $(GO) list ./... | grep -v '/cmd/lab$$')
 ## would disturb each other. go test prints each package's time.
 test: deps vet
 	$(GO) test -p 1 -count=1 -race -timeout 20m $(UNIT)
+	$(GO) test -p 1 -count=1 -timeout 20m $(NORACE)
 	$(GO) test -p 1 -count=1 -timeout 45m ./cmd/lab
 	$(MAKE) fuzz
 
