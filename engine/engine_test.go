@@ -72,7 +72,9 @@ func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers
 func (f *fakeProvider) Delete(_ context.Context, in providers.Instance) error {
 	return f.op("delete", in.Address)
 }
-func (f *fakeProvider) List(context.Context, providers.Owner) ([]providers.Instance, error) { return nil, nil }
+func (f *fakeProvider) List(context.Context, providers.Owner) ([]providers.Instance, error) {
+	return nil, nil
+}
 func (f *fakeProvider) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
 	return nopTransport{in.Address}, nil
 }
@@ -174,6 +176,13 @@ func TestApply(t *testing.T) {
 		{name: "delete fails: object stays tainted for lab destroy",
 			fail: map[string]error{"delete:pair.p.server": errors.New("busy")}, wantRecords: 3,
 			wantErr: "delete pair.p.server: busy", wantState: []string{"pair.p.server tainted"}, wantExists: 1},
+		{name: "create refused (an object of that name is not the lab's): nothing of it in state",
+			fail: map[string]error{"create:pair.p.server": &providers.NotOwnedError{Kind: "domain", Name: "t-p-s", Owner: providers.Owner{Lab: "t"}},
+				"delete:pair.p.server": errors.New("teardown must not try to delete what was refused")},
+			wantErr: "domain t-p-s is not this lab's"},
+		{name: "delete refused (not the lab's): reported once and dropped from state",
+			fail: map[string]error{"delete:pair.p.server": &providers.NotOwnedError{Kind: "domain", Name: "t-p-s", Owner: providers.Owner{Lab: "t"}}}, wantRecords: 3,
+			wantErr: "dropped from state", wantExists: 1},
 		{name: "setting did not take effect: strict run fails, teardown still runs",
 			os: fakeOS{stuck: true}, wantErr: "mtu", wantRecords: 0},
 		{name: "benchmark fails: recorded, apply reports failed runs",
