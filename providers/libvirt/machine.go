@@ -29,7 +29,18 @@ const (
 	attrBridge  = "bridge"
 	attrOwned   = "owned" // "true" on a link lab created
 	attrLabID   = "lab_id"
+	// attrGuestUptime is the guest's /proc/uptime at lab's first login:
+	// its own boot, against "ready_s" (domain start → SSH ready).
+	attrGuestUptime = "guest_uptime_s"
+	// attrConsoleLog is the file on the libvirt host with the guest's
+	// serial console output (kept after the guest is deleted, like
+	// libvirt's own QEMU log beside it).
+	attrConsoleLog = "console_log"
 )
+
+// consoleLogDir is where the serial console logs go on the libvirt host:
+// libvirt's QEMU log directory, which virtlogd may write.
+const consoleLogDir = "/var/log/libvirt/qemu"
 
 // volumeName is the overlay of a machine; Delete derives it from the name.
 func volumeName(machine string) string { return machine + ".qcow2" }
@@ -119,6 +130,8 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if p.cfg.Accel == "tcg" {
 		ds.Type = "qemu"
 	}
+	ds.ConsoleLog = consoleLogDir + "/" + m.Name + "-console.log"
+	in.Attrs[attrConsoleLog] = ds.ConsoleLog
 	if p.cfg.Kernel != "" {
 		if ds.Kernel, err = p.resolveFile(l, pool, p.cfg.Kernel); err != nil {
 			return in, fmt.Errorf("%s: kernel: %w", m.Address, err)
@@ -159,15 +172,19 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 
 	trace("%s define+start %v", m.Name, time.Since(t0))
 	start := time.Now()
-	addr, err := p.waitAddress(ctx, l, dom, network, mac)
+	// While the guest boots, a watch ends the waits at once when its
+	// domain stops or its network goes away.
+	wctx, stopWatch := p.watchBoot(ctx, l, m.Name, network)
+	defer stopWatch()
+	addr, err := p.waitAddress(wctx, l, dom, network, mac)
 	if err != nil {
-		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, err)
+		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
 	}
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	trace("%s lease %v", m.Name, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
-	if err := p.waitSSH(ctx, &in, start); err != nil {
-		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, err)
+	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
+		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, bootErr(ctx, wctx, err))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	return in, nil
@@ -248,12 +265,18 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 	ctx, cancel := context.WithTimeout(ctx, p.leaseTimeout)
 	defer cancel()
 	net, err := l.NetworkLookupByName(network)
-	if err != nil {
+	if isNotFound(err) {
+		return "", fmt.Errorf("network %s is gone: %w", network, callErr("NetworkLookupByName", network, err))
+	} else if err != nil {
 		return "", callErr("NetworkLookupByName", network, err)
 	}
 	var lastErr error
 	for {
 		leases, _, err := l.NetworkGetDhcpLeases(net, golibvirt.OptString{mac}, 1, 0)
+		if isNotFound(err) {
+			// Destroyed under the guest: no lease will ever come.
+			return "", fmt.Errorf("network %s is gone: %w", network, callErr("NetworkGetDhcpLeases", network, err))
+		}
 		if err == nil {
 			for _, le := range leases {
 				if len(le.Mac) > 0 && strings.EqualFold(le.Mac[0], mac) && le.Type == 0 && le.Ipaddr != "" {
@@ -280,7 +303,7 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 			return "", callErr("DomainGetState", dom.Name, err)
 		}
 		if golibvirt.DomainState(state) != golibvirt.DomainRunning {
-			return "", fmt.Errorf("domain stopped (state %d) before it got an address", state)
+			return "", fmt.Errorf("domain %s %s before it got an address", dom.Name, stateName(state))
 		}
 		if err := sleep(ctx, p.poll); err != nil {
 			if ctx.Err() == context.DeadlineExceeded {

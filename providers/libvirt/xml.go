@@ -58,7 +58,10 @@ type domainSpec struct {
 	MTU     int
 	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
 	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
-	Meta    labMeta
+	// ConsoleLog is a file on the libvirt host that keeps everything the
+	// guest writes to its serial console (boot messages, a panic).
+	ConsoleLog string
+	Meta       labMeta
 }
 
 // hostBits and guestBits are the offload attributes libvirt knows on
@@ -200,7 +203,11 @@ func domainXML(d domainSpec) (string, error) {
 		return "", fmt.Errorf("nic model %q has no offload bits or queues in libvirt (only virtio has)", d.Model)
 	}
 	b.WriteString("    </interface>\n")
-	b.WriteString("    <serial type='pty'><target port='0'/></serial>\n    <console type='pty'><target type='serial' port='0'/></console>\n")
+	b.WriteString("    <serial type='pty'>")
+	if d.ConsoleLog != "" {
+		fmt.Fprintf(&b, "<log file='%s' append='off'/>", esc(d.ConsoleLog))
+	}
+	b.WriteString("<target port='0'/></serial>\n    <console type='pty'><target type='serial' port='0'/></console>\n")
 	b.WriteString("    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>\n")
 	b.WriteString("    <memballoon model='none'/>\n    <rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>\n")
 	b.WriteString("  </devices>\n</domain>\n")

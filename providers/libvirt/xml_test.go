@@ -14,6 +14,7 @@ func TestDomainXML(t *testing.T) {
 		Kernel: "/var/lib/lab/vmlinuz", Initrd: "/var/lib/lab/initrd.img", Cmdline: "root=/dev/vda console=ttyS0",
 		Network: "lab-kvm-jumbo", MAC: "52:54:00:12:34:56", Model: "virtio", Driver: "qemu", MTU: 9000,
 		Meta: labMeta{LabID: "kvm", Address: "pair.jumbo.server", Role: "server", Volume: "lab-kvm-jumbo-s.qcow2", Pool: "lab", Tag: "lab/1 lab=kvm ws=0a1b2c3d addr=pair.jumbo.server"}}
+	base.ConsoleLog = "/var/log/libvirt/qemu/lab-kvm-jumbo-s-console.log"
 	offloaded := base
 	offloaded.Name, offloaded.Driver, offloaded.Queues = "lab-kvm-off-s", "vhost", 2
 	offloaded.Host, offloaded.Guest = map[string]bool{"tso4": false, "csum": true}, map[string]bool{"tso4": false}
