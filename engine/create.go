@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -109,6 +110,15 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 	e.emit(Event{Type: EvCreate, Address: a.Address, Message: pending.Name})
 	in, err := create(ctx)
 	release()
+	if errors.Is(err, providers.ErrNotOwned) {
+		// An object of this name that is not the lab's: it is not lab's to
+		// delete, so state must not list it (a tainted entry would make
+		// every later destroy try, be refused and fail).
+		if rerr := e.remove(a.Address); rerr != nil {
+			return providers.Instance{}, fmt.Errorf("%w (and: %v)", err, rerr)
+		}
+		return providers.Instance{}, err
+	}
 	if err != nil {
 		// Keep what the provider reported (it may name a half-made object)
 		// but leave it tainted so teardown and destroy remove it.
@@ -182,6 +192,12 @@ func (e *Engine) deleteResource(ctx context.Context, prov providers.Provider, r 
 	start := e.clock()
 	e.emit(Event{Type: EvDelete, Address: r.Address, Message: r.Name})
 	if err := prov.Delete(ctx, r.Instance); err != nil {
+		if errors.Is(err, providers.ErrNotOwned) {
+			// What bears this name is not the lab's (a state written before
+			// refusals stayed out of it): say so once, and stop listing it.
+			_ = e.remove(r.Address)
+			return fmt.Errorf("delete %s: %w (dropped from state)", r.Address, err)
+		}
 		r.Status = state.Tainted
 		_ = e.put(r)
 		return fmt.Errorf("delete %s: %w", r.Address, err)

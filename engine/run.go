@@ -82,14 +82,24 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			continue
 		}
 		out.Runs++
+		watched := []providers.Instance{server.in, client.in}
+		if router != nil {
+			watched = append(watched, router.in)
+		}
 		release := func() {}
 		if e.HostLock != nil && prov.Capabilities().OnThisHost {
 			if release, err = e.HostLock(ctx); err != nil {
 				return err
 			}
 		}
-		rec, err := e.run(ctx, prov, server, client, router, r, total)
+		rctx, stopWatch := watchRun(ctx, prov, r.Index, watched...)
+		rec, err := e.run(rctx, prov, server, client, router, r, total)
+		if down := stopWatch(); down != nil {
+			// A machine stopped: that, not the cancelled command, is the error.
+			err = down
+		}
 		release()
+		recordHardware(&rec, g)
 		if err != nil {
 			// A setting that did not take effect (strict) fails this run
 			// only, like a failed benchmark: recorded with its reason, and
@@ -277,3 +287,19 @@ func socketCC(client guest.Settings, oc guest.Observed, server guest.Settings, o
 
 // ep is the end's endpoint.
 func (e end) ep() providers.Endpoint { return providers.EndpointOf(e.in) }
+
+// recordHardware puts the pair's hardware, as the back end was asked to
+// make it, into the record's intent: NIC, link MTU, and vCPU and memory
+// when the matrix did not set them.
+func recordHardware(rec *results.Record, g *plan.Group) {
+	if rec.Intent.VCPU == 0 {
+		rec.Intent.VCPU = g.Server.VCPU
+	}
+	if rec.Intent.MemoryMiB == 0 {
+		rec.Intent.MemoryMiB = g.Server.MemoryMiB
+	}
+	if n := g.Server.NIC; n.Model != "" || n.Queues > 0 || len(n.Host) > 0 {
+		rec.Intent.NIC = &results.NIC{Model: n.Model, Queues: n.Queues, Host: n.Host}
+	}
+	rec.Intent.LinkMTU = g.Link.MTU
+}

@@ -67,6 +67,18 @@ type Intent struct {
 	Bench     bench.Params    `json:"bench"`
 	VCPU      int             `json:"vcpu,omitempty"`
 	MemoryMiB int             `json:"memory_mib,omitempty"`
+	// NIC is the benchmark NIC's hardware the back end was asked for (both
+	// ends alike); LinkMTU the host-side MTU of the link between them.
+	NIC     *NIC `json:"nic,omitempty"`
+	LinkMTU int  `json:"link_mtu,omitempty"`
+}
+
+// NIC is a benchmark NIC's hardware as the hypervisor makes it: model,
+// queue count and the host-side offload bits fixed at boot.
+type NIC struct {
+	Model  string          `json:"model,omitempty"`
+	Queues int             `json:"queues,omitempty"`
+	Host   map[string]bool `json:"host,omitempty"`
 }
 
 // Observed is what the guests reported after the settings were applied.

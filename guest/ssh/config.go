@@ -21,6 +21,8 @@ const (
 	// Backoff bounds between connection attempts while a guest boots.
 	firstBackoff = 200 * time.Millisecond
 	maxBackoff   = 5 * time.Second
+	// refusedRetry is the interval while the connection is refused.
+	refusedRetry = 200 * time.Millisecond
 )
 
 // Config tells Dial how to reach and authenticate one guest.
@@ -39,6 +41,11 @@ type Config struct {
 	KnownHostKey string
 	// DialTimeout bounds one TCP connect plus handshake (default 10 s).
 	DialTimeout time.Duration
+	// ConnectTimeout, when set, bounds the TCP connect alone (at most
+	// DialTimeout): a guest that just got its DHCP lease may not answer
+	// ARP for its address yet, and a short attempt retried beats waiting
+	// out the whole DialTimeout.
+	ConnectTimeout time.Duration
 	// Retry is how long to keep trying while the guest boots (connection
 	// refused, timeouts, resets), with exponential backoff from 200 ms to
 	// 5 s. Zero: one attempt. A changed host key or failed authentication
@@ -81,6 +88,13 @@ func (c Config) dialTimeout() time.Duration {
 		return DefaultDialTimeout
 	}
 	return c.DialTimeout
+}
+
+func (c Config) connectTimeout() time.Duration {
+	if c.ConnectTimeout > 0 && c.ConnectTimeout < c.dialTimeout() {
+		return c.ConnectTimeout
+	}
+	return c.dialTimeout()
 }
 
 // signer returns the configured signer or loads PrivateKeyFile.

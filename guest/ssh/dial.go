@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	xssh "golang.org/x/crypto/ssh"
@@ -52,7 +53,8 @@ func fingerprint(line string) string {
 
 // Dial connects to the guest named guestName (used in messages). While the
 // connection is refused or times out it retries with exponential backoff
-// for c.Retry in total. A host key other than c.KnownHostKey fails at once
+// for c.Retry in total (at a short fixed interval while the connection is
+// refused: the machine is up, its sshd not listening yet). A host key other than c.KnownHostKey fails at once
 // with a *HostKeyChangedError; failed authentication fails at once with an
 // *AuthError.
 func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
@@ -85,6 +87,11 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 			return nil, err
 		}
 		wait := min(backoff, time.Until(deadline))
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// The guest is up and its sshd about to listen: a short fixed
+			// interval, not a growing one, so a boot is not padded by seconds.
+			wait = min(refusedRetry, time.Until(deadline))
+		}
 		if wait <= 0 {
 			closeJump(jump)
 			if attempt > 1 {
@@ -122,7 +129,7 @@ func dialOnce(ctx context.Context, guestName string, c Config, signers []xssh.Si
 			return nil, fmt.Errorf("%s: connect %s through %s: %w", guestName, addr, jump.addr, err)
 		}
 	} else {
-		conn, err = (&net.Dialer{}).DialContext(dctx, "tcp", addr)
+		conn, err = (&net.Dialer{Timeout: c.connectTimeout()}).DialContext(dctx, "tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("%s: connect %s: %w", guestName, addr, err)
 		}

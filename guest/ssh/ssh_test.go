@@ -254,6 +254,29 @@ func TestRetryUntilServerStarts(t *testing.T) {
 	t.Logf("connected %v after the first attempt", time.Since(start).Round(time.Millisecond))
 }
 
+// While the connection is refused Dial retries at a short fixed interval:
+// a server that starts 1.5 s late is reached within about 0.2 s of it
+// (a doubling backoff from 0.2 s would next try at 3 s).
+func TestRetryRefusedAtFixedInterval(t *testing.T) {
+	port := sshtest.FreePort(t)
+	client := sshtest.NewKey(t)
+	keyFile := sshtest.WriteKey(t, t.TempDir(), "id", client)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		sshtest.Start(t, echo, sshtest.Options{Addr: sshtest.LoopbackAddr(port), ClientKey: client})
+	}()
+	start := time.Now()
+	tr, err := labssh.Dial(context.Background(), "late", labssh.Config{Host: "127.0.0.1", Port: port, PrivateKeyFile: keyFile,
+		Retry: 10 * time.Second, DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if d := time.Since(start); d > 2200*time.Millisecond {
+		t.Errorf("connected %v after the first attempt, want within about 0.2 s of the server's start at 1.5 s", d)
+	}
+}
+
 func TestRetryGivesUp(t *testing.T) {
 	port := sshtest.FreePort(t)
 	start := time.Now()

@@ -131,19 +131,22 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 	return res, ce
 }
 
-// kill sends SIGKILL to a remote process over a new session.
+// kill sends SIGKILL to a remote process over a new session, giving up
+// after closeWait. Opening the session is inside that bound too: on a
+// connection to a guest that is gone (destroyed, not rebooted) it would
+// wait for the server's reply until TCP gives up, minutes later.
 func (t *Transport) kill(pid int) {
 	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 	defer cancel()
-	sess, err := t.client.NewSession()
-	if err != nil {
-		return
-	}
-	defer sess.Close()
 	done := make(chan struct{})
 	go func() {
+		defer close(done)
+		sess, err := t.client.NewSession()
+		if err != nil {
+			return
+		}
+		defer sess.Close()
 		_ = sess.Run(guest.ShellJoin([]string{"kill", "-KILL", strconv.Itoa(pid)}))
-		close(done)
 	}()
 	select {
 	case <-done:

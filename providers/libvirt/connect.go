@@ -33,12 +33,15 @@ func sshConfig(in providers.Instance) ssh.Config {
 
 // waitSSH logs in to a new guest (retrying while it boots, up to
 // boot_timeout from start), records the host key it saw (trust on first
-// use: every later connection must present the same key) and the name of
-// the NIC with the guest's MAC (found the way osName, the template's os,
-// lists interfaces).
-func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, osName string, start time.Time) error {
+// use: every later connection must present the same key), checks that the
+// guest runs the template's OS (uname -s) and finds the NIC with the
+// guest's MAC.
+func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl providers.Template, start time.Time) error {
 	c := sshConfig(*in)
 	c.KnownHostKey = ""
+	// Right after the lease the guest may not answer for its address yet:
+	// short connect attempts, retried, rather than one 10-second wait.
+	c.ConnectTimeout = time.Second
 	c.Retry = p.bootTimeout - time.Since(start)
 	if c.Retry <= 0 {
 		return fmt.Errorf("boot_timeout %v passed before SSH was tried", p.bootTimeout)
@@ -49,7 +52,21 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, osName s
 	}
 	defer t.Close()
 	in.Endpoint.SSH.HostKey = t.HostKey()
-	iface, err := nicByMAC(ctx, t, osName, in.Attrs[attrMAC])
+	// One round trip: the kernel's name and the guest's uptime (how long
+	// its own boot took, against lab's create → SSH-ready).
+	const probe = "uname -s; cat /proc/uptime 2>/dev/null || echo"
+	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"sh", "-c", probe}})
+	kernel, rest, _ := strings.Cut(string(res.Stdout), "\n")
+	if werr := wrongOS(tmpl, strings.TrimSpace(kernel)); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return fmt.Errorf("probe the guest (%s): %w", probe, err)
+	}
+	if f := strings.Fields(rest); len(f) > 0 {
+		in.Attrs[attrGuestUptime] = f[0]
+	}
+	iface, err := nicByMAC(ctx, t, tmpl.OS, in.Attrs[attrMAC])
 	if err != nil {
 		return err
 	}
@@ -74,6 +91,24 @@ func nicByMAC(ctx context.Context, t guest.Transport, osName, mac string) (strin
 		return "", fmt.Errorf("no interface with MAC %s in the guest (%s)", mac, cmd)
 	}
 	return iface, nil
+}
+
+// kernels are the `uname -s` each template OS answers.
+var kernels = map[string]string{"linux": "Linux", "freebsd": "FreeBSD"}
+
+// wrongOS is an error when the guest's kernel (uname -s) is not the one
+// the template's os says: a FreeBSD template on a Linux image fails right
+// after create, not at the first command the OS driver gets wrong.
+func wrongOS(tmpl providers.Template, kernel string) error {
+	want, known := kernels[tmpl.OS]
+	if !known || kernel == want {
+		return nil
+	}
+	if kernel == "" {
+		kernel = "nothing"
+	}
+	return fmt.Errorf("template %q says os = %q, but the guest's uname -s answers %s (not %s): the template's source %q holds another OS",
+		tmpl.Name, tmpl.OS, kernel, want, tmpl.Source)
 }
 
 // ifaceByMAC finds the interface with the MAC in `ip -o link show` output

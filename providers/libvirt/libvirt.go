@@ -104,7 +104,7 @@ var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured provider with the defaults.
 func New() *Provider {
-	p := &Provider{dial: golibvirt.ConnectToURI, poll: 500 * time.Millisecond}
+	p := &Provider{dial: golibvirt.ConnectToURI, poll: 250 * time.Millisecond}
 	p.cfg = Config{URI: DefaultURI, Pool: DefaultPool, Accel: "kvm"}
 	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
 	return p

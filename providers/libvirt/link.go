@@ -2,6 +2,7 @@ package libvirt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -40,7 +41,12 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (providers.I
 	}
 	name := networkName(ls.Name)
 	in.Attrs[attrNetwork], in.Attrs[attrOwned] = name, "true"
+	in.Owner = ls.Owner()
 	if err := p.deleteLink(l, in); err != nil {
+		if errors.Is(err, providers.ErrNotOwned) {
+			// Someone else's network: nothing of lab's exists to record.
+			return providers.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
+		}
 		return in, fmt.Errorf("%s: remove leftover: %w", ls.Address, err)
 	}
 	bridge := "lab" + shortHash(ls.LabID+"\x00"+ls.Name)
@@ -51,7 +57,7 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (providers.I
 		if try > 0 {
 			salt += "#" + strconv.Itoa(try)
 		}
-		ns := networkSpec{Name: name, Bridge: bridge, MTU: ls.MTU, NAT: p.cfg.NAT, Network: subnetFor(salt)}
+		ns := networkSpec{Name: name, Bridge: bridge, MTU: ls.MTU, NAT: p.cfg.NAT, Network: subnetFor(salt), Tag: in.Owner.Tag(ls.Address)}
 		net, err := l.NetworkCreateXML(networkXML(ns))
 		if err == nil {
 			in.ID = uuidString(net.UUID)
@@ -67,7 +73,9 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (providers.I
 	return in, lastErr
 }
 
-// deleteLink destroys (and undefines, if persistent) a lab-owned network.
+// deleteLink destroys (and undefines, if persistent) a lab-owned network:
+// one that carries in.Owner's tag in its metadata. A network of that name
+// without it is refused (*providers.NotOwnedError), never removed.
 func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error {
 	if in.Attrs[attrOwned] == "false" || (in.Attrs[attrOwned] == "" && p.cfg.Network != "") {
 		return nil // an existing network: never lab's to remove
@@ -76,14 +84,18 @@ func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error
 	if name == "" {
 		name = networkName(in.Name)
 	}
-	if !strings.HasPrefix(name, networkPrefix) {
-		return fmt.Errorf("network %s: not named %s…, not lab's: left alone", name, networkPrefix)
+	n, tag, exists, err := networkOwner(l, name)
+	if err != nil || !exists {
+		return err
 	}
-	n, err := l.NetworkLookupByName(name)
-	if isNotFound(err) {
-		return nil
-	} else if err != nil {
-		return callErr("NetworkLookupByName", name, err)
+	labID := ""
+	if t, _, ok := providers.ParseTag(tag); ok {
+		labID = t.Lab
+	} else if tag == "" && in.Owner.Workspace == "" {
+		labID = in.Owner.Lab // lab 0.1 tagged no network; its state names it exactly
+	}
+	if !owns(in.Owner, tag, labID) {
+		return notOwned(in.Owner, "network", name, tag)
 	}
 	if err := l.NetworkDestroy(n); err != nil && !isNotFound(err) && !isNotRunning(err) {
 		return callErr("NetworkDestroy", name, err)

@@ -29,14 +29,26 @@ const (
 	attrBridge  = "bridge"
 	attrOwned   = "owned" // "true" on a link lab created
 	attrLabID   = "lab_id"
+	// attrGuestUptime is the guest's /proc/uptime at lab's first login:
+	// its own boot, against "ready_s" (domain start → SSH ready).
+	attrGuestUptime = "guest_uptime_s"
+	// attrConsoleLog is the file on the libvirt host with the guest's
+	// serial console output (kept after the guest is deleted, like
+	// libvirt's own QEMU log beside it).
+	attrConsoleLog = "console_log"
 )
+
+// consoleLogDir is where the serial console logs go on the libvirt host:
+// libvirt's QEMU log directory, which virtlogd may write.
+const consoleLogDir = "/var/log/libvirt/qemu"
 
 // volumeName is the overlay of a machine; Delete derives it from the name.
 func volumeName(machine string) string { return machine + ".qcow2" }
 
 // Create makes one guest: overlay, domain, start, lease, SSH.
 func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
-	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name,
+	o := m.Owner()
+	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: o,
 		Attrs: map[string]string{attrLabID: m.LabID, attrPool: p.cfg.Pool, attrVolume: volumeName(m.Name)}}
 	if m.Template.Source == "" {
 		return in, fmt.Errorf("%s: template %q has no source (the base volume's name in pool %q)", m.Address, m.Template.Name, p.cfg.Pool)
@@ -89,27 +101,37 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		return in, err
 	}
 	trace("%s conn %v", m.Name, time.Since(t0))
-	// A leftover of an interrupted create under the same name goes first;
-	// Delete refuses a domain that is not this lab's.
+	// A leftover of an interrupted create under the same name goes first
+	// (domain and, through its metadata, its volume); a domain that is not
+	// this owner's is refused, and so is a volume of the overlay's name
+	// that no domain of this owner names. A refusal returns an instance
+	// without an address: nothing of lab's exists to record.
 	if err := p.deleteMachine(ctx, l, in); err != nil {
+		if errors.Is(err, providers.ErrNotOwned) {
+			return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, err)
+		}
 		return in, fmt.Errorf("%s: remove leftover: %w", m.Address, err)
 	}
 	pool, err := l.StoragePoolLookupByName(p.cfg.Pool)
 	if err != nil {
 		return in, callErr("StoragePoolLookupByName", p.cfg.Pool, err)
 	}
-	trace("%s leftover+pool %v", m.Name, time.Since(t0))
-	disk, diskType, err := p.makeOverlay(l, pool, m.Template.Source, volumeName(m.Name))
-	if err != nil {
-		return in, fmt.Errorf("%s: %w", m.Address, err)
+	if _, err := l.StorageVolLookupByName(pool, volumeName(m.Name)); err == nil {
+		return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, notOwned(o, "volume", p.cfg.Pool+"/"+volumeName(m.Name), ""))
+	} else if !isNotFound(err) {
+		return in, callErr("StorageVolLookupByName", volumeName(m.Name), err)
 	}
-	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: p.cfg.Emulator, Machine: p.cfg.Machine, VCPU: vcpu, MemoryMiB: mem, Disk: disk, DiskType: diskType,
+	trace("%s leftover+pool %v", m.Name, time.Since(t0))
+	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: p.cfg.Emulator, Machine: p.cfg.Machine, VCPU: vcpu, MemoryMiB: mem,
+		Pool: p.cfg.Pool, Volume: volumeName(m.Name),
 		Network: network, MAC: mac, Model: model, Driver: p.cfg.NICDriver, Queues: m.NIC.Queues,
 		MTU: linkMTU(m.Link), Host: host, Guest: gbits,
-		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool}}
+		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool, Tag: o.Tag(m.Address)}}
 	if p.cfg.Accel == "tcg" {
 		ds.Type = "qemu"
 	}
+	ds.ConsoleLog = consoleLogDir + "/" + m.Name + "-console.log"
+	in.Attrs[attrConsoleLog] = ds.ConsoleLog
 	if p.cfg.Kernel != "" {
 		if ds.Kernel, err = p.resolveFile(l, pool, p.cfg.Kernel); err != nil {
 			return in, fmt.Errorf("%s: kernel: %w", m.Address, err)
@@ -125,28 +147,44 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if err != nil {
 		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
-	trace("%s overlay %v", m.Name, time.Since(t0))
+	// The domain first: its metadata is what proves the volume lab's.
 	dom, err := l.DomainDefineXML(x)
 	if err != nil {
 		return in, callErr("DomainDefineXML", m.Name, err)
 	}
 	in.ID = uuidString(dom.UUID)
 	trace("%s define %v", m.Name, time.Since(t0))
+	if err := p.makeOverlay(l, pool, m.Template.Source, volumeName(m.Name)); err != nil {
+		if _, lerr := l.StorageVolLookupByName(pool, volumeName(m.Name)); lerr == nil {
+			// Someone made a volume of this name since the check above: it
+			// is not lab's, and the domain naming it must not stay.
+			if uerr := l.DomainUndefineFlags(dom, 0); uerr != nil {
+				return in, fmt.Errorf("%s: %w (and undefining domain %s: %v)", m.Address, err, m.Name, uerr)
+			}
+			return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, notOwned(o, "volume", p.cfg.Pool+"/"+volumeName(m.Name), ""))
+		}
+		return in, fmt.Errorf("%s: %w", m.Address, err)
+	}
+	trace("%s overlay %v", m.Name, time.Since(t0))
 	if err := l.DomainCreate(dom); err != nil {
 		return in, callErr("DomainCreate", m.Name, err)
 	}
 
 	trace("%s define+start %v", m.Name, time.Since(t0))
 	start := time.Now()
-	addr, err := p.waitAddress(ctx, l, dom, network, mac)
+	// While the guest boots, a watch ends the waits at once when its
+	// domain stops or its network goes away.
+	wctx, stopWatch := p.watchBoot(ctx, l, m.Name, network)
+	defer stopWatch()
+	addr, err := p.waitAddress(wctx, l, dom, network, mac)
 	if err != nil {
-		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, err)
+		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
 	}
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
 	trace("%s lease %v", m.Name, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
-	if err := p.waitSSH(ctx, &in, m.Template.OS, start); err != nil {
-		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, err)
+	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
+		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, bootErr(ctx, wctx, err))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	return in, nil
@@ -168,57 +206,39 @@ type volXML struct {
 	} `xml:"target"`
 }
 
-type poolXML struct {
-	Type string `xml:"type,attr"`
-}
-
-// makeOverlay creates the guest's disk from the template volume and returns
-// its path and the disk type for the domain XML.
-func (p *Provider) makeOverlay(l *golibvirt.Libvirt, pool golibvirt.StoragePool, source, name string) (string, string, error) {
+// makeOverlay creates the guest's disk from the template volume: a qcow2
+// overlay on it, or a full copy with full_clone.
+func (p *Provider) makeOverlay(l *golibvirt.Libvirt, pool golibvirt.StoragePool, source, name string) error {
 	base, err := l.StorageVolLookupByName(pool, source)
 	if err != nil {
-		return "", "", callErr("StorageVolLookupByName", fmt.Sprintf("%s in pool %s (the template's source)", source, p.cfg.Pool), err)
+		return callErr("StorageVolLookupByName", fmt.Sprintf("%s in pool %s (the template's source)", source, p.cfg.Pool), err)
 	}
 	_, capacity, _, err := l.StorageVolGetInfo(base)
 	if err != nil {
-		return "", "", callErr("StorageVolGetInfo", source, err)
+		return callErr("StorageVolGetInfo", source, err)
 	}
 	bx, err := l.StorageVolGetXMLDesc(base, 0)
 	if err != nil {
-		return "", "", callErr("StorageVolGetXMLDesc", source, err)
+		return callErr("StorageVolGetXMLDesc", source, err)
 	}
 	var bv volXML
 	if err := xml.Unmarshal([]byte(bx), &bv); err != nil {
-		return "", "", fmt.Errorf("volume %s: parse XML: %w", source, err)
+		return fmt.Errorf("volume %s: parse XML: %w", source, err)
 	}
 	format := bv.Target.Format.Type
 	if format == "" {
 		format = "raw"
 	}
-	var vol golibvirt.StorageVol
 	if p.cfg.FullClone {
-		vol, err = l.StorageVolCreateXMLFrom(pool, volumeXML(name, capacity, "", ""), base, 0)
-		if err != nil {
-			return "", "", callErr("StorageVolCreateXMLFrom", name, err)
+		if _, err := l.StorageVolCreateXMLFrom(pool, volumeXML(name, capacity, "", ""), base, 0); err != nil {
+			return callErr("StorageVolCreateXMLFrom", name, err)
 		}
-	} else {
-		vol, err = l.StorageVolCreateXML(pool, volumeXML(name, capacity, bv.Target.Path, format), 0)
-		if err != nil {
-			return "", "", callErr("StorageVolCreateXML", name, err)
-		}
+		return nil
 	}
-	vpath, err := l.StorageVolGetPath(vol)
-	if err != nil {
-		return "", "", callErr("StorageVolGetPath", name, err)
+	if _, err := l.StorageVolCreateXML(pool, volumeXML(name, capacity, bv.Target.Path, format), 0); err != nil {
+		return callErr("StorageVolCreateXML", name, err)
 	}
-	diskType := "file"
-	if px, err := l.StoragePoolGetXMLDesc(pool, 0); err == nil {
-		var pd poolXML
-		if xml.Unmarshal([]byte(px), &pd) == nil && (pd.Type == "logical" || pd.Type == "disk" || pd.Type == "iscsi") {
-			diskType = "block"
-		}
-	}
-	return vpath, diskType, nil
+	return nil
 }
 
 // resolveFile turns a kernel/initrd setting into a path on the libvirt
@@ -245,12 +265,18 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 	ctx, cancel := context.WithTimeout(ctx, p.leaseTimeout)
 	defer cancel()
 	net, err := l.NetworkLookupByName(network)
-	if err != nil {
+	if isNotFound(err) {
+		return "", fmt.Errorf("network %s is gone: %w", network, callErr("NetworkLookupByName", network, err))
+	} else if err != nil {
 		return "", callErr("NetworkLookupByName", network, err)
 	}
 	var lastErr error
 	for {
 		leases, _, err := l.NetworkGetDhcpLeases(net, golibvirt.OptString{mac}, 1, 0)
+		if isNotFound(err) {
+			// Destroyed under the guest: no lease will ever come.
+			return "", fmt.Errorf("network %s is gone: %w", network, callErr("NetworkGetDhcpLeases", network, err))
+		}
 		if err == nil {
 			for _, le := range leases {
 				if len(le.Mac) > 0 && strings.EqualFold(le.Mac[0], mac) && le.Type == 0 && le.Ipaddr != "" {
@@ -277,7 +303,7 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 			return "", callErr("DomainGetState", dom.Name, err)
 		}
 		if golibvirt.DomainState(state) != golibvirt.DomainRunning {
-			return "", fmt.Errorf("domain stopped (state %d) before it got an address", state)
+			return "", fmt.Errorf("domain %s %s before it got an address", dom.Name, stateName(state))
 		}
 		if err := sleep(ctx, p.poll); err != nil {
 			if ctx.Err() == context.DeadlineExceeded {
@@ -341,58 +367,47 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	return p.deleteMachine(ctx, l, in)
 }
 
+// deleteMachine removes a domain that carries in.Owner's tag and the
+// overlay its metadata names. A domain without that tag is refused
+// (*providers.NotOwnedError). With no domain of this name, nothing proves a
+// volume of the overlay's name lab's: it is left alone.
 func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in providers.Instance) error {
-	pool := in.Attrs[attrPool]
-	if pool == "" {
-		pool = p.cfg.Pool
-	}
-	volume := in.Attrs[attrVolume]
-	if volume == "" {
-		volume = volumeName(in.Name)
-	}
 	dom, err := l.DomainLookupByName(in.Name)
-	switch {
-	case isNotFound(err):
-	case err != nil:
+	if isNotFound(err) {
+		return nil
+	} else if err != nil {
 		return callErr("DomainLookupByName", in.Name, err)
-	default:
-		meta, merr := domainMeta(l, dom)
-		if merr != nil {
-			return fmt.Errorf("domain %s exists but carries no lab metadata (%v): not lab's, left alone", in.Name, merr)
-		}
-		if id := in.Attrs[attrLabID]; id != "" && meta.LabID != id {
-			return fmt.Errorf("domain %s belongs to lab %q, not %q: left alone", in.Name, meta.LabID, id)
-		}
-		if meta.Volume != "" {
-			volume = meta.Volume
-		}
-		if meta.Pool != "" {
-			pool = meta.Pool
-		}
-		if err := l.DomainDestroyFlags(dom, 0); err != nil && !isNotFound(err) && !isNotRunning(err) {
-			return callErr("DomainDestroy", in.Name, err)
-		}
-		flags := golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineSnapshotsMetadata |
-			golibvirt.DomainUndefineNvram | golibvirt.DomainUndefineCheckpointsMetadata
-		if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
-			return callErr("DomainUndefineFlags", in.Name, err)
-		}
 	}
-	pl, err := l.StoragePoolLookupByName(pool)
+	meta, merr := domainMeta(l, dom)
+	if merr != nil || !owns(in.Owner, meta.Tag, meta.LabID) {
+		return notOwned(in.Owner, "domain", in.Name, meta.Tag)
+	}
+	if err := l.DomainDestroyFlags(dom, 0); err != nil && !isNotFound(err) && !isNotRunning(err) {
+		return callErr("DomainDestroy", in.Name, err)
+	}
+	flags := golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineSnapshotsMetadata |
+		golibvirt.DomainUndefineNvram | golibvirt.DomainUndefineCheckpointsMetadata
+	if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
+		return callErr("DomainUndefineFlags", in.Name, err)
+	}
+	if meta.Volume == "" || meta.Pool == "" {
+		return nil
+	}
+	pl, err := l.StoragePoolLookupByName(meta.Pool)
 	if err != nil {
 		if errors.As(err, new(golibvirt.Error)) && golibvirt.ErrorNumber(err.(golibvirt.Error).Code) == golibvirt.ErrNoStoragePool {
 			return nil
 		}
-		return callErr("StoragePoolLookupByName", pool, err)
+		return callErr("StoragePoolLookupByName", meta.Pool, err)
 	}
-	vol, err := l.StorageVolLookupByName(pl, volume)
+	vol, err := l.StorageVolLookupByName(pl, meta.Volume)
 	if isNotFound(err) {
 		return nil
 	} else if err != nil {
-		return callErr("StorageVolLookupByName", volume, err)
+		return callErr("StorageVolLookupByName", meta.Volume, err)
 	}
 	if err := l.StorageVolDelete(vol, golibvirt.StorageVolDeleteNormal); err != nil && !isNotFound(err) {
-		return callErr("StorageVolDelete", volume, err)
+		return callErr("StorageVolDelete", meta.Volume, err)
 	}
 	return nil
 }
@@ -405,9 +420,8 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 	return parseMeta(s)
 }
 
-// List finds the lab's domains by their metadata and its networks by name.
+// List finds o's domains and networks by the tag in their metadata.
 func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
-	labID := o.Lab // objects of this back end carry the lab id only so far
 	l, err := p.conn()
 	if err != nil {
 		return nil, err
@@ -419,22 +433,28 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	var out []providers.Instance
 	for _, d := range doms {
 		meta, err := domainMeta(l, d)
-		if err != nil || meta.LabID != labID {
+		if err != nil || !owns(o, meta.Tag, meta.LabID) {
 			continue
 		}
-		out = append(out, providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name,
-			Attrs: map[string]string{attrLabID: labID, attrVolume: meta.Volume, attrPool: meta.Pool}})
+		out = append(out, providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name, Owner: o,
+			Attrs: map[string]string{attrLabID: o.Lab, attrVolume: meta.Volume, attrPool: meta.Pool}})
 	}
 	nets, _, err := l.ConnectListAllNetworks(1, 0)
 	if err != nil {
 		return out, callErr("ConnectListAllNetworks", "", err)
 	}
-	prefix := networkName(labID + "-")
 	for _, n := range nets {
-		if strings.HasPrefix(n.Name, prefix) {
-			out = append(out, providers.Instance{Address: "", Provider: TypeName, Kind: "link", Name: strings.TrimPrefix(n.Name, networkPrefix),
-				Attrs: map[string]string{attrLabID: labID, attrNetwork: n.Name, attrOwned: "true"}})
+		x, err := l.NetworkGetXMLDesc(n, 0)
+		if err != nil {
+			continue // gone since the listing
 		}
+		tag := networkTag(x)
+		if !o.Owns(tag) {
+			continue
+		}
+		_, addr, _ := providers.ParseTag(tag)
+		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: uuidString(n.UUID), Name: strings.TrimPrefix(n.Name, networkPrefix), Owner: o,
+			Attrs: map[string]string{attrLabID: o.Lab, attrNetwork: n.Name, attrOwned: "true"}})
 	}
 	return out, nil
 }

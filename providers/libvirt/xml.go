@@ -22,6 +22,11 @@ type labMeta struct {
 	Role    string   `xml:"role,omitempty"`
 	Volume  string   `xml:"volume,omitempty"`
 	Pool    string   `xml:"pool,omitempty"`
+	// Tag is the owner's providers.Owner.Tag: Delete, leftover removal and
+	// List match it exactly. The volume named here is deleted with the
+	// domain: a domain that carries lab's tag is what proves the volume
+	// lab's (volumes carry no metadata of their own).
+	Tag string `xml:"tag,omitempty"`
 }
 
 func parseMeta(s string) (labMeta, error) {
@@ -38,20 +43,25 @@ type domainSpec struct {
 	Machine   string
 	VCPU      int
 	MemoryMiB int
-	Disk      string // path of the overlay
-	DiskType  string // "file" or "block"
-	Kernel    string
-	Initrd    string
-	Cmdline   string
-	Network   string
-	MAC       string
-	Model     string
-	Driver    string // "" (libvirt's choice), "qemu" or "vhost"
-	Queues    int
-	MTU       int
-	Host      map[string]bool // host-side offload bits ("csum", "tso4", ...)
-	Guest     map[string]bool // guest-side offload bits ("guest_csum" in the spec)
-	Meta      labMeta
+	// The overlay, as a pool and volume name (<disk type='volume'>): the
+	// domain can be defined, naming its volume, before the volume exists.
+	Pool    string
+	Volume  string
+	Kernel  string
+	Initrd  string
+	Cmdline string
+	Network string
+	MAC     string
+	Model   string
+	Driver  string // "" (libvirt's choice), "qemu" or "vhost"
+	Queues  int
+	MTU     int
+	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
+	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
+	// ConsoleLog is a file on the libvirt host that keeps everything the
+	// guest writes to its serial console (boot messages, a panic).
+	ConsoleLog string
+	Meta       labMeta
 }
 
 // hostBits and guestBits are the offload attributes libvirt knows on
@@ -160,12 +170,8 @@ func domainXML(d domainSpec) (string, error) {
 	if d.Emulator != "" {
 		fmt.Fprintf(&b, "    <emulator>%s</emulator>\n", esc(d.Emulator))
 	}
-	fmt.Fprintf(&b, "    <disk type='%s' device='disk'>\n      <driver name='qemu' type='qcow2'/>\n", esc(d.DiskType))
-	if d.DiskType == "block" {
-		fmt.Fprintf(&b, "      <source dev='%s'/>\n", esc(d.Disk))
-	} else {
-		fmt.Fprintf(&b, "      <source file='%s'/>\n", esc(d.Disk))
-	}
+	b.WriteString("    <disk type='volume' device='disk'>\n      <driver name='qemu' type='qcow2'/>\n")
+	fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Volume))
 	b.WriteString("      <target dev='vda' bus='virtio'/>\n    </disk>\n")
 	b.WriteString("    <interface type='network'>\n")
 	fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
@@ -197,7 +203,11 @@ func domainXML(d domainSpec) (string, error) {
 		return "", fmt.Errorf("nic model %q has no offload bits or queues in libvirt (only virtio has)", d.Model)
 	}
 	b.WriteString("    </interface>\n")
-	b.WriteString("    <serial type='pty'><target port='0'/></serial>\n    <console type='pty'><target type='serial' port='0'/></console>\n")
+	b.WriteString("    <serial type='pty'>")
+	if d.ConsoleLog != "" {
+		fmt.Fprintf(&b, "<log file='%s' append='off'/>", esc(d.ConsoleLog))
+	}
+	b.WriteString("<target port='0'/></serial>\n    <console type='pty'><target type='serial' port='0'/></console>\n")
 	b.WriteString("    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>\n")
 	b.WriteString("    <memballoon model='none'/>\n    <rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>\n")
 	b.WriteString("  </devices>\n</domain>\n")
@@ -211,6 +221,36 @@ type networkSpec struct {
 	MTU     int
 	NAT     bool
 	Network [3]byte // the /24's first three octets
+	Tag     string  // the owner's tag, in the network's <metadata>
+}
+
+// netMeta is lab's element in a network's <metadata> (kept by libvirt 9.0
+// in the network XML, though its metadata API came later).
+type netMeta struct {
+	XMLName xml.Name `xml:"lab"`
+	Xmlns   string   `xml:"xmlns,attr,omitempty"`
+	Tag     string   `xml:"tag"`
+}
+
+// networkTag reads lab's tag out of a network's XML; "" when it has none.
+func networkTag(netXML string) string {
+	var n struct {
+		Metadata struct {
+			Lab []struct {
+				XMLName xml.Name
+				Tag     string `xml:"tag"`
+			} `xml:"lab"`
+		} `xml:"metadata"`
+	}
+	if xml.Unmarshal([]byte(netXML), &n) != nil {
+		return ""
+	}
+	for _, l := range n.Metadata.Lab {
+		if l.XMLName.Space == MetadataNS {
+			return l.Tag
+		}
+	}
+	return ""
 }
 
 // networkXML renders an isolated (or NAT) network with its own bridge and a
@@ -220,6 +260,10 @@ func networkXML(n networkSpec) string {
 	var b strings.Builder
 	b.WriteString("<network>\n")
 	fmt.Fprintf(&b, "  <name>%s</name>\n", esc(n.Name))
+	if n.Tag != "" {
+		mb, _ := xml.Marshal(netMeta{Xmlns: MetadataNS, Tag: n.Tag}) // strings only: cannot fail
+		fmt.Fprintf(&b, "  <metadata>%s</metadata>\n", mb)
+	}
 	if n.NAT {
 		b.WriteString("  <forward mode='nat'/>\n")
 	}

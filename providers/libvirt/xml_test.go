@@ -10,10 +10,11 @@ import (
 
 func TestDomainXML(t *testing.T) {
 	base := domainSpec{Name: "lab-kvm-jumbo-s", Type: "qemu", Emulator: "/usr/bin/qemu-system-x86_64", Machine: "pc",
-		VCPU: 1, MemoryMiB: 768, Disk: "/var/lib/lab/lab-kvm-jumbo-s.qcow2", DiskType: "file",
+		VCPU: 1, MemoryMiB: 768, Pool: "lab", Volume: "lab-kvm-jumbo-s.qcow2",
 		Kernel: "/var/lib/lab/vmlinuz", Initrd: "/var/lib/lab/initrd.img", Cmdline: "root=/dev/vda console=ttyS0",
 		Network: "lab-kvm-jumbo", MAC: "52:54:00:12:34:56", Model: "virtio", Driver: "qemu", MTU: 9000,
-		Meta: labMeta{LabID: "kvm", Address: "pair.jumbo.server", Role: "server"}}
+		Meta: labMeta{LabID: "kvm", Address: "pair.jumbo.server", Role: "server", Volume: "lab-kvm-jumbo-s.qcow2", Pool: "lab", Tag: "lab/1 lab=kvm ws=0a1b2c3d addr=pair.jumbo.server"}}
+	base.ConsoleLog = "/var/log/libvirt/qemu/lab-kvm-jumbo-s-console.log"
 	offloaded := base
 	offloaded.Name, offloaded.Driver, offloaded.Queues = "lab-kvm-off-s", "vhost", 2
 	offloaded.Host, offloaded.Guest = map[string]bool{"tso4": false, "csum": true}, map[string]bool{"tso4": false}
@@ -34,7 +35,7 @@ func TestDomainXML(t *testing.T) {
 }
 
 func TestNetworkXML(t *testing.T) {
-	golden.Check(t, filepath.Join("testdata", "network-isolated-jumbo.golden"), networkXML(networkSpec{Name: "lab-kvm-jumbo", Bridge: "lbr1a2b3c", MTU: 9000, Network: [3]byte{198, 18, 7}}))
+	golden.Check(t, filepath.Join("testdata", "network-isolated-jumbo.golden"), networkXML(networkSpec{Name: "lab-kvm-jumbo", Bridge: "lbr1a2b3c", MTU: 9000, Network: [3]byte{198, 18, 7}, Tag: "lab/1 lab=kvm ws=0a1b2c3d addr=pair.jumbo.link"}))
 	golden.Check(t, filepath.Join("testdata", "network-nat.golden"), networkXML(networkSpec{Name: "lab-kvm-nat", Bridge: "lbr4d5e6f", NAT: true, Network: [3]byte{198, 19, 200}}))
 }
 

@@ -54,6 +54,10 @@ func (e *NotOwnedError) Error() string {
 		e.Kind, e.Name, e.Owner.Lab, e.Owner.Workspace, tag)
 }
 
+// Is makes errors.Is(err, providers.ErrNotOwned) true: the engine records
+// nothing for a create refused this way.
+func (e *NotOwnedError) Is(target error) bool { return target == providers.ErrNotOwned }
+
 // owned checks that the interface or namespace with alias tag belongs to
 // o. A record written by lab 0.1 (no workspace) names objects that carry
 // no tag of this format; those are matched by the exact name the state

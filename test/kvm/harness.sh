@@ -3,7 +3,7 @@
 #
 #   harness.sh start   start virtlogd and libvirtd inside the network namespace
 #                      labkvm (created here), define the storage pool lab-e2e
-#                      holding the test image; prints KEY=VALUE lines
+#                      holding a copy of the test image; prints KEY=VALUE lines
 #   harness.sh stop    remove every lab-* domain, volume and network left in
 #                      that daemon, the pool, stop the daemons (by PID), delete
 #                      the namespace
@@ -79,15 +79,19 @@ start() {
     [ -f "$img/$f" ] || { log "build-kvm-image.sh printed '$img', which holds no $f"; exit 1; }
   done
 
-  # The pool: a directory with the image's three files hard-linked in.
+  # The pool: a directory with copies of the image's three files. Copies,
+  # not hard links: libvirt relabels and chowns what it serves, and anything
+  # written through the pool would change the cached image under every
+  # later run (and the checksum lab pins). A reflink copy is free where the
+  # file system has them.
   if ! virsh pool-info "$POOL" >/dev/null 2>&1; then
     mkdir -p "$POOLDIR"
     virsh pool-create-as "$POOL" dir --target "$POOLDIR" >/dev/null
   fi
   for f in base.qcow2 vmlinuz initrd.img; do
-    if ! [ "$POOLDIR/$f" -ef "$img/$f" ]; then
+    if ! cmp -s "$img/$f" "$POOLDIR/$f"; then
       rm -f "$POOLDIR/$f"
-      ln "$img/$f" "$POOLDIR/$f" 2>/dev/null || cp "$img/$f" "$POOLDIR/$f"
+      cp --reflink=auto "$img/$f" "$POOLDIR/$f.tmp" && mv "$POOLDIR/$f.tmp" "$POOLDIR/$f"
     fi
   done
   virsh pool-refresh "$POOL" >/dev/null
