@@ -55,6 +55,7 @@ func verbs() []verb {
 		{"fmt", "Rewrite the lab's .hcl files in the canonical style (-check, -diff, -recursive)", runFmt},
 		{"version", "Print the version", runVersion},
 		{"help", "Show the usage of lab or of a verb (lab help VERB)", runHelp},
+		{"completion", "Print a shell completion script: eval \"$(lab completion bash)\" (or zsh)", runCompletion},
 	}
 }
 
@@ -119,6 +120,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 		usage(stderr)
 		return exitError
 	}
+	if rest[0] == "__complete" { // the completion script's helper, not a verb
+		return complete(g, rest[1:])
+	}
 	for _, v := range verbs() {
 		if v.name == rest[0] {
 			err := v.run(g, rest[1:])
@@ -133,7 +137,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: lab [-chdir=DIR] [-no-color] [-version] <verb> [flags] [args]\n\nVerbs:\n")
 	for _, v := range verbs() {
-		fmt.Fprintf(w, "  %-9s %s\n", v.name, v.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
 	}
 	fmt.Fprintf(w, "\nGlobal flags, before the verb:\n"+
 		"  -chdir=DIR  switch to DIR (the lab directory) before running the verb\n"+

@@ -15,7 +15,7 @@ func TestUsageListsEveryVerb(t *testing.T) {
 			t.Errorf("%v: exit %d", args, code)
 		}
 		for _, v := range verbs() {
-			if !strings.Contains(text, "  "+v.name+strings.Repeat(" ", max(1, 10-len(v.name)))+v.summary+"\n") {
+			if !strings.Contains(text, "  "+v.name+strings.Repeat(" ", max(1, 11-len(v.name)))+v.summary+"\n") {
 				t.Errorf("%v does not list %s with its summary:\n%s", args, v.name, text)
 			}
 			if strings.Contains(v.summary, "\n") {
