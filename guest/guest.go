@@ -10,6 +10,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Cmd is one command to run on a guest. Argv is never passed through a shell
@@ -49,6 +50,9 @@ type CommandError struct {
 	ExitCode int
 	Stderr   string
 	Err      error // underlying error when the command could not be started
+	// Signal names the signal that killed the command ("killed"), when one
+	// did; ExitCode is then -1 and says nothing.
+	Signal string
 }
 
 func (e *CommandError) Error() string {
@@ -56,10 +60,14 @@ func (e *CommandError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Guest, e.Cmd, e.Err)
 	}
-	if msg == "" {
-		return fmt.Sprintf("%s: %s: exit status %d", e.Guest, e.Cmd, e.ExitCode)
+	status := fmt.Sprintf("exit status %d", e.ExitCode)
+	if e.Signal != "" {
+		status = "killed by signal " + e.Signal + " (not by lab: something else on the machine ended it)"
 	}
-	return fmt.Sprintf("%s: %s: exit status %d: %s", e.Guest, e.Cmd, e.ExitCode, msg)
+	if msg == "" {
+		return fmt.Sprintf("%s: %s: %s", e.Guest, e.Cmd, status)
+	}
+	return fmt.Sprintf("%s: %s: %s: %s", e.Guest, e.Cmd, status, msg)
 }
 
 func (e *CommandError) Unwrap() error { return e.Err }
@@ -156,4 +164,13 @@ func SortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// SignalOf names the signal that ended a process (as os.ProcessState.Sys
+// reports it), "" when it exited by itself.
+func SignalOf(sys any) string {
+	if ws, ok := sys.(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal().String()
+	}
+	return ""
 }

@@ -107,7 +107,8 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 	case ctx.Err() != nil:
 		ce.Err = ctx.Err()
 	case errors.As(err, &exitErr):
-		// The exit status and stderr say it all.
+		// The exit status (or the signal) and stderr say it all.
+		ce.Signal = guest.SignalOf(exitErr.Sys())
 	default:
 		ce.Err = err // could not start, or I/O failure
 	}

@@ -119,3 +119,13 @@ func TestUpload(t *testing.T) {
 		t.Errorf("mode %v", fi.Mode())
 	}
 }
+
+// A command killed by a signal from outside says so, not "exit status -1".
+func TestKilledCommandNamesTheSignal(t *testing.T) {
+	p := netnstest.NewPair(t)
+	tr := netns.New("g", p.A.NS, nil)
+	_, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"sh", "-c", "kill -KILL $$"}})
+	if err == nil || !strings.Contains(err.Error(), "killed by signal killed") || strings.Contains(err.Error(), "exit status -1") {
+		t.Errorf("err = %v", err)
+	}
+}

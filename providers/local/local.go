@@ -98,6 +98,7 @@ func hostExec(ctx context.Context, argv ...string) ([]byte, error) {
 			ce.Err = fmt.Errorf("interrupted: %w", ctx.Err())
 		} else if errors.As(err, &ee) {
 			ce.ExitCode = ee.ExitCode()
+			ce.Signal = guest.SignalOf(ee.Sys())
 		} else {
 			ce.Err = err
 		}
