@@ -10,11 +10,16 @@ func useColor(g *globals, w any) bool {
 }
 
 // noColorEnv reports whether env sets NO_COLOR to a non-empty value.
-func noColorEnv(env []string) bool {
+func noColorEnv(env []string) bool { return envValue(env, "NO_COLOR") != "" }
+
+// envValue is key's value in env (os.Environ form), "" when unset. lab
+// reads the environment it was given (globals.env), never the process's,
+// so tests can set it.
+func envValue(env []string, key string) string {
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "NO_COLOR="); ok && v != "" {
-			return true
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
 		}
 	}
-	return false
+	return ""
 }

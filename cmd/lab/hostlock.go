@@ -14,22 +14,13 @@ import (
 // hostLockDir holds the host-wide benchmark lock: one per machine, whatever
 // the lab or directory (LAB_HOST_LOCK_DIR overrides it).
 func hostLockDir(g *globals) string {
-	for _, kv := range g.env {
-		if v, ok := cutEnv(kv, "LAB_HOST_LOCK_DIR"); ok && v != "" {
-			return v
-		}
+	if v := envValue(g.env, "LAB_HOST_LOCK_DIR"); v != "" {
+		return v
 	}
 	if os.Geteuid() == 0 {
 		return "/run/lab"
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("lab-%d", os.Getuid()))
-}
-
-func cutEnv(kv, key string) (string, bool) {
-	if len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '=' {
-		return kv[len(key)+1:], true
-	}
-	return "", false
 }
 
 // hostLock returns the engine's HostLock: the state package's flock with

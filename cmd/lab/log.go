@@ -21,16 +21,8 @@ import (
 // newLogger returns the logger LAB_LOG and LAB_LOG_PATH in env ask for,
 // nil when logging is off, and the redactor its output passes through.
 func newLogger(env []string, stderr io.Writer) (*slog.Logger, *redactor, error) {
-	get := func(k string) string {
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
 	var level slog.Level
-	switch strings.ToLower(get("LAB_LOG")) {
+	switch strings.ToLower(envValue(env, "LAB_LOG")) {
 	case "", "off":
 		return nil, nil, nil
 	case "debug":
@@ -38,10 +30,10 @@ func newLogger(env []string, stderr io.Writer) (*slog.Logger, *redactor, error) 
 	case "trace":
 		level = providers.LevelTrace
 	default:
-		return nil, nil, fmt.Errorf("LAB_LOG=%q: use debug or trace", get("LAB_LOG"))
+		return nil, nil, fmt.Errorf("LAB_LOG=%q: use debug or trace", envValue(env, "LAB_LOG"))
 	}
 	w := stderr
-	if path := get("LAB_LOG_PATH"); path != "" {
+	if path := envValue(env, "LAB_LOG_PATH"); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, nil, fmt.Errorf("LAB_LOG_PATH: %w", err)
@@ -49,7 +41,7 @@ func newLogger(env []string, stderr io.Writer) (*slog.Logger, *redactor, error) 
 		w = f
 	}
 	r := &redactor{}
-	r.add(get("GOVC_PASSWORD"))
+	r.add(envValue(env, "GOVC_PASSWORD"))
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 		if a.Key == slog.LevelKey && a.Value.Any() == providers.LevelTrace {
 			return slog.String(slog.LevelKey, "TRACE")

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/url"
 
 	"github.com/lab-bench/lab/providers"
@@ -64,7 +65,7 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string,
 // ctxWriter stops a download when ctx is done.
 type ctxWriter struct {
 	ctx context.Context
-	w   interface{ Write([]byte) (int, error) }
+	w   io.Writer
 }
 
 func (c ctxWriter) Write(b []byte) (int, error) {
