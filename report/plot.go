@@ -345,18 +345,9 @@ func renderPlot(w io.Writer, format string, info results.RunInfo, groups []resul
 	if err != nil {
 		return err
 	}
-	var canvas interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	switch format {
-	case "svg":
-		canvas = vgsvg.New(width, height)
-	case "png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(120),
-			vgimg.UseBackgroundColor(color.White))}
-	default:
-		return fmt.Errorf("unknown plot format %q", format)
+	canvas, err := newCanvas(format, width, height, 120)
+	if err != nil {
+		return err
 	}
 	dc := draw.New(canvas)
 	pad := vg.Millimeter * 3
@@ -364,6 +355,24 @@ func renderPlot(w io.Writer, format string, info results.RunInfo, groups []resul
 	tput.Draw(draw.Crop(dc, pad, -(width - split), pad, -pad))
 	drawPanel(draw.Crop(dc, split+pad, -pad, pad, -pad), cpu.Plot)
 	return writeCanvas(w, format, canvas)
+}
+
+// canvas is what a plot is drawn on and then written out.
+type canvas interface {
+	vg.CanvasSizer
+	io.WriterTo
+}
+
+// newCanvas is an SVG or PNG (white background, dpi) canvas of the size.
+func newCanvas(format string, width, height vg.Length, dpi int) (canvas, error) {
+	switch format {
+	case "svg":
+		return vgsvg.New(width, height), nil
+	case "png":
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi),
+			vgimg.UseBackgroundColor(color.White))}, nil
+	}
+	return nil, fmt.Errorf("unknown plot format %q", format)
 }
 
 // writeCanvas writes a finished canvas; an SVG's fonts get a generic

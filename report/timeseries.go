@@ -2,14 +2,12 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/lab-bench/lab/results"
@@ -81,18 +79,9 @@ func renderTimeSeries(w io.Writer, format string, groups []results.CellGroup) er
 	rows := (len(plots) + cols - 1) / cols
 	pw, ph := 4*vg.Inch, 3*vg.Inch
 	width, height := pw*vg.Length(cols), ph*vg.Length(rows)
-	var canvas interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	switch format {
-	case "svg":
-		canvas = vgsvg.New(width, height)
-	case "png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(100),
-			vgimg.UseBackgroundColor(color.White))}
-	default:
-		return fmt.Errorf("unknown plot format %q", format)
+	canvas, err := newCanvas(format, width, height, 100)
+	if err != nil {
+		return err
 	}
 	dc := draw.New(canvas)
 	pad := vg.Millimeter * 3
