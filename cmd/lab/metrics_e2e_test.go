@@ -59,21 +59,6 @@ func checkOutcomes(t *testing.T, dir string) (int, map[string]results.Outcome) {
 	return code, m
 }
 
-// loadRun loads the latest run of a lab directory.
-func loadRun(t *testing.T, dir string) []results.Record {
-	t.Helper()
-	rs := results.Store{Dir: filepath.Join(dir, "results")}
-	id, err := rs.Latest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, recs, err := rs.Load(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
 // TestLatencyLabForReal applies examples/latency-rr (iperf 2 bounceback
 // between two namespaces) with short runs: every run records round-trip
 // latency and transactions/s, the example's expectation (a mean under
@@ -103,7 +88,7 @@ func TestLatencyLabForReal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("apply: %v\n%s\n%s", err, stdout, stderr)
 	}
-	recs := loadRun(t, dir)
+	recs := loadRecords(t, dir)
 	if len(recs) != 8 {
 		t.Fatalf("%d records, want 8 (2 sizes × (1 warm-up + 3))", len(recs))
 	}
@@ -164,7 +149,7 @@ func TestUDPLabForReal(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitExpect {
 		t.Fatalf("apply with an expectation that fails: %v, want exit %d\n%s\n%s", err, exitExpect, stdout, stderr)
 	}
-	recs := loadRun(t, dir)
+	recs := loadRecords(t, dir)
 	if len(recs) != 12 {
 		t.Fatalf("%d records, want 12 (2 rates × 2 drops × 3)", len(recs))
 	}
