@@ -3,7 +3,6 @@ package ssh_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,21 +30,7 @@ const jumpAddr = "198.19.255.2"
 // key from a known_hosts file.
 func TestRealJump(t *testing.T) {
 	p := netnstest.NewPair(t) // A = J (jump), B = T (target); skips unless root
-	id := strings.TrimSuffix(strings.TrimPrefix(p.A.NS, "labt-"), "-a")
-	rootIf, jIf := "lt"+id+"r", "lt"+id+"j"
-	for _, argv := range [][]string{
-		{"ip", "link", "add", rootIf, "type", "veth", "peer", "name", jIf},
-		{"ip", "link", "set", jIf, "netns", p.A.NS},
-		{"ip", "addr", "add", "198.19.255.1/30", "dev", rootIf},
-		{"ip", "link", "set", rootIf, "up"},
-		{"ip", "-n", p.A.NS, "addr", "add", jumpAddr + "/30", "dev", jIf},
-		{"ip", "-n", p.A.NS, "link", "set", jIf, "up"},
-	} {
-		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v: %s", strings.Join(argv, " "), err, out)
-		}
-	}
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", rootIf).Run() })
+	p.LinkA(t, "198.19.255.1", jumpAddr)
 	jPort, jKey, jHostKey := sshtest.StartSSHD(t, p.A.NS, jumpAddr)
 	tPort, tKey, tHostKey := sshtest.StartSSHD(t, p.B.NS, p.B.Addr)
 	ctx := context.Background()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,21 +29,8 @@ import (
 // command there.
 func TestJumpHostRealSSHD(t *testing.T) {
 	p := netnstest.NewPair(t) // A: jump host, B: the machine; skips unless root
-	id := strings.TrimSuffix(strings.TrimPrefix(p.A.NS, "labt-"), "-a")
-	rootIf, jIf, jumpAddr := "lt"+id+"r", "lt"+id+"j", "198.19.254.2"
-	for _, argv := range [][]string{
-		{"ip", "link", "add", rootIf, "type", "veth", "peer", "name", jIf},
-		{"ip", "link", "set", jIf, "netns", p.A.NS},
-		{"ip", "addr", "add", "198.19.254.1/30", "dev", rootIf},
-		{"ip", "link", "set", rootIf, "up"},
-		{"ip", "-n", p.A.NS, "addr", "add", jumpAddr + "/30", "dev", jIf},
-		{"ip", "-n", p.A.NS, "link", "set", jIf, "up"},
-	} {
-		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v: %s", strings.Join(argv, " "), err, out)
-		}
-	}
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", rootIf).Run() })
+	jumpAddr := "198.19.254.2"
+	p.LinkA(t, "198.19.254.1", jumpAddr)
 	_, jKey, jHostKey := sshtest.StartSSHD(t, p.A.NS, jumpAddr)
 	_, mKey, mHostKey := sshtest.StartSSHD(t, p.B.NS, p.B.Addr)
 

@@ -97,3 +97,19 @@ func randomID(t testing.TB) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// LinkA joins the host to namespace A with a second veth on the /30 whose
+// host side is hostAddr and A's side aAddr (B stays reachable only through
+// A: a jump host's network). It is removed when the test ends.
+func (p Pair) LinkA(t testing.TB, hostAddr, aAddr string) {
+	t.Helper()
+	id := strings.TrimSuffix(strings.TrimPrefix(p.A.NS, "labt-"), "-a")
+	hostIf, aIf := "lt"+id+"r", "lt"+id+"j"
+	run(t, "ip", "link", "add", hostIf, "type", "veth", "peer", "name", aIf)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", hostIf).Run() })
+	run(t, "ip", "link", "set", aIf, "netns", p.A.NS)
+	run(t, "ip", "addr", "add", hostAddr+"/30", "dev", hostIf)
+	run(t, "ip", "link", "set", hostIf, "up")
+	run(t, "ip", "-n", p.A.NS, "addr", "add", aAddr+"/30", "dev", aIf)
+	run(t, "ip", "-n", p.A.NS, "link", "set", aIf, "up")
+}
