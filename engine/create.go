@@ -154,8 +154,7 @@ func pendingInstance(g *plan.Group, address, kind string) providers.Instance {
 	case g.ClientLink != nil && address == g.ClientLink.Address:
 		name = g.ClientLink.Name
 	}
-	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner(),
-		Attrs: map[string]string{"lab_id": g.Link.LabID}}
+	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner()}
 }
 
 func mergeInstance(pending, in providers.Instance) providers.Instance {

@@ -18,7 +18,7 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// Attrs a machine instance carries (besides "lab_id" from the engine); how
+// Attrs a machine instance carries; how
 // the engine reaches it is in its Endpoint.
 const (
 	attrMAC     = "mac"    // the benchmark NIC's MAC

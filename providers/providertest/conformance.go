@@ -266,8 +266,7 @@ func cancellation(t *testing.T, h Harness) {
 		t.Errorf("Create with a cancelled context succeeded")
 	}
 	if in.Address == "" {
-		in = providers.Instance{Address: m.Address, Provider: h.Type, Kind: "machine", Name: m.Name, Owner: m.Owner(),
-			Attrs: map[string]string{"lab_id": m.LabID}}
+		in = providers.Instance{Address: m.Address, Provider: h.Type, Kind: "machine", Name: m.Name, Owner: m.Owner()}
 	}
 	if err := p.Delete(bg, in); err != nil {
 		t.Errorf("Delete after a cancelled Create: %v", err)
