@@ -44,7 +44,7 @@ type fakeHost struct {
 	// sysConf is the rest of VM_DIR/.config/system.conf: the keys
 	// other than vm-bhyve's own switch_list/type_NAME/… (which switches
 	// stands for), i.e. lab's lab_owner_NAME records.
-	sysConf map[string]string
+	sysConf  map[string]string
 	ifaces   map[string]*fakeIface
 	datasets map[string]*fakeDS // ZFS datasets and snapshots
 	vmm      map[string]bool    // raw-mode /dev/vmm entries
