@@ -36,7 +36,10 @@ func ConnectGuest(ctx context.Context, in Instance, dial DialFunc, retry time.Du
 	if ep.SSH == nil || ep.SSHHost == "" {
 		return nil, fmt.Errorf("%s: no SSH login recorded for this machine", in.Address)
 	}
-	c := ssh.ConfigFor(ep.SSHHost, *ep.SSH)
+	c, err := ssh.DialConfig(ep.SSHHost, *ep.SSH)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Address, err)
+	}
 	c.Retry = retry
 	if dial == nil {
 		dial = DialSSH

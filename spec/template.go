@@ -1,9 +1,11 @@
 package spec
 
 import (
-	"github.com/hashicorp/hcl/v2"
 	"maps"
 	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest/ssh"
 )
@@ -14,7 +16,8 @@ var templateSchema = &hcl.BodySchema{
 }
 
 var sshSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "private_key_file"}, {Name: "port"}},
+	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "private_key_file"}, {Name: "port"},
+		{Name: "agent"}, {Name: "known_hosts_file"}, {Name: "ssh_config"}, {Name: "proxy_jump"}},
 }
 
 // decodeTemplates decodes template blocks; providers must be decoded first.
@@ -98,6 +101,10 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 	return t, diags
 }
 
+// decodeSSH reads a template's ssh {} block: the pinned-key login (user,
+// private_key_file, port) and the OpenSSH vocabulary the hosts and bhyve
+// provider blocks share: agent, known_hosts_file, ssh_config and
+// proxy_jump (reach the guest through jump hosts, e.g. the hypervisor).
 func (l *loader) decodeSSH(b *hcl.Block) (*ssh.Login, hcl.Diagnostics) {
 	s := &ssh.Login{Port: 22}
 	content, diags := b.Body.Content(sshSchema)
@@ -110,20 +117,51 @@ func (l *loader) decodeSSH(b *hcl.Block) (*ssh.Login, hcl.Diagnostics) {
 		}
 		s.User = u
 	}
-	if a := content.Attributes["private_key_file"]; a != nil {
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"private_key_file", &s.PrivateKeyFile}, {"known_hosts_file", &s.KnownHostsFile}, {"ssh_config", &s.SSHConfig}} {
+		a := content.Attributes[f.name]
+		if a == nil {
+			continue
+		}
 		p, d := l.evalString(a)
 		diags = append(diags, d...)
 		if !d.HasErrors() && (p == "" || hasControl(p)) {
-			diags = append(diags, attrErr(a, "Invalid private key file",
-				"private_key_file must be a non-empty path without control characters."))
+			diags = append(diags, attrErr(a, "Invalid "+strings.ReplaceAll(f.name, "_", " "),
+				"%s must be a non-empty path without control characters.", f.name))
 		}
-		s.PrivateKeyFile = p
+		*f.dst = p
 	}
 	if a := content.Attributes["port"]; a != nil {
 		p, d := l.evalInt(a, 1, 65535)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			s.Port = p
+		}
+	} else if s.SSHConfig != "" {
+		s.Port = 0 // the ssh_config entry's Port, else 22
+	}
+	if a := content.Attributes["agent"]; a != nil {
+		v, d := l.evalValue(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			on, dd := toBool(v, a.Expr.Range(), a.Name)
+			if dd != nil {
+				diags = append(diags, dd)
+			}
+			s.Agent = on
+		}
+	}
+	if a := content.Attributes["proxy_jump"]; a != nil {
+		j, d := l.evalString(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if _, err := (ssh.Config{}).WithProxyJump(j, nil); err != nil || j == "" {
+				diags = append(diags, attrErr(a, "Invalid proxy_jump",
+					"proxy_jump must be \"[user@]host[:port]\", hops separated by commas (%q).", truncate(j, 60)))
+			}
+			s.ProxyJump = j
 		}
 	}
 	return s, diags

@@ -123,7 +123,14 @@ type kvmNames struct {
 func kvmPlan(t testing.TB, e kvmEnv, dir string, vars ...string) kvmNames {
 	t.Helper()
 	file := filepath.Join(dir, "lab.plan")
-	out, err := e.cmd(dir, append([]string{"plan", "-json", "-out", file}, e.vars(vars...)...)...).Output()
+	return kvmPlanNames(t, e.cmd(dir, append([]string{"plan", "-json", "-out", file}, e.vars(vars...)...)...), file)
+}
+
+// kvmPlanNames runs cmd, a `lab plan -json -out file`, and reads the
+// names of the plan's one group.
+func kvmPlanNames(t testing.TB, cmd *exec.Cmd, file string) kvmNames {
+	t.Helper()
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
@@ -216,6 +223,10 @@ func TestKVM(t *testing.T) {
 
 	t.Run("ownership: objects with lab's names that are not lab's are refused, never recorded, and survive", func(t *testing.T) {
 		kvmOwnership(t, e)
+	})
+
+	t.Run("remote libvirt: qemu+ssh to the host through a real sshd, guests by jump", func(t *testing.T) {
+		kvmRemote(t, e)
 	})
 
 	t.Run("network destroyed while booting fails at once", func(t *testing.T) {

@@ -62,6 +62,10 @@ type Config struct {
 	// a different key is a *HostKeyChangedError, a host not in it an
 	// *UnknownHostError. Empty: trust on first use.
 	KnownHostsFile string
+	// AcceptNewHost, with KnownHostsFile, trusts a host the file does
+	// not list (OpenSSH's StrictHostKeyChecking=accept-new, without
+	// writing the file): a listed host must still present its key.
+	AcceptNewHost bool
 	// Jump is the host to reach Host through (OpenSSH's ProxyJump): lab
 	// logs in to it and opens a TCP channel to Host:Port from there.
 	Jump *Config

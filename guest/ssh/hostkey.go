@@ -31,6 +31,7 @@ type hostKeyCheck struct {
 	known       xssh.PublicKey
 	file        string
 	db          xssh.HostKeyCallback
+	acceptNew   bool
 	seen        xssh.PublicKey
 	failed      error
 }
@@ -53,7 +54,7 @@ func newHostKeyCheck(guestName, addr string, c Config) (*hostKeyCheck, error) {
 		if err != nil {
 			return nil, fmt.Errorf("known_hosts: %w", err)
 		}
-		h.file, h.db = path, db
+		h.file, h.db, h.acceptNew = path, db, c.AcceptNewHost
 	}
 	return h, nil
 }
@@ -71,6 +72,7 @@ func (h *hostKeyCheck) callback(hostname string, remote net.Addr, key xssh.Publi
 		switch {
 		case errors.As(err, &ke) && len(ke.Want) > 0:
 			h.failed = &HostKeyChangedError{Guest: h.guest, Addr: h.addr, Known: FormatKey(ke.Want[0].Key), Seen: FormatKey(key)}
+		case errors.As(err, &ke) && h.acceptNew:
 		case errors.As(err, &ke):
 			h.failed = &UnknownHostError{Guest: h.guest, Addr: h.addr, File: h.file, Seen: FormatKey(key)}
 		case err != nil:

@@ -19,6 +19,21 @@ type Login struct {
 	User           string `json:"user,omitempty"`
 	PrivateKeyFile string `json:"private_key_file,omitempty"`
 	HostKey        string `json:"host_key,omitempty"` // pinned key, one authorized_keys line
+	// Agent offers ssh-agent's keys ($SSH_AUTH_SOCK) before the key file.
+	Agent bool `json:"agent,omitempty"`
+	// KnownHostsFile is an OpenSSH known_hosts file: jump hosts must be
+	// in it, and a machine in it must present the key it lists. A created
+	// guest not in it (a fresh clone with new host keys) is trusted on
+	// first contact and its key recorded, as OpenSSH's
+	// StrictHostKeyChecking=accept-new.
+	KnownHostsFile string `json:"known_hosts_file,omitempty"`
+	// SSHConfig is an OpenSSH client configuration file (~/.ssh/config):
+	// its Host entries matching the machine (and each jump hop) fill
+	// HostName, User, Port, IdentityFile and ProxyJump left unset here.
+	SSHConfig string `json:"ssh_config,omitempty"`
+	// ProxyJump reaches the machine through jump hosts, as OpenSSH's
+	// ProxyJump: "[user@]host[:port][,…]".
+	ProxyJump string `json:"proxy_jump,omitempty"`
 }
 
 // LoginProblem is one invalid Login field, named by its spec attribute.
@@ -60,5 +75,35 @@ func CheckLogin(l *Login) []LoginProblem {
 // ConfigFor is the dial configuration for logging in to host with l. The
 // login's HostKey, when set, is the key the host must present.
 func ConfigFor(host string, l Login) Config {
-	return Config{User: l.User, Host: host, Port: l.Port, PrivateKeyFile: l.PrivateKeyFile, KnownHostKey: l.HostKey}
+	return Config{User: l.User, Host: host, Port: l.Port, PrivateKeyFile: l.PrivateKeyFile, KnownHostKey: l.HostKey,
+		Agent: l.Agent, KnownHostsFile: l.KnownHostsFile, AcceptNewHost: l.KnownHostsFile != ""}
+}
+
+// DialConfig is ConfigFor with l's ssh_config file read and its ProxyJump
+// applied: what a created guest is dialled with. Hops inherit l's agent,
+// known_hosts file and key file; they must be in the known_hosts file
+// when one is given (no accept-new for a jump host).
+func DialConfig(host string, l Login) (Config, error) {
+	c := ConfigFor(host, l)
+	var sc *SSHConfig
+	if l.SSHConfig != "" {
+		var err error
+		if sc, err = ReadSSHConfig(l.SSHConfig); err != nil {
+			return c, err
+		}
+	}
+	if l.ProxyJump != "" {
+		var err error
+		if c, err = c.WithProxyJump(l.ProxyJump, sc); err != nil {
+			return c, err
+		}
+	}
+	c, err := c.Resolve(sc)
+	if err != nil {
+		return c, err
+	}
+	if c.PrivateKeyFile == "" && l.SSHConfig != "" && !c.Agent {
+		c.PrivateKeyFile = DefaultPrivateKeyFile
+	}
+	return c, nil
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"time"
 
@@ -167,4 +168,17 @@ func (t *Transport) Upload(ctx context.Context, path string, r io.Reader) error 
 // UploadArgv is the command Upload runs for path.
 func UploadArgv(path string) []string {
 	return []string{"sh", "-c", `cat > "$1"`, "sh", path}
+}
+
+// DialUnix opens a connection to the Unix socket at path on the remote
+// host, through the SSH connection (OpenSSH's direct-streamlocal channel,
+// as `ssh -L LOCAL:/path` uses; sshd must allow it,
+// AllowStreamLocalForwarding, yes by default). Closing the connection
+// leaves the transport open.
+func (t *Transport) DialUnix(path string) (net.Conn, error) {
+	c, err := t.client.Dial("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s): open %s: %w", t.guest, t.addr, path, err)
+	}
+	return c, nil
 }

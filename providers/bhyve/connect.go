@@ -75,7 +75,40 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 		}
 		found = append(found, l)
 	}
+	if p.cfg.Backend != BackendRaw {
+		vale, err := p.ownedValeSwitches(ctx, o)
+		if err != nil {
+			return found, err
+		}
+		found = append(found, vale...)
+	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Kind+found[i].Name < found[j].Kind+found[j].Name })
+	return found, nil
+}
+
+// ownedValeSwitches are the VALE switches whose owner record in
+// system.conf is o's exact tag (see valeTag).
+func (p *Provider) ownedValeSwitches(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+	types, err := p.switchTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var found []providers.Instance
+	for _, sw := range sortedKeys(types) {
+		if types[sw] != "vale" {
+			continue
+		}
+		tag, err := p.valeTag(ctx, sw)
+		if err != nil {
+			return found, err
+		}
+		if !o.Owns(tag) {
+			continue
+		}
+		_, addr, _ := providers.ParseTag(tag)
+		found = append(found, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", Owner: o,
+			ID: sw, Name: sw, Attrs: map[string]string{"switch": sw}})
+	}
 	return found, nil
 }
 

@@ -1,6 +1,7 @@
 package bhyve
 
 import (
+	"crypto/md5"
 	"fmt"
 	"io"
 	"regexp"
@@ -40,6 +41,10 @@ type fakeHost struct {
 	vms      map[string]*fakeVM
 	autoList []string               // rc.conf vm_list: AUTO "Yes [n]"
 	switches map[string]*fakeSwitch // vm-bhyve switches by name
+	// sysConf is the rest of VM_DIR/.config/system.conf: the keys
+	// other than vm-bhyve's own switch_list/type_NAME/… (which switches
+	// stands for), i.e. lab's lab_owner_NAME records.
+	sysConf  map[string]string
 	ifaces   map[string]*fakeIface
 	datasets map[string]*fakeDS // ZFS datasets and snapshots
 	vmm      map[string]bool    // raw-mode /dev/vmm entries
@@ -121,6 +126,7 @@ func newFakeHost() *fakeHost {
 			"vm-public": {mtu: 1500, members: []string{"igb0"}, group: "vm-switch"}},
 		datasets: map[string]*fakeDS{"zroot/vm": {}},
 		vmm:      map[string]bool{}, running: map[string]bool{}, nPID: 4240,
+		sysConf: map[string]string{},
 	}
 	// Templates: vm-bhyve guests with a zvol disk (dataset + disk0), and
 	// zvols for raw mode. gw is a router VM started at boot (vm_list),
@@ -227,6 +233,8 @@ func (h *fakeHost) handle(cmd string, stdin io.Reader) (string, string, int) {
 	}
 	last := f[len(f)-1]
 	switch {
+	case strings.HasPrefix(cmd, "sysrc -f "+systemConf+" "):
+		return h.sysrcSystemConf(f[3:])
 	case strings.HasPrefix(cmd, "sysrc -f "):
 		// sysrc(8): "name: old -> new" per assignment.
 		var b strings.Builder
@@ -297,6 +305,41 @@ func (h *fakeHost) handle(cmd string, stdin io.Reader) (string, string, int) {
 	return "", "", 0
 }
 
+// systemConf is vm-bhyve's core configuration on the fake host: VM_DIR
+// (zroot/vm's mountpoint, lib/vm-zfs zfs::init) + /.config/system.conf
+// (lib/vm-config config::core::load).
+const systemConf = "/zroot/vm/.config/system.conf"
+
+// sysrcSystemConf answers `sysrc -f system.conf ARGS` for lab's keys, as
+// usr.sbin/sysrc/sysrc's argument loop does: "-n NAME" prints the value
+// (f_sysrc_get) or, unset, "sysrc: unknown variable 'NAME'" on stderr
+// and exit 1; "-x NAME" deletes it silently (f_sysrc_delete,
+// usr.sbin/bsdconfig/share/sysrc.subr), or fails the same way when
+// unset; "NAME=VALUE" sets it and prints "NAME: OLD -> NEW".
+func (h *fakeHost) sysrcSystemConf(args []string) (string, string, int) {
+	unknown := func(k string) (string, string, int) { return "", "sysrc: unknown variable '" + k + "'\n", 1 }
+	switch {
+	case len(args) == 2 && args[0] == "-n":
+		v, ok := h.sysConf[args[1]]
+		if !ok {
+			return unknown(args[1])
+		}
+		return v + "\n", "", 0
+	case len(args) == 2 && args[0] == "-x":
+		if _, ok := h.sysConf[args[1]]; !ok {
+			return unknown(args[1])
+		}
+		delete(h.sysConf, args[1])
+		return "", "", 0
+	case len(args) == 1 && strings.Contains(args[0], "="):
+		k, v, _ := strings.Cut(args[0], "=")
+		old := h.sysConf[k]
+		h.sysConf[k] = v
+		return k + ": " + old + " -> " + v + "\n", "", 0
+	}
+	return "", "fakehost: unexpected sysrc arguments " + strings.Join(args, " ") + "\n", 127
+}
+
 // vmCmd answers vm-bhyve's vm(8).
 func (h *fakeHost) vmCmd(cmd string, f []string) (string, string, int) {
 	now := time.Now()
@@ -329,7 +372,9 @@ func (h *fakeHost) vmCmd(cmd string, f []string) (string, string, int) {
 		for _, n := range sortedSet(h.switches) {
 			s := h.switches[n]
 			if s.vale {
-				rows = append(rows, []string{n, "vale", "vale" + n[:5], "n/a", "n/a", "n/a", "n/a", "n/a"})
+				// switch::vale::show prints switch::vale::id's
+				// "vale" + the first 5 hex digits of `md5 -qs NAME`.
+				rows = append(rows, []string{n, "vale", fmt.Sprintf("vale%x", md5.Sum([]byte(n)))[:9], "n/a", "n/a", "n/a", "n/a", "n/a"})
 				continue
 			}
 			mtu, ports := "-", "-"
@@ -363,7 +408,10 @@ func (h *fakeHost) vmCmd(cmd string, f []string) (string, string, int) {
 		}
 	case strings.HasPrefix(cmd, "vm switch destroy "):
 		// switch::remove → switch::standard::remove: deletem the ports,
-		// destroy the bridge.
+		// destroy the bridge; switch::vale::remove does nothing. Then
+		// config::core::remove drops switch_list's entry and ports_,
+		// vlan_, nat_, type_, addr_, private_, mtu_NAME — not lab's
+		// lab_owner_NAME, which sysConf keeps.
 		s := h.switches[last]
 		if s == nil {
 			return vmErr("unable to remove switch of unknown type")
@@ -872,6 +920,9 @@ func (h *fakeHost) left() []string {
 				out = append(out, n)
 			}
 		}
+	}
+	for k, v := range h.sysConf {
+		out = append(out, "system.conf "+k+"="+v)
 	}
 	for n, in := range h.ifaces {
 		if strings.HasPrefix(in.desc, "lab-") || strings.HasPrefix(in.desc, "vmnet/lab-") {

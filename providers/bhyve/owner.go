@@ -11,6 +11,8 @@ import (
 // Ownership. Every object lab makes on the host carries its owner's tag,
 // providers.Owner.Tag(address) ("lab/1 lab=… ws=… addr=…"):
 //
+//   - a VALE switch as the key lab_owner_NAME in vm-bhyve's
+//     VM_DIR/.config/system.conf (sysrc(8));
 //   - interfaces (a vm-bhyve switch's bridge, a raw-mode bridge or tap)
 //     as their description, `ifconfig IF description TAG` (ifconfig(8));
 //   - ZFS datasets and snapshots (a VM's clone, the template snapshot it
@@ -20,8 +22,9 @@ import (
 //
 // Delete removes nothing whose tag names another lab or workspace, or
 // that carries no tag, and says which object it left alone; List returns
-// what carries the owner's exact tag. vm-bhyve keeps VALE switches in its
-// own configuration only, with nothing to tag: they are matched by name.
+// what carries the owner's exact tag. A VALE switch has no interface:
+// vm-bhyve keeps it as keys of its system.conf, and lab keeps the tag
+// beside them as lab_owner_NAME (vmbhyve.go, valeTag).
 // Records of a lab without a workspace (lab 0.1) name objects that carry
 // no tag; those are matched by the exact name the state recorded.
 

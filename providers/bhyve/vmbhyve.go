@@ -32,6 +32,13 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 			return providers.Instance{}, err
 		}
 	}
+	if vale {
+		// The owner record goes in first: a VALE switch lab made is
+		// never without one (one without is refused as not lab's).
+		if err := p.setValeTag(ctx, sw, linkDesc(in)); err != nil {
+			return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+		}
+	}
 	argv := []string{"vm", "switch", "create"}
 	if vale {
 		argv = append(argv, "-t", "vale")
@@ -71,15 +78,34 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 	return in, nil
 }
 
-// deleteSwitch destroys switch sw, if it exists and its bridge carries
-// o's tag, and gives the uplink back its MTU (attrs: the link's, nil when
-// unknown). A VALE switch has no bridge to tag: its name decides.
+// deleteSwitch destroys switch sw, if it exists and carries o's tag —
+// a standard switch on its bridge's description, a VALE switch in
+// vm-bhyve's system.conf (valeTag) — and gives the uplink back its MTU
+// (attrs: the link's, nil when unknown).
 func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owner, attrs map[string]string) error {
-	typ, err := p.switchType(ctx, sw)
+	types, err := p.switchTypes(ctx)
 	if err != nil {
 		return err
 	}
-	if typ != "" && typ != "vale" {
+	typ := types[sw]
+	valeTag := ""
+	switch typ {
+	case "":
+		if p.cfg.NetworkBackend == "vale" {
+			// A record left by a create interrupted before `vm switch
+			// create`: removed when it is o's, refused when not.
+			if err := p.dropValeTag(ctx, sw, o); err != nil {
+				return err
+			}
+		}
+	case "vale":
+		if valeTag, err = p.valeTag(ctx, sw); err != nil {
+			return err
+		}
+		if err := owned(o, "vm-bhyve VALE switch", sw+" (system.conf "+valeOwnerKey(sw)+")", valeTag); err != nil {
+			return err
+		}
+	default:
 		ifs, err := p.interfaces(ctx)
 		if err != nil {
 			return err
@@ -97,23 +123,111 @@ func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owne
 			return err
 		}
 	}
+	if valeTag != "" {
+		// switch::remove drops only vm-bhyve's own keys (type_, ports_,
+		// mtu_, …; lib/vm-switch): lab's goes separately.
+		if err := p.dropValeTag(ctx, sw, o); err != nil {
+			return err
+		}
+	}
 	return p.restoreUplink(ctx, attrs)
 }
 
-// switchType is sw's TYPE in `vm switch list` ("standard", "vale"), ""
-// when there is no such switch. lib/vm-switch switch::list prints NAME
-// TYPE IFACE … through column -t.
-func (p *Provider) switchType(ctx context.Context, sw string) (string, error) {
+// switchTypes maps each switch in `vm switch list` to its TYPE
+// ("standard", "vale", …). lib/vm-switch switch::list prints NAME TYPE
+// IFACE … through column -t.
+func (p *Provider) switchTypes(ctx context.Context) (map[string]string, error) {
 	out, err := p.run(ctx, "vm", "switch", "list")
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for i, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); i > 0 && len(f) > 1 {
+			m[f[0]] = f[1]
+		}
+	}
+	return m, nil
+}
+
+// switchType is sw's TYPE in `vm switch list`, "" when there is no such
+// switch.
+func (p *Provider) switchType(ctx context.Context, sw string) (string, error) {
+	types, err := p.switchTypes(ctx)
+	return types[sw], err
+}
+
+// VALE switches have no interface to describe: vm-bhyve keeps them as
+// two keys of its core configuration, switch_list and type_NAME=vale in
+// VM_DIR/.config/system.conf (lib/vm-switch-vale switch::vale::create,
+// config::core::set = `sysrc -inqf VM_DIR/.config/system.conf`). lab
+// keeps the owner tag beside them as lab_owner_NAME, with sysrc(8) as
+// vm-bhyve does; vm-bhyve reads only the keys it asks for
+// (lib/vm-config config::core::get), so it ignores lab's. lab's switch
+// names are l + 8 hex digits: valid sh variable names.
+
+// valeOwnerKey is the system.conf key holding VALE switch sw's tag.
+func valeOwnerKey(sw string) string { return "lab_owner_" + sw }
+
+// systemConf is vm-bhyve's core configuration file: with
+// vm_dir="zfs:DATASET" VM_DIR is the dataset's mountpoint (lib/vm-zfs
+// zfs::init), the directory the VMs' own .conf files are in.
+func (p *Provider) systemConf(ctx context.Context) (string, error) {
+	dir, err := p.datastoreDir(ctx)
 	if err != nil {
 		return "", err
 	}
-	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == sw {
-			return f[1], nil
-		}
+	return path.Join(dir, ".config", "system.conf"), nil
+}
+
+// valeTag reads VALE switch sw's owner tag, "" when it has none.
+// `sysrc -f FILE -n NAME` prints the value; an unset NAME is "sysrc:
+// unknown variable 'NAME'" on stderr and exit 1 (usr.sbin/sysrc/sysrc,
+// the query branch of its argument loop).
+func (p *Provider) valeTag(ctx context.Context, sw string) (string, error) {
+	conf, err := p.systemConf(ctx)
+	if err != nil {
+		return "", err
 	}
-	return "", nil
+	out, err := p.run(ctx, "sysrc", "-f", conf, "-n", valeOwnerKey(sw))
+	if err != nil && strings.Contains(err.Error(), "unknown variable") {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// setValeTag records tag as VALE switch sw's owner (`sysrc -f FILE
+// NAME=VALUE`: f_sysrc_set replaces the last assignment or appends
+// NAME="VALUE", usr.sbin/bsdconfig/share/sysrc.subr).
+func (p *Provider) setValeTag(ctx context.Context, sw, tag string) error {
+	conf, err := p.systemConf(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = p.run(ctx, "sysrc", "-f", conf, valeOwnerKey(sw)+"="+tag)
+	return err
+}
+
+// dropValeTag removes sw's owner record (`sysrc -f FILE -x NAME`,
+// f_sysrc_delete; it prints nothing) when it is o's; another owner's is
+// refused and left as it is.
+func (p *Provider) dropValeTag(ctx context.Context, sw string, o providers.Owner) error {
+	tag, err := p.valeTag(ctx, sw)
+	if err != nil || tag == "" {
+		return err
+	}
+	if err := owned(o, "vm-bhyve VALE switch record", valeOwnerKey(sw)+" in system.conf", tag); err != nil {
+		return err
+	}
+	conf, err := p.systemConf(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = p.run(ctx, "sysrc", "-f", conf, "-x", valeOwnerKey(sw))
+	return err
 }
 
 // switchExists looks sw up in `vm switch list`.

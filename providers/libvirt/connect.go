@@ -23,12 +23,26 @@ type guestConn interface {
 	HostKey() string
 }
 
-func sshConfig(in providers.Instance) ssh.Config {
+// sshConfig is how to dial a guest: its recorded login with the
+// template's agent, known_hosts, ssh_config and proxy_jump applied; with
+// jump_via_host through the libvirt host (which wins over proxy_jump).
+func (p *Provider) sshConfig(in providers.Instance) (ssh.Config, error) {
 	ep := providers.EndpointOf(in)
-	if ep.SSH == nil {
-		return ssh.Config{Host: ep.SSHHost}
+	c := ssh.Config{Host: ep.SSHHost}
+	if ep.SSH != nil {
+		var err error
+		if c, err = ssh.DialConfig(ep.SSHHost, *ep.SSH); err != nil {
+			return c, fmt.Errorf("%s: %w", in.Address, err)
+		}
 	}
-	return ssh.ConfigFor(ep.SSHHost, *ep.SSH)
+	jump, err := p.guestJump()
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", in.Address, err)
+	}
+	if jump != nil {
+		c.Jump = jump
+	}
+	return c, nil
 }
 
 // waitSSH logs in to a new guest (retrying while it boots, up to
@@ -37,7 +51,10 @@ func sshConfig(in providers.Instance) ssh.Config {
 // guest runs the template's OS (uname -s) and finds the NIC with the
 // guest's MAC.
 func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl providers.Template, start time.Time) error {
-	c := sshConfig(*in)
+	c, err := p.sshConfig(*in)
+	if err != nil {
+		return err
+	}
 	c.KnownHostKey = ""
 	// Right after the lease the guest may not answer for its address yet:
 	// short connect attempts, retried, rather than one 10-second wait.
@@ -139,7 +156,10 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 	if ep.SSH == nil || ep.SSH.HostKey == "" {
 		return nil, fmt.Errorf("%s: no SSH host key recorded (the guest was never reached)", in.Address)
 	}
-	c := sshConfig(in)
+	c, err := p.sshConfig(in)
+	if err != nil {
+		return nil, err
+	}
 	c.Retry = 30 * time.Second
 	return dialGuest(ctx, in.Address, c)
 }

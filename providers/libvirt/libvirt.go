@@ -61,12 +61,23 @@ type Config struct {
 	NICDriver string `hcl:"nic_driver,optional"`
 	// Emulator is the QEMU binary on the libvirt host (default
 	// /usr/bin/qemu-system-x86_64); Machine the machine type (default "pc").
-	Emulator string   `hcl:"emulator,optional"`
-	Machine  string   `hcl:"machine,optional"`
-	Remain   hcl.Body `hcl:",remain"`
+	Emulator string `hcl:"emulator,optional"`
+	Machine  string `hcl:"machine,optional"`
+	// For qemu+ssh:// URIs (remote.go): how lab logs in to the host —
+	// the URI's user and port, a key file, a pinned host key, ssh-agent,
+	// a known_hosts file, an ssh_config file whose Host entries fill
+	// what is unset — and whether the guests are reached through it.
+	PrivateKeyFile string   `hcl:"private_key_file,optional"`
+	HostKey        string   `hcl:"host_key,optional"`
+	Agent          bool     `hcl:"agent,optional"`
+	KnownHostsFile string   `hcl:"known_hosts_file,optional"`
+	SSHConfig      string   `hcl:"ssh_config,optional"`
+	JumpViaHost    bool     `hcl:"jump_via_host,optional"`
+	Remain         hcl.Body `hcl:",remain"`
 }
 
-const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine"
+const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, " +
+	"private_key_file, host_key, agent, known_hosts_file, ssh_config, jump_via_host"
 
 // Defaults.
 const (
@@ -104,7 +115,8 @@ var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured provider with the defaults.
 func New() *Provider {
-	p := &Provider{dial: golibvirt.ConnectToURI, poll: 250 * time.Millisecond}
+	p := &Provider{poll: 250 * time.Millisecond}
+	p.dial = p.dialURI
 	p.cfg = Config{URI: DefaultURI, Pool: DefaultPool, Accel: "kvm"}
 	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
 	return p
@@ -169,6 +181,10 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	}
 	if c.Initrd != "" && c.Kernel == "" {
 		bad("Missing kernel", "initrd is only used with kernel (direct kernel boot).")
+	}
+	if !diags.HasErrors() {
+		attrs, _ := body.JustAttributes()
+		diags = append(diags, checkRemote(c, attrs, body)...)
 	}
 	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
 	for _, d := range []struct {

@@ -1,0 +1,6 @@
+lab "bad" {}
+template "t" {
+  ssh {
+    agent = "sometimes" # ERROR: Incorrect attribute value type
+  }
+}
