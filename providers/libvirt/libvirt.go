@@ -61,12 +61,17 @@ type Config struct {
 	NICDriver string `hcl:"nic_driver,optional"`
 	// Emulator is the QEMU binary on the libvirt host (default
 	// /usr/bin/qemu-system-x86_64); Machine the machine type (default "pc").
-	Emulator string   `hcl:"emulator,optional"`
-	Machine  string   `hcl:"machine,optional"`
-	Remain   hcl.Body `hcl:",remain"`
+	Emulator string `hcl:"emulator,optional"`
+	Machine  string `hcl:"machine,optional"`
+	// CallTimeout bounds how long one libvirt call may wait for its answer
+	// (default 60s; a definition, a start and a full clone get five times
+	// that): a stopped or wedged libvirtd fails the command, naming the
+	// URI and the call, instead of hanging it.
+	CallTimeout string   `hcl:"call_timeout,optional"`
+	Remain      hcl.Body `hcl:",remain"`
 }
 
-const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine"
+const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine"
 
 // Defaults.
 const (
@@ -88,11 +93,17 @@ type Provider struct {
 	cfg          Config
 	bootTimeout  time.Duration
 	leaseTimeout time.Duration
+	callTimeout  time.Duration
 
-	mu sync.Mutex // guards l
+	mu sync.Mutex // guards l, watch and dead
 	l  *golibvirt.Libvirt
+	// watch follows the calls on l's connection (see rpcWatch).
+	watch *rpcWatch
+	// dead is why the daemon stopped answering: once one call stalled,
+	// every later one fails at once instead of waiting out its deadline.
+	dead error
 	// dial connects to libvirtd; replaced in tests.
-	dial func(uri *url.URL) (*golibvirt.Libvirt, error)
+	dial func(uri *url.URL, callTimeout time.Duration) (*golibvirt.Libvirt, *rpcWatch, error)
 	// poll is the interval between lease/state checks.
 	poll time.Duration
 
@@ -104,9 +115,9 @@ var _ providers.Provider = (*Provider)(nil)
 
 // New returns an unconfigured provider with the defaults.
 func New() *Provider {
-	p := &Provider{dial: golibvirt.ConnectToURI, poll: 250 * time.Millisecond}
+	p := &Provider{dial: dialLibvirt, poll: 250 * time.Millisecond}
 	p.cfg = Config{URI: DefaultURI, Pool: DefaultPool, Accel: "kvm"}
-	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
+	p.bootTimeout, p.leaseTimeout, p.callTimeout = DefaultBootTimeout, DefaultLeaseTimeout, DefaultCallTimeout
 	return p
 }
 
@@ -170,12 +181,12 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if c.Initrd != "" && c.Kernel == "" {
 		bad("Missing kernel", "initrd is only used with kernel (direct kernel boot).")
 	}
-	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
+	p.bootTimeout, p.leaseTimeout, p.callTimeout = DefaultBootTimeout, DefaultLeaseTimeout, DefaultCallTimeout
 	for _, d := range []struct {
 		name string
 		s    string
 		into *time.Duration
-	}{{"boot_timeout", c.BootTimeout, &p.bootTimeout}, {"lease_timeout", c.LeaseTimeout, &p.leaseTimeout}} {
+	}{{"boot_timeout", c.BootTimeout, &p.bootTimeout}, {"lease_timeout", c.LeaseTimeout, &p.leaseTimeout}, {"call_timeout", c.CallTimeout, &p.callTimeout}} {
 		if d.s == "" {
 			continue
 		}
@@ -190,36 +201,79 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	return diags
 }
 
-// Close disconnects from libvirtd.
+// Close disconnects from libvirtd. A daemon that stopped answering is not
+// asked to close the connection (that call would wait out its deadline
+// too): the socket is just closed.
 func (p *Provider) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.l == nil {
 		return nil
 	}
-	err := p.l.Disconnect()
-	p.l = nil
-	return err
+	l, w := p.l, p.watch
+	p.l, p.watch = nil, nil
+	if p.dead != nil || (w != nil && w.stalledErr() != nil) {
+		if w != nil {
+			_ = w.Close()
+		}
+		return nil
+	}
+	return l.Disconnect()
 }
 
 // conn returns the connection to libvirtd, dialling on first use and again
-// after the daemon dropped it.
+// after the daemon dropped it; after a call went unanswered it fails at
+// once with that cause.
 func (p *Provider) conn() (*golibvirt.Libvirt, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.dead != nil {
+		return nil, p.dead
+	}
 	if p.l != nil && p.l.IsConnected() {
 		return p.l, nil
+	}
+	if p.watch != nil {
+		if st := p.watch.stalledErr(); st != nil {
+			p.dead = st
+			return nil, st
+		}
 	}
 	u, err := url.Parse(p.cfg.URI)
 	if err != nil {
 		return nil, fmt.Errorf("libvirt uri %q: %w", p.cfg.URI, err)
 	}
-	l, err := p.dial(u)
+	l, w, err := p.dial(u, p.callTimeout)
 	if err != nil {
+		var st *StalledError
+		if errors.As(err, &st) {
+			p.dead = err
+			return nil, err
+		}
 		return nil, fmt.Errorf("connect to libvirt at %s: %w", p.cfg.URI, err)
 	}
-	p.l = l
+	p.l, p.watch = l, w
 	return l, nil
+}
+
+// explain adds, to an error from a call on the connection, why the
+// connection was closed when a call went unanswered (go-libvirt itself only
+// says "procedure interrupted").
+func (p *Provider) explain(err *error) {
+	if *err == nil {
+		return
+	}
+	p.mu.Lock()
+	w, dead := p.watch, p.dead
+	p.mu.Unlock()
+	st := dead
+	if st == nil && w != nil {
+		st = w.stalledErr()
+	}
+	if st == nil || errors.Is(*err, st) {
+		return
+	}
+	*err = fmt.Errorf("%w (%v)", st, *err)
 }
 
 // isNotFound reports a libvirt "no such domain/network/volume" error.

@@ -22,7 +22,8 @@ func networkName(link string) string { return networkPrefix + link }
 // Link creates the pair's network: isolated (or NAT), with its own bridge,
 // the link's MTU and a DHCP range. With network set in the provider block
 // it creates nothing and attaches guests there.
-func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (providers.Instance, error) {
+func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers.Instance, err error) {
+	defer p.explain(&err)
 	in := providers.Instance{Address: ls.Address, Provider: TypeName, Kind: "link", Name: ls.Name,
 		Attrs: map[string]string{attrLabID: ls.LabID}}
 	if ls.MTU > 0 {

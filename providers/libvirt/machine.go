@@ -46,7 +46,8 @@ const consoleLogDir = "/var/log/libvirt/qemu"
 func volumeName(machine string) string { return machine + ".qcow2" }
 
 // Create makes one guest: overlay, domain, start, lease, SSH.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers.Instance, err error) {
+	defer p.explain(&err)
 	o := m.Owner()
 	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: o,
 		Attrs: map[string]string{attrLabID: m.LabID, attrPool: p.cfg.Pool, attrVolume: volumeName(m.Name)}}
@@ -319,7 +320,8 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 }
 
 // Read reports whether the domain still exists and runs.
-func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (p *Provider) Read(ctx context.Context, in providers.Instance) (_ providers.Instance, _ bool, err error) {
+	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
 		return in, false, err
@@ -356,7 +358,8 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 
 // Delete removes a machine (domain and overlay) or a link (lab's network).
 // What is gone counts as removed.
-func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+func (p *Provider) Delete(ctx context.Context, in providers.Instance) (err error) {
+	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
 		return err
@@ -421,7 +424,8 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 }
 
 // List finds o's domains and networks by the tag in their metadata.
-func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.Instance, err error) {
+	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
 		return nil, err
