@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sync"
 	"time"
 
@@ -67,11 +68,18 @@ type Config struct {
 	// (default 60s; a definition, a start and a full clone get five times
 	// that): a stopped or wedged libvirtd fails the command, naming the
 	// URI and the call, instead of hanging it.
-	CallTimeout string   `hcl:"call_timeout,optional"`
-	Remain      hcl.Body `hcl:",remain"`
+	CallTimeout string `hcl:"call_timeout,optional"`
+	// Pin places each role's vCPUs and QEMU's own threads on host CPUs
+	// (cpu_pin {}: <cputune><vcpupin/><emulatorpin/>).
+	Pin    *PinConfig `hcl:"cpu_pin,block"`
+	Remain hcl.Body   `hcl:",remain"`
 }
 
-const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine"
+const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, cpu_pin {}"
+
+// machineType is the shape of QEMU's x86 machine types: "pc", "q35" and
+// their versioned forms ("pc-q35-8.2", "pc-i440fx-7.2"), "microvm".
+var machineType = regexp.MustCompile(`^(pc|q35|microvm|pc-(q35|i440fx)-[0-9][0-9.]*)$`)
 
 // Defaults.
 const (
@@ -109,6 +117,8 @@ type Provider struct {
 
 	idMu sync.Mutex
 	ids  map[string]string // TemplateID by source volume
+
+	pin *pinning // cpu_pin {}, nil without one
 }
 
 var _ providers.Provider = (*Provider)(nil)
@@ -175,6 +185,12 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if c.Machine == "" {
 		c.Machine = DefaultMachine
 	}
+	if !machineType.MatchString(c.Machine) {
+		bad("Invalid machine", fmt.Sprintf(`machine = %q is not a QEMU x86 machine type like "pc", "q35", "pc-q35-8.2" or "pc-i440fx-8.2".`, c.Machine))
+	}
+	pin, pd := decodePin(c.Pin, ec)
+	diags = append(diags, pd...)
+	p.pin = pin
 	if c.Cmdline == "" {
 		c.Cmdline = DefaultCmdline
 	}

@@ -36,6 +36,11 @@ const (
 	// serial console output (kept after the guest is deleted, like
 	// libvirt's own QEMU log beside it).
 	attrConsoleLog = "console_log"
+	// attrVCPUPin is each vCPU's host cpuset, in vCPU order, and
+	// attrEmulatorPin that of QEMU's own threads (cpu_pin {}).
+	attrVCPUPin     = "vcpupin"
+	attrEmulatorPin = "emulatorpin"
+	attrMachine     = "machine" // the QEMU machine type
 )
 
 // consoleLogDir is where the serial console logs go on the libvirt host:
@@ -130,6 +135,10 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool, Tag: o.Tag(m.Address)}}
 	if p.cfg.Accel == "tcg" {
 		ds.Type = "qemu"
+	}
+	in.Attrs[attrMachine] = ds.Machine
+	if err := p.pinDomain(&ds, &in, m.Role); err != nil {
+		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
 	ds.ConsoleLog = consoleLogDir + "/" + m.Name + "-console.log"
 	in.Attrs[attrConsoleLog] = ds.ConsoleLog

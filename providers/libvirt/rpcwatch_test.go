@@ -184,6 +184,11 @@ call_timeout = "500ms"
 	}
 }
 
+func testMachine() providers.Machine {
+	return providers.Machine{Address: "pair.p.server", LabID: "x", Name: "x-p-s", Role: "server",
+		Template: providers.Template{Name: "debian", Source: "base.qcow2", OS: "linux"}}
+}
+
 func hclBody(t *testing.T, src string) *hclsyntax.Body {
 	t.Helper()
 	f, d := hclsyntax.ParseConfig([]byte(src), "lab.hcl", hcl.InitialPos)

@@ -58,6 +58,10 @@ type domainSpec struct {
 	MTU     int
 	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
 	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
+	// VCPUPins is the host cpuset of each vCPU (<vcpupin>), EmulatorPin
+	// that of QEMU's own threads (<emulatorpin>); empty: not pinned.
+	VCPUPins    []string
+	EmulatorPin string
 	// ConsoleLog is a file on the libvirt host that keeps everything the
 	// guest writes to its serial console (boot messages, a panic).
 	ConsoleLog string
@@ -143,6 +147,16 @@ func domainXML(d domainSpec) (string, error) {
 	fmt.Fprintf(&b, "  <metadata>%s</metadata>\n", mb)
 	fmt.Fprintf(&b, "  <memory unit='MiB'>%d</memory>\n", d.MemoryMiB)
 	fmt.Fprintf(&b, "  <vcpu>%d</vcpu>\n", d.VCPU)
+	if len(d.VCPUPins) > 0 || d.EmulatorPin != "" {
+		b.WriteString("  <cputune>\n")
+		for i, set := range d.VCPUPins {
+			fmt.Fprintf(&b, "    <vcpupin vcpu='%d' cpuset='%s'/>\n", i, esc(set))
+		}
+		if d.EmulatorPin != "" {
+			fmt.Fprintf(&b, "    <emulatorpin cpuset='%s'/>\n", esc(d.EmulatorPin))
+		}
+		b.WriteString("  </cputune>\n")
+	}
 	b.WriteString("  <os>\n")
 	if d.Machine != "" {
 		fmt.Fprintf(&b, "    <type arch='x86_64' machine='%s'>hvm</type>\n", esc(d.Machine))
