@@ -321,6 +321,10 @@ func TestKVM(t *testing.T) {
 		kvmGuestGone(t, e, dir, names)
 	})
 
+	t.Run("two NICs on q35, pinned: SSH over the management NIC, iperf3 over the link", func(t *testing.T) {
+		kvmTwoNIC(t, e)
+	})
+
 	t.Run("no lease: clear error, both guests removed", func(t *testing.T) {
 		dir := kvmLab(t, "kvm-nolease", "jumbo")
 		names := kvmPlan(t, e, dir, "lease_timeout=3s")
@@ -746,4 +750,169 @@ func kvmMedian(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// kvmTwoNIC applies examples/kvm-q35-pinned (management NIC, q35, cpu_pin)
+// with one short run and checks, from inside the guests, that SSH came in
+// over the management NIC and iperf3 ran over the benchmark link at the
+// link's MTU; the domains are q35 with the asked <cputune>; teardown
+// leaves no domain, volume or network (the management network included).
+// Before that, a plan that pins a CPU the host lacks fails at its line
+// (nothing boots for it).
+func kvmTwoNIC(t *testing.T, e kvmEnv) {
+	src, err := os.ReadFile("../../examples/kvm-q35-pinned/lab.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	body := strings.NewReplacer(`lab "kvm-q35-pinned"`, `lab "kvm-2nic"`, "repeat = 3", "repeat = 1").Replace(string(src))
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pin := []string{"server_cpus=0", "client_cpus=1", "emulator_cpus=0-1", "duration=3s"}
+
+	// The host (this machine, through libvirtd) has fewer than 9 CPUs.
+	out, err := e.cmd(dir, append([]string{"plan"}, e.vars("server_cpus=8")...)...).CombinedOutput()
+	line := 1 + strings.Count(body[:strings.Index(body, "server   = var.server_cpus")], "\n")
+	want := fmt.Sprintf(`lab.hcl:%d,16-31: cpu_pin server = "8" asks for CPU 8, but the libvirt host at qemu:///system has`, line)
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("plan pinning CPU 8 should fail with %q: %v\n%s", want, err, out)
+	}
+
+	names := kvmPlan(t, e, dir, pin...)
+	defer func() {
+		if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+			t.Errorf("destroy: %v\n%s", err, out)
+		}
+		if left := leftovers(t, e, names.Group); len(left) > 0 {
+			t.Errorf("left in libvirt: %v", left)
+		}
+	}()
+	start := time.Now()
+	if out, err := e.cmd(dir, "apply", "-auto-approve", "-keep", names.File).CombinedOutput(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	t.Logf("figures: two-NIC q35 pair applied (boot, one 3 s run) in %v", time.Since(start).Round(time.Second))
+
+	st, err := state.Store{Dir: filepath.Join(dir, ".lab")}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := map[string]providers.Instance{}
+	for _, r := range st.Resources {
+		if r.Instance.Kind == "machine" {
+			eps[r.Instance.Name] = r.Instance
+		}
+	}
+	linkAddr := map[string]string{}
+	for _, name := range []string{names.Server, names.Client} {
+		in, ok := eps[name]
+		if !ok || in.Endpoint == nil {
+			t.Fatalf("state has no machine %s", name)
+		}
+		ep := in.Endpoint
+		mgmt, linkMAC, mgmtMAC := in.Attrs["mgmt_addr"], in.Attrs["mac"], in.Attrs["mgmt_mac"]
+		if ep.SSHHost == "" || ep.SSHHost != mgmt || ep.Addr == ep.SSHHost {
+			t.Fatalf("%s: ssh %q, benchmark address %q, management address %q: SSH must use the management NIC", name, ep.SSHHost, ep.Addr, mgmt)
+		}
+		linkAddr[name] = ep.Addr
+		// Inside the guest: which address the SSH session came in on, and
+		// each NIC's addresses and MTU, found by MAC.
+		o, err := exec.Command("ip", "netns", "exec", e.ns, "ssh", "-i", e.key, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+			"-o", "LogLevel=ERROR", "root@"+ep.SSHHost, `echo "$SSH_CONNECTION"; ip -j addr`).Output()
+		if err != nil {
+			t.Fatalf("ssh %s: %v", ep.SSHHost, err)
+		}
+		conn, addrJSON, _ := strings.Cut(string(o), "\n")
+		if f := strings.Fields(conn); len(f) != 4 || f[2] != ep.SSHHost {
+			t.Errorf("%s: SSH_CONNECTION %q: the session did not come in on the management address %s", name, conn, ep.SSHHost)
+		}
+		var ifs []struct {
+			Name     string `json:"ifname"`
+			MTU      int    `json:"mtu"`
+			Address  string `json:"address"`
+			AddrInfo []struct {
+				Family string `json:"family"`
+				Local  string `json:"local"`
+			} `json:"addr_info"`
+		}
+		if err := json.Unmarshal([]byte(addrJSON), &ifs); err != nil {
+			t.Fatalf("%s: ip -j addr: %v\n%s", name, err, addrJSON)
+		}
+		seen := 0
+		for _, i := range ifs {
+			var v4 []string
+			for _, a := range i.AddrInfo {
+				if a.Family == "inet" {
+					v4 = append(v4, a.Local)
+				}
+			}
+			switch {
+			case strings.EqualFold(i.Address, linkMAC):
+				seen++
+				if len(v4) != 1 || v4[0] != ep.Addr || i.MTU != 9000 || i.Name != ep.Iface {
+					t.Errorf("%s: benchmark NIC %s: %v MTU %d, want %s (%s) at the link's MTU 9000", name, i.Name, v4, i.MTU, ep.Addr, ep.Iface)
+				}
+			case strings.EqualFold(i.Address, mgmtMAC):
+				seen++
+				if len(v4) != 1 || v4[0] != mgmt || i.Name == ep.Iface {
+					t.Errorf("%s: management NIC %s: %v, want %s", name, i.Name, v4, mgmt)
+				}
+			}
+		}
+		if seen != 2 {
+			t.Errorf("%s: found %d of the two NICs by MAC in\n%s", name, seen, addrJSON)
+		}
+		// The domain is what the spec asked: q35, vCPU and emulator pinned.
+		x, ok := virshDo("dumpxml", name)
+		cpu := "0"
+		if name == names.Client {
+			cpu = "1"
+		}
+		for _, w := range []string{"machine='pc-q35", "<vcpupin vcpu='0' cpuset='" + cpu + "'/>", "<emulatorpin cpuset='0-1'/>"} {
+			if !ok || !strings.Contains(x, w) {
+				t.Errorf("%s: domain XML lacks %s", name, w)
+			}
+		}
+	}
+	// The run went over the link: iperf3's own record of its connection,
+	// and the results' record of the placement.
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	rid, err := rs.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := rs.Load(rid)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("want one record: %v (%d)", err, len(recs))
+	}
+	r := recs[0]
+	if r.Error != "" {
+		t.Fatalf("run failed: %s", r.Error)
+	}
+	var ip3 struct {
+		Start struct {
+			Connected []struct {
+				Local  string `json:"local_host"`
+				Remote string `json:"remote_host"`
+			} `json:"connected"`
+		} `json:"start"`
+	}
+	if err := json.Unmarshal([]byte(r.Raw.Client), &ip3); err != nil || len(ip3.Start.Connected) == 0 {
+		t.Fatalf("iperf3 client JSON: %v", err)
+	}
+	for _, c := range ip3.Start.Connected {
+		if c.Local != linkAddr[names.Client] || c.Remote != linkAddr[names.Server] {
+			t.Errorf("iperf3 ran %s → %s, want the link addresses %s → %s", c.Local, c.Remote, linkAddr[names.Client], linkAddr[names.Server])
+		}
+	}
+	if r.Observed.Server.MTU != 9000 || r.Observed.Client.MTU != 9000 {
+		t.Errorf("observed MTU %d/%d, want the link's 9000", r.Observed.Server.MTU, r.Observed.Client.MTU)
+	}
+	hs := r.Provenance.HostSettings
+	if !strings.Contains(hs["server"], "machine=q35") || !strings.Contains(hs["server"], "vcpupin=0") || !strings.Contains(hs["client"], "vcpupin=1") ||
+		!strings.Contains(hs["client"], "emulatorpin=0-1") || !strings.Contains(hs["client"], "mgmt_network=lab-") {
+		t.Errorf("host settings not recorded: %v", hs)
+	}
+	t.Logf("figures: %.2f Gb/s over the link (%s → %s) at MTU 9000, SSH over the management NIC", r.Metrics.ThroughputBps/1e9, linkAddr[names.Client], linkAddr[names.Server])
 }

@@ -1,7 +1,9 @@
 # virtio-net between two KVM guests on the q35 machine type, each guest's
 # vCPU pinned to a host CPU of its own and QEMU's own threads kept apart
 # (libvirt's <cputune>): the placement a repeatable virtio benchmark needs
-# on a busy host.
+# on a busy host. Each guest has two NICs: a management NIC (first) on a
+# network lab makes for SSH and leases, and the benchmark NIC on the
+# measured link (MTU 9000), which carries nothing but the benchmark.
 #
 # Build the template as in examples/kvm-virtio-jumbo (scripts/build-kvm-image.sh),
 # put base.qcow2, vmlinuz and initrd.img into a pool, then:
@@ -10,7 +12,7 @@
 # 4 CPUs or more; `lab plan` asks libvirtd how many its host has and refuses
 # a CPU it lacks, at the line that asks for it.
 lab "kvm-q35-pinned" {
-  description = "virtio-net on q35 with pinned vCPUs"
+  description = "virtio-net on q35 with pinned vCPUs and a management NIC"
 }
 
 variable "uri" {
@@ -57,6 +59,9 @@ provider "libvirt" "host" {
   kernel  = "vmlinuz" # volumes in the pool (direct kernel boot)
   initrd  = "initrd.img"
   machine = "q35" # PCIe: libvirt adds a root port per virtio device
+  # SSH over a second NIC on an isolated network lab makes per pair
+  # (or name an existing libvirt network, e.g. "default").
+  management = "lab"
 
   cpu_pin {
     server   = var.server_cpus   # one host CPU per vCPU, in order

@@ -3,8 +3,8 @@
 // locally through the UNIX socket or remotely over SSH, TCP or TLS.
 //
 // A template is a base volume in a storage pool. Each guest is a qcow2
-// overlay on it (or a full clone), a domain with one NIC on the pair's
-// network (lab-owned by default: an isolated bridge with its own MTU and a
+// overlay on it (or a full clone), a domain with a NIC on the pair's
+// network (and, with management set, a management NIC before it for SSH) (lab-owned by default: an isolated bridge with its own MTU and a
 // DHCP range from 198.18.0.0/15), found again by name and by the lab id in
 // the domain's <metadata>. The guest's address comes from the network's DHCP
 // leases (by MAC), with the QEMU guest agent as a fallback; lab then logs in
@@ -69,13 +69,19 @@ type Config struct {
 	// that): a stopped or wedged libvirtd fails the command, naming the
 	// URI and the call, instead of hanging it.
 	CallTimeout string `hcl:"call_timeout,optional"`
+	// Management gives every guest a second NIC, its first, for SSH and
+	// lease look-ups, apart from the measured link: "lab" makes an
+	// isolated management network per pair (NAT with nat = true), any
+	// other value names an existing libvirt network. Empty: SSH goes over
+	// the benchmark link.
+	Management string `hcl:"management,optional"`
 	// Pin places each role's vCPUs and QEMU's own threads on host CPUs
 	// (cpu_pin {}: <cputune><vcpupin/><emulatorpin/>).
 	Pin    *PinConfig `hcl:"cpu_pin,block"`
 	Remain hcl.Body   `hcl:",remain"`
 }
 
-const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, cpu_pin {}"
+const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, management, cpu_pin {}"
 
 // machineType is the shape of QEMU's x86 machine types: "pc", "q35" and
 // their versioned forms ("pc-q35-8.2", "pc-i440fx-7.2"), "microvm".
@@ -178,6 +184,12 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	}
 	if c.Network != "" && c.NAT {
 		bad("Conflicting arguments", "nat applies to the networks lab creates; with network set, lab creates none.")
+	}
+	if c.Management == ManagementLab && c.Network != "" {
+		bad("Conflicting arguments", `management = "lab" makes a management network beside each network lab creates; with network set, lab creates none: name an existing network as management instead.`)
+	}
+	if c.Management != "" && c.Management == c.Network {
+		bad("Conflicting arguments", fmt.Sprintf("management and network both name %q: the management NIC must be apart from the benchmark link.", c.Network))
 	}
 	if c.Emulator == "" {
 		c.Emulator = DefaultEmulator

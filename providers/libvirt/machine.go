@@ -41,6 +41,12 @@ const (
 	attrVCPUPin     = "vcpupin"
 	attrEmulatorPin = "emulatorpin"
 	attrMachine     = "machine" // the QEMU machine type
+	// The management NIC (management = …): its network (on a link: the
+	// pair's; "true" in attrMgmtOwned when lab made it), MAC and address.
+	attrMgmtNetwork = "mgmt_network"
+	attrMgmtOwned   = "mgmt_owned"
+	attrMgmtMAC     = "mgmt_mac"
+	attrMgmtAddr    = "mgmt_addr"
 )
 
 // consoleLogDir is where the serial console logs go on the libvirt host:
@@ -82,6 +88,17 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	in.Attrs[attrNetwork] = network
 	mac := macFor(m.LabID, m.Name)
 	in.Attrs[attrMAC] = mac
+	mgmtNet, mgmtMAC := m.Link.Attrs[attrMgmtNetwork], ""
+	if mgmtNet == "" && p.cfg.Management != "" && p.cfg.Management != ManagementLab {
+		mgmtNet = p.cfg.Management
+	}
+	if mgmtNet == "" && p.cfg.Management == ManagementLab {
+		return in, fmt.Errorf("%s: no management network: the pair's link was made without one (apply again to remake it)", m.Address)
+	}
+	if mgmtNet != "" {
+		mgmtMAC = macFor(m.LabID, m.Name+"\x00management")
+		in.Attrs[attrMgmtNetwork], in.Attrs[attrMgmtMAC] = mgmtNet, mgmtMAC
+	}
 	vcpu, mem := m.VCPU, m.MemoryMiB
 	if vcpu <= 0 {
 		vcpu = 1
@@ -132,6 +149,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		Pool: p.cfg.Pool, Volume: volumeName(m.Name),
 		Network: network, MAC: mac, Model: model, Driver: p.cfg.NICDriver, Queues: m.NIC.Queues,
 		MTU: linkMTU(m.Link), Host: host, Guest: gbits,
+		MgmtNetwork: mgmtNet, MgmtMAC: mgmtMAC,
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool, Tag: o.Tag(m.Address)}}
 	if p.cfg.Accel == "tcg" {
 		ds.Type = "qemu"
@@ -186,15 +204,27 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	// domain stops or its network goes away.
 	wctx, stopWatch := p.watchBoot(ctx, l, m.Name, network)
 	defer stopWatch()
+	// With a management NIC, SSH goes to its address and the benchmark
+	// runs to the link's; without, the link's address serves both.
+	sshHost := ""
+	if mgmtNet != "" {
+		if sshHost, err = p.waitAddress(wctx, l, dom, mgmtNet, mgmtMAC); err != nil {
+			return in, fmt.Errorf("%s (domain %s, management NIC): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
+		}
+		in.Attrs[attrMgmtAddr] = sshHost
+	}
 	addr, err := p.waitAddress(wctx, l, dom, network, mac)
 	if err != nil {
 		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
 	}
-	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
+	if sshHost == "" {
+		sshHost = addr
+	}
+	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, sshHost
 	trace("%s lease %v", m.Name, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
-		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, bootErr(ctx, wctx, err))
+		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	return in, nil

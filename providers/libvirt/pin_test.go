@@ -73,6 +73,10 @@ func TestConfigurePinAndMachine(t *testing.T) {
 		{"unknown role", "cpu_pin {\n  guest = \"0\"\n}\n", `lab.hcl:2,3-8: Unsupported argument`},
 		{"machine", "machine = \"q53\"\n", `machine = "q53" is not a QEMU x86 machine type`},
 		{"versioned machine", "machine = \"pc-q35-8.2\"\n", ""},
+		{"management lab", "management = \"lab\"\n", ""},
+		{"management existing", "management = \"default\"\nnetwork = \"bench\"\n", ""},
+		{"management lab, network set", "management = \"lab\"\nnetwork = \"bench\"\n", `management = "lab" makes a management network`},
+		{"management is the link", "management = \"bench\"\nnetwork = \"bench\"\n", `management and network both name "bench"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

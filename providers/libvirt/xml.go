@@ -58,6 +58,10 @@ type domainSpec struct {
 	MTU     int
 	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
 	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
+	// MgmtNetwork and MgmtMAC are the management NIC (SSH, leases), the
+	// domain's first; empty: the benchmark NIC is the only one.
+	MgmtNetwork string
+	MgmtMAC     string
 	// VCPUPins is the host cpuset of each vCPU (<vcpupin>), EmulatorPin
 	// that of QEMU's own threads (<emulatorpin>); empty: not pinned.
 	VCPUPins    []string
@@ -187,6 +191,12 @@ func domainXML(d domainSpec) (string, error) {
 	b.WriteString("    <disk type='volume' device='disk'>\n      <driver name='qemu' type='qcow2'/>\n")
 	fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Volume))
 	b.WriteString("      <target dev='vda' bus='virtio'/>\n    </disk>\n")
+	if d.MgmtNetwork != "" {
+		b.WriteString("    <interface type='network'>\n")
+		fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.MgmtNetwork))
+		fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MgmtMAC))
+		b.WriteString("      <model type='virtio'/>\n    </interface>\n")
+	}
 	b.WriteString("    <interface type='network'>\n")
 	fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
 	fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MAC))

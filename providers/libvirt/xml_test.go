@@ -21,9 +21,11 @@ func TestDomainXML(t *testing.T) {
 	q35 := base
 	q35.Name, q35.Machine, q35.VCPU = "lab-kvm-q35-s", "q35", 2
 	q35.VCPUPins, q35.EmulatorPin = []string{"2", "3"}, "0-1"
+	mgmt := base
+	mgmt.Name, mgmt.MgmtNetwork, mgmt.MgmtMAC = "lab-kvm-mgmt-s", "lab-kvm-jumbo-mgmt", "52:54:00:ab:cd:ef"
 	inject := base
 	inject.Name = "x'><evil/>"
-	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35} {
+	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt} {
 		t.Run(name, func(t *testing.T) {
 			got, err := domainXML(d)
 			if err != nil {
