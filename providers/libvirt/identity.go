@@ -20,7 +20,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{
 		NICModels: []string{"virtio", "e1000", "e1000e", "rtl8139"},
 		NICQueues: true, HostOffloads: true, GuestOffloads: true,
-		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "",
+		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "", CloudInit: true,
 		OnThisHost: onThisHost(p.cfg.URI),
 	}
 }

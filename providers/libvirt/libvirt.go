@@ -71,7 +71,8 @@ type Config struct {
 	CallTimeout string `hcl:"call_timeout,optional"`
 	// Management gives every guest a second NIC, its first, for SSH and
 	// lease look-ups, apart from the measured link: "lab" makes an
-	// isolated management network per pair (NAT with nat = true), any
+	// isolated management network per pair (NAT with nat = true, which
+	// then leaves the benchmark link isolated), any
 	// other value names an existing libvirt network. Empty: SSH goes over
 	// the benchmark link.
 	Management string `hcl:"management,optional"`

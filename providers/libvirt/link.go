@@ -60,7 +60,10 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers
 	}
 	bridge := "lab" + shortHash(ls.LabID+"\x00"+ls.Name)
 	in.Attrs[attrBridge] = bridge
-	id, subnet, err := p.createNetwork(l, networkSpec{Name: name, Bridge: bridge, MTU: ls.MTU, NAT: p.cfg.NAT, Tag: in.Owner.Tag(ls.Address)})
+	// With a management network, nat applies to it: the measured link
+	// stays isolated.
+	linkNAT := p.cfg.NAT && p.cfg.Management != ManagementLab
+	id, subnet, err := p.createNetwork(l, networkSpec{Name: name, Bridge: bridge, MTU: ls.MTU, NAT: linkNAT, Tag: in.Owner.Tag(ls.Address)})
 	if err != nil {
 		return in, err
 	}

@@ -47,6 +47,8 @@ const (
 	attrMgmtOwned   = "mgmt_owned"
 	attrMgmtMAC     = "mgmt_mac"
 	attrMgmtAddr    = "mgmt_addr"
+	// attrSeed is the cloud-init seed volume (cloud_init {} templates).
+	attrSeed = "seed"
 )
 
 // consoleLogDir is where the serial console logs go on the libvirt host:
@@ -112,6 +114,13 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		login = *s
 	}
 	in.Endpoint = providers.SSHEndpoint("", login)
+	var pubKey string
+	if m.Template.CloudInit != nil {
+		if pubKey, err = publicKey(login); err != nil {
+			return in, fmt.Errorf("%s: template %q: %w", m.Address, m.Template.Name, err)
+		}
+		in.Attrs[attrSeed] = seedVolumeName(m.Name)
+	}
 	if id, err := p.TemplateID(ctx, m); err == nil {
 		in.Endpoint.TemplateID = id
 	} else {
@@ -144,6 +153,13 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	} else if !isNotFound(err) {
 		return in, callErr("StorageVolLookupByName", volumeName(m.Name), err)
 	}
+	if pubKey != "" {
+		if _, err := l.StorageVolLookupByName(pool, seedVolumeName(m.Name)); err == nil {
+			return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, notOwned(o, "volume", p.cfg.Pool+"/"+seedVolumeName(m.Name), ""))
+		} else if !isNotFound(err) {
+			return in, callErr("StorageVolLookupByName", seedVolumeName(m.Name), err)
+		}
+	}
 	trace("%s leftover+pool %v", m.Name, time.Since(t0))
 	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: p.cfg.Emulator, Machine: p.cfg.Machine, VCPU: vcpu, MemoryMiB: mem,
 		Pool: p.cfg.Pool, Volume: volumeName(m.Name),
@@ -155,6 +171,9 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		ds.Type = "qemu"
 	}
 	in.Attrs[attrMachine] = ds.Machine
+	if pubKey != "" {
+		ds.Seed, ds.Meta.Seed = seedVolumeName(m.Name), seedVolumeName(m.Name)
+	}
 	if err := p.pinDomain(&ds, &in, m.Role); err != nil {
 		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
@@ -194,6 +213,24 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
 	trace("%s overlay %v", m.Name, time.Since(t0))
+	if pubKey != "" {
+		nics := []seedNIC{{"link", mac}}
+		if mgmtNet != "" {
+			nics = []seedNIC{{"mgmt", mgmtMAC}, {"link", mac}}
+		}
+		files, err := makeSeed(m.Name, m.Name+"-"+in.ID, login, pubKey, *m.Template.CloudInit, nics)
+		if err != nil {
+			return in, fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
+		}
+		iso, err := seedISO(files)
+		if err != nil {
+			return in, fmt.Errorf("%s: %w", m.Address, err)
+		}
+		if err := p.uploadSeed(l, pool, seedVolumeName(m.Name), iso); err != nil {
+			return in, fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
+		}
+		trace("%s seed %v", m.Name, time.Since(t0))
+	}
 	if err := l.DomainCreate(dom); err != nil {
 		return in, callErr("DomainCreate", m.Name, err)
 	}
@@ -432,24 +469,38 @@ func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in p
 	if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
 		return callErr("DomainUndefineFlags", in.Name, err)
 	}
-	if meta.Volume == "" || meta.Pool == "" {
+	if meta.Pool == "" {
 		return nil
 	}
-	pl, err := l.StoragePoolLookupByName(meta.Pool)
+	for _, name := range []string{meta.Volume, meta.Seed} {
+		if err := deleteVolume(l, meta.Pool, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteVolume deletes volume name of pool; what is gone is done. Only
+// for volumes a domain of the owner names (see deleteMachine).
+func deleteVolume(l *golibvirt.Libvirt, pool, name string) error {
+	if name == "" {
+		return nil
+	}
+	pl, err := l.StoragePoolLookupByName(pool)
 	if err != nil {
 		if errors.As(err, new(golibvirt.Error)) && golibvirt.ErrorNumber(err.(golibvirt.Error).Code) == golibvirt.ErrNoStoragePool {
 			return nil
 		}
-		return callErr("StoragePoolLookupByName", meta.Pool, err)
+		return callErr("StoragePoolLookupByName", pool, err)
 	}
-	vol, err := l.StorageVolLookupByName(pl, meta.Volume)
+	vol, err := l.StorageVolLookupByName(pl, name)
 	if isNotFound(err) {
 		return nil
 	} else if err != nil {
-		return callErr("StorageVolLookupByName", meta.Volume, err)
+		return callErr("StorageVolLookupByName", name, err)
 	}
 	if err := l.StorageVolDelete(vol, golibvirt.StorageVolDeleteNormal); err != nil && !isNotFound(err) {
-		return callErr("StorageVolDelete", meta.Volume, err)
+		return callErr("StorageVolDelete", name, err)
 	}
 	return nil
 }

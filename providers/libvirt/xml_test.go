@@ -23,9 +23,12 @@ func TestDomainXML(t *testing.T) {
 	q35.VCPUPins, q35.EmulatorPin = []string{"2", "3"}, "0-1"
 	mgmt := base
 	mgmt.Name, mgmt.MgmtNetwork, mgmt.MgmtMAC = "lab-kvm-mgmt-s", "lab-kvm-jumbo-mgmt", "52:54:00:ab:cd:ef"
+	seeded := q35
+	seeded.Name, seeded.Seed = "lab-kvm-cloud-s", "lab-kvm-cloud-s-cidata.iso"
+	seeded.Meta.Seed = seeded.Seed
 	inject := base
 	inject.Name = "x'><evil/>"
-	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt} {
+	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt, "domain-cloud-init-seed": seeded} {
 		t.Run(name, func(t *testing.T) {
 			got, err := domainXML(d)
 			if err != nil {
