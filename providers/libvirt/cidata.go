@@ -187,6 +187,20 @@ func publicKey(login ssh.Login) (string, error) {
 	return strings.TrimSpace(string(xssh.MarshalAuthorizedKey(k))), nil
 }
 
+// writeSeed makes m's seed and uploads it into the pool as
+// seedVolumeName(m.Name).
+func (p *Provider) writeSeed(l *golibvirt.Libvirt, pool golibvirt.StoragePool, m providers.Machine, instanceID string, login ssh.Login, pubKey string, nics []seedNIC) error {
+	files, err := makeSeed(m.Name, instanceID, login, pubKey, *m.Template.CloudInit, nics)
+	if err != nil {
+		return err
+	}
+	iso, err := seedISO(files)
+	if err != nil {
+		return err
+	}
+	return p.uploadSeed(l, pool, seedVolumeName(m.Name), iso)
+}
+
 // uploadSeed creates the seed volume in the pool and fills it.
 func (p *Provider) uploadSeed(l *golibvirt.Libvirt, pool golibvirt.StoragePool, name string, iso []byte) error {
 	x := fmt.Sprintf("<volume>\n  <name>%s</name>\n  <capacity unit='bytes'>%d</capacity>\n  <target><format type='raw'/></target>\n</volume>\n", esc(name), len(iso))

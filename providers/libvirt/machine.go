@@ -218,15 +218,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		if mgmtNet != "" {
 			nics = []seedNIC{{"mgmt", mgmtMAC}, {"link", mac}}
 		}
-		files, err := makeSeed(m.Name, m.Name+"-"+in.ID, login, pubKey, *m.Template.CloudInit, nics)
-		if err != nil {
-			return in, fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
-		}
-		iso, err := seedISO(files)
-		if err != nil {
-			return in, fmt.Errorf("%s: %w", m.Address, err)
-		}
-		if err := p.uploadSeed(l, pool, seedVolumeName(m.Name), iso); err != nil {
+		if err := p.writeSeed(l, pool, m, m.Name+"-"+in.ID, login, pubKey, nics); err != nil {
 			return in, fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
 		}
 		trace("%s seed %v", m.Name, time.Since(t0))
