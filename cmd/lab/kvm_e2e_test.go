@@ -3,10 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +19,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/libvirt"
@@ -218,6 +226,10 @@ func TestKVM(t *testing.T) {
 
 	t.Run("ownership: objects with lab's names that are not lab's are refused, never recorded, and survive", func(t *testing.T) {
 		kvmOwnership(t, e)
+	})
+
+	t.Run("a libvirtd that stops answering mid-session fails the call within call_timeout", func(t *testing.T) {
+		kvmDaemonStopsAnswering(t)
 	})
 
 	t.Run("network destroyed while booting fails at once", func(t *testing.T) {
@@ -1066,4 +1078,82 @@ func kvmCloudInit(t *testing.T, e kvmEnv) {
 		t.Errorf("want two distinct hostnames, got %v", hostnames)
 	}
 	t.Logf("figures: cloud-init seeded pair applied in %v; create → SSH-ready %v", applied.Round(time.Second), ready)
+}
+
+// kvmDaemonStopsAnswering: the harness's real libvirtd behind a UNIX
+// socket proxy that, on command, stops passing the daemon's answers on —
+// what a client sees of a daemon that is stopped (SIGSTOP) or wedged
+// mid-session, without stopping the shared daemon. A call that worked a
+// moment before fails within call_timeout, naming the URI and the call,
+// and the session's next call fails at once. Nothing boots.
+func kvmDaemonStopsAnswering(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "proxy-sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var frozen atomic.Bool
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			d, err := net.Dial("unix", "/run/libvirt/libvirt-sock")
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(d, c); d.Close() }()
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := d.Read(buf)
+					if n > 0 && !frozen.Load() {
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	uri := "qemu+unix:///system?socket=" + sock
+	f, diags := hclsyntax.ParseConfig([]byte(`uri = "`+uri+`"
+call_timeout = "2s"
+`), "lab.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := libvirt.New()
+	if d := p.Configure(context.Background(), f.Body); d.HasErrors() {
+		t.Fatal(d)
+	}
+	defer p.Close(context.Background())
+	ctx := context.Background()
+	owner := providers.Owner{Lab: "kvm-silent", Workspace: "0a1b2c3d"}
+	if _, err := p.List(ctx, owner); err != nil {
+		t.Fatalf("List through the proxy: %v", err)
+	}
+	frozen.Store(true)
+	start := time.Now()
+	_, err = p.List(ctx, owner)
+	took := time.Since(start)
+	var st *libvirt.StalledError
+	if !errors.As(err, &st) || !strings.Contains(err.Error(), "libvirtd at "+uri+" did not answer") {
+		t.Fatalf("List after the daemon went quiet: %v (after %v)", err, took)
+	}
+	t.Logf("figures: a daemon gone quiet mid-session: the call failed after %v (call_timeout 2s): %v", took.Round(100*time.Millisecond), err)
+	if took > 10*time.Second {
+		t.Errorf("the call took %v with call_timeout 2s", took)
+	}
+	again := time.Now()
+	if _, err := p.List(ctx, owner); !errors.As(err, &st) || time.Since(again) > time.Second {
+		t.Errorf("the next call: %v after %v, want the stall at once", err, time.Since(again))
+	}
 }

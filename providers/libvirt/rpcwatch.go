@@ -46,6 +46,7 @@ var procNames = map[uint32]string{
 	11:  "DomainDefineXML",
 	66:  "AuthList",
 	125: "StorageVolCreateXMLFrom",
+	273: "ConnectListAllDomains",
 	350: "DomainDefineXMLFlags",
 }
 
