@@ -65,6 +65,7 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 			add(d)
 		}
 		checkGroupHardware(g, c, refuse)
+		checkGroupCloudInit(g, c, lab, add)
 		checkGroupOffloads(g, c, lab, add)
 	}
 	return diags
@@ -97,6 +98,28 @@ func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, su
 	}
 	if g.Link.MTU > 0 && !c.LinkMTU {
 		refuse("link.mtu", "Link MTU not supported", "this back end cannot set the MTU of the network joining the pair (link { mtu = … }); set mtu in the guests' settings instead.")
+	}
+}
+
+// checkGroupCloudInit refuses a template's cloud_init {} on a back end
+// that cannot seed cloud images, at the block.
+func checkGroupCloudInit(g *Group, c providers.Capabilities, lab *spec.Lab, add func(*hcl.Diagnostic)) {
+	if c.CloudInit {
+		return
+	}
+	for _, m := range g.Machines() {
+		if m.Template.CloudInit == nil {
+			continue
+		}
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "cloud-init not supported",
+			Detail: fmt.Sprintf("template %s, provider %s: this back end cannot seed cloud images: remove cloud_init {} and bake the SSH key into the image.", m.Template.Name, g.ProviderKey)}
+		if lab != nil {
+			if t := lab.Templates[m.Template.Name]; t != nil {
+				r := t.CloudInitRange
+				d.Subject = &r
+			}
+		}
+		add(d)
 	}
 }
 

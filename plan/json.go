@@ -37,6 +37,8 @@ type templateJSON struct {
 	Source string     `json:"source,omitempty"`
 	OS     string     `json:"os"`
 	SSH    *ssh.Login `json:"ssh,omitempty"`
+	// CloudInit is the template's cloud_init {} block.
+	CloudInit *providers.CloudInit `json:"cloud_init,omitempty"`
 }
 
 // linkJSON is a providers.LinkSpec in the plan's JSON.
@@ -62,13 +64,13 @@ type cellSpecJSON struct {
 
 func toMachineJSON(m providers.Machine) machineJSON {
 	return machineJSON{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
-		Template: templateJSON{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS, SSH: m.Template.SSH},
+		Template: templateJSON{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS, SSH: m.Template.SSH, CloudInit: m.Template.CloudInit},
 		VCPU:     m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC, Routed: m.Routed, Link: instancePtr(m.Link), Link2: instancePtr(m.Link2)}
 }
 
 func (m machineJSON) machine() providers.Machine {
 	out := providers.Machine{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
-		Template: providers.Template{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS, SSH: m.Template.SSH},
+		Template: providers.Template{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS, SSH: m.Template.SSH, CloudInit: m.Template.CloudInit},
 		VCPU:     m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC, Routed: m.Routed}
 	if m.Link != nil {
 		out.Link = *m.Link

@@ -385,7 +385,7 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	machine := func(role, templateName string) providers.Machine {
 		var t providers.Template
 		if tt := lab.Templates[templateName]; tt != nil {
-			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS}
+			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS, CloudInit: tt.CloudInit}
 			if tt.SSH != nil {
 				login := *tt.SSH
 				t.SSH = &login

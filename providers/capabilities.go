@@ -38,6 +38,9 @@ type Capabilities struct {
 	// back end). The engine records every setting a lab changes on them
 	// before the first change and puts it back at teardown.
 	Borrowed bool
+	// CloudInit: the back end seeds cloud images (a template's
+	// cloud_init {}) with lab's SSH key, a hostname and packages.
+	CloudInit bool
 	// Why, when set, is added to every refusal: what to change in the
 	// provider block to get more ("set network_backend = \"vale\"").
 	Why string

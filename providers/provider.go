@@ -141,6 +141,18 @@ type Template struct {
 	// SSH is how to reach guests made from the template (the template's
 	// ssh {} block); nil when the spec has none.
 	SSH *ssh.Login `json:",omitempty"`
+	// CloudInit, when set, says the source is a cloud image that takes its
+	// SSH key, hostname and packages from a cloud-init seed at first boot
+	// (the template's cloud_init {} block; Capabilities.CloudInit).
+	CloudInit *CloudInit `json:",omitempty"`
+}
+
+// CloudInit is what a template's cloud_init {} block adds to the seed lab
+// writes: packages to install at first boot and the user's own user-data
+// (a #cloud-config document or a script), beside lab's SSH key.
+type CloudInit struct {
+	Packages []string `json:"packages,omitempty"`
+	UserData string   `json:"user_data,omitempty"`
 }
 
 // NIC is the benchmark interface's hardware as the hypervisor sees it.

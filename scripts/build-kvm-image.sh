@@ -2,7 +2,8 @@
 # build-kvm-image.sh — build a small Debian guest image that lab's libvirt
 # back end can use as a template (a base volume in a storage pool).
 #
-#   scripts/build-kvm-image.sh -k ~/.ssh/lab_ed25519.pub [-o /var/cache/lab-kvm] [-s bookworm]
+#   scripts/build-kvm-image.sh -k ~/.ssh/lab_ed25519.pub [-o /var/cache/lab-kvm] [-s bookworm] [-c]
+#   (-c: the cloud variant, see build_cloud_variant below)
 #
 # It prints the directory holding the result, and nothing else, on stdout
 # (every tool's chatter goes to stderr):
@@ -24,17 +25,93 @@
 # Needs root, debootstrap, qemu-utils (qemu-img) and e2fsprogs (mkfs.ext4 -d).
 set -euo pipefail
 
+# -c: the cloud variant (a cloud image as lab's cloud_init {} templates
+# expect): the default image with cloud-init installed (NoCloud only, one
+# ed25519 host key made at first boot) and NO login key: lab's seed brings
+# the key. Derived from the default image (built first, or taken from the
+# cache) with one chroot step instead of a second debootstrap; cached by a
+# hash of this script and the default image. Prints its directory (with
+# base.qcow2, vmlinuz, initrd.img) like the default.
+build_cloud_variant() {
+  local base vdest vhash
+  base=$("$0" -o "$out" -k "$pubkey" -s "$suite") || exit 1
+  [ -n "$base" ] && [ -f "$base/done" ] || { echo "build-kvm-image: no default image to derive from ('$base')" >&2; exit 1; }
+  exec 3>&1 1>&2
+  vhash=$( { cat "$0"; cat "$base/done"; } | sha256sum | cut -c1-16)
+  vdest=$out/$suite-cloud-$vhash
+  if [ -f "$vdest/done" ]; then
+    echo "$vdest" >&3
+    return 0
+  fi
+  cloud_t0=$(date +%s)
+  cloud_work=$(mktemp -d "$out/.build-cloud.XXXXXX")
+  [ -n "$cloud_work" ] && [ -d "$cloud_work" ] || exit 1
+  cloud_root=$cloud_work/root
+  trap cloud_cleanup EXIT
+  echo "build-kvm-image: cloud variant of $base" >&2
+  mkdir -p "$cloud_root" "$cloud_work/out"
+  qemu-img convert -O raw "$base/base.qcow2" "$cloud_work/root.img"
+  mount -o loop "$cloud_work/root.img" "$cloud_root"
+  mount -t proc proc "$cloud_root/proc"
+  mount -t sysfs sys "$cloud_root/sys"
+  mount --bind /dev "$cloud_root/dev"
+  mount --bind /dev/pts "$cloud_root/dev/pts"
+  printf '#!/bin/sh\nexit 101\n' >"$cloud_root/usr/sbin/policy-rc.d"
+  chmod 755 "$cloud_root/usr/sbin/policy-rc.d"
+  { LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$cloud_root" sh -c \
+      'apt-get update -qq && apt-get install -y -qq --no-install-recommends cloud-init' >"$cloud_work/apt.log" 2>&1; } ||
+    { tail -n 30 "$cloud_work/apt.log" >&2; exit 1; }
+  mkdir -p "$cloud_root/etc/cloud/cloud.cfg.d"
+  # The seed is a NoCloud CD-ROM; one ed25519 host key per instance (RSA
+  # generation takes seconds under emulation).
+  printf '%s\n' 'datasource_list: [NoCloud, None]' 'ssh_genkeytypes: [ed25519]' >"$cloud_root/etc/cloud/cloud.cfg.d/90-lab.cfg"
+  rm -f "$cloud_root/root/.ssh/authorized_keys" "$cloud_root"/etc/ssh/ssh_host_*
+  LANG=C.UTF-8 chroot "$cloud_root" apt-get clean
+  rm -rf "$cloud_root"/var/lib/apt/lists/* "$cloud_root/usr/sbin/policy-rc.d"
+  cloud_unmount
+  qemu-img convert -O qcow2 "$cloud_work/root.img" "$cloud_work/out/base.qcow2"
+  cp "$base/vmlinuz" "$base/initrd.img" "$cloud_work/out/"
+  echo "variant=cloud of=$base built=$(date -u +%FT%TZ) seconds=$(($(date +%s) - cloud_t0))" >"$cloud_work/out/done"
+  rm -rf "$vdest"
+  mv "$cloud_work/out" "$vdest"
+  echo "build-kvm-image: cloud variant done in $(($(date +%s) - cloud_t0)) s: $vdest" >&2
+  echo "$vdest" >&3
+}
+
+# cloud_unmount undoes the variant's mounts, innermost first; only under
+# its own work directory (never a bare /dev or /proc).
+cloud_unmount() {
+  local m
+  [ -n "${cloud_root:-}" ] && [ "$cloud_root" != / ] || return 0
+  for m in dev/pts dev sys proc; do
+    mountpoint -q "$cloud_root/$m" 2>/dev/null && umount "$cloud_root/$m"
+  done
+  mountpoint -q "$cloud_root" 2>/dev/null && umount "$cloud_root"
+  return 0
+}
+
+cloud_cleanup() {
+  cloud_unmount || true
+  [ -n "${cloud_work:-}" ] && [ -d "$cloud_work" ] && rm -rf "$cloud_work"
+}
+
 out=/var/cache/lab-kvm
 suite=bookworm
 pubkey=
-while getopts "o:k:s:h" opt; do
+cloud=
+while getopts "o:k:s:ch" opt; do
   case $opt in
     o) out=$OPTARG ;;
     k) pubkey=$OPTARG ;;
     s) suite=$OPTARG ;;
+    c) cloud=1 ;;
     *) sed -n '2,20p' "$0"; exit 2 ;;
   esac
 done
+if [ -n "$cloud" ]; then
+  build_cloud_variant
+  exit 0
+fi
 # Standard output carries the result directory alone: keep it on fd 3 and send
 # everything else, including any tool that writes to stdout (mkfs.ext4 prints
 # "Creating regular file …" even with -q), to stderr.

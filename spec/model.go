@@ -61,8 +61,12 @@ type Template struct {
 	Source   string
 	OS       string // "linux" (default) or "freebsd"
 	// SSH tells how to reach guests made from the template.
-	SSH       *ssh.Login
-	DeclRange hcl.Range
+	SSH *ssh.Login
+	// CloudInit is the cloud_init {} block: the source is a cloud image
+	// lab seeds at first boot. CloudInitRange is where the block is.
+	CloudInit      *providers.CloudInit `json:",omitempty"`
+	CloudInitRange hcl.Range            `json:"-"`
+	DeclRange      hcl.Range
 }
 
 // Pair is a pair block: a server and a client guest joined by a link.

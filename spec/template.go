@@ -2,17 +2,24 @@ package spec
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/providers"
 )
 
 var templateSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "provider"}, {Name: "source"}, {Name: "os"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "ssh"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "ssh"}, {Type: "cloud_init"}},
+}
+
+var cloudInitSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "packages"}, {Name: "user_data"}},
 }
 
 var sshSchema = &hcl.BodySchema{
@@ -98,7 +105,54 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 		diags = append(diags, d...)
 		t.SSH = ssh
 	}
+	cb, d := singleBlock(content.Blocks.OfType("cloud_init"), "cloud_init")
+	diags = append(diags, d...)
+	if cb != nil {
+		ci, d := l.decodeCloudInit(cb)
+		diags = append(diags, d...)
+		t.CloudInit, t.CloudInitRange = ci, cb.DefRange
+	}
 	return t, diags
+}
+
+// packageNameRe is a Debian/RPM package name (with an optional =version).
+var packageNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9+._-]{0,127}(=[a-zA-Z0-9+.:~_-]{1,64})?$`)
+
+// decodeCloudInit reads cloud_init { packages = [...] user_data = ... }.
+func (l *loader) decodeCloudInit(b *hcl.Block) (*providers.CloudInit, hcl.Diagnostics) {
+	ci := &providers.CloudInit{}
+	content, diags := b.Body.Content(cloudInitSchema)
+	if a := content.Attributes["packages"]; a != nil {
+		v, d := l.evalValue(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if v.IsNull() || !(v.Type().IsListType() || v.Type().IsTupleType()) {
+				diags = append(diags, attrErr(a, "Invalid packages", `packages must be a list of package names, like ["iperf3", "ethtool"].`))
+			} else {
+				for it := v.ElementIterator(); it.Next(); {
+					_, e := it.Element()
+					if e.IsNull() || e.Type() != cty.String || !packageNameRe.MatchString(e.AsString()) {
+						diags = append(diags, attrErr(a, "Invalid package name",
+							"%s is not a package name (letters, digits, + . _ -, optionally =version).", e.GoString()))
+						continue
+					}
+					ci.Packages = append(ci.Packages, e.AsString())
+				}
+			}
+		}
+	}
+	if a := content.Attributes["user_data"]; a != nil {
+		s, d := l.evalString(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if !strings.HasPrefix(s, "#cloud-config") && !strings.HasPrefix(s, "#!") {
+				diags = append(diags, attrErr(a, "Invalid user_data",
+					`user_data must be a cloud-config document (first line "#cloud-config") or a script ("#!…"); read a file with file("user-data.yaml").`))
+			}
+			ci.UserData = s
+		}
+	}
+	return ci, diags
 }
 
 // decodeSSH reads a template's ssh {} block: the pinned-key login (user,

@@ -3,19 +3,29 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/libvirt"
@@ -229,6 +239,10 @@ func TestKVM(t *testing.T) {
 		kvmRemote(t, e)
 	})
 
+	t.Run("a libvirtd that stops answering mid-session fails the call within call_timeout", func(t *testing.T) {
+		kvmDaemonStopsAnswering(t)
+	})
+
 	t.Run("network destroyed while booting fails at once", func(t *testing.T) {
 		kvmNetworkGone(t, e)
 	})
@@ -330,6 +344,14 @@ func TestKVM(t *testing.T) {
 		}
 		kvmLockPinsImage(t, e, dir)
 		kvmGuestGone(t, e, dir, names)
+	})
+
+	t.Run("two NICs on q35, pinned: SSH over the management NIC, iperf3 over the link", func(t *testing.T) {
+		kvmTwoNIC(t, e)
+	})
+
+	t.Run("cloud-init: a cloud image without a baked key, seeded by lab", func(t *testing.T) {
+		kvmCloudInit(t, e)
 	})
 
 	t.Run("no lease: clear error, both guests removed", func(t *testing.T) {
@@ -757,4 +779,392 @@ func kvmMedian(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// kvmTwoNIC applies examples/kvm-q35-pinned (management NIC, q35, cpu_pin)
+// with one short run and checks, from inside the guests, that SSH came in
+// over the management NIC and iperf3 ran over the benchmark link at the
+// link's MTU; the domains are q35 with the asked <cputune>; teardown
+// leaves no domain, volume or network (the management network included).
+// Before that, a plan that pins a CPU the host lacks fails at its line
+// (nothing boots for it).
+func kvmTwoNIC(t *testing.T, e kvmEnv) {
+	src, err := os.ReadFile("../../examples/kvm-q35-pinned/lab.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	body := strings.NewReplacer(`lab "kvm-q35-pinned"`, `lab "kvm-2nic"`, "repeat = 3", "repeat = 1").Replace(string(src))
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pin := []string{"server_cpus=0", "client_cpus=1", "emulator_cpus=0-1", "duration=3s"}
+
+	// The host (this machine, through libvirtd) has fewer than 9 CPUs.
+	out, err := e.cmd(dir, append([]string{"plan"}, e.vars("server_cpus=8")...)...).CombinedOutput()
+	line := 1 + strings.Count(body[:strings.Index(body, "server   = var.server_cpus")], "\n")
+	want := fmt.Sprintf(`lab.hcl:%d,16-31: cpu_pin server = "8" asks for CPU 8, but the libvirt host at qemu:///system has`, line)
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("plan pinning CPU 8 should fail with %q: %v\n%s", want, err, out)
+	}
+
+	names := kvmPlan(t, e, dir, pin...)
+	defer func() {
+		if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+			t.Errorf("destroy: %v\n%s", err, out)
+		}
+		if left := leftovers(t, e, names.Group); len(left) > 0 {
+			t.Errorf("left in libvirt: %v", left)
+		}
+	}()
+	start := time.Now()
+	if out, err := e.cmd(dir, "apply", "-auto-approve", "-keep", names.File).CombinedOutput(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	t.Logf("figures: two-NIC q35 pair applied (boot, one 3 s run) in %v", time.Since(start).Round(time.Second))
+
+	st, err := state.Store{Dir: filepath.Join(dir, ".lab")}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := map[string]providers.Instance{}
+	for _, r := range st.Resources {
+		if r.Instance.Kind == "machine" {
+			eps[r.Instance.Name] = r.Instance
+		}
+	}
+	linkAddr := map[string]string{}
+	for _, name := range []string{names.Server, names.Client} {
+		in, ok := eps[name]
+		if !ok || in.Endpoint == nil {
+			t.Fatalf("state has no machine %s", name)
+		}
+		ep := in.Endpoint
+		mgmt, linkMAC, mgmtMAC := in.Attrs["mgmt_addr"], in.Attrs["mac"], in.Attrs["mgmt_mac"]
+		if ep.SSHHost == "" || ep.SSHHost != mgmt || ep.Addr == ep.SSHHost {
+			t.Fatalf("%s: ssh %q, benchmark address %q, management address %q: SSH must use the management NIC", name, ep.SSHHost, ep.Addr, mgmt)
+		}
+		linkAddr[name] = ep.Addr
+		// Inside the guest: which address the SSH session came in on, and
+		// each NIC's addresses and MTU, found by MAC.
+		o, err := exec.Command("ip", "netns", "exec", e.ns, "ssh", "-i", e.key, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+			"-o", "LogLevel=ERROR", "root@"+ep.SSHHost, `echo "$SSH_CONNECTION"; ip -j addr`).Output()
+		if err != nil {
+			t.Fatalf("ssh %s: %v", ep.SSHHost, err)
+		}
+		conn, addrJSON, _ := strings.Cut(string(o), "\n")
+		if f := strings.Fields(conn); len(f) != 4 || f[2] != ep.SSHHost {
+			t.Errorf("%s: SSH_CONNECTION %q: the session did not come in on the management address %s", name, conn, ep.SSHHost)
+		}
+		var ifs []struct {
+			Name     string `json:"ifname"`
+			MTU      int    `json:"mtu"`
+			Address  string `json:"address"`
+			AddrInfo []struct {
+				Family string `json:"family"`
+				Local  string `json:"local"`
+			} `json:"addr_info"`
+		}
+		if err := json.Unmarshal([]byte(addrJSON), &ifs); err != nil {
+			t.Fatalf("%s: ip -j addr: %v\n%s", name, err, addrJSON)
+		}
+		seen := 0
+		for _, i := range ifs {
+			var v4 []string
+			for _, a := range i.AddrInfo {
+				if a.Family == "inet" {
+					v4 = append(v4, a.Local)
+				}
+			}
+			switch {
+			case strings.EqualFold(i.Address, linkMAC):
+				seen++
+				if len(v4) != 1 || v4[0] != ep.Addr || i.MTU != 9000 || i.Name != ep.Iface {
+					t.Errorf("%s: benchmark NIC %s: %v MTU %d, want %s (%s) at the link's MTU 9000", name, i.Name, v4, i.MTU, ep.Addr, ep.Iface)
+				}
+			case strings.EqualFold(i.Address, mgmtMAC):
+				seen++
+				if len(v4) != 1 || v4[0] != mgmt || i.Name == ep.Iface {
+					t.Errorf("%s: management NIC %s: %v, want %s", name, i.Name, v4, mgmt)
+				}
+			}
+		}
+		if seen != 2 {
+			t.Errorf("%s: found %d of the two NICs by MAC in\n%s", name, seen, addrJSON)
+		}
+		// The domain is what the spec asked: q35, vCPU and emulator pinned.
+		x, ok := virshDo("dumpxml", name)
+		cpu := "0"
+		if name == names.Client {
+			cpu = "1"
+		}
+		for _, w := range []string{"machine='pc-q35", "<vcpupin vcpu='0' cpuset='" + cpu + "'/>", "<emulatorpin cpuset='0-1'/>"} {
+			if !ok || !strings.Contains(x, w) {
+				t.Errorf("%s: domain XML lacks %s", name, w)
+			}
+		}
+	}
+	// The run went over the link: iperf3's own record of its connection,
+	// and the results' record of the placement.
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	rid, err := rs.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := rs.Load(rid)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("want one record: %v (%d)", err, len(recs))
+	}
+	r := recs[0]
+	if r.Error != "" {
+		t.Fatalf("run failed: %s", r.Error)
+	}
+	var ip3 struct {
+		Start struct {
+			Connected []struct {
+				Local  string `json:"local_host"`
+				Remote string `json:"remote_host"`
+			} `json:"connected"`
+		} `json:"start"`
+	}
+	if err := json.Unmarshal([]byte(r.Raw.Client), &ip3); err != nil || len(ip3.Start.Connected) == 0 {
+		t.Fatalf("iperf3 client JSON: %v", err)
+	}
+	for _, c := range ip3.Start.Connected {
+		if c.Local != linkAddr[names.Client] || c.Remote != linkAddr[names.Server] {
+			t.Errorf("iperf3 ran %s → %s, want the link addresses %s → %s", c.Local, c.Remote, linkAddr[names.Client], linkAddr[names.Server])
+		}
+	}
+	if r.Observed.Server.MTU != 9000 || r.Observed.Client.MTU != 9000 {
+		t.Errorf("observed MTU %d/%d, want the link's 9000", r.Observed.Server.MTU, r.Observed.Client.MTU)
+	}
+	hs := r.Provenance.HostSettings
+	if !strings.Contains(hs["server"], "machine=q35") || !strings.Contains(hs["server"], "vcpupin=0") || !strings.Contains(hs["client"], "vcpupin=1") ||
+		!strings.Contains(hs["client"], "emulatorpin=0-1") || !strings.Contains(hs["client"], "mgmt_network=lab-") {
+		t.Errorf("host settings not recorded: %v", hs)
+	}
+	t.Logf("figures: %.2f Gb/s over the link (%s → %s) at MTU 9000, SSH over the management NIC", r.Metrics.ThroughputBps/1e9, linkAddr[names.Client], linkAddr[names.Server])
+}
+
+// kvmCloudLab is a one-run lab on a cloud image: a template with
+// cloud_init {} (lab's key, a user-data part of the user's own), the
+// harness's kernel, one 3 s iperf3 run.
+const kvmCloudLab = `lab "kvm-cloud" {}
+
+variable "pool" { type = string }
+variable "accel" { type = string }
+variable "ssh_key" { type = string }
+variable "image" { type = string }
+
+provider "libvirt" "host" {
+  pool   = var.pool
+  accel  = var.accel
+  kernel = "vmlinuz"
+  initrd = "initrd.img"
+}
+
+template "cloud" {
+  source = var.image
+  os     = "linux"
+  cloud_init {
+    user_data = "#cloud-config\nwrite_files:\n  - path: /run/lab-user-part\n    content: from the user's part\n"
+  }
+  ssh {
+    user             = "root"
+    private_key_file = var.ssh_key
+  }
+}
+
+pair "seeded" {
+  template = template.cloud
+  vcpu     = 1
+  memory   = "768MiB"
+}
+
+experiment "once" {
+  pairs = [pair.seeded]
+  iperf3 {
+    duration = "3s"
+  }
+}
+`
+
+// kvmCloudInit: guests of a cloud image that holds no login key (the
+// build script's -c variant) are seeded by lab through a NoCloud CD-ROM:
+// lab logs in with its own key, each guest has its own hostname, the
+// user's user-data part ran, and teardown removes the seed volumes with
+// the domains.
+func kvmCloudInit(t *testing.T, e kvmEnv) {
+	start := time.Now()
+	b, err := exec.Command("../../scripts/build-kvm-image.sh", "-c", "-k", e.key+".pub", "-o", filepath.Dir(e.image)).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("build the cloud variant: %v\n%s", err, stderr)
+	}
+	img := strings.TrimSpace(string(b))
+	t.Logf("figures: cloud variant ready in %v (cached after the first build)", time.Since(start).Round(time.Second))
+	if _, err := os.Stat(filepath.Join(img, "base.qcow2")); err != nil {
+		t.Fatalf("the cloud variant %q has no base.qcow2: %v", img, err)
+	}
+	// Into the harness's pool under a name of its own.
+	var pool struct {
+		Target struct {
+			Path string `xml:"path"`
+		} `xml:"target"`
+	}
+	x, ok := virshDo("pool-dumpxml", e.pool)
+	if !ok || xml.Unmarshal([]byte(x), &pool) != nil || pool.Target.Path == "" {
+		t.Fatalf("pool %s: %s", e.pool, x)
+	}
+	const vol = "cloud-variant.qcow2"
+	if out, err := exec.Command("cp", "--reflink=auto", filepath.Join(img, "base.qcow2"), filepath.Join(pool.Target.Path, vol)).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	defer virshDo("vol-delete", vol, "--pool", e.pool)
+	if out, ok := virshDo("pool-refresh", e.pool); !ok {
+		t.Fatalf("pool-refresh: %s", out)
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(kvmCloudLab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "lab.plan")
+	out, err := e.cmd(dir, append([]string{"plan", "-out", file}, e.vars("image="+vol)...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	var group string
+	defer func() {
+		if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+			t.Errorf("destroy: %v\n%s", err, out)
+		}
+		if group == "" {
+			return
+		}
+		if left := leftovers(t, e, group); len(left) > 0 {
+			t.Errorf("left in libvirt: %v", left)
+		}
+	}()
+	start = time.Now()
+	if out, err := e.cmd(dir, "apply", "-auto-approve", "-keep", file).CombinedOutput(); err != nil {
+		t.Fatalf("apply on the seeded cloud image: %v\n%s", err, out)
+	}
+	applied := time.Since(start)
+	st, err := state.Store{Dir: filepath.Join(dir, ".lab")}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostnames := map[string]bool{}
+	var ready []string
+	for _, r := range st.Resources {
+		in := r.Instance
+		if in.Kind != "machine" {
+			if in.Kind == "link" {
+				group = in.Name
+			}
+			continue
+		}
+		ready = append(ready, in.Attrs["ready_s"]+" s")
+		seed := in.Attrs["seed"]
+		if vols := virsh(t, "vol-list", e.pool); seed == "" || !slices.Contains(vols, seed) {
+			t.Errorf("%s: seed volume %q not in pool %s (%v)", in.Name, seed, e.pool, vols)
+		}
+		o, err := exec.Command("ip", "netns", "exec", e.ns, "ssh", "-i", e.key, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+			"-o", "LogLevel=ERROR", "root@"+in.Endpoint.SSHHost, "hostname; cat /run/lab-user-part; echo; cloud-init query v1.instance_id").CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: ssh: %v\n%s", in.Name, err, o)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(o)), "\n")
+		if len(lines) < 3 || lines[0] != in.Name || lines[1] != "from the user's part" || !strings.HasPrefix(lines[2], in.Name+"-") {
+			t.Errorf("%s: hostname, user part and instance id: %q", in.Name, lines)
+		}
+		hostnames[lines[0]] = true
+	}
+	if len(hostnames) != 2 {
+		t.Errorf("want two distinct hostnames, got %v", hostnames)
+	}
+	t.Logf("figures: cloud-init seeded pair applied in %v; create → SSH-ready %v", applied.Round(time.Second), ready)
+}
+
+// kvmDaemonStopsAnswering: the harness's real libvirtd behind a UNIX
+// socket proxy that, on command, stops passing the daemon's answers on —
+// what a client sees of a daemon that is stopped (SIGSTOP) or wedged
+// mid-session, without stopping the shared daemon. A call that worked a
+// moment before fails within call_timeout, naming the URI and the call,
+// and the session's next call fails at once. Nothing boots.
+func kvmDaemonStopsAnswering(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "proxy-sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var frozen atomic.Bool
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			d, err := net.Dial("unix", "/run/libvirt/libvirt-sock")
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(d, c); d.Close() }()
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := d.Read(buf)
+					if n > 0 && !frozen.Load() {
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	uri := "qemu+unix:///system?socket=" + sock
+	f, diags := hclsyntax.ParseConfig([]byte(`uri = "`+uri+`"
+call_timeout = "2s"
+`), "lab.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := libvirt.New()
+	if d := p.Configure(context.Background(), f.Body); d.HasErrors() {
+		t.Fatal(d)
+	}
+	defer p.Close(context.Background())
+	ctx := context.Background()
+	owner := providers.Owner{Lab: "kvm-silent", Workspace: "0a1b2c3d"}
+	if _, err := p.List(ctx, owner); err != nil {
+		t.Fatalf("List through the proxy: %v", err)
+	}
+	frozen.Store(true)
+	start := time.Now()
+	_, err = p.List(ctx, owner)
+	took := time.Since(start)
+	var st *libvirt.StalledError
+	if !errors.As(err, &st) || !strings.Contains(err.Error(), "libvirtd at "+uri+" did not answer") {
+		t.Fatalf("List after the daemon went quiet: %v (after %v)", err, took)
+	}
+	t.Logf("figures: a daemon gone quiet mid-session: the call failed after %v (call_timeout 2s): %v", took.Round(100*time.Millisecond), err)
+	if took > 10*time.Second {
+		t.Errorf("the call took %v with call_timeout 2s", took)
+	}
+	again := time.Now()
+	if _, err := p.List(ctx, owner); !errors.As(err, &st) || time.Since(again) > time.Second {
+		t.Errorf("the next call: %v after %v, want the stall at once", err, time.Since(again))
+	}
 }

@@ -16,7 +16,8 @@ const CPUSource = "libvirt:cpu_time"
 // thread of its QEMU process, so emulation and I/O threads count too) over
 // the benchmark, as a share of its vCPUs: 100 is every vCPU fully busy; it
 // can pass 100 when QEMU's own threads are busy beside the vCPUs.
-func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (func(context.Context) (results.HostCPU, error), error) {
+func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (_ func(context.Context) (results.HostCPU, error), err error) {
+	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
 		return nil, err
@@ -30,7 +31,8 @@ func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (func(co
 		return nil, callErr("DomainGetInfo", in.Name, err)
 	}
 	t0 := time.Now()
-	return func(ctx context.Context) (results.HostCPU, error) {
+	return func(ctx context.Context) (_ results.HostCPU, err error) {
+		defer p.explain(&err)
 		_, _, _, _, cpu1, err := l.DomainGetInfo(dom)
 		if err != nil {
 			return results.HostCPU{}, callErr("DomainGetInfo", in.Name, err)

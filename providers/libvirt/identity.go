@@ -20,7 +20,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{
 		NICModels: []string{"virtio", "e1000", "e1000e", "rtl8139"},
 		NICQueues: true, HostOffloads: true, GuestOffloads: true,
-		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "",
+		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "", CloudInit: true,
 		OnThisHost: onThisHost(p.cfg.URI),
 	}
 }
@@ -28,7 +28,8 @@ func (p *Provider) Capabilities() providers.Capabilities {
 // TemplateID is "sha256:<hex>" of the template's base volume as libvirtd
 // serves it (StorageVolDownload), computed once per volume and provider:
 // the image a guest boots, whatever its name or path.
-func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string, error) {
+func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (_ string, err error) {
+	defer p.explain(&err)
 	source := m.Template.Source
 	if source == "" {
 		return "", fmt.Errorf("template %q has no source", m.Template.Name)

@@ -3,8 +3,8 @@
 // locally through the UNIX socket or remotely over SSH, TCP or TLS.
 //
 // A template is a base volume in a storage pool. Each guest is a qcow2
-// overlay on it (or a full clone), a domain with one NIC on the pair's
-// network (lab-owned by default: an isolated bridge with its own MTU and a
+// overlay on it (or a full clone), a domain with a NIC on the pair's
+// network (and, with management set, a management NIC before it for SSH) (lab-owned by default: an isolated bridge with its own MTU and a
 // DHCP range from 198.18.0.0/15), found again by name and by the lab id in
 // the domain's <metadata>. The guest's address comes from the network's DHCP
 // leases (by MAC), with the QEMU guest agent as a fallback; lab then logs in
@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sync"
 	"time"
 
@@ -63,6 +64,21 @@ type Config struct {
 	// /usr/bin/qemu-system-x86_64); Machine the machine type (default "pc").
 	Emulator string `hcl:"emulator,optional"`
 	Machine  string `hcl:"machine,optional"`
+	// CallTimeout bounds how long one libvirt call may wait for its answer
+	// (default 60s; a definition, a start and a full clone get five times
+	// that): a stopped or wedged libvirtd fails the command, naming the
+	// URI and the call, instead of hanging it.
+	CallTimeout string `hcl:"call_timeout,optional"`
+	// Management gives every guest a second NIC, its first, for SSH and
+	// lease look-ups, apart from the measured link: "lab" makes an
+	// isolated management network per pair (NAT with nat = true, which
+	// then leaves the benchmark link isolated), any
+	// other value names an existing libvirt network. Empty: SSH goes over
+	// the benchmark link.
+	Management string `hcl:"management,optional"`
+	// Pin places each role's vCPUs and QEMU's own threads on host CPUs
+	// (cpu_pin {}: <cputune><vcpupin/><emulatorpin/>).
+	Pin *PinConfig `hcl:"cpu_pin,block"`
 	// For qemu+ssh:// URIs (remote.go): how lab logs in to the host —
 	// the URI's user and port, a key file, a pinned host key, ssh-agent,
 	// a known_hosts file, an ssh_config file whose Host entries fill
@@ -76,8 +92,12 @@ type Config struct {
 	Remain         hcl.Body `hcl:",remain"`
 }
 
-const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, " +
-	"private_key_file, host_key, agent, known_hosts_file, ssh_config, jump_via_host"
+const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, management, " +
+	"private_key_file, host_key, agent, known_hosts_file, ssh_config, jump_via_host, cpu_pin {}"
+
+// machineType is the shape of QEMU's x86 machine types: "pc", "q35" and
+// their versioned forms ("pc-q35-8.2", "pc-i440fx-7.2"), "microvm".
+var machineType = regexp.MustCompile(`^(pc|q35|microvm|pc-(q35|i440fx)-[0-9][0-9.]*)$`)
 
 // Defaults.
 const (
@@ -99,16 +119,24 @@ type Provider struct {
 	cfg          Config
 	bootTimeout  time.Duration
 	leaseTimeout time.Duration
+	callTimeout  time.Duration
 
-	mu sync.Mutex // guards l
+	mu sync.Mutex // guards l, watch and dead
 	l  *golibvirt.Libvirt
+	// watch follows the calls on l's connection (see rpcWatch).
+	watch *rpcWatch
+	// dead is why the daemon stopped answering: once one call stalled,
+	// every later one fails at once instead of waiting out its deadline.
+	dead error
 	// dial connects to libvirtd; replaced in tests.
-	dial func(uri *url.URL) (*golibvirt.Libvirt, error)
+	dial func(uri *url.URL, callTimeout time.Duration) (*golibvirt.Libvirt, *rpcWatch, error)
 	// poll is the interval between lease/state checks.
 	poll time.Duration
 
 	idMu sync.Mutex
 	ids  map[string]string // TemplateID by source volume
+
+	pin *pinning // cpu_pin {}, nil without one
 }
 
 var _ providers.Provider = (*Provider)(nil)
@@ -118,7 +146,7 @@ func New() *Provider {
 	p := &Provider{poll: 250 * time.Millisecond}
 	p.dial = p.dialURI
 	p.cfg = Config{URI: DefaultURI, Pool: DefaultPool, Accel: "kvm"}
-	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
+	p.bootTimeout, p.leaseTimeout, p.callTimeout = DefaultBootTimeout, DefaultLeaseTimeout, DefaultCallTimeout
 	return p
 }
 
@@ -170,12 +198,24 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if c.Network != "" && c.NAT {
 		bad("Conflicting arguments", "nat applies to the networks lab creates; with network set, lab creates none.")
 	}
+	if c.Management == ManagementLab && c.Network != "" {
+		bad("Conflicting arguments", `management = "lab" makes a management network beside each network lab creates; with network set, lab creates none: name an existing network as management instead.`)
+	}
+	if c.Management != "" && c.Management == c.Network {
+		bad("Conflicting arguments", fmt.Sprintf("management and network both name %q: the management NIC must be apart from the benchmark link.", c.Network))
+	}
 	if c.Emulator == "" {
 		c.Emulator = DefaultEmulator
 	}
 	if c.Machine == "" {
 		c.Machine = DefaultMachine
 	}
+	if !machineType.MatchString(c.Machine) {
+		bad("Invalid machine", fmt.Sprintf(`machine = %q is not a QEMU x86 machine type like "pc", "q35", "pc-q35-8.2" or "pc-i440fx-8.2".`, c.Machine))
+	}
+	pin, pd := decodePin(c.Pin, ec)
+	diags = append(diags, pd...)
+	p.pin = pin
 	if c.Cmdline == "" {
 		c.Cmdline = DefaultCmdline
 	}
@@ -186,12 +226,12 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		attrs, _ := body.JustAttributes()
 		diags = append(diags, checkRemote(c, attrs, body)...)
 	}
-	p.bootTimeout, p.leaseTimeout = DefaultBootTimeout, DefaultLeaseTimeout
+	p.bootTimeout, p.leaseTimeout, p.callTimeout = DefaultBootTimeout, DefaultLeaseTimeout, DefaultCallTimeout
 	for _, d := range []struct {
 		name string
 		s    string
 		into *time.Duration
-	}{{"boot_timeout", c.BootTimeout, &p.bootTimeout}, {"lease_timeout", c.LeaseTimeout, &p.leaseTimeout}} {
+	}{{"boot_timeout", c.BootTimeout, &p.bootTimeout}, {"lease_timeout", c.LeaseTimeout, &p.leaseTimeout}, {"call_timeout", c.CallTimeout, &p.callTimeout}} {
 		if d.s == "" {
 			continue
 		}
@@ -206,36 +246,79 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	return diags
 }
 
-// Close disconnects from libvirtd.
+// Close disconnects from libvirtd. A daemon that stopped answering is not
+// asked to close the connection (that call would wait out its deadline
+// too): the socket is just closed.
 func (p *Provider) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.l == nil {
 		return nil
 	}
-	err := p.l.Disconnect()
-	p.l = nil
-	return err
+	l, w := p.l, p.watch
+	p.l, p.watch = nil, nil
+	if p.dead != nil || (w != nil && w.stalledErr() != nil) {
+		if w != nil {
+			_ = w.Close()
+		}
+		return nil
+	}
+	return l.Disconnect()
 }
 
 // conn returns the connection to libvirtd, dialling on first use and again
-// after the daemon dropped it.
+// after the daemon dropped it; after a call went unanswered it fails at
+// once with that cause.
 func (p *Provider) conn() (*golibvirt.Libvirt, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.dead != nil {
+		return nil, p.dead
+	}
 	if p.l != nil && p.l.IsConnected() {
 		return p.l, nil
+	}
+	if p.watch != nil {
+		if st := p.watch.stalledErr(); st != nil {
+			p.dead = st
+			return nil, st
+		}
 	}
 	u, err := url.Parse(p.cfg.URI)
 	if err != nil {
 		return nil, fmt.Errorf("libvirt uri %q: %w", p.cfg.URI, err)
 	}
-	l, err := p.dial(u)
+	l, w, err := p.dial(u, p.callTimeout)
 	if err != nil {
+		var st *StalledError
+		if errors.As(err, &st) {
+			p.dead = err
+			return nil, err
+		}
 		return nil, fmt.Errorf("connect to libvirt at %s: %w", p.cfg.URI, err)
 	}
-	p.l = l
+	p.l, p.watch = l, w
 	return l, nil
+}
+
+// explain adds, to an error from a call on the connection, why the
+// connection was closed when a call went unanswered (go-libvirt itself only
+// says "procedure interrupted").
+func (p *Provider) explain(err *error) {
+	if *err == nil {
+		return
+	}
+	p.mu.Lock()
+	w, dead := p.watch, p.dead
+	p.mu.Unlock()
+	st := dead
+	if st == nil && w != nil {
+		st = w.stalledErr()
+	}
+	if st == nil || errors.Is(*err, st) {
+		return
+	}
+	*err = fmt.Errorf("%w (%v)", st, *err)
 }
 
 // isNotFound reports a libvirt "no such domain/network/volume" error.

@@ -19,10 +19,19 @@ const networkPrefix = "lab-"
 // link's name alone.
 func networkName(link string) string { return networkPrefix + link }
 
+// mgmtNetworkName is the management network lab makes for a link's pair
+// (management = "lab").
+func mgmtNetworkName(link string) string { return networkPrefix + link + "-mgmt" }
+
+// ManagementLab, as the provider's management setting, makes lab create a
+// management network per pair.
+const ManagementLab = "lab"
+
 // Link creates the pair's network: isolated (or NAT), with its own bridge,
 // the link's MTU and a DHCP range. With network set in the provider block
 // it creates nothing and attaches guests there.
-func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (providers.Instance, error) {
+func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers.Instance, err error) {
+	defer p.explain(&err)
 	in := providers.Instance{Address: ls.Address, Provider: TypeName, Kind: "link", Name: ls.Name,
 		Attrs: map[string]string{attrLabID: ls.LabID}}
 	if ls.MTU > 0 {
@@ -51,26 +60,57 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (providers.I
 	}
 	bridge := "lab" + shortHash(ls.LabID+"\x00"+ls.Name)
 	in.Attrs[attrBridge] = bridge
+	// With a management network, nat applies to it: the measured link
+	// stays isolated.
+	linkNAT := p.cfg.NAT && p.cfg.Management != ManagementLab
+	id, subnet, err := p.createNetwork(l, networkSpec{Name: name, Bridge: bridge, MTU: ls.MTU, NAT: linkNAT, Tag: in.Owner.Tag(ls.Address)})
+	if err != nil {
+		return in, err
+	}
+	in.ID, in.Attrs["subnet"] = id, subnet
+	switch p.cfg.Management {
+	case "":
+	case ManagementLab:
+		// The pair's management network: SSH and leases, never measured.
+		mname := mgmtNetworkName(ls.Name)
+		in.Attrs[attrMgmtNetwork], in.Attrs[attrMgmtOwned] = mname, "true"
+		_, msub, err := p.createNetwork(l, networkSpec{Name: mname, Bridge: "labm" + shortHash(ls.LabID+"\x00"+ls.Name),
+			NAT: p.cfg.NAT, Tag: in.Owner.Tag(ls.Address + "/management")})
+		if err != nil {
+			return in, err
+		}
+		in.Attrs["mgmt_subnet"] = msub
+	default:
+		if _, err := l.NetworkLookupByName(p.cfg.Management); err != nil {
+			return in, callErr("NetworkLookupByName", p.cfg.Management+" (management)", err)
+		}
+		in.Attrs[attrMgmtNetwork], in.Attrs[attrMgmtOwned] = p.cfg.Management, "false"
+	}
+	return in, nil
+}
+
+// createNetwork creates a lab network with a free /24 of 198.18.0.0/15
+// (the next one when another network holds the first pick) and returns
+// its UUID and subnet.
+func (p *Provider) createNetwork(l *golibvirt.Libvirt, ns networkSpec) (id, subnet string, err error) {
 	var lastErr error
 	for try := 0; try < 8; try++ {
-		salt := name
+		salt := ns.Name
 		if try > 0 {
 			salt += "#" + strconv.Itoa(try)
 		}
-		ns := networkSpec{Name: name, Bridge: bridge, MTU: ls.MTU, NAT: p.cfg.NAT, Network: subnetFor(salt), Tag: in.Owner.Tag(ls.Address)}
+		ns.Network = subnetFor(salt)
 		net, err := l.NetworkCreateXML(networkXML(ns))
 		if err == nil {
-			in.ID = uuidString(net.UUID)
-			in.Attrs["subnet"] = fmt.Sprintf("%d.%d.%d.0/24", ns.Network[0], ns.Network[1], ns.Network[2])
-			return in, nil
+			return uuidString(net.UUID), fmt.Sprintf("%d.%d.%d.0/24", ns.Network[0], ns.Network[1], ns.Network[2]), nil
 		}
-		lastErr = callErr("NetworkCreateXML", name, err)
+		lastErr = callErr("NetworkCreateXML", ns.Name, err)
 		// Another network holds the subnet: try the next one.
 		if !strings.Contains(err.Error(), "in use") && !strings.Contains(err.Error(), "overlap") {
 			break
 		}
 	}
-	return in, lastErr
+	return "", "", lastErr
 }
 
 // deleteLink destroys (and undefines, if persistent) a lab-owned network:
@@ -84,6 +124,27 @@ func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error
 	if name == "" {
 		name = networkName(in.Name)
 	}
+	if err := deleteNetwork(l, in.Owner, name); err != nil {
+		return err
+	}
+	// The pair's management network, when lab made one (and, before a
+	// create, a leftover of one under this link's name).
+	if in.Attrs[attrMgmtOwned] == "false" {
+		return nil
+	}
+	mname := in.Attrs[attrMgmtNetwork]
+	if mname == "" && p.cfg.Management == ManagementLab && in.Attrs[attrNetwork] == networkName(in.Name) {
+		mname = mgmtNetworkName(in.Name)
+	}
+	if mname == "" {
+		return nil
+	}
+	return deleteNetwork(l, in.Owner, mname)
+}
+
+// deleteNetwork destroys and undefines network name if it carries o's tag;
+// one without it is refused, one that does not exist is done.
+func deleteNetwork(l *golibvirt.Libvirt, o providers.Owner, name string) error {
 	n, tag, exists, err := networkOwner(l, name)
 	if err != nil || !exists {
 		return err
@@ -91,11 +152,11 @@ func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error
 	labID := ""
 	if t, _, ok := providers.ParseTag(tag); ok {
 		labID = t.Lab
-	} else if tag == "" && in.Owner.Workspace == "" {
-		labID = in.Owner.Lab // lab 0.1 tagged no network; its state names it exactly
+	} else if tag == "" && o.Workspace == "" {
+		labID = o.Lab // lab 0.1 tagged no network; its state names it exactly
 	}
-	if !owns(in.Owner, tag, labID) {
-		return notOwned(in.Owner, "network", name, tag)
+	if !owns(o, tag, labID) {
+		return notOwned(o, "network", name, tag)
 	}
 	if err := l.NetworkDestroy(n); err != nil && !isNotFound(err) && !isNotRunning(err) {
 		return callErr("NetworkDestroy", name, err)

@@ -36,6 +36,19 @@ const (
 	// serial console output (kept after the guest is deleted, like
 	// libvirt's own QEMU log beside it).
 	attrConsoleLog = "console_log"
+	// attrVCPUPin is each vCPU's host cpuset, in vCPU order, and
+	// attrEmulatorPin that of QEMU's own threads (cpu_pin {}).
+	attrVCPUPin     = "vcpupin"
+	attrEmulatorPin = "emulatorpin"
+	attrMachine     = "machine" // the QEMU machine type
+	// The management NIC (management = …): its network (on a link: the
+	// pair's; "true" in attrMgmtOwned when lab made it), MAC and address.
+	attrMgmtNetwork = "mgmt_network"
+	attrMgmtOwned   = "mgmt_owned"
+	attrMgmtMAC     = "mgmt_mac"
+	attrMgmtAddr    = "mgmt_addr"
+	// attrSeed is the cloud-init seed volume (cloud_init {} templates).
+	attrSeed = "seed"
 )
 
 // consoleLogDir is where the serial console logs go on the libvirt host:
@@ -46,7 +59,8 @@ const consoleLogDir = "/var/log/libvirt/qemu"
 func volumeName(machine string) string { return machine + ".qcow2" }
 
 // Create makes one guest: overlay, domain, start, lease, SSH.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers.Instance, err error) {
+	defer p.explain(&err)
 	o := m.Owner()
 	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: o,
 		Attrs: map[string]string{attrLabID: m.LabID, attrPool: p.cfg.Pool, attrVolume: volumeName(m.Name)}}
@@ -76,6 +90,17 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	in.Attrs[attrNetwork] = network
 	mac := macFor(m.LabID, m.Name)
 	in.Attrs[attrMAC] = mac
+	mgmtNet, mgmtMAC := m.Link.Attrs[attrMgmtNetwork], ""
+	if mgmtNet == "" && p.cfg.Management != "" && p.cfg.Management != ManagementLab {
+		mgmtNet = p.cfg.Management
+	}
+	if mgmtNet == "" && p.cfg.Management == ManagementLab {
+		return in, fmt.Errorf("%s: no management network: the pair's link was made without one (apply again to remake it)", m.Address)
+	}
+	if mgmtNet != "" {
+		mgmtMAC = macFor(m.LabID, m.Name+"\x00management")
+		in.Attrs[attrMgmtNetwork], in.Attrs[attrMgmtMAC] = mgmtNet, mgmtMAC
+	}
 	vcpu, mem := m.VCPU, m.MemoryMiB
 	if vcpu <= 0 {
 		vcpu = 1
@@ -89,6 +114,13 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		login = *s
 	}
 	in.Endpoint = providers.SSHEndpoint("", login)
+	var pubKey string
+	if m.Template.CloudInit != nil {
+		if pubKey, err = publicKey(login); err != nil {
+			return in, fmt.Errorf("%s: template %q: %w", m.Address, m.Template.Name, err)
+		}
+		in.Attrs[attrSeed] = seedVolumeName(m.Name)
+	}
 	if id, err := p.TemplateID(ctx, m); err == nil {
 		in.Endpoint.TemplateID = id
 	} else {
@@ -121,14 +153,29 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	} else if !isNotFound(err) {
 		return in, callErr("StorageVolLookupByName", volumeName(m.Name), err)
 	}
+	if pubKey != "" {
+		if _, err := l.StorageVolLookupByName(pool, seedVolumeName(m.Name)); err == nil {
+			return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, notOwned(o, "volume", p.cfg.Pool+"/"+seedVolumeName(m.Name), ""))
+		} else if !isNotFound(err) {
+			return in, callErr("StorageVolLookupByName", seedVolumeName(m.Name), err)
+		}
+	}
 	trace("%s leftover+pool %v", m.Name, time.Since(t0))
 	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: p.cfg.Emulator, Machine: p.cfg.Machine, VCPU: vcpu, MemoryMiB: mem,
 		Pool: p.cfg.Pool, Volume: volumeName(m.Name),
 		Network: network, MAC: mac, Model: model, Driver: p.cfg.NICDriver, Queues: m.NIC.Queues,
 		MTU: linkMTU(m.Link), Host: host, Guest: gbits,
+		MgmtNetwork: mgmtNet, MgmtMAC: mgmtMAC,
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool, Tag: o.Tag(m.Address)}}
 	if p.cfg.Accel == "tcg" {
 		ds.Type = "qemu"
+	}
+	in.Attrs[attrMachine] = ds.Machine
+	if pubKey != "" {
+		ds.Seed, ds.Meta.Seed = seedVolumeName(m.Name), seedVolumeName(m.Name)
+	}
+	if err := p.pinDomain(&ds, &in, m.Role); err != nil {
+		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
 	ds.ConsoleLog = consoleLogDir + "/" + m.Name + "-console.log"
 	in.Attrs[attrConsoleLog] = ds.ConsoleLog
@@ -166,6 +213,16 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
 	trace("%s overlay %v", m.Name, time.Since(t0))
+	if pubKey != "" {
+		nics := []seedNIC{{"link", mac}}
+		if mgmtNet != "" {
+			nics = []seedNIC{{"mgmt", mgmtMAC}, {"link", mac}}
+		}
+		if err := p.writeSeed(l, pool, m, m.Name+"-"+in.ID, login, pubKey, nics); err != nil {
+			return in, fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
+		}
+		trace("%s seed %v", m.Name, time.Since(t0))
+	}
 	if err := l.DomainCreate(dom); err != nil {
 		return in, callErr("DomainCreate", m.Name, err)
 	}
@@ -176,15 +233,27 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	// domain stops or its network goes away.
 	wctx, stopWatch := p.watchBoot(ctx, l, m.Name, network)
 	defer stopWatch()
+	// With a management NIC, SSH goes to its address and the benchmark
+	// runs to the link's; without, the link's address serves both.
+	sshHost := ""
+	if mgmtNet != "" {
+		if sshHost, err = p.waitAddress(wctx, l, dom, mgmtNet, mgmtMAC); err != nil {
+			return in, fmt.Errorf("%s (domain %s, management NIC): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
+		}
+		in.Attrs[attrMgmtAddr] = sshHost
+	}
 	addr, err := p.waitAddress(wctx, l, dom, network, mac)
 	if err != nil {
 		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
 	}
-	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
+	if sshHost == "" {
+		sshHost = addr
+	}
+	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, sshHost
 	trace("%s lease %v", m.Name, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
-		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, bootErr(ctx, wctx, err))
+		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	return in, nil
@@ -319,7 +388,8 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 }
 
 // Read reports whether the domain still exists and runs.
-func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (p *Provider) Read(ctx context.Context, in providers.Instance) (_ providers.Instance, _ bool, err error) {
+	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
 		return in, false, err
@@ -356,7 +426,8 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 
 // Delete removes a machine (domain and overlay) or a link (lab's network).
 // What is gone counts as removed.
-func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+func (p *Provider) Delete(ctx context.Context, in providers.Instance) (err error) {
+	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
 		return err
@@ -390,24 +461,38 @@ func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in p
 	if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
 		return callErr("DomainUndefineFlags", in.Name, err)
 	}
-	if meta.Volume == "" || meta.Pool == "" {
+	if meta.Pool == "" {
 		return nil
 	}
-	pl, err := l.StoragePoolLookupByName(meta.Pool)
+	for _, name := range []string{meta.Volume, meta.Seed} {
+		if err := deleteVolume(l, meta.Pool, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteVolume deletes volume name of pool; what is gone is done. Only
+// for volumes a domain of the owner names (see deleteMachine).
+func deleteVolume(l *golibvirt.Libvirt, pool, name string) error {
+	if name == "" {
+		return nil
+	}
+	pl, err := l.StoragePoolLookupByName(pool)
 	if err != nil {
 		if errors.As(err, new(golibvirt.Error)) && golibvirt.ErrorNumber(err.(golibvirt.Error).Code) == golibvirt.ErrNoStoragePool {
 			return nil
 		}
-		return callErr("StoragePoolLookupByName", meta.Pool, err)
+		return callErr("StoragePoolLookupByName", pool, err)
 	}
-	vol, err := l.StorageVolLookupByName(pl, meta.Volume)
+	vol, err := l.StorageVolLookupByName(pl, name)
 	if isNotFound(err) {
 		return nil
 	} else if err != nil {
-		return callErr("StorageVolLookupByName", meta.Volume, err)
+		return callErr("StorageVolLookupByName", name, err)
 	}
 	if err := l.StorageVolDelete(vol, golibvirt.StorageVolDeleteNormal); err != nil && !isNotFound(err) {
-		return callErr("StorageVolDelete", meta.Volume, err)
+		return callErr("StorageVolDelete", name, err)
 	}
 	return nil
 }
@@ -421,7 +506,8 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 }
 
 // List finds o's domains and networks by the tag in their metadata.
-func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.Instance, err error) {
+	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
 		return nil, err

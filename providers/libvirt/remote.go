@@ -130,17 +130,18 @@ func (p *Provider) hostSSH() (ssh.Config, string, error) {
 	return c, socket, nil
 }
 
-// dialURI connects to the libvirtd of uri: over lab's SSH client for
-// driver+ssh URIs, else with go-libvirt's dialer for the URI.
-func (p *Provider) dialURI(u *url.URL) (*golibvirt.Libvirt, error) {
-	if !sshScheme(u) {
-		return golibvirt.ConnectToURI(u)
+// dialURI connects to the libvirtd of uri through a watched connection
+// (dialLibvirt): over lab's SSH client for driver+ssh URIs, else with
+// go-libvirt's dialer for the URI's transport (dialerFor).
+func (p *Provider) dialURI(u *url.URL, callTimeout time.Duration) (*golibvirt.Libvirt, *rpcWatch, error) {
+	if sshScheme(u) {
+		return dialLibvirt(sshDialer{p: p}, u, callTimeout)
 	}
-	l := golibvirt.NewWithDialer(sshDialer{p: p})
-	if err := l.ConnectToURI(golibvirt.RemoteURI(u)); err != nil {
-		return nil, err
+	d, err := dialerFor(u, callTimeout)
+	if err != nil {
+		return nil, nil, err
 	}
-	return l, nil
+	return dialLibvirt(d, u, callTimeout)
 }
 
 // sshDialer is go-libvirt's socket.Dialer over lab's SSH client: each

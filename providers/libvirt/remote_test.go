@@ -1,7 +1,6 @@
 package libvirt
 
 import (
-	"context"
 	"io"
 	"net"
 	"os"
@@ -10,23 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
 )
-
-func configure(t *testing.T, src string) (*Provider, hcl.Diagnostics) {
-	t.Helper()
-	f, diags := hclsyntax.ParseConfig([]byte(src), "lab.hcl", hcl.Pos{Line: 1, Column: 1})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p := New()
-	return p, p.Configure(context.Background(), f.Body)
-}
 
 // TestConfigureRemote: the SSH attributes apply to qemu+ssh:// URIs, and
 // every refusal points at its line.

@@ -27,6 +27,9 @@ type labMeta struct {
 	// domain: a domain that carries lab's tag is what proves the volume
 	// lab's (volumes carry no metadata of their own).
 	Tag string `xml:"tag,omitempty"`
+	// Seed is the cloud-init seed volume (in Pool), deleted with the
+	// domain like Volume.
+	Seed string `xml:"seed,omitempty"`
 }
 
 func parseMeta(s string) (labMeta, error) {
@@ -58,6 +61,17 @@ type domainSpec struct {
 	MTU     int
 	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
 	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
+	// Seed is the cloud-init seed volume in Pool, attached as a CD-ROM;
+	// empty: none.
+	Seed string
+	// MgmtNetwork and MgmtMAC are the management NIC (SSH, leases), the
+	// domain's first; empty: the benchmark NIC is the only one.
+	MgmtNetwork string
+	MgmtMAC     string
+	// VCPUPins is the host cpuset of each vCPU (<vcpupin>), EmulatorPin
+	// that of QEMU's own threads (<emulatorpin>); empty: not pinned.
+	VCPUPins    []string
+	EmulatorPin string
 	// ConsoleLog is a file on the libvirt host that keeps everything the
 	// guest writes to its serial console (boot messages, a panic).
 	ConsoleLog string
@@ -143,6 +157,16 @@ func domainXML(d domainSpec) (string, error) {
 	fmt.Fprintf(&b, "  <metadata>%s</metadata>\n", mb)
 	fmt.Fprintf(&b, "  <memory unit='MiB'>%d</memory>\n", d.MemoryMiB)
 	fmt.Fprintf(&b, "  <vcpu>%d</vcpu>\n", d.VCPU)
+	if len(d.VCPUPins) > 0 || d.EmulatorPin != "" {
+		b.WriteString("  <cputune>\n")
+		for i, set := range d.VCPUPins {
+			fmt.Fprintf(&b, "    <vcpupin vcpu='%d' cpuset='%s'/>\n", i, esc(set))
+		}
+		if d.EmulatorPin != "" {
+			fmt.Fprintf(&b, "    <emulatorpin cpuset='%s'/>\n", esc(d.EmulatorPin))
+		}
+		b.WriteString("  </cputune>\n")
+	}
 	b.WriteString("  <os>\n")
 	if d.Machine != "" {
 		fmt.Fprintf(&b, "    <type arch='x86_64' machine='%s'>hvm</type>\n", esc(d.Machine))
@@ -173,6 +197,22 @@ func domainXML(d domainSpec) (string, error) {
 	b.WriteString("    <disk type='volume' device='disk'>\n      <driver name='qemu' type='qcow2'/>\n")
 	fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Volume))
 	b.WriteString("      <target dev='vda' bus='virtio'/>\n    </disk>\n")
+	if d.Seed != "" {
+		// q35 has an AHCI (SATA) controller built in, pc an IDE one.
+		dev, bus := "hdc", "ide"
+		if strings.Contains(d.Machine, "q35") {
+			dev, bus = "sda", "sata"
+		}
+		b.WriteString("    <disk type='volume' device='cdrom'>\n      <driver name='qemu' type='raw'/>\n")
+		fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Seed))
+		fmt.Fprintf(&b, "      <target dev='%s' bus='%s'/>\n      <readonly/>\n    </disk>\n", dev, bus)
+	}
+	if d.MgmtNetwork != "" {
+		b.WriteString("    <interface type='network'>\n")
+		fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.MgmtNetwork))
+		fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MgmtMAC))
+		b.WriteString("      <model type='virtio'/>\n    </interface>\n")
+	}
 	b.WriteString("    <interface type='network'>\n")
 	fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
 	fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MAC))

@@ -18,9 +18,17 @@ func TestDomainXML(t *testing.T) {
 	offloaded := base
 	offloaded.Name, offloaded.Driver, offloaded.Queues = "lab-kvm-off-s", "vhost", 2
 	offloaded.Host, offloaded.Guest = map[string]bool{"tso4": false, "csum": true}, map[string]bool{"tso4": false}
+	q35 := base
+	q35.Name, q35.Machine, q35.VCPU = "lab-kvm-q35-s", "q35", 2
+	q35.VCPUPins, q35.EmulatorPin = []string{"2", "3"}, "0-1"
+	mgmt := base
+	mgmt.Name, mgmt.MgmtNetwork, mgmt.MgmtMAC = "lab-kvm-mgmt-s", "lab-kvm-jumbo-mgmt", "52:54:00:ab:cd:ef"
+	seeded := q35
+	seeded.Name, seeded.Seed = "lab-kvm-cloud-s", "lab-kvm-cloud-s-cidata.iso"
+	seeded.Meta.Seed = seeded.Seed
 	inject := base
 	inject.Name = "x'><evil/>"
-	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject} {
+	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt, "domain-cloud-init-seed": seeded} {
 		t.Run(name, func(t *testing.T) {
 			got, err := domainXML(d)
 			if err != nil {

@@ -1,0 +1,5 @@
+lab "bad" {}
+template "t" {
+  cloud_init {}
+  cloud_init {} # ERROR: Duplicate
+}
