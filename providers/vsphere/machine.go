@@ -150,11 +150,24 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 		in.Attrs["drs_override"] = env.drs.Reference().Value
 	}
-	addr, err := p.waitForIP(ctx, vm)
+	own := m.Link.Attrs["mode"] == OwnSwitch
+	skip := ""
+	if own {
+		if skip, err = benchAddr(m.Link.Attrs["index"], m.Role); err != nil {
+			return in, fmt.Errorf("create %s: %w", m.Name, err)
+		}
+		skip += "/24"
+	}
+	addr, err := p.waitForIP(ctx, vm, skip)
 	if err != nil {
 		return in, fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
 	}
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
+	if own {
+		if err := p.addressBenchNIC(ctx, vm, m, &in); err != nil {
+			return in, fmt.Errorf("benchmark NIC of %s: %w", m.Name, err)
+		}
+	}
 	var props mo.VirtualMachine
 	if err := vm.Properties(ctx, ref, []string{"config.uuid", "runtime.host"}, &props); err == nil {
 		if props.Config != nil {
@@ -234,11 +247,29 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 	if err != nil {
 		return cs, fmt.Errorf("network %s: %w", p.cfg.Network, err)
 	}
+	var mgmtNIC object.VirtualDeviceList
+	if pg := m.Link.Attrs["portgroup"]; m.Link.Attrs["mode"] == OwnSwitch {
+		// Own-switch: the management NIC (first, so the guest names it
+		// first and configures it as the template does) on network, and
+		// the benchmark NIC on the pair's own port group.
+		mgmt, err := object.EthernetCardTypes().CreateEthernetCard("vmxnet3", backing)
+		if err != nil {
+			return cs, err
+		}
+		own, err := env.finder.Network(ctx, pg)
+		if err != nil {
+			return cs, fmt.Errorf("port group %s: %w", pg, err)
+		}
+		if backing, err = own.EthernetCardBackingInfo(ctx); err != nil {
+			return cs, fmt.Errorf("port group %s: %w", pg, err)
+		}
+		mgmtNIC = append(mgmtNIC, mgmt)
+	}
 	nic, err := object.EthernetCardTypes().CreateEthernetCard(nicType, backing)
 	if err != nil {
 		return cs, err
 	}
-	add, err := object.VirtualDeviceList{nic}.ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
+	add, err := append(mgmtNIC, nic).ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
 	if err != nil {
 		return cs, err
 	}
@@ -282,9 +313,16 @@ func (p *Provider) snapshot(ctx context.Context, src *object.VirtualMachine) (*t
 // waitForIP waits until VMware Tools reports a usable IPv4 address: not
 // link-local, not loopback, not in ignored_ip_ranges. It does not wait for
 // a default gateway (FreeBSD's open-vm-tools report none).
-func (p *Provider) waitForIP(ctx context.Context, vm *object.VirtualMachine) (string, error) {
+//
+// skip, when set, is one more CIDR to pass over: in own-switch mode the
+// pair's benchmark network (the address wanted is the management NIC's).
+func (p *Provider) waitForIP(ctx context.Context, vm *object.VirtualMachine, skip string) (string, error) {
 	var ignored []*net.IPNet
-	for _, r := range p.cfg.IgnoredIPRanges {
+	ranges := p.cfg.IgnoredIPRanges
+	if skip != "" {
+		ranges = append(slices.Clone(ranges), skip)
+	}
+	for _, r := range ranges {
 		if _, n, err := net.ParseCIDR(r); err == nil {
 			ignored = append(ignored, n)
 		}

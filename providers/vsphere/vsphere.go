@@ -139,13 +139,20 @@ type Config struct {
 	// VM–VM affinity rule (mandatory), so they run on one host and their
 	// traffic stays on its vSwitch without pinning a host.
 	KeepTogether bool `hcl:"keep_together,optional"`
+	// LinkMode is how a pair's link is made: "own-switch" (the default
+	// when a host is pinned) creates an isolated standard vSwitch with no
+	// uplink and a port group on it per pair, on the pinned host, for the
+	// benchmark NIC, and keeps a management NIC on network; "shared-switch"
+	// (the default otherwise) attaches the one NIC to network and changes
+	// the MTU of the switch behind it.
+	LinkMode string `hcl:"link_mode,optional"`
 
 	Remain hcl.Body `hcl:",remain"`
 }
 
 // attributes the block takes, for the "unsupported argument" message.
 const attributeList = "url, insecure, datacenter, cluster, host, resource_pool, datastore, folder, network, linked_clone, snapshot, " +
-	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together"
+	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together, link_mode"
 
 // Configure decodes the provider block and reads credentials from the
 // environment. It does not connect: validate and plan work offline.
@@ -213,6 +220,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 			errAt("Invalid ignored_ip_ranges", fmt.Sprintf("%q is not a CIDR such as \"172.17.0.0/16\".", r))
 		}
 	}
+	diags = append(diags, c.checkLinkMode(body)...)
 	if c.DRSOverride && c.KeepTogether {
 		errAt("Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
 	}

@@ -293,6 +293,84 @@ func (s *netSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) soap.Has
 	return body
 }
 
+// AddVirtualSwitch adds a vSwitch with its spec — MTU, ports, uplinks
+// (Bridge) — as ESXi does (the simulator's own keeps the name only).
+func (s *netSystem) AddVirtualSwitch(req *types.AddVirtualSwitch) soap.HasFault {
+	body := &methods.AddVirtualSwitchBody{}
+	for _, sw := range s.NetworkInfo.Vswitch {
+		if sw.Name == req.VswitchName {
+			body.Fault_ = simulator.Fault("", &types.AlreadyExists{Name: req.VswitchName})
+			return body
+		}
+	}
+	sw := types.HostVirtualSwitch{Name: req.VswitchName, Key: "key-vim.host.VirtualSwitch-" + req.VswitchName}
+	if req.Spec != nil {
+		sw.Spec, sw.Mtu, sw.NumPorts = *req.Spec, req.Spec.Mtu, req.Spec.NumPorts
+		if b, ok := req.Spec.Bridge.(*types.HostVirtualSwitchBondBridge); ok {
+			for _, n := range b.NicDevice {
+				sw.Pnic = append(sw.Pnic, "key-vim.host.PhysicalNic-"+n)
+			}
+		}
+	}
+	s.NetworkInfo.Vswitch = append(s.NetworkInfo.Vswitch, sw)
+	body.Res = &types.AddVirtualSwitchResponse{}
+	return body
+}
+
+// NetworkInfo returns every host's network information by host name,
+// read through the API (each call decodes fresh copies, so two calls
+// compare deeply with reflect.DeepEqual).
+func (s *Sim) NetworkInfo(t testing.TB) map[string]types.HostNetworkInfo {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	hosts, err := f.HostSystemList(ctx, "/"+Datacenter+"/host/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]types.HostNetworkInfo{}
+	for _, h := range hosts {
+		ns, err := h.ConfigManager().NetworkSystem(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o mo.HostNetworkSystem
+		if err := ns.Properties(ctx, ns.Reference(), []string{"networkInfo"}, &o); err != nil || o.NetworkInfo == nil {
+			t.Fatalf("network of %s: %v", h.Name(), err)
+		}
+		out[h.Name()] = *o.NetworkInfo
+	}
+	return out
+}
+
+// AddVSwitch adds a vSwitch (with an uplink when uplink is set) and a port
+// group on it to the named host, as an administrator would by hand.
+func (s *Sim) AddVSwitch(t testing.TB, host, vswitch, portgroup string, uplink bool) {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	h, err := f.HostSystem(ctx, "/"+Datacenter+"/host/*/"+host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := h.ConfigManager().NetworkSystem(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &types.HostVirtualSwitchSpec{NumPorts: 64, Mtu: 1500}
+	if uplink {
+		spec.Bridge = &types.HostVirtualSwitchBondBridge{NicDevice: []string{"vmnic1"}}
+	}
+	if err := ns.AddVirtualSwitch(ctx, vswitch, spec); err != nil {
+		t.Fatal(err)
+	}
+	if portgroup != "" {
+		if err := ns.AddPortGroup(ctx, types.HostPortGroupSpec{Name: portgroup, VswitchName: vswitch}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // VSwitchMTUs returns the MTU of the vSwitch carrying Network on each host.
 func (s *Sim) VSwitchMTUs() map[string]int32 {
 	out := map[string]int32{}
