@@ -118,6 +118,54 @@ func (s *Sim) countCalls() {
 	}
 }
 
+// PoweredOn is what OnPowerOn reports of a VM being powered on: the guest
+// address it will report (set through extraConfig "SET.guest.ipAddress",
+// which the simulator applies and does not keep), its extraConfig and the
+// MAC of each NIC by the port group it is on.
+type PoweredOn struct {
+	Name        string
+	GuestIP     string
+	ExtraConfig map[string]string
+	MACs        map[string]string // port group name → MAC
+}
+
+// OnPowerOn calls f for every VM before the simulator powers it on (the
+// moment a real guest would boot with its NICs' MACs), through the
+// registry's method hook.
+func (s *Sim) OnPowerOn(f func(PoweredOn)) {
+	m := s.Model.Map()
+	next := m.Handler
+	m.Handler = func(ctx *simulator.Context, method *simulator.Method) (mo.Reference, types.BaseMethodFault) {
+		if method.Name == "PowerOnVM_Task" {
+			if vm, ok := ctx.Map.Get(method.This).(*simulator.VirtualMachine); ok && vm.Config != nil {
+				on := PoweredOn{Name: vm.Name, ExtraConfig: map[string]string{}, MACs: map[string]string{}}
+				if vm.Guest != nil {
+					on.GuestIP = vm.Guest.IpAddress
+				}
+				for _, o := range vm.Config.ExtraConfig {
+					if v := o.GetOptionValue(); v != nil {
+						on.ExtraConfig[v.Key], _ = v.Value.(string)
+					}
+				}
+				for _, d := range vm.Config.Hardware.Device {
+					card, ok := d.(types.BaseVirtualEthernetCard)
+					if !ok {
+						continue
+					}
+					if b, ok := d.GetVirtualDevice().Backing.(*types.VirtualEthernetCardNetworkBackingInfo); ok {
+						on.MACs[b.DeviceName] = card.GetVirtualEthernetCard().MacAddress
+					}
+				}
+				f(on)
+			}
+		}
+		if next != nil {
+			return next(ctx, method)
+		}
+		return nil, nil
+	}
+}
+
 // Calls returns how many times method (a SOAP method name such as
 // "Login") was called since the simulator started or ResetCalls.
 func (s *Sim) Calls(method string) int {
