@@ -118,6 +118,9 @@ func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory,
 		Attrs: map[string]string{"lab_id": l.LabID, "mode": OwnSwitch, "host": host.Value, "vswitch": swName, "portgroup": pgName,
 			"mtu": strconv.Itoa(mtu), "index": strconv.Itoa(l.Index), "switches": sw.String(),
 			"host_lro": hostLRO(ctx, c, []types.ManagedObjectReference{host})}}
+	if c.ServiceContent.CustomFieldsManager == nil {
+		return providers.Instance{}, fmt.Errorf("link %s: own-switch needs custom attributes to record which vSwitch is lab's, and this endpoint has none (a bare ESXi host?): connect to vCenter, or set link_mode = %q", l.Address, SharedSwitch)
+	}
 	holder := l.Owner().Tag(l.Address)
 	unlock, err := p.lockSwitches(ctx, c, host)
 	if err != nil {
