@@ -176,6 +176,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		if props.Runtime.Host != nil {
 			in.Attrs["host"] = props.Runtime.Host.Value
 			in.Attrs["host_lro"] = hostLRO(ctx, c.Client, []types.ManagedObjectReference{*props.Runtime.Host})
+			in.Attrs["reservations"] = p.cfg.reservationSettings()
 		}
 	}
 	return in, nil
@@ -230,6 +231,7 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 	if m.MemoryMiB > 0 {
 		cs.MemoryMB = int64(m.MemoryMiB)
 	}
+	p.cfg.reservations(&cs)
 	devices, err := vm.Device(ctx)
 	if err != nil {
 		return cs, fmt.Errorf("read devices: %w", err)

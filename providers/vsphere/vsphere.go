@@ -146,13 +146,21 @@ type Config struct {
 	// (the default otherwise) attaches the one NIC to network and changes
 	// the MTU of the switch behind it.
 	LinkMode string `hcl:"link_mode,optional"`
+	// CPUReservationMHz reserves CPU for every VM (MHz; 0: none).
+	CPUReservationMHz int64 `hcl:"cpu_reservation_mhz,optional"`
+	// ReserveMemory reserves all of every VM's memory
+	// (memoryReservationLockedToMax).
+	ReserveMemory bool `hcl:"reserve_memory,optional"`
+	// LatencySensitivity is every VM's latency sensitivity level (low,
+	// normal, medium, high; high needs reserve_memory).
+	LatencySensitivity string `hcl:"latency_sensitivity,optional"`
 
 	Remain hcl.Body `hcl:",remain"`
 }
 
 // attributes the block takes, for the "unsupported argument" message.
 const attributeList = "url, insecure, datacenter, cluster, host, resource_pool, datastore, folder, network, linked_clone, snapshot, " +
-	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together, link_mode"
+	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together, link_mode, cpu_reservation_mhz, reserve_memory, latency_sensitivity"
 
 // Configure decodes the provider block and reads credentials from the
 // environment. It does not connect: validate and plan work offline.
@@ -221,6 +229,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		}
 	}
 	diags = append(diags, c.checkLinkMode(body)...)
+	diags = append(diags, c.checkReservations(body)...)
 	if c.DRSOverride && c.KeepTogether {
 		errAt("Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
 	}
