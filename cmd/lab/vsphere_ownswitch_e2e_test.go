@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vmware/govmomi/object"
 
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 	"github.com/lab-bench/lab/results"
@@ -149,6 +152,15 @@ experiment "mtu" {
 	}
 	if after := sim.NetworkInfo(t); !reflect.DeepEqual(after, before) {
 		t.Errorf("host networks after teardown differ from before:\nbefore %+v\nafter  %+v", before["DC0_C0_H0"].Vswitch, after["DC0_C0_H0"].Vswitch)
+	}
+	fields, err := object.NewCustomFieldsManager(sim.Client.Client).Field(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fields {
+		if strings.HasPrefix(f.Name, "lab-lock ") {
+			t.Errorf("switch lock %q left behind", f.Name)
+		}
 	}
 	if out, errOut, err := labEnv(t, sim, dir, "destroy", "-auto-approve", "-orphans"); err != nil || strings.Contains(out+errOut, "lab-sw-") {
 		t.Errorf("destroy -orphans after a clean apply: %v\n%s%s", err, out, errOut)

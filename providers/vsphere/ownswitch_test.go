@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -116,29 +117,117 @@ func TestOwnSwitchRefusesWhatIsNotLabs(t *testing.T) {
 		t.Errorf("the hand-made switch was touched:\nbefore %+v\nafter  %+v", before[pinned], after[pinned])
 	}
 
-	b, err := p.Link(ctx, linkSpec("b", 9000))
+	// Switches lab made that changed since: each refused at Delete, and
+	// left standing.
+	tests := []struct {
+		name, want string
+		change     func(in providers.Instance)
+	}{
+		{"admin's port group", "port groups lab did not make (admin-pg)", func(in providers.Instance) {
+			addPortgroup(t, sim, in.Attrs["vswitch"], "admin-pg")
+		}},
+		{"uplink", "has an uplink now", func(in providers.Instance) {
+			addUplink(t, sim, in.Attrs["vswitch"])
+		}},
+		{"another's VM", "has VMs that are not this lab's (admin-vm)", func(in providers.Instance) {
+			plantOnPortgroup(t, sim, "admin-vm", in.Attrs["portgroup"])
+		}},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := p.Link(ctx, linkSpec(fmt.Sprint("b", i), 9000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(in)
+			if err := p.Delete(ctx, in); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Delete = %v, want %q", err, tc.want)
+			}
+			if got := ownSwitches(sim.NetworkInfo(t)[pinned]); got[in.Attrs["vswitch"]] == "" {
+				t.Error("the switch was removed")
+			}
+		})
+	}
+}
+
+// addUplink gives a vSwitch a physical NIC, as an administrator would.
+func addUplink(t *testing.T, sim *vspheretest.Sim, vswitch string) {
+	t.Helper()
+	ctx := context.Background()
+	ns := hostNS(t, sim)
+	spec := types.HostVirtualSwitchSpec{NumPorts: 128, Mtu: 9000, Bridge: &types.HostVirtualSwitchBondBridge{NicDevice: []string{"vmnic1"}}}
+	if err := ns.UpdateVirtualSwitch(ctx, vswitch, spec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// plantOnPortgroup clones a VM without a lab tag onto the pinned host and
+// gives it a NIC on port group pg.
+func plantOnPortgroup(t *testing.T, sim *vspheretest.Sim, name, pg string) {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(sim.Client.Client, true)
+	dc, err := f.Datacenter(ctx, vspheretest.Datacenter)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim.AddVSwitch(t, pinned, "vSwitch-admin", "", false)
-	addPortgroup(t, sim, b.Attrs["vswitch"], "admin-pg")
-	if err := p.Delete(ctx, b); err == nil || !strings.Contains(err.Error(), "port groups lab did not make (admin-pg)") {
-		t.Errorf("Delete of a switch with an admin's port group = %v", err)
+	f.SetDatacenter(dc)
+	src, err := f.VirtualMachine(ctx, vspheretest.FreeBSD)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := ownSwitches(sim.NetworkInfo(t)[pinned]); got[b.Attrs["vswitch"]] == "" {
-		t.Error("the switch with an admin's port group was removed")
+	host, err := f.HostSystem(ctx, "*/"+pinned)
+	if err != nil {
+		t.Fatal(err)
 	}
+	pool, err := host.ResourcePool(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders, err := dc.Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr, pr := host.Reference(), pool.Reference()
+	task, err := src.Clone(ctx, folders.VmFolder, name, types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{Host: &hr, Pool: &pr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := object.NewVirtualMachine(sim.Client.Client, info.Result.(types.ManagedObjectReference))
+	net, err := f.Network(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backing, err := net.EthernetCardBackingInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nic, err := object.EthernetCardTypes().CreateEthernetCard("vmxnet3", backing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vm.AddDevice(ctx, nic); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hostNS(t *testing.T, sim *vspheretest.Sim) *object.HostNetworkSystem {
+	t.Helper()
+	h := object.NewHostSystem(sim.Client.Client, types.ManagedObjectReference{Type: "HostSystem", Value: sim.HostRef(pinned)})
+	ns, err := h.ConfigManager().NetworkSystem(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
 }
 
 func addPortgroup(t *testing.T, sim *vspheretest.Sim, vswitch, name string) {
 	t.Helper()
-	ctx := context.Background()
-	h := object.NewHostSystem(sim.Client.Client, types.ManagedObjectReference{Type: "HostSystem", Value: sim.HostRef(pinned)})
-	ns, err := h.ConfigManager().NetworkSystem(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ns.AddPortGroup(ctx, types.HostPortGroupSpec{Name: name, VswitchName: vswitch}); err != nil {
+	if err := hostNS(t, sim).AddPortGroup(context.Background(), types.HostPortGroupSpec{Name: name, VswitchName: vswitch}); err != nil {
 		t.Fatal(err)
 	}
 }
