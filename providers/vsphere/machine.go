@@ -136,6 +136,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 			return in, fmt.Errorf("tag %s: %w", m.Name, err)
 		}
 	}
+	if p.cfg.TagCategory != "" {
+		if err := p.tagVM(ctx, m.Owner(), ref); err != nil {
+			return in, fmt.Errorf("tag %s: %w", m.Name, err)
+		}
+	}
 	if p.cfg.KeepTogether && env.drs != nil {
 		if err := p.keepTogether(ctx, env.drs, folder, m.Name); err != nil {
 			return in, fmt.Errorf("affinity rule for %s: %w", m.Name, err)
@@ -520,7 +525,15 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if owner.Lab == "" {
 		return nil
 	}
-	return p.removeFolderIfEmpty(ctx, env, owner)
+	if err := p.removeFolderIfEmpty(ctx, env, owner); err != nil {
+		return err
+	}
+	if p.cfg.TagCategory != "" && owner.Workspace != "" {
+		if err := p.dropTag(ctx, owner); err != nil {
+			return fmt.Errorf("delete %s: %w", in.Name, err)
+		}
+	}
+	return nil
 }
 
 // locate finds a machine's VM: by managed object id when state has one

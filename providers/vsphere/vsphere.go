@@ -40,6 +40,8 @@ import (
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/vapi/rest"
+	"github.com/vmware/govmomi/vapi/tags"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -84,6 +86,10 @@ type Provider struct {
 
 	linkMu sync.Mutex // serialises changes to switch MTU records
 	ruleMu sync.Mutex // serialises keep_together rule changes
+
+	tagMu sync.Mutex   // serialises tag changes; guards rest and tags
+	rest  *rest.Client // the tagging API's session (tag_category)
+	tags  *tags.Manager
 
 	idMu sync.Mutex
 	ids  map[string]string // TemplateID by template source
@@ -154,13 +160,16 @@ type Config struct {
 	// LatencySensitivity is every VM's latency sensitivity level (low,
 	// normal, medium, high; high needs reserve_memory).
 	LatencySensitivity string `hcl:"latency_sensitivity,optional"`
+	// TagCategory, when set, is the vSphere tag category in which every VM
+	// gets its owner's tag ("lab=<lab> ws=<workspace>"; see tags.go).
+	TagCategory string `hcl:"tag_category,optional"`
 
 	Remain hcl.Body `hcl:",remain"`
 }
 
 // attributes the block takes, for the "unsupported argument" message.
 const attributeList = "url, insecure, datacenter, cluster, host, resource_pool, datastore, folder, network, linked_clone, snapshot, " +
-	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together, link_mode, cpu_reservation_mhz, reserve_memory, latency_sensitivity"
+	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together, link_mode, cpu_reservation_mhz, reserve_memory, latency_sensitivity, tag_category"
 
 // Configure decodes the provider block and reads credentials from the
 // environment. It does not connect: validate and plan work offline.
@@ -500,6 +509,12 @@ func (p *Provider) resolve(ctx context.Context, c *govmomi.Client) (*inventory, 
 
 // Close logs out. The provider reconnects when used again.
 func (p *Provider) Close(ctx context.Context) error {
+	p.tagMu.Lock()
+	if p.rest != nil {
+		_ = p.rest.Logout(ctx) // the REST session also ends with the SOAP one's logout below
+		p.rest, p.tags = nil, nil
+	}
+	p.tagMu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.client == nil {

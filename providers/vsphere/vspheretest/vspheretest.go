@@ -19,6 +19,7 @@ import (
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
+	_ "github.com/vmware/govmomi/vapi/simulator" // registers the REST endpoints (tagging API)
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -206,6 +207,7 @@ func start(t testing.TB, withTLS bool) *Sim {
 	// A fixed login, so that a wrong password is refused (the simulator
 	// accepts any non-empty one by default).
 	model.Service.Listen = &url.URL{User: url.UserPassword("lab-test@vsphere.local", "Sim-Passw0rd-7")}
+	model.Service.RegisterEndpoints = true // the tagging API (vapi/simulator)
 	srv := model.Service.NewServer()
 	t.Cleanup(func() { srv.Close(); model.Remove() })
 	u := *srv.URL
