@@ -28,7 +28,9 @@ var CloneSettle = 2 * time.Minute
 var nicTypes = map[string]string{"": "vmxnet3", "vmxnet3": "vmxnet3", "e1000e": "e1000e", "e1000": "e1000", "vmxnet2": "vmxnet2"}
 
 // Create clones the template into the lab's folder, sizes it, gives it one
-// NIC of the requested model on the provider's port group, tags it, powers
+// NIC of the requested model on the provider's port group (own-switch
+// mode: a management NIC there and the benchmark NIC on the pair's own
+// port group, addressed over SSH — see addressBenchNIC), tags it, powers
 // it on and waits for its address. On an error after the clone exists the
 // returned Instance names the VM, so the engine records it (tainted) and
 // teardown destroys it.

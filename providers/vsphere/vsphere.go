@@ -6,7 +6,10 @@
 // reports. The pair's link MTU is set on the vSwitch (on the placement's
 // hosts) or DVS behind the port group; the switch records its previous MTU
 // and the links holding it (custom attribute lab-mtu), and the last link
-// deleted — or an orphan sweep — restores it.
+// deleted — or an orphan sweep — restores it. In own-switch mode (the
+// default with a pinned host; ownswitch.go) each pair gets an isolated
+// vSwitch and port group of its own instead, and each VM a management NIC
+// besides its benchmark NIC.
 //
 // Credentials come from GOVC_USERNAME and GOVC_PASSWORD, or from the user
 // information of GOVC_URL (https://user:pass@vc/sdk, as govc takes it; a
