@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/vim25"
@@ -122,35 +121,36 @@ func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory,
 		return providers.Instance{}, fmt.Errorf("link %s: own-switch needs custom attributes to record which vSwitch is lab's, and this endpoint has none (a bare ESXi host?): connect to vCenter, or set link_mode = %q", l.Address, SharedSwitch)
 	}
 	holder := l.Owner().Tag(l.Address)
-	unlock, err := p.lockSwitches(ctx, c, host)
+	// Under the switch lock only the host's records are read and written;
+	// the switch and port group, named for this link alone, are made
+	// outside it, so pairs on one host are made side by side.
+	var ns *object.HostNetworkSystem
+	var info *types.HostNetworkInfo
+	err := p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
+		var err error
+		if ns, info, err = hostNetwork(ctx, c, host); err != nil {
+			return err
+		}
+		rec, recorded := recs[swName]
+		mine := recorded && rec.Portgroup == pgName && contains(rec.Holders, holder)
+		switch {
+		case mine:
+			return nil
+		case findVSwitch(info, swName) != nil || hasPortgroup(info, pgName):
+			return notOwnedSwitch(host, swName, pgName, rec, l.Owner())
+		}
+		// Recorded first: an orphan sweep finds the switch whatever
+		// happens next.
+		return writeRecord(ctx, c, sw, recs, mtuRecord{MTU: mtu, Holders: []string{holder}, Portgroup: pgName})
+	})
 	if err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
-	defer unlock()
-	ns, info, err := hostNetwork(ctx, c, host)
-	if err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
-	}
-	recs, err := readRecords(ctx, c, host)
-	if err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
-	}
-	rec, recorded := recs[swName]
-	mine := recorded && rec.Portgroup == pgName && contains(rec.Holders, holder)
-	existing := findVSwitch(info, swName)
-	if (existing != nil || hasPortgroup(info, pgName)) && !mine {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, notOwnedSwitch(host, swName, pgName, rec, l.Owner()))
-	}
-	if existing != nil {
+	if existing := findVSwitch(info, swName); existing != nil {
 		if err := p.checkIsolated(ctx, c, host, info, existing, pgName, l.Owner()); err != nil {
 			return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 		}
 	} else {
-		// Recorded first: an orphan sweep finds the switch whatever
-		// happens next.
-		if err := writeRecord(ctx, c, sw, recs, mtuRecord{MTU: mtu, Holders: []string{holder}, Portgroup: pgName}); err != nil {
-			return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
-		}
 		// No Bridge: the switch has no uplink, so its traffic never
 		// leaves the host.
 		if err := ns.AddVirtualSwitch(ctx, swName, &types.HostVirtualSwitchSpec{NumPorts: 128, Mtu: int32(mtu)}); err != nil {
@@ -321,14 +321,6 @@ func (p *Provider) deleteOwnLink(ctx context.Context, c *vim25.Client, in provid
 	swName, pgName := in.Attrs["vswitch"], in.Attrs["portgroup"]
 	owner := ownerOf(in)
 	holder := owner.Tag(in.Address)
-	unlock, err := p.lockSwitches(ctx, c, host)
-	if isNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("delete link %s: %w", in.Address, err)
-	}
-	defer unlock()
 	ns, info, err := hostNetwork(ctx, c, host)
 	if isNotFound(err) {
 		return nil // the host is gone, and its switches with it
@@ -336,17 +328,19 @@ func (p *Provider) deleteOwnLink(ctx context.Context, c *vim25.Client, in provid
 	if err != nil {
 		return fmt.Errorf("delete link %s: %w", in.Address, err)
 	}
-	recs, err := readRecords(ctx, c, host)
-	if err != nil {
-		return fmt.Errorf("delete link %s: %w", in.Address, err)
-	}
-	rec, recorded := recs[swName]
 	sw := findVSwitch(info, swName)
-	if !recorded || rec.Portgroup != pgName || !contains(rec.Holders, holder) {
-		if sw == nil && !hasPortgroup(info, pgName) {
+	gone := sw == nil && !hasPortgroup(info, pgName)
+	// The ownership check reads the records under the switch lock; the
+	// switch and port group (this link's alone) are removed outside it.
+	err = p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
+		rec, recorded := recs[swName]
+		if recorded && rec.Portgroup == pgName && contains(rec.Holders, holder) || gone {
 			return nil
 		}
-		return fmt.Errorf("delete link %s: %w", in.Address, notOwnedSwitch(host, swName, pgName, rec, owner))
+		return notOwnedSwitch(host, swName, pgName, rec, owner)
+	})
+	if err != nil {
+		return fmt.Errorf("delete link %s: %w", in.Address, err)
 	}
 	if sw != nil {
 		if err := p.checkIsolated(ctx, c, host, info, sw, pgName, owner); err != nil {
@@ -359,13 +353,37 @@ func (p *Provider) deleteOwnLink(ctx context.Context, c *vim25.Client, in provid
 		}
 	}
 	if sw != nil {
-		if err := ns.RemoveVirtualSwitch(ctx, swName); err != nil && !isNotFound(err) && !fault.Is(err, &types.NotFound{}) {
+		if err := ns.RemoveVirtualSwitch(ctx, swName); err != nil && !isNotFound(err) {
 			return fmt.Errorf("delete link %s: remove vSwitch %s on %s: %w", in.Address, swName, host.Value, err)
 		}
 	}
-	rec.Holders = slices.DeleteFunc(rec.Holders, func(h string) bool { return h == holder })
-	if err := writeRecord(ctx, c, switchRef{host: host, name: swName}, recs, rec); err != nil {
+	// The record goes last: until the switch is gone, a sweep can find it.
+	err = p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
+		rec, ok := recs[swName]
+		if !ok || !contains(rec.Holders, holder) {
+			return nil
+		}
+		rec.Holders = slices.DeleteFunc(rec.Holders, func(h string) bool { return h == holder })
+		return writeRecord(ctx, c, switchRef{host: host, name: swName}, recs, rec)
+	})
+	if err != nil {
 		return fmt.Errorf("delete link %s: %w", in.Address, err)
 	}
 	return nil
+}
+
+// withRecords runs f on the switch records of e (a host or distributed
+// switch) under the switch lock (lockSwitches); f writes what it changes
+// (writeRecord).
+func (p *Provider) withRecords(ctx context.Context, c *vim25.Client, e types.ManagedObjectReference, f func(recs map[string]mtuRecord) error) error {
+	unlock, err := p.lockSwitches(ctx, c, e)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	recs, err := readRecords(ctx, c, e)
+	if err != nil {
+		return err
+	}
+	return f(recs)
 }
