@@ -7,8 +7,11 @@
 # -var vcenter=… or GOVC_URL:
 #   GOVC_USERNAME=… GOVC_PASSWORD=… lab apply -var vcenter=https://vcenter.example/sdk
 # The inventory names below are vcsim's defaults (the test plans this lab
-# against the simulator): change them to yours. Pin both VMs to one host
-# (host = …) to measure VM-to-VM traffic without the physical network.
+# against the simulator): change them to yours. Both VMs are pinned to one
+# host and each pair gets its own vSwitch there, without an uplink
+# (link_mode = "own-switch"): VM-to-VM traffic only, at the pair's link MTU,
+# and no production switch is changed. Each VM keeps a management NIC on
+# "VM Network" for SSH; lab addresses the benchmark NIC (198.18.x.1/.2).
 
 lab "vmxnet3-lro-mtu" {
   description = "FreeBSD 14.2 vs Debian 12 on vmxnet3: LRO x MTU x iperf streams, 1 vCPU (seed 000)"
@@ -24,11 +27,11 @@ provider "vsphere" "dc" {
   url        = var.vcenter
   datacenter = "DC0"
   cluster    = "DC0_C0"
+  host       = "DC0_C0_H0"  # the pairs' own vSwitches live on this host
+  link_mode  = "own-switch" # the default with a host; "shared-switch" changes network's switch MTU instead
   datastore  = "LocalDS_0"
-  network    = "VM Network" # its vSwitch (or DVS) MTU is set to the pair's link MTU and restored afterwards
+  network    = "VM Network" # the management NICs (SSH); the benchmark NICs are on the pairs' own port groups
   ip_timeout = "5m"
-  # open-vm-tools name the NIC; lab needs the guest's name for it.
-  guest_iface = { freebsd = "vmx0", linux = "ens192" }
 }
 
 template "freebsd" {

@@ -192,3 +192,51 @@ func BenchmarkSeed000Clones(b *testing.B) {
 	b.ReportMetric(float64(clones), "clones")
 	b.ReportMetric(float64(cells), "cells")
 }
+
+// BenchmarkOwnSwitchLinks is the wall time of making and then removing the
+// own-switch links of 1, 10 and 50 pairs on one pinned host, as the engine
+// does (engine.DefaultParallelism at a time), with realistic latencies
+// (realisticLatency; adding or removing a vSwitch or port group is a host
+// network change, given UpdateVirtualSwitch's 800 ms).
+func BenchmarkOwnSwitchLinks(b *testing.B) {
+	sim := vspheretest.Start(b)
+	defer realisticLatency(sim)()
+	for _, m := range []string{"AddVirtualSwitch", "AddPortGroup", "RemovePortGroup", "RemoveVirtualSwitch"} {
+		sim.Model.DelayConfig.MethodDelay[m] = 800
+	}
+	p := configured(b, sim, fmt.Sprintf("host = %q", pinned))
+	ctx := context.Background()
+	each := func(n int, f func(i int) error) time.Duration {
+		start := time.Now()
+		sem := make(chan struct{}, engine.DefaultParallelism)
+		errs := make(chan error, n)
+		for i := range n {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				errs <- f(i)
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	for i := 0; i < b.N; i++ {
+		var report []string
+		for _, n := range []int{1, 10, 50} {
+			links := make([]providers.Instance, n)
+			up := each(n, func(k int) (err error) {
+				links[k], err = p.Link(ctx, linkSpec(fmt.Sprintf("o%dn%dk%d", i, n, k), 9000))
+				return err
+			})
+			down := each(n, func(k int) error { return p.Delete(ctx, links[k]) })
+			b.ReportMetric(up.Seconds(), fmt.Sprintf("s-up/%d-pairs", n))
+			b.ReportMetric(down.Seconds(), fmt.Sprintf("s-down/%d-pairs", n))
+			report = append(report, fmt.Sprintf("%d pairs %v up, %v down", n, up.Round(time.Millisecond), down.Round(time.Millisecond)))
+		}
+		fmt.Printf("own-switch links with realistic latency (parallelism %d): %s\n", engine.DefaultParallelism, strings.Join(report, "; "))
+	}
+}

@@ -32,6 +32,9 @@ func TestExampleSeed000(t *testing.T) {
 		t.Fatal(d)
 	}
 	defer p.Close(context.Background())
+	if p.cfg.linkMode() != OwnSwitch {
+		t.Errorf("link mode %q, want %q", p.cfg.linkMode(), OwnSwitch)
+	}
 	pl, diags := plan.New(lab, &state.State{}, plan.Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)

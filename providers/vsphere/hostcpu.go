@@ -19,9 +19,16 @@ var (
 )
 
 // HostSettings is the vmxnet3 LRO settings of the host the VM was powered
-// on on ("host-21: Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1"), read at create;
-// the engine puts it in every result's provenance.
-func (p *Provider) HostSettings(in providers.Instance) string { return in.Attrs["host_lro"] }
+// on on ("host-21: Net.Vmxnet3HwLRO=1 Net.Vmxnet3SwLRO=1"), read at create,
+// and the VM's reservations and latency sensitivity when set
+// ("; reserve_memory=true latency_sensitivity=high"); the engine puts it
+// in every result's provenance.
+func (p *Provider) HostSettings(in providers.Instance) string {
+	if r := in.Attrs["reservations"]; r != "" {
+		return in.Attrs["host_lro"] + "; " + r
+	}
+	return in.Attrs["host_lro"]
+}
 
 // realtimeInterval is vSphere's realtime statistics interval (seconds).
 const realtimeInterval = 20

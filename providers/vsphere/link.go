@@ -45,6 +45,9 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	if env.network == nil {
 		return providers.Instance{}, fmt.Errorf("link %s: the provider block names no network (port group)", l.Address)
 	}
+	if p.cfg.linkMode() == OwnSwitch {
+		return p.ownLink(ctx, c.Client, env, l)
+	}
 	ref := env.network.Reference()
 	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: ref.Value, Name: p.cfg.Network, Owner: l.Owner(),
 		Attrs: map[string]string{"lab_id": l.LabID, "network": p.cfg.Network, "index": strconv.Itoa(l.Index)}}
@@ -73,10 +76,13 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	}
 	in.Attrs["mtu"] = strconv.Itoa(l.MTU)
 	holder := l.Owner().Tag(l.Address)
-	p.linkMu.Lock()
-	defer p.linkMu.Unlock()
 	for _, sw := range switches {
-		if err := acquire(ctx, c.Client, sw, l.MTU, holder); err != nil {
+		unlock, err := p.lockSwitches(ctx, c.Client, sw.entity())
+		if err == nil {
+			err = acquire(ctx, c.Client, sw, l.MTU, holder)
+			unlock()
+		}
+		if err != nil {
 			// What was acquired before the failure is in the instance's
 			// switches: Delete releases it.
 			return in, fmt.Errorf("link %s: %w", l.Address, err)
@@ -215,6 +221,9 @@ func hostNetwork(ctx context.Context, c *vim25.Client, host types.ManagedObjectR
 // configured and every switch it holds still runs at its MTU with the
 // link among its holders (false: Delete and Link again).
 func (p *Provider) readLink(ctx context.Context, c *vim25.Client, env *inventory, in providers.Instance) (bool, error) {
+	if in.Attrs["mode"] == OwnSwitch {
+		return readOwnLink(ctx, c, in)
+	}
 	if env.network == nil {
 		return false, nil
 	}
@@ -251,6 +260,9 @@ func (p *Provider) readLink(ctx context.Context, c *vim25.Client, env *inventory
 // pending holds nothing that state knows of; an orphan sweep finds what it
 // held through List.
 func (p *Provider) deleteLink(ctx context.Context, c *vim25.Client, in providers.Instance) error {
+	if in.Attrs["mode"] == OwnSwitch {
+		return p.deleteOwnLink(ctx, c, in)
+	}
 	if in.Attrs["switches"] == "" && in.Attrs["prev_mtu"] != "" {
 		return deleteLegacyLink(ctx, c, in)
 	}
@@ -259,11 +271,14 @@ func (p *Provider) deleteLink(ctx context.Context, c *vim25.Client, in providers
 		return fmt.Errorf("delete link %s: %w", in.Address, err)
 	}
 	holder := ownerOf(in).Tag(in.Address)
-	p.linkMu.Lock()
-	defer p.linkMu.Unlock()
 	var errs []string
 	for _, sw := range switches {
-		if err := release(ctx, c, sw, holder); err != nil && !isNotFound(err) {
+		unlock, err := p.lockSwitches(ctx, c, sw.entity())
+		if err == nil {
+			err = release(ctx, c, sw, holder)
+			unlock()
+		}
+		if err != nil && !isNotFound(err) {
 			errs = append(errs, err.Error())
 		}
 	}
@@ -350,6 +365,7 @@ func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]provi
 		return nil, fmt.Errorf("list switches: %w", err)
 	}
 	held := map[string][]switchRef{} // by link address
+	var out []providers.Instance
 	for _, e := range ents {
 		val := fieldValue(e.CustomValue, key)
 		if val == "" {
@@ -365,13 +381,19 @@ func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]provi
 				sw = switchRef{dvs: e.Self}
 			}
 			for _, h := range rec.Holders {
-				if owner, addr, ok := providers.ParseTag(h); ok && owner == o {
+				owner, addr, ok := providers.ParseTag(h)
+				switch {
+				case !ok || owner != o:
+				case rec.Portgroup != "": // a vSwitch lab made (own-switch)
+					out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: rec.Portgroup, Name: rec.Portgroup, Owner: o,
+						Attrs: map[string]string{"lab_id": o.Lab, "mode": OwnSwitch, "host": e.Self.Value, "vswitch": k, "portgroup": rec.Portgroup,
+							"switches": sw.String()}})
+				default:
 					held[addr] = append(held[addr], sw)
 				}
 			}
 		}
 	}
-	var out []providers.Instance
 	for _, addr := range slices.Sorted(maps.Keys(held)) {
 		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", Name: "switch MTU of " + addr, Owner: o,
 			Attrs: map[string]string{"lab_id": o.Lab, "switches": joinSwitches(held[addr])}})

@@ -24,7 +24,7 @@ func TestLinkMTUOnPlacementOnly(t *testing.T) {
 		changed     func(host string) bool
 	}{
 		{"cluster", "", func(h string) bool { return strings.HasPrefix(h, "DC0_C0_") }},
-		{"pinned host", `host = "DC0_C0_H1"`, func(h string) bool { return h == "DC0_C0_H1" }},
+		{"pinned host", "link_mode = \"shared-switch\"\nhost = \"DC0_C0_H1\"", func(h string) bool { return h == "DC0_C0_H1" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestLinkMTUOnPlacementOnly(t *testing.T) {
 // switch whose MTU was changed behind lab's back.
 func TestSharedSwitch(t *testing.T) {
 	sim := vspheretest.Start(t)
-	p := configured(t, sim, `host = "DC0_C0_H0"`)
+	p := configured(t, sim, "link_mode = \"shared-switch\"\nhost = \"DC0_C0_H0\"")
 	ctx := context.Background()
 	a, err := p.Link(ctx, linkSpec("a", 9000))
 	if err != nil {

@@ -28,7 +28,9 @@ var CloneSettle = 2 * time.Minute
 var nicTypes = map[string]string{"": "vmxnet3", "vmxnet3": "vmxnet3", "e1000e": "e1000e", "e1000": "e1000", "vmxnet2": "vmxnet2"}
 
 // Create clones the template into the lab's folder, sizes it, gives it one
-// NIC of the requested model on the provider's port group, tags it, powers
+// NIC of the requested model on the provider's port group (own-switch
+// mode: a management NIC there and the benchmark NIC on the pair's own
+// port group, addressed over SSH — see addressBenchNIC), tags it, powers
 // it on and waits for its address. On an error after the clone exists the
 // returned Instance names the VM, so the engine records it (tainted) and
 // teardown destroys it.
@@ -136,6 +138,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 			return in, fmt.Errorf("tag %s: %w", m.Name, err)
 		}
 	}
+	if p.cfg.TagCategory != "" {
+		if err := p.tagVM(ctx, m.Owner(), ref); err != nil {
+			return in, fmt.Errorf("tag %s: %w", m.Name, err)
+		}
+	}
 	if p.cfg.KeepTogether && env.drs != nil {
 		if err := p.keepTogether(ctx, env.drs, folder, m.Name); err != nil {
 			return in, fmt.Errorf("affinity rule for %s: %w", m.Name, err)
@@ -150,11 +157,24 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 		in.Attrs["drs_override"] = env.drs.Reference().Value
 	}
-	addr, err := p.waitForIP(ctx, vm)
+	own := m.Link.Attrs["mode"] == OwnSwitch
+	skip := ""
+	if own {
+		if skip, err = benchAddr(m.Link.Attrs["index"], m.Role); err != nil {
+			return in, fmt.Errorf("create %s: %w", m.Name, err)
+		}
+		skip += "/24"
+	}
+	addr, err := p.waitForIP(ctx, vm, skip)
 	if err != nil {
 		return in, fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
 	}
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
+	if own {
+		if err := p.addressBenchNIC(ctx, vm, m, &in); err != nil {
+			return in, fmt.Errorf("benchmark NIC of %s: %w", m.Name, err)
+		}
+	}
 	var props mo.VirtualMachine
 	if err := vm.Properties(ctx, ref, []string{"config.uuid", "runtime.host"}, &props); err == nil {
 		if props.Config != nil {
@@ -163,6 +183,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		if props.Runtime.Host != nil {
 			in.Attrs["host"] = props.Runtime.Host.Value
 			in.Attrs["host_lro"] = hostLRO(ctx, c.Client, []types.ManagedObjectReference{*props.Runtime.Host})
+			in.Attrs["reservations"] = p.cfg.reservationSettings()
 		}
 	}
 	return in, nil
@@ -217,6 +238,7 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 	if m.MemoryMiB > 0 {
 		cs.MemoryMB = int64(m.MemoryMiB)
 	}
+	p.cfg.reservations(&cs)
 	devices, err := vm.Device(ctx)
 	if err != nil {
 		return cs, fmt.Errorf("read devices: %w", err)
@@ -234,11 +256,29 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 	if err != nil {
 		return cs, fmt.Errorf("network %s: %w", p.cfg.Network, err)
 	}
+	var mgmtNIC object.VirtualDeviceList
+	if pg := m.Link.Attrs["portgroup"]; m.Link.Attrs["mode"] == OwnSwitch {
+		// Own-switch: the management NIC (first, so the guest names it
+		// first and configures it as the template does) on network, and
+		// the benchmark NIC on the pair's own port group.
+		mgmt, err := object.EthernetCardTypes().CreateEthernetCard("vmxnet3", backing)
+		if err != nil {
+			return cs, err
+		}
+		own, err := env.finder.Network(ctx, pg)
+		if err != nil {
+			return cs, fmt.Errorf("port group %s: %w", pg, err)
+		}
+		if backing, err = own.EthernetCardBackingInfo(ctx); err != nil {
+			return cs, fmt.Errorf("port group %s: %w", pg, err)
+		}
+		mgmtNIC = append(mgmtNIC, mgmt)
+	}
 	nic, err := object.EthernetCardTypes().CreateEthernetCard(nicType, backing)
 	if err != nil {
 		return cs, err
 	}
-	add, err := object.VirtualDeviceList{nic}.ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
+	add, err := append(mgmtNIC, nic).ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
 	if err != nil {
 		return cs, err
 	}
@@ -282,9 +322,16 @@ func (p *Provider) snapshot(ctx context.Context, src *object.VirtualMachine) (*t
 // waitForIP waits until VMware Tools reports a usable IPv4 address: not
 // link-local, not loopback, not in ignored_ip_ranges. It does not wait for
 // a default gateway (FreeBSD's open-vm-tools report none).
-func (p *Provider) waitForIP(ctx context.Context, vm *object.VirtualMachine) (string, error) {
+//
+// skip, when set, is one more CIDR to pass over: in own-switch mode the
+// pair's benchmark network (the address wanted is the management NIC's).
+func (p *Provider) waitForIP(ctx context.Context, vm *object.VirtualMachine, skip string) (string, error) {
 	var ignored []*net.IPNet
-	for _, r := range p.cfg.IgnoredIPRanges {
+	ranges := p.cfg.IgnoredIPRanges
+	if skip != "" {
+		ranges = append(slices.Clone(ranges), skip)
+	}
+	for _, r := range ranges {
 		if _, n, err := net.ParseCIDR(r); err == nil {
 			ignored = append(ignored, n)
 		}
@@ -480,7 +527,15 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if owner.Lab == "" {
 		return nil
 	}
-	return p.removeFolderIfEmpty(ctx, env, owner)
+	if err := p.removeFolderIfEmpty(ctx, env, owner); err != nil {
+		return err
+	}
+	if p.cfg.TagCategory != "" && owner.Workspace != "" {
+		if err := p.dropTag(ctx, owner); err != nil {
+			return fmt.Errorf("delete %s: %w", in.Name, err)
+		}
+	}
+	return nil
 }
 
 // locate finds a machine's VM: by managed object id when state has one

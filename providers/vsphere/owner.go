@@ -207,9 +207,16 @@ func getField(ctx context.Context, c object.Common, name string) (value string, 
 	if err != nil {
 		return "", true, err
 	}
+	v, _, err := getFieldKey(ctx, c, key)
+	return v, true, err
+}
+
+// getFieldKey reads the value of the custom attribute key on an entity
+// ("" when unset).
+func getFieldKey(ctx context.Context, c object.Common, key int32) (string, bool, error) {
 	var e mo.ManagedEntity
 	if err := c.Properties(ctx, c.Reference(), []string{"customValue"}, &e); err != nil {
-		return "", true, err
+		return "", false, err
 	}
 	return fieldValue(e.CustomValue, key), true, nil
 }

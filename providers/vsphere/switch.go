@@ -84,11 +84,14 @@ const mtuField = "lab-mtu"
 
 // mtuRecord is what lab wrote on a switch it changed: the MTU it found
 // (restored when the last holder lets go), the MTU it set, and the owner
-// tags of the links holding it (providers.Owner.Tag(link address)).
+// tags of the links holding it (providers.Owner.Tag(link address)). A
+// record with a port group is a vSwitch lab made in own-switch mode (see
+// ownLink), with that port group, for its one holder.
 type mtuRecord struct {
-	Prev    int      `json:"prev"`
-	MTU     int      `json:"mtu"`
-	Holders []string `json:"holders"`
+	Prev      int      `json:"prev"`
+	MTU       int      `json:"mtu"`
+	Holders   []string `json:"holders"`
+	Portgroup string   `json:"portgroup,omitempty"`
 }
 
 // readRecords returns every record on an entity.

@@ -6,7 +6,10 @@
 // reports. The pair's link MTU is set on the vSwitch (on the placement's
 // hosts) or DVS behind the port group; the switch records its previous MTU
 // and the links holding it (custom attribute lab-mtu), and the last link
-// deleted — or an orphan sweep — restores it.
+// deleted — or an orphan sweep — restores it. In own-switch mode (the
+// default with a pinned host; ownswitch.go) each pair gets an isolated
+// vSwitch and port group of its own instead, and each VM a management NIC
+// besides its benchmark NIC.
 //
 // Credentials come from GOVC_USERNAME and GOVC_PASSWORD, or from the user
 // information of GOVC_URL (https://user:pass@vc/sdk, as govc takes it; a
@@ -40,6 +43,8 @@ import (
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/vapi/rest"
+	"github.com/vmware/govmomi/vapi/tags"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -84,6 +89,10 @@ type Provider struct {
 
 	linkMu sync.Mutex // serialises changes to switch MTU records
 	ruleMu sync.Mutex // serialises keep_together rule changes
+
+	tagMu sync.Mutex   // serialises tag changes; guards rest and tags
+	rest  *rest.Client // the tagging API's session (tag_category)
+	tags  *tags.Manager
 
 	idMu sync.Mutex
 	ids  map[string]string // TemplateID by template source
@@ -139,13 +148,31 @@ type Config struct {
 	// VM–VM affinity rule (mandatory), so they run on one host and their
 	// traffic stays on its vSwitch without pinning a host.
 	KeepTogether bool `hcl:"keep_together,optional"`
+	// LinkMode is how a pair's link is made: "own-switch" (the default
+	// when a host is pinned) creates an isolated standard vSwitch with no
+	// uplink and a port group on it per pair, on the pinned host, for the
+	// benchmark NIC, and keeps a management NIC on network; "shared-switch"
+	// (the default otherwise) attaches the one NIC to network and changes
+	// the MTU of the switch behind it.
+	LinkMode string `hcl:"link_mode,optional"`
+	// CPUReservationMHz reserves CPU for every VM (MHz; 0: none).
+	CPUReservationMHz int64 `hcl:"cpu_reservation_mhz,optional"`
+	// ReserveMemory reserves all of every VM's memory
+	// (memoryReservationLockedToMax).
+	ReserveMemory bool `hcl:"reserve_memory,optional"`
+	// LatencySensitivity is every VM's latency sensitivity level (low,
+	// normal, medium, high; high needs reserve_memory).
+	LatencySensitivity string `hcl:"latency_sensitivity,optional"`
+	// TagCategory, when set, is the vSphere tag category in which every VM
+	// gets its owner's tag ("lab=<lab> ws=<workspace>"; see tags.go).
+	TagCategory string `hcl:"tag_category,optional"`
 
 	Remain hcl.Body `hcl:",remain"`
 }
 
 // attributes the block takes, for the "unsupported argument" message.
 const attributeList = "url, insecure, datacenter, cluster, host, resource_pool, datastore, folder, network, linked_clone, snapshot, " +
-	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together"
+	"cores_per_socket, extra_config, ip_timeout, ignored_ip_ranges, guest_iface, custom_attribute, drs_override, keep_together, link_mode, cpu_reservation_mhz, reserve_memory, latency_sensitivity, tag_category"
 
 // Configure decodes the provider block and reads credentials from the
 // environment. It does not connect: validate and plan work offline.
@@ -213,6 +240,8 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 			errAt("Invalid ignored_ip_ranges", fmt.Sprintf("%q is not a CIDR such as \"172.17.0.0/16\".", r))
 		}
 	}
+	diags = append(diags, c.checkLinkMode(body)...)
+	diags = append(diags, c.checkReservations(body)...)
 	if c.DRSOverride && c.KeepTogether {
 		errAt("Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
 	}
@@ -483,6 +512,12 @@ func (p *Provider) resolve(ctx context.Context, c *govmomi.Client) (*inventory, 
 
 // Close logs out. The provider reconnects when used again.
 func (p *Provider) Close(ctx context.Context) error {
+	p.tagMu.Lock()
+	if p.rest != nil {
+		_ = p.rest.Logout(ctx) // the REST session also ends with the SOAP one's logout below
+		p.rest, p.tags = nil, nil
+	}
+	p.tagMu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.client == nil {

@@ -70,6 +70,10 @@ func TestConfigureDiagnostics(t *testing.T) {
 		{`url = "https://vc/sdk"` + "\n" + `ip_timeout = "soon"`, "", "Invalid ip_timeout"},
 		{`url = "https://vc/sdk"` + "\n" + `ignored_ip_ranges = ["10.0.0.0"]`, "", "Invalid ignored_ip_ranges"},
 		{`url = var.vcenter`, "", "Variables not allowed"}, // no eval context given (the CLI gives one)
+		{`url = "https://vc/sdk"` + "\n" + `link_mode = "private"`, "", `provider.hcl:2,13-22: Invalid link_mode; link_mode must be "own-switch"`},
+		{`url = "https://vc/sdk"` + "\n" + `link_mode = "own-switch"`, "", "provider.hcl:2,13-25: own-switch needs a host"},
+		{`url = "https://vc/sdk"` + "\n" + `link_mode = "own-switch"` + "\n" + `host = "h1"`, "", ""},
+		{`url = "https://vc/sdk"` + "\n" + `link_mode = "shared-switch"`, "", ""},
 		{`datacenter = "DC0"`, "https://vc/sdk", ""},
 		{`datacenter = "DC0"`, "https://u:secret@vc/sdk", ""}, // govc's habit, from the environment only
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
+	_ "github.com/vmware/govmomi/vapi/simulator" // registers the REST endpoints (tagging API)
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -118,6 +119,54 @@ func (s *Sim) countCalls() {
 	}
 }
 
+// PoweredOn is what OnPowerOn reports of a VM being powered on: the guest
+// address it will report (set through extraConfig "SET.guest.ipAddress",
+// which the simulator applies and does not keep), its extraConfig and the
+// MAC of each NIC by the port group it is on.
+type PoweredOn struct {
+	Name        string
+	GuestIP     string
+	ExtraConfig map[string]string
+	MACs        map[string]string // port group name → MAC
+}
+
+// OnPowerOn calls f for every VM before the simulator powers it on (the
+// moment a real guest would boot with its NICs' MACs), through the
+// registry's method hook.
+func (s *Sim) OnPowerOn(f func(PoweredOn)) {
+	m := s.Model.Map()
+	next := m.Handler
+	m.Handler = func(ctx *simulator.Context, method *simulator.Method) (mo.Reference, types.BaseMethodFault) {
+		if method.Name == "PowerOnVM_Task" {
+			if vm, ok := ctx.Map.Get(method.This).(*simulator.VirtualMachine); ok && vm.Config != nil {
+				on := PoweredOn{Name: vm.Name, ExtraConfig: map[string]string{}, MACs: map[string]string{}}
+				if vm.Guest != nil {
+					on.GuestIP = vm.Guest.IpAddress
+				}
+				for _, o := range vm.Config.ExtraConfig {
+					if v := o.GetOptionValue(); v != nil {
+						on.ExtraConfig[v.Key], _ = v.Value.(string)
+					}
+				}
+				for _, d := range vm.Config.Hardware.Device {
+					card, ok := d.(types.BaseVirtualEthernetCard)
+					if !ok {
+						continue
+					}
+					if b, ok := d.GetVirtualDevice().Backing.(*types.VirtualEthernetCardNetworkBackingInfo); ok {
+						on.MACs[b.DeviceName] = card.GetVirtualEthernetCard().MacAddress
+					}
+				}
+				f(on)
+			}
+		}
+		if next != nil {
+			return next(ctx, method)
+		}
+		return nil, nil
+	}
+}
+
 // Calls returns how many times method (a SOAP method name such as
 // "Login") was called since the simulator started or ResetCalls.
 func (s *Sim) Calls(method string) int {
@@ -158,6 +207,7 @@ func start(t testing.TB, withTLS bool) *Sim {
 	// A fixed login, so that a wrong password is refused (the simulator
 	// accepts any non-empty one by default).
 	model.Service.Listen = &url.URL{User: url.UserPassword("lab-test@vsphere.local", "Sim-Passw0rd-7")}
+	model.Service.RegisterEndpoints = true // the tagging API (vapi/simulator)
 	srv := model.Service.NewServer()
 	t.Cleanup(func() { srv.Close(); model.Remove() })
 	u := *srv.URL
@@ -291,6 +341,84 @@ func (s *netSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) soap.Has
 	}
 	body.Fault_ = simulator.Fault("", &types.NotFound{})
 	return body
+}
+
+// AddVirtualSwitch adds a vSwitch with its spec — MTU, ports, uplinks
+// (Bridge) — as ESXi does (the simulator's own keeps the name only).
+func (s *netSystem) AddVirtualSwitch(req *types.AddVirtualSwitch) soap.HasFault {
+	body := &methods.AddVirtualSwitchBody{}
+	for _, sw := range s.NetworkInfo.Vswitch {
+		if sw.Name == req.VswitchName {
+			body.Fault_ = simulator.Fault("", &types.AlreadyExists{Name: req.VswitchName})
+			return body
+		}
+	}
+	sw := types.HostVirtualSwitch{Name: req.VswitchName, Key: "key-vim.host.VirtualSwitch-" + req.VswitchName}
+	if req.Spec != nil {
+		sw.Spec, sw.Mtu, sw.NumPorts = *req.Spec, req.Spec.Mtu, req.Spec.NumPorts
+		if b, ok := req.Spec.Bridge.(*types.HostVirtualSwitchBondBridge); ok {
+			for _, n := range b.NicDevice {
+				sw.Pnic = append(sw.Pnic, "key-vim.host.PhysicalNic-"+n)
+			}
+		}
+	}
+	s.NetworkInfo.Vswitch = append(s.NetworkInfo.Vswitch, sw)
+	body.Res = &types.AddVirtualSwitchResponse{}
+	return body
+}
+
+// NetworkInfo returns every host's network information by host name,
+// read through the API (each call decodes fresh copies, so two calls
+// compare deeply with reflect.DeepEqual).
+func (s *Sim) NetworkInfo(t testing.TB) map[string]types.HostNetworkInfo {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	hosts, err := f.HostSystemList(ctx, "/"+Datacenter+"/host/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]types.HostNetworkInfo{}
+	for _, h := range hosts {
+		ns, err := h.ConfigManager().NetworkSystem(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o mo.HostNetworkSystem
+		if err := ns.Properties(ctx, ns.Reference(), []string{"networkInfo"}, &o); err != nil || o.NetworkInfo == nil {
+			t.Fatalf("network of %s: %v", h.Name(), err)
+		}
+		out[h.Name()] = *o.NetworkInfo
+	}
+	return out
+}
+
+// AddVSwitch adds a vSwitch (with an uplink when uplink is set) and a port
+// group on it to the named host, as an administrator would by hand.
+func (s *Sim) AddVSwitch(t testing.TB, host, vswitch, portgroup string, uplink bool) {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.Client.Client, true)
+	h, err := f.HostSystem(ctx, "/"+Datacenter+"/host/*/"+host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := h.ConfigManager().NetworkSystem(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &types.HostVirtualSwitchSpec{NumPorts: 64, Mtu: 1500}
+	if uplink {
+		spec.Bridge = &types.HostVirtualSwitchBondBridge{NicDevice: []string{"vmnic1"}}
+	}
+	if err := ns.AddVirtualSwitch(ctx, vswitch, spec); err != nil {
+		t.Fatal(err)
+	}
+	if portgroup != "" {
+		if err := ns.AddPortGroup(ctx, types.HostPortGroupSpec{Name: portgroup, VswitchName: vswitch}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // VSwitchMTUs returns the MTU of the vSwitch carrying Network on each host.

@@ -1,0 +1,85 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/mo"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
+	"github.com/lab-bench/lab/guest/linux"
+	"github.com/lab-bench/lab/providers"
+)
+
+// addressBenchNIC (own-switch mode) gives the benchmark NIC its address:
+// nothing answers DHCP on a switch without an uplink, so lab logs in over
+// the management NIC (the address VMware Tools reported), finds the
+// guest's interface with the MAC vSphere gave the benchmark NIC — not a
+// guessed name — and sets the pair's static address on it (benchAddr).
+// The endpoint's Addr and Iface become the benchmark NIC's; SSH stays on
+// the management address.
+func (p *Provider) addressBenchNIC(ctx context.Context, vm *object.VirtualMachine, m providers.Machine, in *providers.Instance) error {
+	pg := m.Link.Attrs["portgroup"]
+	var o mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"config.hardware.device"}, &o); err != nil {
+		return fmt.Errorf("read devices: %w", err)
+	}
+	if o.Config == nil {
+		return fmt.Errorf("vCenter reports no configuration")
+	}
+	mac := benchMAC(o.Config.Hardware.Device, pg)
+	if mac == "" {
+		return fmt.Errorf("no NIC on port group %s", pg)
+	}
+	addr, err := benchAddr(m.Link.Attrs["index"], m.Role)
+	if err != nil {
+		return err
+	}
+	in.Attrs["bench_mac"], in.Attrs["mgmt_addr"] = mac, in.Endpoint.SSHHost
+	t, err := providers.ConnectGuest(ctx, *in, p.dial, SSHRetry)
+	if err != nil {
+		return fmt.Errorf("ssh to the management address %s: %w", in.Endpoint.SSHHost, err)
+	}
+	defer t.Close()
+	if k, ok := t.(interface{ HostKey() string }); ok && in.Endpoint.SSH.HostKey == "" {
+		in.Endpoint.SSH.HostKey = k.HostKey() // pinned at first contact
+	}
+	list, parse := linux.ListNICs, linux.IfaceByMAC
+	if m.Template.OS == "freebsd" {
+		list, parse = freebsd.ListNICs, freebsd.IfaceByMAC
+	}
+	res, err := t.Run(ctx, list)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", m.Address, list, err)
+	}
+	iface := parse(string(res.Stdout), mac)
+	if iface == "" {
+		return fmt.Errorf("%s: no interface with MAC %s (the benchmark NIC) in the guest (%s)", m.Address, mac, list)
+	}
+	for _, c := range staticAddress(m.Template.OS, iface, addr+"/24") {
+		if _, err := t.Run(ctx, c); err != nil {
+			return fmt.Errorf("%s: %s: %w", m.Address, c, err)
+		}
+	}
+	in.Endpoint.Addr, in.Endpoint.Iface = addr, iface
+	in.Attrs["bench_addr"] = addr
+	return nil
+}
+
+// staticAddress are the commands that give iface the address prefix (a
+// CIDR) as its only IPv4 address and bring it up: iproute2's
+// `ip addr flush` / `ip addr add` / `ip link set up` on Linux, ifconfig(8)'s
+// `ifconfig IF inet ADDR/LEN up` on FreeBSD (which replaces the first
+// address).
+func staticAddress(osName, iface, prefix string) []guest.Cmd {
+	if osName == "freebsd" {
+		return []guest.Cmd{{Argv: []string{"ifconfig", iface, "inet", prefix, "up"}}}
+	}
+	return []guest.Cmd{
+		{Argv: []string{"ip", "-4", "addr", "flush", "dev", iface}},
+		{Argv: []string{"ip", "addr", "add", prefix, "dev", iface}},
+		{Argv: []string{"ip", "link", "set", "dev", iface, "up"}},
+	}
+}

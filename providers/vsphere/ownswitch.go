@@ -1,0 +1,389 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Link modes (link_mode in the provider block).
+const (
+	// OwnSwitch: per pair, an isolated standard vSwitch (no uplink) and a
+	// port group on it, made on the pinned host for the benchmark NICs;
+	// each VM keeps a management NIC on the provider's network for SSH.
+	OwnSwitch = "own-switch"
+	// SharedSwitch: one NIC on the provider's network, whose switch's MTU
+	// lab changes (and restores) for the link.
+	SharedSwitch = "shared-switch"
+)
+
+// linkMode is link_mode with its default: own-switch when a host is
+// pinned (a standard vSwitch lives on one host), shared-switch otherwise.
+func (c Config) linkMode() string {
+	if c.LinkMode != "" {
+		return c.LinkMode
+	}
+	if c.Host != "" {
+		return OwnSwitch
+	}
+	return SharedSwitch
+}
+
+// checkLinkMode validates link_mode, pointing at the attribute.
+func (c Config) checkLinkMode(body hcl.Body) hcl.Diagnostics {
+	if c.LinkMode == "" || c.LinkMode == SharedSwitch {
+		return nil
+	}
+	at := attrRange(body, "link_mode")
+	switch {
+	case c.LinkMode != OwnSwitch:
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid link_mode", Subject: at,
+			Detail: fmt.Sprintf("link_mode must be %q (an isolated vSwitch per pair on the pinned host) or %q (change the MTU of the switch behind network), got %q.",
+				OwnSwitch, SharedSwitch, c.LinkMode)}}
+	case c.Host == "":
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "own-switch needs a host", Subject: at,
+			Detail: "A standard vSwitch exists on one ESXi host: set host in the provider block, so both VMs of a pair run where their switch is."}}
+	}
+	return nil
+}
+
+// attrRange is the range of an attribute's value in body (the block's end
+// when it is absent).
+func attrRange(body hcl.Body, name string) *hcl.Range {
+	content, _, _ := body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: name}}})
+	if content != nil {
+		if a, ok := content.Attributes[name]; ok {
+			return a.Expr.Range().Ptr()
+		}
+	}
+	return body.MissingItemRange().Ptr()
+}
+
+// ownNames are the vSwitch and port group of a link in own-switch mode:
+// fixed by the owner (lab and workspace) and the link's address, so two
+// pairs, labs or workspaces never share one. The name alone proves
+// nothing: ownership is the host's switch record (see ownLink).
+func ownNames(o providers.Owner, address string) (vswitch, portgroup string) {
+	h := o.Hash(10, address)
+	return "lab-sw-" + h, "lab-pg-" + h
+}
+
+// benchNet is the address range of the benchmark NICs in own-switch mode
+// (RFC 2544's benchmarking range, 198.18.0.0/15): pair index i gets
+// 198.(18+i/256).(i%256).0/24, the server .1 and the client .2. Each
+// pair's switch is isolated, so the ranges never meet.
+const benchNet = "198.18.0.0/15"
+
+// benchAddr is a machine's benchmark address in own-switch mode.
+func benchAddr(index, role string) (string, error) {
+	i, err := strconv.Atoi(index)
+	if err != nil || i < 0 || i >= 512 {
+		return "", fmt.Errorf("link index %q is outside %s's 512 pairs", index, benchNet)
+	}
+	host := map[string]int{"server": 1, "client": 2}[role]
+	if host == 0 {
+		return "", fmt.Errorf("role %q has no address on an own-switch link (vSphere has no routed pairs)", role)
+	}
+	return fmt.Sprintf("198.%d.%d.%d", 18+i/256, i%256, host), nil
+}
+
+// ownLink makes (or, when this link already made it, finds again) the
+// link's isolated vSwitch and port group on the pinned host. The host's
+// switch record (mtuField, keyed by the vSwitch's name, with the port
+// group and this link as holder) is written before the switch exists, so
+// an orphan sweep finds whatever a crash leaves. A vSwitch or port group
+// of that name that the record does not give to this link is refused and
+// left alone.
+func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory, l providers.LinkSpec) (providers.Instance, error) {
+	host := env.host.Reference()
+	swName, pgName := ownNames(l.Owner(), l.Address)
+	mtu := l.MTU
+	if mtu <= 0 {
+		mtu = defaultMTU
+	}
+	sw := switchRef{host: host, name: swName}
+	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: pgName, Name: pgName, Owner: l.Owner(),
+		Attrs: map[string]string{"lab_id": l.LabID, "mode": OwnSwitch, "host": host.Value, "vswitch": swName, "portgroup": pgName,
+			"mtu": strconv.Itoa(mtu), "index": strconv.Itoa(l.Index), "switches": sw.String(),
+			"host_lro": hostLRO(ctx, c, []types.ManagedObjectReference{host})}}
+	if c.ServiceContent.CustomFieldsManager == nil {
+		return providers.Instance{}, fmt.Errorf("link %s: own-switch needs custom attributes to record which vSwitch is lab's, and this endpoint has none (a bare ESXi host?): connect to vCenter, or set link_mode = %q", l.Address, SharedSwitch)
+	}
+	holder := l.Owner().Tag(l.Address)
+	// Under the switch lock only the host's records are read and written;
+	// the switch and port group, named for this link alone, are made
+	// outside it, so pairs on one host are made side by side.
+	var ns *object.HostNetworkSystem
+	var info *types.HostNetworkInfo
+	err := p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
+		var err error
+		if ns, info, err = hostNetwork(ctx, c, host); err != nil {
+			return err
+		}
+		rec, recorded := recs[swName]
+		mine := recorded && rec.Portgroup == pgName && contains(rec.Holders, holder)
+		switch {
+		case mine:
+			return nil
+		case findVSwitch(info, swName) != nil || hasPortgroup(info, pgName):
+			return notOwnedSwitch(host, swName, pgName, rec, l.Owner())
+		}
+		// Recorded first: an orphan sweep finds the switch whatever
+		// happens next.
+		return writeRecord(ctx, c, sw, recs, mtuRecord{MTU: mtu, Holders: []string{holder}, Portgroup: pgName})
+	})
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+	}
+	if existing := findVSwitch(info, swName); existing != nil {
+		if err := p.checkIsolated(ctx, c, host, info, existing, pgName, l.Owner()); err != nil {
+			return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+		}
+	} else {
+		// No Bridge: the switch has no uplink, so its traffic never
+		// leaves the host.
+		if err := ns.AddVirtualSwitch(ctx, swName, &types.HostVirtualSwitchSpec{NumPorts: 128, Mtu: int32(mtu)}); err != nil {
+			return in, fmt.Errorf("link %s: add vSwitch %s on %s: %w", l.Address, swName, host.Value, err)
+		}
+	}
+	if !hasPortgroup(info, pgName) {
+		err := ns.AddPortGroup(ctx, types.HostPortGroupSpec{Name: pgName, VswitchName: swName, Policy: types.HostNetworkPolicy{}})
+		if err != nil {
+			return in, fmt.Errorf("link %s: add port group %s on %s: %w", l.Address, pgName, host.Value, err)
+		}
+	}
+	got, err := switchMTU(ctx, c, sw, "")
+	if err == nil && got != mtu {
+		err = setSwitchMTU(ctx, c, sw, mtu) // reads back, and says when the switch keeps another MTU
+	}
+	if err != nil {
+		return in, fmt.Errorf("link %s: %w", l.Address, err)
+	}
+	return in, nil
+}
+
+// notOwnedSwitch is the refusal to touch a vSwitch or port group with an
+// own-switch link's name that the host's records do not give to o.
+func notOwnedSwitch(host types.ManagedObjectReference, sw, pg string, rec mtuRecord, o providers.Owner) error {
+	tag := ""
+	if rec.Portgroup == pg && len(rec.Holders) > 0 {
+		tag = strings.Join(rec.Holders, ", ")
+	}
+	return &providers.NotOwnedError{Kind: "vSwitch", Name: fmt.Sprintf("%s (port group %s) on %s", sw, pg, host.Value), Tag: tag, Owner: o}
+}
+
+func findVSwitch(info *types.HostNetworkInfo, name string) *types.HostVirtualSwitch {
+	for i := range info.Vswitch {
+		if info.Vswitch[i].Name == name {
+			return &info.Vswitch[i]
+		}
+	}
+	return nil
+}
+
+func hasPortgroup(info *types.HostNetworkInfo, name string) bool {
+	for _, pg := range info.Portgroup {
+		if pg.Spec.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// portgroupsOn names the port groups on a vSwitch (by the port groups'
+// own vswitchName: HostVirtualSwitch.portgroup holds keys on ESXi).
+func portgroupsOn(info *types.HostNetworkInfo, sw string) []string {
+	var out []string
+	for _, pg := range info.Portgroup {
+		if pg.Spec.VswitchName == sw {
+			out = append(out, pg.Spec.Name)
+		}
+	}
+	return out
+}
+
+// checkIsolated refuses a vSwitch that is no longer what lab made: one
+// with an uplink, another port group, or a VM on its port group that does
+// not carry o's tag.
+func (p *Provider) checkIsolated(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, info *types.HostNetworkInfo, sw *types.HostVirtualSwitch, pg string, o providers.Owner) error {
+	where := fmt.Sprintf("vSwitch %s on %s", sw.Name, host.Value)
+	if sw.Spec.Bridge != nil || len(sw.Pnic) > 0 {
+		return fmt.Errorf("%s has an uplink now (lab made it without one): lab leaves it alone", where)
+	}
+	if others := slices.DeleteFunc(portgroupsOn(info, sw.Name), func(s string) bool { return s == pg }); len(others) > 0 {
+		return fmt.Errorf("%s carries port groups lab did not make (%s): lab leaves it alone", where, strings.Join(others, ", "))
+	}
+	foreign, err := foreignVMs(ctx, c, host, pg, o)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("%s: port group %s has VMs that are not this lab's (%s): lab leaves it alone", where, pg, strings.Join(foreign, ", "))
+	}
+	return nil
+}
+
+// foreignVMs names the VMs of a host with a NIC on port group pg that do
+// not carry o's tag.
+func foreignVMs(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, pg string, o providers.Owner) ([]string, error) {
+	var h mo.HostSystem
+	if err := object.NewCommon(c, host).Properties(ctx, host, []string{"vm"}, &h); err != nil {
+		return nil, fmt.Errorf("list VMs of %s: %w", host.Value, err)
+	}
+	if len(h.Vm) == 0 {
+		return nil, nil
+	}
+	var vms []mo.VirtualMachine
+	err := property.DefaultCollector(c).Retrieve(ctx, h.Vm, []string{"name", "config.annotation", "config.extraConfig", "config.hardware.device"}, &vms)
+	if err != nil && !isNotFound(err) {
+		return nil, fmt.Errorf("list VMs of %s: %w", host.Value, err)
+	}
+	var out []string
+	for _, vm := range vms {
+		if vm.Config == nil || !onPortgroup(vm.Config.Hardware.Device, pg) {
+			continue
+		}
+		if ownsVM(o, vm.Name, vm.Self.Value, vmTag(vm)) != nil {
+			out = append(out, vm.Name)
+		}
+	}
+	return out, nil
+}
+
+func onPortgroup(devices []types.BaseVirtualDevice, pg string) bool {
+	return slices.ContainsFunc(devices, func(d types.BaseVirtualDevice) bool {
+		b, ok := d.GetVirtualDevice().Backing.(*types.VirtualEthernetCardNetworkBackingInfo)
+		return ok && b.DeviceName == pg
+	})
+}
+
+// benchMAC is the MAC of the NIC on port group pg ("" if none).
+func benchMAC(devices []types.BaseVirtualDevice, pg string) string {
+	for _, d := range devices {
+		card, ok := d.(types.BaseVirtualEthernetCard)
+		if !ok {
+			continue
+		}
+		if b, ok := d.GetVirtualDevice().Backing.(*types.VirtualEthernetCardNetworkBackingInfo); ok && b.DeviceName == pg {
+			return card.GetVirtualEthernetCard().MacAddress
+		}
+	}
+	return ""
+}
+
+// readOwnLink reports whether an own-switch link stands as made: its
+// vSwitch at its MTU, its port group, and the record naming this link.
+func readOwnLink(ctx context.Context, c *vim25.Client, in providers.Instance) (bool, error) {
+	host := types.ManagedObjectReference{Type: "HostSystem", Value: in.Attrs["host"]}
+	_, info, err := hostNetwork(ctx, c, host)
+	if isNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	sw := findVSwitch(info, in.Attrs["vswitch"])
+	if sw == nil || !hasPortgroup(info, in.Attrs["portgroup"]) {
+		return false, nil
+	}
+	mtu := int(sw.Mtu)
+	if mtu == 0 {
+		mtu = defaultMTU
+	}
+	if strconv.Itoa(mtu) != in.Attrs["mtu"] {
+		return false, nil
+	}
+	recs, err := readRecords(ctx, c, host)
+	if err != nil {
+		return false, err
+	}
+	rec := recs[in.Attrs["vswitch"]]
+	return rec.Portgroup == in.Attrs["portgroup"] && contains(rec.Holders, ownerOf(in).Tag(in.Address)), nil
+}
+
+// deleteOwnLink removes an own-switch link's port group, then its
+// vSwitch, then the record — only when the host's record gives them to
+// this link and the switch is still isolated (see checkIsolated). What is
+// gone is success.
+func (p *Provider) deleteOwnLink(ctx context.Context, c *vim25.Client, in providers.Instance) error {
+	host := types.ManagedObjectReference{Type: "HostSystem", Value: in.Attrs["host"]}
+	swName, pgName := in.Attrs["vswitch"], in.Attrs["portgroup"]
+	owner := ownerOf(in)
+	holder := owner.Tag(in.Address)
+	ns, info, err := hostNetwork(ctx, c, host)
+	if isNotFound(err) {
+		return nil // the host is gone, and its switches with it
+	}
+	if err != nil {
+		return fmt.Errorf("delete link %s: %w", in.Address, err)
+	}
+	sw := findVSwitch(info, swName)
+	gone := sw == nil && !hasPortgroup(info, pgName)
+	// The ownership check reads the records under the switch lock; the
+	// switch and port group (this link's alone) are removed outside it.
+	err = p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
+		rec, recorded := recs[swName]
+		if recorded && rec.Portgroup == pgName && contains(rec.Holders, holder) || gone {
+			return nil
+		}
+		return notOwnedSwitch(host, swName, pgName, rec, owner)
+	})
+	if err != nil {
+		return fmt.Errorf("delete link %s: %w", in.Address, err)
+	}
+	if sw != nil {
+		if err := p.checkIsolated(ctx, c, host, info, sw, pgName, owner); err != nil {
+			return fmt.Errorf("delete link %s: %w", in.Address, err)
+		}
+	}
+	if hasPortgroup(info, pgName) {
+		if err := ns.RemovePortGroup(ctx, pgName); err != nil && !isNotFound(err) {
+			return fmt.Errorf("delete link %s: remove port group %s on %s: %w", in.Address, pgName, host.Value, err)
+		}
+	}
+	if sw != nil {
+		if err := ns.RemoveVirtualSwitch(ctx, swName); err != nil && !isNotFound(err) {
+			return fmt.Errorf("delete link %s: remove vSwitch %s on %s: %w", in.Address, swName, host.Value, err)
+		}
+	}
+	// The record goes last: until the switch is gone, a sweep can find it.
+	err = p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
+		rec, ok := recs[swName]
+		if !ok || !contains(rec.Holders, holder) {
+			return nil
+		}
+		rec.Holders = slices.DeleteFunc(rec.Holders, func(h string) bool { return h == holder })
+		return writeRecord(ctx, c, switchRef{host: host, name: swName}, recs, rec)
+	})
+	if err != nil {
+		return fmt.Errorf("delete link %s: %w", in.Address, err)
+	}
+	return nil
+}
+
+// withRecords runs f on the switch records of e (a host or distributed
+// switch) under the switch lock (lockSwitches); f writes what it changes
+// (writeRecord).
+func (p *Provider) withRecords(ctx context.Context, c *vim25.Client, e types.ManagedObjectReference, f func(recs map[string]mtuRecord) error) error {
+	unlock, err := p.lockSwitches(ctx, c, e)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	recs, err := readRecords(ctx, c, e)
+	if err != nil {
+		return err
+	}
+	return f(recs)
+}
