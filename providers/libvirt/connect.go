@@ -8,6 +8,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/freebsd"
+	"github.com/lab-bench/lab/guest/linux"
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
@@ -95,7 +96,7 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 // its OS (the template's os) can answer: `ip -o link show` on Linux,
 // `ifconfig -a` on FreeBSD (which has no ip).
 func nicByMAC(ctx context.Context, t guest.Transport, osName, mac string) (string, error) {
-	cmd, parse := guest.Cmd{Argv: []string{"ip", "-o", "link", "show"}}, ifaceByMAC
+	cmd, parse := linux.ListNICs, linux.IfaceByMAC
 	if osName == "freebsd" {
 		cmd, parse = freebsd.ListNICs, freebsd.IfaceByMAC
 	}
@@ -126,24 +127,6 @@ func wrongOS(tmpl providers.Template, kernel string) error {
 	}
 	return fmt.Errorf("template %q says os = %q, but the guest's uname -s answers %s (not %s): the template's source %q holds another OS",
 		tmpl.Name, tmpl.OS, kernel, want, tmpl.Source)
-}
-
-// ifaceByMAC finds the interface with the MAC in `ip -o link show` output
-// ("2: enp1s0: <…> mtu 1500 … link/ether 52:54:00:… brd …").
-func ifaceByMAC(out, mac string) string {
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		for i := 0; i+1 < len(f); i++ {
-			if f[i] == "link/ether" && strings.EqualFold(f[i+1], mac) && len(f) > 1 {
-				name := strings.TrimSuffix(f[1], ":")
-				if at := strings.IndexByte(name, '@'); at >= 0 {
-					name = name[:at]
-				}
-				return name
-			}
-		}
-	}
-	return ""
 }
 
 // Connect returns an SSH transport to a created guest. The host key must be
