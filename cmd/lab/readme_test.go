@@ -35,6 +35,12 @@ func TestREADMESpecReferenceValidates(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "readme.hcl"), []byte(src.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The files the reference reads with file(), as a user would have them.
+	for name, body := range map[string]string{"user-data.yaml": "#cloud-config\npackages: [iperf3]\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{"-chdir=" + dir, "validate"}, nil, &stdout, &stderr, nil); code != 0 {
 		t.Errorf("the README's spec reference does not validate:\n%s", stderr.String())
