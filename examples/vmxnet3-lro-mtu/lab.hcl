@@ -113,3 +113,26 @@ experiment "lro-mtu" {
     ratio = { of = "streams=3", over = "streams=1", between = [0.9, 1.1] }
   }
 }
+
+# Ring sizes on the Debian guest (Linux: `ethtool -G ens192 rx N tx N`,
+# checked first against `ethtool -g`'s maximum, 4096 for vmxnet3, and read
+# back into the results). FreeBSD's vmx sizes its rings only at attach
+# (loader tunables dev.vmx.0.iflib.override_nrxds/_ntxds), so the plan
+# refuses rx_ring/tx_ring for the fbsd pair.
+experiment "deb-rings" {
+  pairs  = [pair.deb]
+  matrix = { rx_ring = [256, 1024, 4096] }
+  repeat = 3
+
+  guest {
+    mtu     = 9000
+    lro     = true
+    rx_ring = matrix.rx_ring
+    tx_ring = 4096
+  }
+
+  iperf3 {
+    duration = "30s"
+    omit     = "2s"
+  }
+}
