@@ -196,12 +196,17 @@ func checkGroupRings(g *Group, c providers.Capabilities, lab *spec.Lab, add func
 	type refusal struct{ exp, summary, why string }
 	byKey := map[refusal][]string{}
 	var order []refusal
+	type end struct {
+		role string
+		s    guest.Settings
+		os   string
+	}
 	for _, r := range g.Runs {
-		for _, side := range []struct {
-			role string
-			s    guest.Settings
-			os   string
-		}{{"server", r.Spec.Server, g.Server.Template.OS}, {"client", r.Spec.Client, g.Client.Template.OS}} {
+		ends := []end{{"server", r.Spec.Server, g.Server.Template.OS}, {"client", r.Spec.Client, g.Client.Template.OS}}
+		if g.Router != nil {
+			ends = append(ends, end{"router", r.Spec.Router, g.Router.Template.OS})
+		}
+		for _, side := range ends {
 			if side.s.RxRing == 0 && side.s.TxRing == 0 {
 				continue
 			}

@@ -37,6 +37,18 @@ func TestCheckRings(t *testing.T) {
 	} {
 		caps := func(string) (providers.Capabilities, bool) { return tt.caps, true }
 		diags := CheckCapabilities(&Plan{Groups: []*Group{group(tt.os)}}, nil, caps)
+		if tt.name == "veth" { // a router guest's ring sizes are checked too
+			g := group(tt.os)
+			g.Server.Template.OS = "linux"
+			g.Router = &providers.Machine{Template: providers.Template{OS: "linux"}}
+			g.Runs[0].Spec.Router = guest.Settings{TxRing: 128}
+			rc := tt.caps
+			rc.RoutedPairs = true
+			d := CheckCapabilities(&Plan{Groups: []*Group{g}}, nil, func(string) (providers.Capabilities, bool) { return rc, true })
+			if len(d) != 1 || !strings.Contains(d[0].Detail, "router: tx_ring = 128 (cell ring=256)") {
+				t.Errorf("router: %v", d)
+			}
+		}
 		if len(tt.want) == 0 {
 			if diags.HasErrors() {
 				t.Errorf("%s: %v", tt.name, diags)
