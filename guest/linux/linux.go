@@ -68,6 +68,14 @@ func (l *Linux) Apply(ctx context.Context, t guest.Transport, iface string, s gu
 			return err
 		}
 	}
+	if rings != nil && s.MTU > 0 {
+		// An MTU change may resize a ring (vmxnet3 re-aligns its RX ring
+		// to the buffers a frame needs): decide again from what is now.
+		var err error
+		if rings, err = ringsCommand(ctx, t, iface, s.RxRing, s.TxRing); err != nil {
+			return err
+		}
+	}
 	if rings != nil {
 		if _, err := run(ctx, t, rings...); err != nil {
 			return err

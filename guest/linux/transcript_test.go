@@ -92,6 +92,8 @@ func TestTranscripts(t *testing.T) {
 		// NIC (maximum 256), and as veth does here (no ring parameters).
 		{name: "apply-rings", s: guest.Settings{RxRing: 2048, TxRing: 512},
 			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
+		{name: "apply-rings-mtu", s: guest.Settings{MTU: 9000, RxRing: 2048},
+			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
 		{name: "apply-rings-unchanged", s: guest.Settings{RxRing: 1024, TxRing: 512},
 			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
 		{name: "apply-rings-above-max", s: guest.Settings{RxRing: 1024}, wantFail: true,
