@@ -16,8 +16,8 @@ import (
 // bare metal, long-lived VMs) exist before lab and outlive it. For a
 // borrowed machine the engine, before it configures the machine for the
 // first time, observes the current value of everything any run of the
-// group will change — MTU, each offload named, congestion control, each
-// sysctl key — and records it in state (attribute RestoreAttr). At
+// group will change — MTU, ring sizes, each offload named, congestion
+// control, each sysctl key — and records it in state (attribute RestoreAttr). At
 // teardown, before the provider's Delete, it applies those values again
 // and verifies them by observation. A failed restore leaves the machine in
 // state (tainted) so that `lab destroy` tries again; it does not stop the
@@ -172,7 +172,7 @@ func parseRestore(s string) (*Restore, error) {
 }
 
 // Touched is the union of what a list of settings changes: the MTU when
-// any sets one, every offload named, congestion control when any sets it,
+// any sets one, each ring size any sets, every offload named, congestion control when any sets it,
 // every sysctl key, and loss when any asks for it. Values are the first
 // seen (only the keys matter).
 func Touched(all []guest.Settings) guest.Settings {
@@ -180,6 +180,12 @@ func Touched(all []guest.Settings) guest.Settings {
 	for _, s := range all {
 		if u.MTU == 0 {
 			u.MTU = s.MTU
+		}
+		if u.RxRing == 0 {
+			u.RxRing = s.RxRing
+		}
+		if u.TxRing == 0 {
+			u.TxRing = s.TxRing
 		}
 		for k, v := range s.Offloads {
 			if u.Offloads == nil {
@@ -213,6 +219,14 @@ func SnapshotOf(touch guest.Settings, o guest.Observed) guest.Settings {
 	s := guest.Settings{Strict: true}
 	if touch.MTU > 0 {
 		s.MTU = o.MTU
+	}
+	if o.Rings != nil {
+		if touch.RxRing > 0 {
+			s.RxRing = o.Rings.RX
+		}
+		if touch.TxRing > 0 {
+			s.TxRing = o.Rings.TX
+		}
 	}
 	for name := range touch.Offloads {
 		state := o.Offloads[name]
@@ -249,6 +263,12 @@ func mergeSettings(old, add guest.Settings) guest.Settings {
 	if out.CongestionControl == "" {
 		out.CongestionControl = add.CongestionControl
 	}
+	if out.RxRing == 0 {
+		out.RxRing = add.RxRing
+	}
+	if out.TxRing == 0 {
+		out.TxRing = add.TxRing
+	}
 	out.Offloads = mergeMap(old.Offloads, add.Offloads)
 	out.Sysctl = mergeMap(old.Sysctl, add.Sysctl)
 	return out
@@ -273,6 +293,12 @@ func describe(s guest.Settings) string {
 	var parts []string
 	if s.MTU > 0 {
 		parts = append(parts, fmt.Sprintf("mtu=%d", s.MTU))
+	}
+	if s.RxRing > 0 {
+		parts = append(parts, fmt.Sprintf("rx_ring=%d", s.RxRing))
+	}
+	if s.TxRing > 0 {
+		parts = append(parts, fmt.Sprintf("tx_ring=%d", s.TxRing))
 	}
 	for _, k := range guest.SortedKeys(s.Offloads) {
 		parts = append(parts, k+"="+map[bool]string{true: "on", false: "off"}[s.Offloads[k]])

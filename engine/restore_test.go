@@ -19,7 +19,7 @@ type borrowedProvider struct{ *fakeProvider }
 
 func (b borrowedProvider) Capabilities() providers.Capabilities {
 	c := b.fakeProvider.Capabilities()
-	c.Borrowed = true
+	c.Borrowed, c.NICRings = true, true // like the hosts back end
 	return c
 }
 
@@ -36,7 +36,8 @@ func newHostOS(names ...string) *hostOS {
 	for _, n := range names {
 		o.hosts[n] = &guest.Observed{MTU: 1500, CongestionControl: "bbr",
 			Offloads: map[string]string{"gro": "on", "lro": "off [fixed]", "tso": "on"},
-			Sysctl:   map[string]string{"net.ipv4.tcp_rmem": "4096\t131072\t6291456"}}
+			Sysctl:   map[string]string{"net.ipv4.tcp_rmem": "4096\t131072\t6291456"},
+			Rings:    &guest.Rings{RX: 256, TX: 512, RXMax: 4096, TXMax: 4096}}
 	}
 	return o
 }
@@ -52,6 +53,16 @@ func (o *hostOS) Apply(_ context.Context, t guest.Transport, _ string, s guest.S
 	h := o.hosts[t.Name()]
 	if s.MTU > 0 {
 		h.MTU = s.MTU
+	}
+	if s.RxRing > 0 || s.TxRing > 0 {
+		r := *h.Rings
+		if s.RxRing > 0 {
+			r.RX = s.RxRing
+		}
+		if s.TxRing > 0 {
+			r.TX = s.TxRing
+		}
+		h.Rings = &r
 	}
 	for k, v := range s.Offloads {
 		if !strings.Contains(h.Offloads[k], "fixed") {
@@ -75,6 +86,9 @@ func (o *hostOS) Observe(_ context.Context, t guest.Transport, iface string, s g
 	h := *o.hosts[t.Name()]
 	h.Interface = iface
 	h.Offloads, h.Sysctl = maps.Clone(h.Offloads), maps.Clone(h.Sysctl)
+	if s.RxRing == 0 && s.TxRing == 0 {
+		h.Rings = nil // read only when asked, as guest/linux does
+	}
 	return h, nil
 }
 
@@ -93,8 +107,8 @@ func borrowedEngine(t *testing.T, os *hostOS) (*Engine, *fakeProvider) {
 	return e, prov
 }
 
-// runsChanging is a plan whose runs change MTU, gro, congestion control,
-// a sysctl and loss on both ends.
+// runsChanging is a plan whose runs change MTU, ring sizes, gro,
+// congestion control, a sysctl and loss on both ends.
 func runsChanging() *plan.Plan {
 	p := testPlan(2, 9000)
 	g := p.Groups[0]
@@ -105,6 +119,7 @@ func runsChanging() *plan.Plan {
 			side.CongestionControl = "reno"
 			side.Sysctl = map[string]string{"net.ipv4.tcp_rmem": "4096 87380 16777216"}
 			side.Loss = &guest.Loss{Percent: 1, Method: "nth"}
+			side.RxRing, side.TxRing = 1024*(i+1), 2048
 			side.Strict = false // lro is fixed: a warning, not a failure
 		}
 	}
@@ -135,7 +150,8 @@ func TestBorrowedMachinesGetTheirSettingsBack(t *testing.T) {
 	for _, name := range []string{"pair.p.server", "pair.p.client"} {
 		got := hosts.current(name)
 		if got.MTU != before.MTU || got.CongestionControl != before.CongestionControl || got.Offloads["gro"] != "on" ||
-			got.Sysctl["net.ipv4.tcp_rmem"] != "4096 131072 6291456" || got.Loss != "" {
+			got.Sysctl["net.ipv4.tcp_rmem"] != "4096 131072 6291456" || got.Loss != "" ||
+			got.Rings.RX != 256 || got.Rings.TX != 512 {
 			t.Errorf("%s after teardown: %+v, want the settings from before: %+v", name, got, before)
 		}
 	}
@@ -242,6 +258,10 @@ func TestSnapshotOf(t *testing.T) {
 		{"fixed offload left out", guest.Settings{Offloads: map[string]bool{"lro": true, "gro": false, "tso": false}},
 			guest.Observed{Offloads: map[string]string{"lro": "off [fixed]", "gro": "on", "tso": "off [requested on]"}},
 			`{"offloads":{"gro":true,"tso":false},"strict":true}`},
+		{"ring sizes", guest.Settings{RxRing: 4096, TxRing: 2048}, guest.Observed{Rings: &guest.Rings{RX: 1024, TX: 512, RXMax: 4096, TXMax: 4096}},
+			`{"rx_ring":1024,"tx_ring":512,"strict":true}`},
+		{"rx ring only", guest.Settings{RxRing: 4096}, guest.Observed{Rings: &guest.Rings{RX: 1024, TX: 512}},
+			`{"rx_ring":1024,"strict":true}`},
 		{"sysctl whitespace normalised", guest.Settings{Sysctl: map[string]string{"a.b": "1"}},
 			guest.Observed{Sysctl: map[string]string{"a.b": "4096\t87380  6291456\n"}}, `{"sysctl":{"a.b":"4096 87380 6291456"},"strict":true}`},
 	}

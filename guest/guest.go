@@ -85,6 +85,11 @@ type Settings struct {
 	// the table "inet lab_fw" — e.g. a stateful forward chain on a router.
 	// Empty removes the table an earlier cell installed.
 	Firewall string `json:"firewall,omitempty"`
+	// RxRing and TxRing are the NIC's receive and transmit ring sizes in
+	// descriptors (Linux `ethtool -G IFACE rx N tx N`); zero leaves a ring
+	// as it is.
+	RxRing int `json:"rx_ring,omitempty"`
+	TxRing int `json:"tx_ring,omitempty"`
 	// Strict makes a setting that did not take effect an error (the default).
 	// With Strict false it is recorded as a warning.
 	Strict bool `json:"strict"`
@@ -118,8 +123,20 @@ type Observed struct {
 	Driver   string `json:"driver,omitempty"`
 	// Firmware is the NIC's firmware version where the driver reports
 	// one (Linux `ethtool -i`).
-	Firmware string   `json:"firmware,omitempty"`
+	Firmware string `json:"firmware,omitempty"`
+	// Rings are the NIC's ring sizes (`ethtool -g`), read when a setting
+	// asks for one; nil otherwise.
+	Rings    *Rings   `json:"rings,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Rings are a NIC's receive and transmit ring sizes in descriptors, the
+// current ones and the largest the driver accepts (0: not reported).
+type Rings struct {
+	RX    int `json:"rx"`
+	TX    int `json:"tx"`
+	RXMax int `json:"rx_max,omitempty"`
+	TXMax int `json:"tx_max,omitempty"`
 }
 
 // OS is the operating-system driver of a guest: it decides which commands

@@ -8,7 +8,7 @@ import (
 
 // Verify compares what was asked with what a guest reports and returns one
 // message per requested setting that did not take effect, in a stable
-// order (mtu, offloads, congestion control, sysctls, loss). The caller
+// order (mtu, offloads, ring sizes, congestion control, sysctls, loss). The caller
 // decides whether they are errors (Strict) or warnings.
 func Verify(s Settings, o Observed) []string {
 	var msgs []string
@@ -23,6 +23,18 @@ func Verify(s Settings, o Observed) []string {
 			msgs = append(msgs, fmt.Sprintf("%s: asked %s, guest does not report it", name, want))
 		case firstWord(got) != want:
 			msgs = append(msgs, fmt.Sprintf("%s: asked %s, guest reports %q", name, want, got))
+		}
+	}
+	for _, r := range []struct {
+		name      string
+		want, got int
+	}{{"rx_ring", s.RxRing, ringOf(o.Rings, true)}, {"tx_ring", s.TxRing, ringOf(o.Rings, false)}} {
+		switch {
+		case r.want == 0:
+		case o.Rings == nil:
+			msgs = append(msgs, fmt.Sprintf("%s: asked %d, guest does not report ring sizes", r.name, r.want))
+		case r.got != r.want:
+			msgs = append(msgs, fmt.Sprintf("%s: asked %d, guest reports %d", r.name, r.want, r.got))
 		}
 	}
 	if cc := s.CongestionControl; cc != "" && o.CongestionControl != cc && o.CCScope != "socket" {
@@ -63,4 +75,15 @@ func firstWord(s string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// ringOf is the current receive (rx) or transmit ring size, 0 when r is nil.
+func ringOf(r *Rings, rx bool) int {
+	switch {
+	case r == nil:
+		return 0
+	case rx:
+		return r.RX
+	}
+	return r.TX
 }

@@ -43,3 +43,27 @@ func TestVerify(t *testing.T) {
 		t.Errorf("leftover loss rule: %q", got)
 	}
 }
+
+// TestVerifyRings: a ring size asked is compared with the current size
+// the guest reports; one not asked is never compared.
+func TestVerifyRings(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    Settings
+		o    *Rings
+		want []string
+	}{
+		{"both match", Settings{RxRing: 1024, TxRing: 512}, &Rings{RX: 1024, TX: 512, RXMax: 4096, TXMax: 4096}, nil},
+		{"rx only asked", Settings{RxRing: 256}, &Rings{RX: 256, TX: 4096}, nil},
+		{"rx differs", Settings{RxRing: 1024, TxRing: 512}, &Rings{RX: 256, TX: 512}, []string{"rx_ring: asked 1024, guest reports 256"}},
+		{"tx differs", Settings{TxRing: 512}, &Rings{RX: 256, TX: 256}, []string{"tx_ring: asked 512, guest reports 256"}},
+		{"not reported", Settings{RxRing: 1024, TxRing: 512}, nil, []string{
+			"rx_ring: asked 1024, guest does not report ring sizes",
+			"tx_ring: asked 512, guest does not report ring sizes"}},
+		{"none asked", Settings{}, nil, nil},
+	} {
+		if got := Verify(tt.s, Observed{Rings: tt.o}); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
 )
@@ -67,6 +68,7 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 		checkGroupHardware(g, c, refuse)
 		checkGroupCloudInit(g, c, lab, add)
 		checkGroupOffloads(g, c, lab, add)
+		checkGroupRings(g, c, lab, add)
 	}
 	return diags
 }
@@ -183,4 +185,74 @@ func offloadsOn(s guest.Settings) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkGroupRings refuses rx_ring/tx_ring in any run of g where they
+// cannot take effect: on FreeBSD guests (ring sizes are loader tunables,
+// read when the driver attaches) and on back ends whose NICs have no ring
+// parameters (veth). The diagnostic points at the experiment and names
+// each end, setting and cell.
+func checkGroupRings(g *Group, c providers.Capabilities, lab *spec.Lab, add func(*hcl.Diagnostic)) {
+	type refusal struct{ exp, summary, why string }
+	byKey := map[refusal][]string{}
+	var order []refusal
+	type end struct {
+		role string
+		s    guest.Settings
+		os   string
+	}
+	for _, r := range g.Runs {
+		ends := []end{{"server", r.Spec.Server, g.Server.Template.OS}, {"client", r.Spec.Client, g.Client.Template.OS}}
+		if g.Router != nil {
+			ends = append(ends, end{"router", r.Spec.Router, g.Router.Template.OS})
+		}
+		for _, side := range ends {
+			if side.s.RxRing == 0 && side.s.TxRing == 0 {
+				continue
+			}
+			var k refusal
+			switch {
+			case side.os == "freebsd":
+				k = refusal{r.Experiment, "Ring sizes are boot-time on FreeBSD", freebsd.RingHint("") + "."}
+			case !c.NICRings:
+				k = refusal{r.Experiment, "NIC ring sizes not supported",
+					"this back end's guest NICs have no ring parameters (a veth pair's `ethtool -g`/`ethtool -G` fail with \"Operation not supported\"), so these settings cannot take effect."}
+				if c.Why != "" {
+					k.why += " " + c.Why
+				}
+			default:
+				continue
+			}
+			var parts []string
+			if side.s.RxRing > 0 {
+				parts = append(parts, fmt.Sprintf("rx_ring = %d", side.s.RxRing))
+			}
+			if side.s.TxRing > 0 {
+				parts = append(parts, fmt.Sprintf("tx_ring = %d", side.s.TxRing))
+			}
+			msg := side.role + ": " + strings.Join(parts, ", ")
+			if r.CellKey != "" {
+				msg += " (cell " + r.CellKey + ")"
+			}
+			if _, ok := byKey[k]; !ok {
+				order = append(order, k)
+			}
+			if !slices.Contains(byKey[k], msg) {
+				byKey[k] = append(byKey[k], msg)
+			}
+		}
+	}
+	for _, k := range order {
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: k.summary,
+			Detail: fmt.Sprintf("pair %s, provider %s: %s: %s", g.Pair, g.ProviderKey, strings.Join(byKey[k], "; "), k.why)}
+		if lab != nil {
+			for _, e := range lab.Experiments {
+				if e.Name == k.exp {
+					r := e.DeclRange
+					d.Subject = &r
+				}
+			}
+		}
+		add(d)
+	}
 }

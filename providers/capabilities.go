@@ -21,6 +21,10 @@ type Capabilities struct {
 	// GuestOffloads: offload toggles inside the guest (lro, tso, gro, …)
 	// take effect. False where they would be silent no-ops.
 	GuestOffloads bool
+	// NICRings: the guests' NIC has ring sizes the guest driver may set
+	// (rx_ring, tx_ring; the guest still checks the NIC's maximum). False
+	// where it has none (veth).
+	NICRings bool
 	// VCPU: a machine's vCPU count can be chosen (for local and hosts:
 	// how many CPUs each end's processes are pinned to).
 	VCPU bool

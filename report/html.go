@@ -172,12 +172,13 @@ func provenance(info results.RunInfo, groups []results.CellGroup) []htmlItem {
 	add("host", info.Host)
 	add("spec hash", info.SpecHash)
 	add("lab file hash", info.LabFileHash)
-	var kernels, tools, drivers, offloads, locks, commits, cpus, firmware []string
+	var kernels, tools, drivers, offloads, rings, locks, commits, cpus, firmware []string
 	for _, g := range groups {
 		kernels = appendNew(kernels, g.Kernels...)
 		tools = appendNew(tools, g.ToolVersions...)
 		drivers = appendNew(drivers, g.Drivers...)
 		offloads = appendNew(offloads, g.Offloads...)
+		rings = appendNew(rings, g.Rings...)
 		for _, r := range g.Repeats {
 			p := r.Provenance
 			locks = appendNew(locks, p.LockDigest)
@@ -200,5 +201,6 @@ func provenance(info results.RunInfo, groups []results.CellGroup) []htmlItem {
 	add("NIC firmware", firmware...)
 	add("tools", tools...)
 	add("offloads observed", offloads...)
+	add("NIC ring sizes observed (current/max)", rings...)
 	return items
 }

@@ -14,7 +14,7 @@ import (
 func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGroup) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### lab %s, run %s\n\n", info.Lab, info.ID)
-	var kernels, tools, hosts, drivers, offloads []string
+	var kernels, tools, hosts, drivers, offloads, rings []string
 	if info.Host != "" {
 		hosts = append(hosts, info.Host)
 	}
@@ -24,6 +24,7 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 		hosts = appendNew(hosts, g.Hosts...)
 		drivers = appendNew(drivers, g.Drivers...)
 		offloads = appendNew(offloads, g.Offloads...)
+		rings = appendNew(rings, g.Rings...)
 	}
 	item := func(name string, values ...string) {
 		if len(values) > 0 && values[0] != "" {
@@ -42,6 +43,9 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	item("NIC drivers", drivers...)
 	for _, o := range offloads {
 		item("offloads observed", o)
+	}
+	for _, r := range rings {
+		item("NIC ring sizes observed (current/max)", r)
 	}
 	item("tool", tools...)
 	item("host", hosts...)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/results"
 )
@@ -54,6 +55,9 @@ func fakeGroups() []results.CellGroup {
 			CellKey: "mtu=" + r.mtu + ",streams=" + r.streams,
 			Provenance: results.Provenance{Host: "bench1", ToolVersion: "iperf 3.16",
 				ServerKernel: map[string]string{"fbsd": "FreeBSD 14.2-RELEASE", "deb": "Linux 6.1.0-27-amd64"}[r.pair]},
+		}
+		if r.pair == "deb" { // ring sizes asked on the Linux server (rx_ring = 1024, tx_ring = 512)
+			rec.Observed.Server.Rings = &guest.Rings{RX: 1024, TX: 512, RXMax: 4096, TXMax: 4096}
 		}
 		if r.err == "" {
 			rec.Metrics = bench.Sample{ThroughputBps: r.gbps * 1e9, Retransmits: r.retr,

@@ -45,6 +45,9 @@ type CellGroup struct {
 	// offload states per end ("server: gro=on gso=off …").
 	Drivers  []string `json:"drivers,omitempty"`
 	Offloads []string `json:"offloads,omitempty"`
+	// Rings are the distinct observed NIC ring sizes per end ("server:
+	// rx=1024/4096 tx=512/4096", current/maximum), when a run asked for them.
+	Rings []string `json:"rings,omitempty"`
 	// ServerCyclesPerBit and ClientCyclesPerBit are CPU cycles per bit of
 	// throughput on each end (seed 000's "Hz per bit/s"), over the runs
 	// where the CPU clock is known (N = 0 otherwise).
@@ -117,6 +120,7 @@ func Group(records []Record) []CellGroup {
 		o := r.Observed
 		a.group.Drivers = addDistinct(a.group.Drivers, o.Server.Driver, o.Client.Driver)
 		a.group.Offloads = addDistinct(a.group.Offloads, offloadText("server", o.Server.Offloads), offloadText("client", o.Client.Offloads))
+		a.group.Rings = addDistinct(a.group.Rings, RingText("server", o.Server.Rings), RingText("client", o.Client.Rings))
 	}
 	groups := make([]CellGroup, len(accs))
 	for i, a := range accs {
@@ -187,6 +191,22 @@ func offloadText(end string, m map[string]string) string {
 		parts = append(parts, k+"="+strings.ReplaceAll(m[k], " ", ""))
 	}
 	return end + ": " + strings.Join(parts, " ")
+}
+
+// RingText renders observed ring sizes as "end: rx=1024/4096
+// tx=512/4096" (current/maximum; the maximum left out when not reported),
+// "" when none were read.
+func RingText(end string, r *guest.Rings) string {
+	if r == nil {
+		return ""
+	}
+	one := func(name string, cur, max int) string {
+		if max > 0 {
+			return fmt.Sprintf("%s=%d/%d", name, cur, max)
+		}
+		return fmt.Sprintf("%s=%d", name, cur)
+	}
+	return end + ": " + one("rx", r.RX, r.RXMax) + " " + one("tx", r.TX, r.TXMax)
 }
 
 // PoolRuns turns the records of several applies (by run id) into one

@@ -39,6 +39,8 @@ var settingsAttrs = func() map[string]endSetter {
 		"loss_method":        setLossMethod,
 		"strict":             setStrict,
 		"firewall":           setFirewall,
+		"rx_ring":            setRing("rx_ring", func(s *guest.Settings, n int) { s.RxRing = n }),
+		"tx_ring":            setRing("tx_ring", func(s *guest.Settings, n int) { s.TxRing = n }),
 	}
 	for _, n := range offloadNames {
 		m[n] = setOffload(n)
@@ -61,6 +63,24 @@ func setMTU(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 		e.s.MTU = n
 	}
 	return d
+}
+
+// Ring size bounds (descriptors). A NIC's own maximum is lower (vmxnet3
+// 4096, virtio-net what the hypervisor offers); the guest driver checks it.
+const (
+	minRing = 1
+	maxRing = 65536
+)
+
+// setRing sets a NIC ring size (rx_ring, tx_ring).
+func setRing(name string, set func(*guest.Settings, int)) endSetter {
+	return func(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+		n, d := toInt(v, a.Expr.Range(), name, minRing, maxRing)
+		if d == nil {
+			set(&e.s, n)
+		}
+		return d
+	}
 }
 
 func setOffload(name string) endSetter {

@@ -47,6 +47,35 @@ var Tunables = map[string]string{
 	"tx":  "hw.vtnet.csum_disable",
 }
 
+// RingHint says why FreeBSD guests refuse rx_ring and tx_ring and what
+// to do instead. vmx(4) and the other iflib(4) drivers size their rings
+// once, at attach, from the loader tunables dev.<driver>.<unit>.iflib.
+// override_nrxds / override_ntxds (sys/net/iflib.c, iflib_add_device_
+// sysctl_pre: CTLFLAG_RWTUN strings, "list of # of RX descriptors to use,
+// 0 = use default #"; iflib(4): "must be set before loading the
+// driver"); nothing changes them on a running interface. vtnet(4) is not
+// an iflib driver: its rings are the virtqueues the hypervisor offers
+// (libvirt's rx_queue_size/tx_queue_size), with no guest tunable.
+//
+// iface names the tunables for that interface (vmx0: dev.vmx.0.…); ""
+// names them generically, for a plan that does not know the interface.
+func RingHint(iface string) string {
+	drv, unit := "<driver>", "<unit>"
+	if m := unitRE.FindStringSubmatch(iface); m != nil {
+		drv, unit = m[1], m[2]
+	}
+	if drv == "vtnet" {
+		return "vtnet(4) is not an iflib(4) driver: its ring sizes are the virtqueue sizes the hypervisor offers (libvirt's " +
+			"rx_queue_size/tx_queue_size) and vtnet(4) documents no tunable for them; rx_ring/tx_ring are refused for FreeBSD guests"
+	}
+	return fmt.Sprintf("FreeBSD sets NIC ring sizes only when the driver attaches: for vmx(4) and other iflib(4) drivers put "+
+		"dev.%[1]s.%[2]s.iflib.override_nrxds=\"N\" and dev.%[1]s.%[2]s.iflib.override_ntxds=\"N\" (a comma-separated list, one power of two "+
+		"per ring the driver has) in the guest's /boot/loader.conf and reboot; vtnet(4) rings are the virtqueue sizes the hypervisor "+
+		"offers. lab does not reboot guests, so rx_ring/tx_ring are refused for FreeBSD guests", drv, unit)
+}
+
+var unitRE = regexp.MustCompile(`^([a-z]+?)([0-9]+)$`)
+
 // MTU bounds: IPv4's minimum and the largest MTU ifconfig accepts.
 const (
 	MinMTU = 72
@@ -109,6 +138,9 @@ func Validate(iface string, s guest.Settings) error {
 				bad("loss method %q: FreeBSD guests support random (ipfw + dummynet plr)", l.Method)
 			}
 		}
+	}
+	if s.RxRing != 0 || s.TxRing != 0 {
+		bad("rx_ring/tx_ring on %s: %s", iface, RingHint(iface))
 	}
 	if s.Firewall != "" {
 		bad("firewall: the ruleset is nftables syntax, which FreeBSD does not have (pf and ipfw rulesets differ); firewall settings are not supported on FreeBSD guests yet")

@@ -84,3 +84,32 @@ func TestRefusalsNameGuestAndReason(t *testing.T) {
 		t.Errorf("0%% nth loss refused: %v", err)
 	}
 }
+
+// TestRefusesRings: ring sizes are boot-time loader tunables on FreeBSD
+// (iflib(4) override_nrxds/override_ntxds); Apply refuses them before any
+// command runs and names the tunables of the interface.
+func TestRefusesRings(t *testing.T) {
+	for _, tt := range []struct {
+		iface string
+		s     guest.Settings
+		want  []string
+	}{
+		{"vmx0", guest.Settings{RxRing: 1024}, []string{"rx_ring/tx_ring on vmx0", "dev.vmx.0.iflib.override_nrxds", "dev.vmx.0.iflib.override_ntxds", "loader.conf"}},
+		{"ix12", guest.Settings{TxRing: 2048}, []string{"dev.ix.12.iflib.override_ntxds"}},
+		{"vtnet0", guest.Settings{RxRing: 256, TxRing: 256}, []string{"vtnet(4)", "virtqueue", "rx_queue_size"}},
+	} {
+		f := newFake(nil)
+		err := freebsd.New().Apply(context.Background(), f, tt.iface, tt.s)
+		for _, w := range tt.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %v does not say %q", tt.iface, err, w)
+			}
+		}
+		if f.Log.Len() > 0 {
+			t.Errorf("%s: commands ran:\n%s", tt.iface, f.Log.String())
+		}
+	}
+	if h := freebsd.RingHint(""); !strings.Contains(h, "dev.<driver>.<unit>.iflib.override_nrxds") {
+		t.Errorf("generic hint: %s", h)
+	}
+}

@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// FuzzObserve feeds the parsers of `ip -j link`, `ethtool -k` and
-// `ethtool -i` output arbitrary text, seeded with recorded output: none
+// FuzzObserve feeds the parsers of `ip -j link`, `ethtool -k`, `ethtool
+// -i` and `ethtool -g` output arbitrary text, seeded with recorded output: none
 // panics, and an MTU is only accepted from a single link.
 func FuzzObserve(f *testing.F) {
-	for _, p := range []string{"testdata/veth-ip-link.json", "testdata/veth-ethtool-k.txt", "testdata/veth-ethtool-i.txt"} {
+	for _, p := range []string{"testdata/veth-ip-link.json", "testdata/veth-ethtool-k.txt", "testdata/veth-ethtool-i.txt",
+		"testdata/virtio-ethtool-g.txt", "testdata/vmxnet3-ethtool-g.txt"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -28,5 +29,8 @@ func FuzzObserve(f *testing.F) {
 			}
 		}
 		_ = ethtoolField(out, "driver")
+		if r, err := ParseRings(out); err == nil && (r.RX < 0 || r.TX < 0 || r.RXMax < 0 || r.TXMax < 0) {
+			t.Fatalf("negative ring size accepted: %+v", r)
+		}
 	})
 }

@@ -36,9 +36,10 @@ var _ guest.OS = (*Linux)(nil)
 // New returns the Linux driver.
 func New() *Linux { return &Linux{} }
 
-// Apply sets s on interface iface: MTU, offloads, congestion control,
-// sysctls and packet loss, in that order. Values are validated before any
-// command runs.
+// Apply sets s on interface iface: MTU, ring sizes, offloads, congestion
+// control, sysctls and packet loss, in that order. Values are validated
+// before any command runs; ring sizes are checked against the NIC's
+// maximums (`ethtool -g`) before the first change.
 //
 // An offload the device cannot change is not an error here (ethtool may
 // even exit 0 and apply nothing): Observe and guest.Verify report it.
@@ -55,8 +56,28 @@ func (l *Linux) Apply(ctx context.Context, t guest.Transport, iface string, s gu
 	if err := Validate(iface, s); err != nil {
 		return fmt.Errorf("%s: %w", t.Name(), err)
 	}
+	var rings []string
+	if s.RxRing > 0 || s.TxRing > 0 {
+		var err error
+		if rings, err = ringsCommand(ctx, t, iface, s.RxRing, s.TxRing); err != nil {
+			return err
+		}
+	}
 	if s.MTU > 0 {
 		if _, err := run(ctx, t, "ip", "link", "set", "dev", iface, "mtu", strconv.Itoa(s.MTU)); err != nil {
+			return err
+		}
+	}
+	if rings != nil && s.MTU > 0 {
+		// An MTU change may resize a ring (vmxnet3 re-aligns its RX ring
+		// to the buffers a frame needs): decide again from what is now.
+		var err error
+		if rings, err = ringsCommand(ctx, t, iface, s.RxRing, s.TxRing); err != nil {
+			return err
+		}
+	}
+	if rings != nil {
+		if _, err := run(ctx, t, rings...); err != nil {
 			return err
 		}
 	}

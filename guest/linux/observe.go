@@ -10,10 +10,11 @@ import (
 )
 
 // Observe reads back what is in effect on interface iface: MTU, every
-// offload in Features, the congestion control algorithm and its scope, the
-// sysctls s asks for, any loss rule (iptables LossChain, netem root qdisc),
-// the kernel release and the NIC driver. Only failures to read something s
-// asks for are errors; other failures become warnings.
+// offload in Features, the ring sizes when s asks for one, the congestion
+// control algorithm and its scope, the sysctls s asks for, any loss rule
+// (iptables LossChain, netem root qdisc), the kernel release and the NIC
+// driver. Only failures to read something s asks for are errors; other
+// failures become warnings.
 func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s guest.Settings) (guest.Observed, error) {
 	if err := Validate(iface, s); err != nil {
 		return guest.Observed{}, fmt.Errorf("%s: %w", t.Name(), err)
@@ -37,6 +38,14 @@ func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s 
 		return o, err
 	default:
 		warn(err)
+	}
+
+	if s.RxRing > 0 || s.TxRing > 0 {
+		r, err := readRings(ctx, t, iface)
+		if err != nil {
+			return o, err
+		}
+		o.Rings = &r
 	}
 
 	if err := observeCC(ctx, t, s.CongestionControl, &o); err != nil {

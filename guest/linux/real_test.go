@@ -132,3 +132,56 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestRealRings asks a real veth in a namespace for ring sizes. veth has
+// no ring parameters on the kernels seen here (`ethtool -g` fails with
+// "netlink error: Operation not supported"): Apply and Observe must then
+// refuse, naming the guest, the interface and the command, and change
+// nothing. Should this kernel's veth offer rings, the sizes are applied
+// and read back instead.
+func TestRealRings(t *testing.T) {
+	if _, err := exec.LookPath("ethtool"); err != nil {
+		t.Skip("needs ethtool")
+	}
+	p := netnstest.NewPair(t)
+	ctx := context.Background()
+	srv := netns.New("pair.t.server", p.A.NS, nil)
+	drv := linux.New()
+
+	res, probe := srv.Run(ctx, guest.Cmd{Argv: []string{"ethtool", "-g", p.A.Iface}})
+	if probe == nil {
+		cur, err := linux.ParseRings(string(res.Stdout))
+		if err != nil || cur.RXMax == 0 {
+			t.Fatalf("veth offers rings here but they do not parse: %+v %v\n%s", cur, err, res.Stdout)
+		}
+		s := guest.Settings{RxRing: cur.RXMax, Strict: true}
+		if err := drv.Apply(ctx, srv, p.A.Iface, s); err != nil {
+			t.Fatal(err)
+		}
+		o, err := drv.Observe(ctx, srv, p.A.Iface, s)
+		if err != nil || o.Rings == nil || o.Rings.RX != cur.RXMax {
+			t.Fatalf("observed %+v, %v; want rx %d", o.Rings, err, cur.RXMax)
+		}
+		return
+	}
+	t.Logf("veth on this kernel: %v", probe)
+	s := guest.Settings{MTU: 1400, RxRing: 512, TxRing: 512}
+	err := drv.Apply(ctx, srv, p.A.Iface, s)
+	for _, want := range []string{"pair.t.server", "interface " + p.A.Iface, "ethtool -g " + p.A.Iface, "Operation not supported", "rx_ring/tx_ring"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Apply error %v does not say %q", err, want)
+		}
+	}
+	_, err = drv.Observe(ctx, srv, p.A.Iface, guest.Settings{TxRing: 512})
+	if err == nil || !strings.Contains(err.Error(), "ethtool -g "+p.A.Iface) {
+		t.Errorf("Observe error %v does not name the command", err)
+	}
+	// The refusal came before any change: the MTU asked with it is not set.
+	if o, err := drv.Observe(ctx, srv, p.A.Iface, guest.Settings{}); err != nil || o.MTU == 1400 {
+		t.Errorf("MTU after a refused apply: %d, %v", o.MTU, err)
+	}
+	// Without ring sizes asked, nothing about rings is read or refused.
+	if _, err := drv.Observe(ctx, srv, p.A.Iface, guest.Settings{}); err != nil {
+		t.Errorf("Observe without rings: %v", err)
+	}
+}

@@ -87,6 +87,21 @@ func TestTranscripts(t *testing.T) {
 		{name: "apply-firewall-stateful", s: guest.Settings{Firewall: "chain forward {\n  type filter hook forward priority 0; policy drop;\n  ct state established,related accept\n  ct state new accept\n}"},
 			replies: map[string]reply{"nft delete table inet lab_fw": {Code: 1, Stderr: "Error: Could not process rule: No such file or directory\n"}}},
 		{name: "apply-firewall-injection-refused", s: guest.Settings{Firewall: "chain x {}\x00rm -rf /"}, wantFail: true},
+		// Ring sizes: "ethtool -g" answers with the vmxnet3 layout (tx
+		// already 512, so only rx is changed), with this machine's virtio
+		// NIC (maximum 256), and as veth does here (no ring parameters).
+		{name: "apply-rings", s: guest.Settings{RxRing: 2048, TxRing: 512},
+			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
+		{name: "apply-rings-mtu", s: guest.Settings{MTU: 9000, RxRing: 2048},
+			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
+		{name: "apply-rings-unchanged", s: guest.Settings{RxRing: 1024, TxRing: 512},
+			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
+		{name: "apply-rings-above-max", s: guest.Settings{RxRing: 1024}, wantFail: true,
+			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "virtio-ethtool-g.txt")}}},
+		{name: "apply-rings-unsupported", s: guest.Settings{TxRing: 512}, wantFail: true,
+			replies: map[string]reply{"ethtool -g veth0": {Code: 1, Stderr: "netlink error: Operation not supported\n"}}},
+		{name: "observe-rings", observe: true, s: guest.Settings{RxRing: 4096, TxRing: 512},
+			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
 		{name: "observe-firewall", observe: true, s: guest.Settings{Firewall: "chain forward { type filter hook forward priority 0; }"},
 			replies: map[string]reply{"nft list table inet lab_fw": {Out: "table inet lab_fw {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy accept;\n\t}\n}\n"}}},
 		{name: "observe-full", observe: true, s: guest.Settings{
@@ -161,7 +176,8 @@ func TestRejectsInjection(t *testing.T) {
 		}
 	}
 	for _, s := range []guest.Settings{{MTU: 67}, {MTU: 65536}, {MTU: -1}, {Loss: &guest.Loss{Percent: 101, Method: "nth"}},
-		{Loss: &guest.Loss{Percent: -1, Method: "nth"}}, {Sysctl: map[string]string{"../../etc/passwd": "1"}}, {Sysctl: map[string]string{"/proc/x": "1"}}} {
+		{Loss: &guest.Loss{Percent: -1, Method: "nth"}}, {Sysctl: map[string]string{"../../etc/passwd": "1"}}, {Sysctl: map[string]string{"/proc/x": "1"}},
+		{RxRing: -1}, {TxRing: linux.MaxRing + 1}} {
 		f := newFake(nil)
 		if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.Log.Len() > 0 {
 			t.Errorf("%+v accepted", s)

@@ -49,6 +49,14 @@ func Validate(iface string, s guest.Settings) error {
 	if s.MTU != 0 && (s.MTU < MinMTU || s.MTU > MaxMTU) {
 		bad("mtu %d: out of range %d..%d", s.MTU, MinMTU, MaxMTU)
 	}
+	for _, r := range []struct {
+		name string
+		n    int
+	}{{"rx_ring", s.RxRing}, {"tx_ring", s.TxRing}} {
+		if r.n != 0 && (r.n < MinRing || r.n > MaxRing) {
+			bad("%s %d: out of range %d..%d", r.name, r.n, MinRing, MaxRing)
+		}
+	}
 	for _, name := range guest.SortedKeys(s.Offloads) {
 		if longName(name) == "" {
 			bad("offload %q: unknown (known: lro gro gso tso rx tx)", name)

@@ -54,7 +54,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 // is how many of the listed cpus are used) work; nothing about the
 // hardware or the network between them can be chosen.
 func (p *Provider) Capabilities() providers.Capabilities {
-	return providers.Capabilities{Borrowed: true, GuestOffloads: true}
+	return providers.Capabilities{Borrowed: true, GuestOffloads: true, NICRings: true}
 }
 
 // Close has nothing to end: each command dials and closes its own

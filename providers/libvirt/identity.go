@@ -19,7 +19,7 @@ import (
 func (p *Provider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{
 		NICModels: []string{"virtio", "e1000", "e1000e", "rtl8139"},
-		NICQueues: true, HostOffloads: true, GuestOffloads: true,
+		NICQueues: true, HostOffloads: true, GuestOffloads: true, NICRings: true,
 		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "", CloudInit: true,
 		OnThisHost: onThisHost(p.cfg.URI),
 	}

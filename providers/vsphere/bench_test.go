@@ -164,7 +164,8 @@ func BenchmarkProvisionPairs(b *testing.B) {
 }
 
 // BenchmarkSeed000Clones plans the seed-000 example and reports how many
-// pairs (and clones) it makes for its 24 cells. Target: 2 pairs.
+// pairs (and clones) it makes for its 27 cells (24 of lro-mtu, 3 of
+// deb-rings on the same Debian machines). Target: 2 pairs.
 func BenchmarkSeed000Clones(b *testing.B) {
 	lab, diags := spec.Load(seedDir, spec.Options{KnownProviders: providers.Names()})
 	if diags.HasErrors() {

@@ -34,7 +34,7 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 // ESXi host settings, not per-VM ones).
 func (p *Provider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{NICModels: []string{"vmxnet3", "e1000e", "e1000", "vmxnet2"},
-		GuestOffloads: true, VCPU: true, Memory: true, LinkMTU: true}
+		GuestOffloads: true, NICRings: true, VCPU: true, Memory: true, LinkMTU: true}
 }
 
 // TemplateID is the template VM's instance UUID and change version
