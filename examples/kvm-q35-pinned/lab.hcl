@@ -64,7 +64,7 @@ provider "libvirt" "host" {
   management = "lab"
 
   cpu_pin {
-    server   = var.server_cpus   # one host CPU per vCPU, in order
+    server   = var.server_cpus # one host CPU per vCPU, in order
     client   = var.client_cpus
     emulator = var.emulator_cpus # QEMU's I/O and emulation threads
   }
