@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/libvirt"
 	"github.com/lab-bench/lab/results"
@@ -794,7 +795,14 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	body := strings.NewReplacer(`lab "kvm-q35-pinned"`, `lab "kvm-2nic"`, "repeat = 3", "repeat = 1").Replace(string(src))
+	// The guests also shrink their virtio rings (ethtool -G: Linux 6.0+
+	// resizes a virtio-net ring through VIRTIO_F_RING_RESET, which QEMU
+	// 7.2 offers by default, queue_reset=on), below the 256 QEMU gives.
+	body := strings.NewReplacer(`lab "kvm-q35-pinned"`, `lab "kvm-2nic"`, "repeat = 3", "repeat = 1",
+		"  guest {\n    mtu = 9000\n", "  guest {\n    mtu     = 9000\n    rx_ring = 128\n    tx_ring = 128\n").Replace(string(src))
+	if !strings.Contains(body, "rx_ring = 128") {
+		t.Fatal("examples/kvm-q35-pinned changed: no guest { mtu = 9000 } block to add ring sizes to")
+	}
 	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -937,6 +945,11 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 	}
 	if r.Observed.Server.MTU != 9000 || r.Observed.Client.MTU != 9000 {
 		t.Errorf("observed MTU %d/%d, want the link's 9000", r.Observed.Server.MTU, r.Observed.Client.MTU)
+	}
+	for end, rg := range map[string]*guest.Rings{"server": r.Observed.Server.Rings, "client": r.Observed.Client.Rings} {
+		if rg == nil || rg.RX != 128 || rg.TX != 128 {
+			t.Errorf("%s: observed rings %+v, want rx 128 tx 128 (ethtool -G in the guest)", end, rg)
+		}
 	}
 	hs := r.Provenance.HostSettings
 	if !strings.Contains(hs["server"], "machine=q35") || !strings.Contains(hs["server"], "vcpupin=0") || !strings.Contains(hs["client"], "vcpupin=1") ||
