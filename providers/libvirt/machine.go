@@ -89,11 +89,16 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		login = *s
 	}
 	in.Endpoint = providers.SSHEndpoint("", login)
-	if id, err := p.TemplateID(ctx, m); err == nil {
-		in.Endpoint.TemplateID = id
-	} else {
-		return in, fmt.Errorf("%s: template identity: %w", m.Address, err)
-	}
+	// The template's identity hashes the whole base volume (a second or
+	// more): it is only recorded, so it runs while the guest boots and is
+	// collected once the guest is ready.
+	hctx, stopHash := context.WithCancel(ctx)
+	defer stopHash()
+	idc := make(chan templateID, 1)
+	go func() {
+		id, err := p.TemplateID(hctx, m)
+		idc <- templateID{id, err}
+	}()
 
 	t0 := time.Now()
 	l, err := p.conn()
@@ -181,13 +186,25 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
 	}
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
-	trace("%s lease %v", m.Name, time.Since(t0))
+	trace("%s lease %s %v", m.Name, addr, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
 		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, addr, bootErr(ctx, wctx, err))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
+	id := <-idc
+	if id.err != nil {
+		return in, fmt.Errorf("%s: template identity: %w", m.Address, id.err)
+	}
+	in.Endpoint.TemplateID = id.id
+	trace("%s template identity %v", m.Name, time.Since(t0))
 	return in, nil
+}
+
+// templateID is what TemplateID returned.
+type templateID struct {
+	id  string
+	err error
 }
 
 // linkMTU is the MTU of the pair's link, set on the guest's NIC too (the
@@ -258,6 +275,10 @@ func (p *Provider) resolveFile(l *golibvirt.Libvirt, pool golibvirt.StoragePool,
 	return s, nil
 }
 
+// leasePoll is the interval between lease look-ups while a guest boots:
+// libvirt has no lease event, and every poll's delay adds to the boot.
+const leasePoll = 100 * time.Millisecond
+
 // waitAddress waits for the guest's IPv4 address: the network's DHCP lease
 // for the MAC first, the guest agent as a fallback; it fails early when the
 // domain stops running.
@@ -305,7 +326,7 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 		if golibvirt.DomainState(state) != golibvirt.DomainRunning {
 			return "", fmt.Errorf("domain %s %s before it got an address", dom.Name, stateName(state))
 		}
-		if err := sleep(ctx, p.poll); err != nil {
+		if err := sleep(ctx, leasePoll); err != nil {
 			if ctx.Err() == context.DeadlineExceeded {
 				msg := fmt.Sprintf("no DHCP lease for %s on network %s within lease_timeout %v (and no address from the guest agent)", mac, network, p.leaseTimeout)
 				if lastErr != nil {
