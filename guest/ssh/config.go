@@ -22,7 +22,7 @@ const (
 	firstBackoff = 200 * time.Millisecond
 	maxBackoff   = 5 * time.Second
 	// refusedRetry is the interval while the connection is refused.
-	refusedRetry = 200 * time.Millisecond
+	refusedRetry = 100 * time.Millisecond
 )
 
 // Config tells Dial how to reach and authenticate one guest.

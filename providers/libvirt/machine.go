@@ -89,17 +89,6 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		login = *s
 	}
 	in.Endpoint = providers.SSHEndpoint("", login)
-	// The template's identity hashes the whole base volume (a second or
-	// more): it is only recorded, so it runs while the guest boots and is
-	// collected once the guest is ready.
-	hctx, stopHash := context.WithCancel(ctx)
-	defer stopHash()
-	idc := make(chan templateID, 1)
-	go func() {
-		id, err := p.TemplateID(hctx, m)
-		idc <- templateID{id, err}
-	}()
-
 	t0 := time.Now()
 	l, err := p.conn()
 	if err != nil {
@@ -176,6 +165,17 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 
 	trace("%s define+start %v", m.Name, time.Since(t0))
+	// The template's identity hashes the whole base volume (a second or
+	// more, streamed through libvirtd): it is only recorded, so it runs
+	// while the guest boots, after the domain started (streamed alongside
+	// the define and start, it slowed those by up to a second).
+	hctx, stopHash := context.WithCancel(ctx)
+	defer stopHash()
+	idc := make(chan templateID, 1)
+	go func() {
+		id, err := p.TemplateID(hctx, m)
+		idc <- templateID{id, err}
+	}()
 	start := time.Now()
 	// While the guest boots, a watch ends the waits at once when its
 	// domain stops or its network goes away.
