@@ -39,9 +39,11 @@ func sshConfig(in providers.Instance) ssh.Config {
 func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl providers.Template, start time.Time) error {
 	c := sshConfig(*in)
 	c.KnownHostKey = ""
-	// Right after the lease the guest may not answer for its address yet:
-	// short connect attempts, retried, rather than one 10-second wait.
-	c.ConnectTimeout = time.Second
+	// Right after the lease the guest may not have set its address yet and
+	// drops the SYN (measured: the first login then came 1.1 s late, the
+	// kernel's SYN retransmission): short connect attempts, retried at
+	// once, growing while they time out (guest/ssh.Config.ConnectTimeout).
+	c.ConnectTimeout = 250 * time.Millisecond
 	c.Retry = p.bootTimeout - time.Since(start)
 	if c.Retry <= 0 {
 		return fmt.Errorf("boot_timeout %v passed before SSH was tried", p.bootTimeout)
