@@ -667,10 +667,14 @@ func kvmGuestGone(t *testing.T, e kvmEnv, dir string, names kvmNames) {
 
 // BenchmarkKVMBoot measures P6 — lab's create → both guests SSH-ready,
 // under QEMU/TCG on the image scripts/build-kvm-image.sh makes (target
-// ≤ 15 s) — and lab's slack: the part of it the guests did not spend
-// booting (create → SSH-ready minus the guest's uptime at lab's first
-// login): define, overlay, QEMU start, lease and SSH polling. One
-// 1-second run per iteration; the guests are then destroyed.
+// ≤ 15 s) — and lab's slack (target ≤ 0.3 s): from the moment a guest
+// could first be logged in to (its sshd listening and its DHCP address
+// configured, both from the guest's journal) to lab's first login there
+// (sshd's "Accepted publickey", same clock). It also prints where the
+// rest went: the guest's own boot (its uptime at lab's login) and what
+// came before the guest's kernel started (define, overlay, QEMU start,
+// firmware). One 1-second run per iteration; the guests are then
+// destroyed. LAB_KVM_BOOT_DETAIL=1 adds lab's trace and systemd-analyze.
 func BenchmarkKVMBoot(b *testing.B) {
 	e := kvmHarness(b)
 	for i := 0; i < b.N; i++ {
@@ -689,7 +693,8 @@ func BenchmarkKVMBoot(b *testing.B) {
 		ready := map[string]time.Duration{}
 		apply := e.cmd(dir, "apply", "-auto-approve", "-keep", "-json", names.File)
 		trace := filepath.Join(dir, "trace.log")
-		if os.Getenv("LAB_KVM_BOOT_DETAIL") != "" {
+		detail := os.Getenv("LAB_KVM_BOOT_DETAIL") != ""
+		if detail {
 			apply.Env = append(os.Environ(), "LAB_LOG=trace", "LAB_LOG_PATH="+trace)
 		}
 		wait := kvmEvents(b, apply, func(ev kvmEvent) {
@@ -699,8 +704,9 @@ func BenchmarkKVMBoot(b *testing.B) {
 		})
 		out, err := wait()
 		st, lerr := state.Store{Dir: filepath.Join(dir, ".lab")}.Load()
-		if lerr == nil && os.Getenv("LAB_KVM_BOOT_DETAIL") != "" {
-			if tb, err := os.ReadFile(trace); err == nil {
+		boots := map[string]kvmGuestBoot{}
+		if lerr == nil {
+			if tb, err := os.ReadFile(trace); err == nil && detail {
 				for _, l := range strings.Split(string(tb), "\n") {
 					if strings.Contains(l, "libvirt") {
 						fmt.Println("kvm boot: trace:", l)
@@ -708,37 +714,96 @@ func BenchmarkKVMBoot(b *testing.B) {
 				}
 			}
 			for _, r := range st.Resources {
-				if r.Endpoint != nil && r.Endpoint.SSHHost != "" {
-					detail, _ := exec.Command("ip", "netns", "exec", e.ns, "ssh", "-i", e.key, "-o", "StrictHostKeyChecking=no",
-						"-o", "UserKnownHostsFile=/dev/null", "root@"+r.Endpoint.SSHHost,
-						"systemd-analyze; systemd-analyze blame | head -15; systemd-analyze critical-chain ssh.service").CombinedOutput()
-					fmt.Printf("kvm boot: %s:\n%s\n", r.Address, detail)
+				if r.Kind == "machine" && r.Endpoint != nil && r.Endpoint.SSHHost != "" {
+					if g, err := kvmBootTimes(e, r.Endpoint.SSHHost, detail); err != nil {
+						b.Error(err)
+					} else {
+						boots[r.Address] = g
+					}
 				}
 			}
 		}
 		if dout, derr := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); derr != nil {
 			b.Errorf("destroy: %v\n%s", derr, dout)
 		}
-		if err != nil || lerr != nil || len(ready) != 2 {
-			b.Fatalf("apply: %v (state: %v), %d guests ready\n%s", err, lerr, len(ready), out)
+		if err != nil || lerr != nil || len(ready) != 2 || len(boots) != 2 {
+			b.Fatalf("apply: %v (state: %v), %d guests ready, %d boots read\n%s", err, lerr, len(ready), len(boots), out)
 		}
 		var p6, slack time.Duration
 		for _, r := range st.Resources {
 			if r.Kind != "machine" {
 				continue
 			}
+			g := boots[r.Address]
 			up, _ := strconv.ParseFloat(r.Attrs["guest_uptime_s"], 64)
 			own := time.Duration(up * float64(time.Second))
 			p6 = max(p6, ready[r.Address])
-			slack = max(slack, ready[r.Address]-own)
-			fmt.Printf("kvm boot: %s SSH-ready %.1fs after create; the guest had been up %.1fs (slack %.1fs)\n",
-				r.Address, ready[r.Address].Seconds(), own.Seconds(), (ready[r.Address] - own).Seconds())
+			slack = max(slack, g.slack())
+			fmt.Printf("kvm boot: %s SSH-ready %.1fs after create: %.1fs before the guest's kernel started, guest up %.1fs at lab's probe; "+
+				"in the guest: sshd listening %.2fs, address %.2fs, lab's connection %.2fs, its login accepted %.2fs (slack %.2fs)\n",
+				r.Address, ready[r.Address].Seconds(), (ready[r.Address] - own).Seconds(), own.Seconds(),
+				g.sshd.Seconds(), g.address.Seconds(), g.connect.Seconds(), g.login.Seconds(), g.slack().Seconds())
 		}
 		b.ReportMetric(p6.Seconds(), "s-P6")
 		b.ReportMetric(slack.Seconds(), "s-slack")
-		fmt.Printf("kvm boot: P6 %.1fs create → both SSH-ready (ratio %.2f to the 15 s target), lab's slack %.1fs\n",
+		fmt.Printf("kvm boot: P6 %.1fs create → both SSH-ready (ratio %.2f to the 15 s target), lab's slack %.2fs (target 0.3 s)\n",
 			p6.Seconds(), p6.Seconds()/15, slack.Seconds())
 	}
+}
+
+// kvmGuestBoot is a guest's boot as its journal tells it, in seconds of its
+// own uptime (CLOCK_MONOTONIC): when sshd listened, when networkd had the
+// DHCP address, when sshd accepted lab's first login.
+type kvmGuestBoot struct{ sshd, address, connect, login time.Duration }
+
+// slack is lab's part: from the first moment a login could succeed to
+// lab's first accepted login.
+func (g kvmGuestBoot) slack() time.Duration { return g.login - max(g.sshd, g.address) }
+
+// kvmJournalTime is journalctl -o short-monotonic's "[   12.345678] ".
+var kvmJournalTime = regexp.MustCompile(`^\[\s*([0-9]+\.[0-9]+)\]`)
+
+// kvmBootTimes reads a guest's boot from its journal, over SSH from the
+// harness's namespace; with detail it also prints systemd-analyze.
+func kvmBootTimes(e kvmEnv, host string, detail bool) (kvmGuestBoot, error) {
+	script := "journalctl -b -o short-monotonic --no-pager -u ssh.service -u systemd-networkd.service"
+	if detail {
+		script += "; echo ==; systemd-analyze; systemd-analyze blame | head -15; systemd-analyze critical-chain ssh.service"
+	}
+	out, err := exec.Command("ip", "netns", "exec", e.ns, "ssh", "-i", e.key, "-o", "StrictHostKeyChecking=no",
+		"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "root@"+host, script).CombinedOutput()
+	if err != nil {
+		return kvmGuestBoot{}, fmt.Errorf("read the journal of %s: %v\n%s", host, err, out)
+	}
+	journal, rest, _ := strings.Cut(string(out), "\n==\n")
+	if detail {
+		fmt.Printf("kvm boot: %s:\n%s\n%s\n", host, journal, rest)
+	}
+	var g kvmGuestBoot
+	at := func(line string) time.Duration {
+		m := kvmJournalTime.FindStringSubmatch(line)
+		if m == nil {
+			return 0
+		}
+		f, _ := strconv.ParseFloat(m[1], 64)
+		return time.Duration(f * float64(time.Second))
+	}
+	for _, l := range strings.Split(journal, "\n") {
+		switch {
+		case g.sshd == 0 && strings.Contains(l, "Server listening on 0.0.0.0 port 22"):
+			g.sshd = at(l)
+		case g.address == 0 && strings.Contains(l, "DHCPv4 address") && strings.Contains(l, "acquired"):
+			g.address = at(l)
+		case g.connect == 0 && strings.Contains(l, "Connection from "):
+			g.connect = at(l) // sshd's LogLevel VERBOSE, as the image sets it
+		case g.login == 0 && strings.Contains(l, "Accepted publickey"):
+			g.login = at(l)
+		}
+	}
+	if g.sshd == 0 || g.address == 0 || g.login == 0 {
+		return g, fmt.Errorf("%s: the journal does not tell sshd's start, the DHCP address and lab's login:\n%s", host, journal)
+	}
+	return g, nil
 }
 
 // kvmLockPinsImage: the apply's lock file pins the SHA-256 of the base
@@ -972,7 +1037,7 @@ variable "image" { type = string }
 provider "libvirt" "host" {
   pool   = var.pool
   accel  = var.accel
-  kernel = "vmlinuz"
+  kernel = "vmlinux"
   initrd = "initrd.img"
 }
 

@@ -6,7 +6,7 @@
 # measured link (MTU 9000), which carries nothing but the benchmark.
 #
 # Build the template as in examples/kvm-virtio-jumbo (scripts/build-kvm-image.sh),
-# put base.qcow2, vmlinuz and initrd.img into a pool, then:
+# put base.qcow2, vmlinux and initrd.img into a pool, then:
 #   lab -chdir=examples/kvm-q35-pinned apply -auto-approve -var pool=POOL
 # Without working KVM add -var accel=tcg. The CPUs below suit a host with
 # 4 CPUs or more; `lab plan` asks libvirtd how many its host has and refuses
@@ -56,7 +56,7 @@ provider "libvirt" "host" {
   uri     = var.uri
   pool    = var.pool
   accel   = var.accel
-  kernel  = "vmlinuz" # volumes in the pool (direct kernel boot)
+  kernel  = "vmlinux" # volumes in the pool (direct kernel boot)
   initrd  = "initrd.img"
   machine = "q35" # PCIe: libvirt adds a root port per virtio device
   # SSH over a second NIC on an isolated network lab makes per pair

@@ -53,7 +53,7 @@ provider "libvirt" "remote" {
   jump_via_host    = true            # guests through the hypervisor
   pool             = var.pool
   accel            = var.accel
-  kernel           = "vmlinuz" # volumes in the pool (direct kernel boot)
+  kernel           = "vmlinux" # volumes in the pool (direct kernel boot)
   initrd           = "initrd.img"
   lease_timeout    = "3m"
   nic_driver       = "qemu"

@@ -4,7 +4,7 @@
 # a lab-owned isolated network whose bridge MTU is 9000; iperf3 between them
 # at guest MTU 1500 and 9000. Build the template with
 #   scripts/build-kvm-image.sh -k ~/.ssh/lab_ed25519.pub
-# and put its base.qcow2, vmlinuz and initrd.img into a storage pool (see the
+# and put its base.qcow2, vmlinux and initrd.img into a storage pool (see the
 # README, "KVM/libvirt back end"). Then:
 #   lab -chdir=examples/kvm-virtio-jumbo apply -auto-approve -var pool=POOL
 # Without working KVM add -var accel=tcg (QEMU emulation: slower, same shape).
@@ -30,7 +30,7 @@ variable "image" {
 }
 variable "kernel" {
   type    = string
-  default = "vmlinuz"
+  default = "vmlinux"
 }
 variable "initrd" {
   type    = string

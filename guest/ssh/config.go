@@ -22,7 +22,7 @@ const (
 	firstBackoff = 200 * time.Millisecond
 	maxBackoff   = 5 * time.Second
 	// refusedRetry is the interval while the connection is refused.
-	refusedRetry = 200 * time.Millisecond
+	refusedRetry = 100 * time.Millisecond
 )
 
 // Config tells Dial how to reach and authenticate one guest.
@@ -41,10 +41,11 @@ type Config struct {
 	KnownHostKey string
 	// DialTimeout bounds one TCP connect plus handshake (default 10 s).
 	DialTimeout time.Duration
-	// ConnectTimeout, when set, bounds the TCP connect alone (at most
-	// DialTimeout): a guest that just got its DHCP lease may not answer
-	// ARP for its address yet, and a short attempt retried beats waiting
-	// out the whole DialTimeout.
+	// ConnectTimeout, when set, bounds the first TCP connect alone (at
+	// most DialTimeout): a guest that just got its DHCP lease may not have
+	// set its address yet and drops the SYN, and a short attempt retried
+	// at once beats waiting out the kernel's SYN retransmission. Each
+	// attempt that times out doubles it, up to DialTimeout.
 	ConnectTimeout time.Duration
 	// Retry is how long to keep trying while the guest boots (connection
 	// refused, timeouts, resets), with exponential backoff from 200 ms to

@@ -74,8 +74,9 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 	}
 	deadline := time.Now().Add(c.Retry)
 	backoff := firstBackoff
+	try := c // this attempt's settings: ConnectTimeout grows while connects time out
 	for attempt := 1; ; attempt++ {
-		t, err := dialOnce(ctx, guestName, c, signers, jump)
+		t, err := dialOnce(ctx, guestName, try, signers, jump)
 		if err == nil {
 			return t, nil
 		}
@@ -87,10 +88,19 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 			return nil, err
 		}
 		wait := min(backoff, time.Until(deadline))
-		if errors.Is(err, syscall.ECONNREFUSED) {
+		var ce *connectError
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
 			// The guest is up and its sshd about to listen: a short fixed
 			// interval, not a growing one, so a boot is not padded by seconds.
 			wait = min(refusedRetry, time.Until(deadline))
+		case c.ConnectTimeout > 0 && errors.As(err, &ce) && ce.timeout():
+			// The attempt already waited its ConnectTimeout: the SYN was
+			// dropped (a guest that has its DHCP lease but has not yet set
+			// the address). Try again at once, each attempt allowed twice
+			// as long up to DialTimeout, so a slow guest still answers.
+			wait = min(refusedRetry, time.Until(deadline))
+			try.ConnectTimeout = min(2*try.connectTimeout(), c.dialTimeout())
 		}
 		if wait <= 0 {
 			closeJump(jump)
@@ -107,6 +117,19 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}
+}
+
+// connectError is a failed TCP connect to the guest (not through a jump
+// host); its text and chain are the dial error's.
+type connectError struct{ err error }
+
+func (e *connectError) Error() string { return e.err.Error() }
+func (e *connectError) Unwrap() error { return e.err }
+
+// timeout reports a connect that ran out of time.
+func (e *connectError) timeout() bool {
+	var ne net.Error
+	return errors.As(e.err, &ne) && ne.Timeout()
 }
 
 func closeJump(j *Transport) {
@@ -131,7 +154,7 @@ func dialOnce(ctx context.Context, guestName string, c Config, signers []xssh.Si
 	} else {
 		conn, err = (&net.Dialer{Timeout: c.connectTimeout()}).DialContext(dctx, "tcp", addr)
 		if err != nil {
-			return nil, fmt.Errorf("%s: connect %s: %w", guestName, addr, err)
+			return nil, fmt.Errorf("%s: connect %s: %w", guestName, addr, &connectError{err})
 		}
 	}
 	// The handshake has no context: a deadline on the connection bounds it,

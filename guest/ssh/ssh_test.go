@@ -255,7 +255,7 @@ func TestRetryUntilServerStarts(t *testing.T) {
 }
 
 // While the connection is refused Dial retries at a short fixed interval:
-// a server that starts 1.5 s late is reached within about 0.2 s of it
+// a server that starts 1.5 s late is reached within about 0.1 s of it
 // (a doubling backoff from 0.2 s would next try at 3 s).
 func TestRetryRefusedAtFixedInterval(t *testing.T) {
 	port := sshtest.FreePort(t)
@@ -273,7 +273,7 @@ func TestRetryRefusedAtFixedInterval(t *testing.T) {
 	}
 	defer tr.Close()
 	if d := time.Since(start); d > 2200*time.Millisecond {
-		t.Errorf("connected %v after the first attempt, want within about 0.2 s of the server's start at 1.5 s", d)
+		t.Errorf("connected %v after the first attempt, want within about 0.1 s of the server's start at 1.5 s", d)
 	}
 }
 

@@ -55,6 +55,9 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (_ strin
 	if err := l.StorageVolDownload(vol, ctxWriter{ctx, h}, 0, 0, 0); err != nil {
 		return "", callErr("StorageVolDownload", source, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	id := "sha256:" + hex.EncodeToString(h.Sum(nil))
 	if p.ids == nil {
 		p.ids = map[string]string{}
@@ -63,15 +66,21 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (_ strin
 	return id, nil
 }
 
-// ctxWriter stops a download when ctx is done.
+// ctxWriter writes a download to w until ctx is done, then only drains
+// it. It never fails: go-libvirt wedges the whole connection when an
+// incoming stream's writer returns an error (processIncomingStream stops
+// reading while its router still holds the callback lock, blocked handing
+// it the next packet; see rpc.go), and every later call on it hangs. A
+// create whose context ended during the hash then never returned.
+// TemplateID reports ctx's error once the stream is over.
 type ctxWriter struct {
 	ctx context.Context
 	w   io.Writer
 }
 
 func (c ctxWriter) Write(b []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
+	if c.ctx.Err() != nil {
+		return len(b), nil
 	}
 	return c.w.Write(b)
 }

@@ -121,11 +121,6 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		}
 		in.Attrs[attrSeed] = seedVolumeName(m.Name)
 	}
-	if id, err := p.TemplateID(ctx, m); err == nil {
-		in.Endpoint.TemplateID = id
-	} else {
-		return in, fmt.Errorf("%s: template identity: %w", m.Address, err)
-	}
 
 	t0 := time.Now()
 	l, err := p.conn()
@@ -228,6 +223,17 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	}
 
 	trace("%s define+start %v", m.Name, time.Since(t0))
+	// The template's identity hashes the whole base volume (a second or
+	// more, streamed through libvirtd): it is only recorded, so it runs
+	// while the guest boots, after the domain started (streamed alongside
+	// the define and start, it slowed those by up to a second).
+	hctx, stopHash := context.WithCancel(ctx)
+	defer stopHash()
+	idc := make(chan templateID, 1)
+	go func() {
+		id, err := p.TemplateID(hctx, m)
+		idc <- templateID{id, err}
+	}()
 	start := time.Now()
 	// While the guest boots, a watch ends the waits at once when its
 	// domain stops or its network goes away.
@@ -250,13 +256,25 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		sshHost = addr
 	}
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, sshHost
-	trace("%s lease %v", m.Name, time.Since(t0))
+	trace("%s lease %s %v", m.Name, addr, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
 		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
+	id := <-idc
+	if id.err != nil {
+		return in, fmt.Errorf("%s: template identity: %w", m.Address, id.err)
+	}
+	in.Endpoint.TemplateID = id.id
+	trace("%s template identity %v", m.Name, time.Since(t0))
 	return in, nil
+}
+
+// templateID is what TemplateID returned.
+type templateID struct {
+	id  string
+	err error
 }
 
 // linkMTU is the MTU of the pair's link, set on the guest's NIC too (the
@@ -327,6 +345,10 @@ func (p *Provider) resolveFile(l *golibvirt.Libvirt, pool golibvirt.StoragePool,
 	return s, nil
 }
 
+// leasePoll is the interval between lease look-ups while a guest boots:
+// libvirt has no lease event, and every poll's delay adds to the boot.
+const leasePoll = 100 * time.Millisecond
+
 // waitAddress waits for the guest's IPv4 address: the network's DHCP lease
 // for the MAC first, the guest agent as a fallback; it fails early when the
 // domain stops running.
@@ -374,7 +396,7 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 		if golibvirt.DomainState(state) != golibvirt.DomainRunning {
 			return "", fmt.Errorf("domain %s %s before it got an address", dom.Name, stateName(state))
 		}
-		if err := sleep(ctx, p.poll); err != nil {
+		if err := sleep(ctx, leasePoll); err != nil {
 			if ctx.Err() == context.DeadlineExceeded {
 				msg := fmt.Sprintf("no DHCP lease for %s on network %s within lease_timeout %v (and no address from the guest agent)", mac, network, p.leaseTimeout)
 				if lastErr != nil {

@@ -75,7 +75,7 @@ start() {
   [ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C lab-kvm-test -f "$key"
   img=$("$repo/scripts/build-kvm-image.sh" -k "$key.pub" -o "$CACHE")
   # The script prints one directory; anything else means it printed chatter.
-  for f in base.qcow2 vmlinuz initrd.img; do
+  for f in base.qcow2 vmlinux initrd.img; do
     [ -f "$img/$f" ] || { log "build-kvm-image.sh printed '$img', which holds no $f"; exit 1; }
   done
 
@@ -88,7 +88,7 @@ start() {
     mkdir -p "$POOLDIR"
     virsh pool-create-as "$POOL" dir --target "$POOLDIR" >/dev/null
   fi
-  for f in base.qcow2 vmlinuz initrd.img; do
+  for f in base.qcow2 vmlinux initrd.img; do
     if ! cmp -s "$img/$f" "$POOLDIR/$f"; then
       rm -f "$POOLDIR/$f"
       cp --reflink=auto "$img/$f" "$POOLDIR/$f.tmp" && mv "$POOLDIR/$f.tmp" "$POOLDIR/$f"
