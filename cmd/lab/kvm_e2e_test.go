@@ -1068,7 +1068,7 @@ experiment "once" {
 `
 
 // kvmCloudInit: guests of a cloud image that holds no login key (the
-// build script's -c variant) are seeded by lab through a NoCloud CD-ROM:
+// build script's -c variant) are seeded by lab through a NoCloud seed disk:
 // lab logs in with its own key, each guest has its own hostname, the
 // user's user-data part ran, and teardown removes the seed volumes with
 // the domains.

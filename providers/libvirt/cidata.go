@@ -29,7 +29,7 @@ import (
 // (cloud-init looks the files up by these exact names), uploads it into
 // the pool as the volume <machine>-cidata.iso (StorageVolCreateXML +
 // StorageVolUpload, so a remote libvirtd works the same) and attaches it as
-// a CD-ROM. Like the overlay, the volume is named in the domain's metadata,
+// a read-only virtio disk. Like the overlay, the volume is named in the domain's metadata,
 // defined first, and deleted with the domain.
 
 // seedVolumeName is the cloud-init seed of a machine.

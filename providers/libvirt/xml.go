@@ -61,7 +61,7 @@ type domainSpec struct {
 	MTU     int
 	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
 	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
-	// Seed is the cloud-init seed volume in Pool, attached as a CD-ROM;
+	// Seed is the cloud-init seed volume in Pool, attached as a read-only virtio disk;
 	// empty: none.
 	Seed string
 	// MgmtNetwork and MgmtMAC are the management NIC (SSH, leases), the
@@ -198,14 +198,14 @@ func domainXML(d domainSpec) (string, error) {
 	fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Volume))
 	b.WriteString("      <target dev='vda' bus='virtio'/>\n    </disk>\n")
 	if d.Seed != "" {
-		// q35 has an AHCI (SATA) controller built in, pc an IDE one.
-		dev, bus := "hdc", "ide"
-		if strings.Contains(d.Machine, "q35") {
-			dev, bus = "sda", "sata"
-		}
-		b.WriteString("    <disk type='volume' device='cdrom'>\n      <driver name='qemu' type='raw'/>\n")
+		// The NoCloud seed is found by its label (cidata) on any block
+		// device, so it goes on virtio like the root disk: every cloud
+		// image has virtio_blk, while an IDE or SATA CD-ROM needs drivers
+		// a lean guest may leave out (lab's own test image blacklists
+		// ata_piix, which pc's CD-ROM needs) and costs probing under TCG.
+		b.WriteString("    <disk type='volume' device='disk'>\n      <driver name='qemu' type='raw'/>\n")
 		fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Seed))
-		fmt.Fprintf(&b, "      <target dev='%s' bus='%s'/>\n      <readonly/>\n    </disk>\n", dev, bus)
+		b.WriteString("      <target dev='vdb' bus='virtio'/>\n      <readonly/>\n    </disk>\n")
 	}
 	if d.MgmtNetwork != "" {
 		b.WriteString("    <interface type='network'>\n")
