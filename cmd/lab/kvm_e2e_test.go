@@ -921,11 +921,16 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		// Inside the guest: which address the SSH session came in on, and
 		// each NIC's addresses and MTU, found by MAC.
 		o, err := exec.Command("ip", "netns", "exec", e.ns, "ssh", "-i", e.key, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-			"-o", "LogLevel=ERROR", "root@"+ep.SSHHost, `echo "$SSH_CONNECTION"; ip -j addr`).Output()
+			"-o", "LogLevel=ERROR", "root@"+ep.SSHHost, `hostname; echo "$SSH_CONNECTION"; ip -j addr`).Output()
 		if err != nil {
 			t.Fatalf("ssh %s: %v", ep.SSHHost, err)
 		}
-		conn, addrJSON, _ := strings.Cut(string(o), "\n")
+		// lab named the guest after its domain at the first login.
+		host, rest, _ := strings.Cut(string(o), "\n")
+		if host != name {
+			t.Errorf("%s: the guest's hostname is %q, want its domain's name", name, host)
+		}
+		conn, addrJSON, _ := strings.Cut(rest, "\n")
 		if f := strings.Fields(conn); len(f) != 4 || f[2] != ep.SSHHost {
 			t.Errorf("%s: SSH_CONNECTION %q: the session did not come in on the management address %s", name, conn, ep.SSHHost)
 		}
@@ -971,7 +976,7 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		if name == names.Client {
 			cpu = "1"
 		}
-		for _, w := range []string{"machine='pc-q35", "<vcpupin vcpu='0' cpuset='" + cpu + "'/>", "<emulatorpin cpuset='0-1'/>"} {
+		for _, w := range []string{"machine='pc-q35", "rx_queue_size='1024'", "<vcpupin vcpu='0' cpuset='" + cpu + "'/>", "<emulatorpin cpuset='0-1'/>"} {
 			if !ok || !strings.Contains(x, w) {
 				t.Errorf("%s: domain XML lacks %s", name, w)
 			}
@@ -1015,10 +1020,16 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		if rg == nil || rg.RX != 128 || rg.TX != 128 {
 			t.Errorf("%s: observed rings %+v, want rx 128 tx 128 (ethtool -G in the guest)", end, rg)
 		}
+		// nic { rx_queue_size = 1024 }: QEMU's RX ring is what the guest
+		// driver reports as its maximum; TX stays at QEMU's 256 for tap.
+		if rg != nil && (rg.RXMax != 1024 || rg.TXMax != 256) {
+			t.Errorf("%s: observed ring maximums rx %d tx %d, want 1024 (rx_queue_size) and QEMU's 256", end, rg.RXMax, rg.TXMax)
+		}
 	}
 	hs := r.Provenance.HostSettings
 	if !strings.Contains(hs["server"], "machine=q35") || !strings.Contains(hs["server"], "vcpupin=0") || !strings.Contains(hs["client"], "vcpupin=1") ||
-		!strings.Contains(hs["client"], "emulatorpin=0-1") || !strings.Contains(hs["client"], "mgmt_network=lab-") {
+		!strings.Contains(hs["client"], "emulatorpin=0-1") || !strings.Contains(hs["client"], "mgmt_network=lab-") ||
+		!strings.Contains(hs["server"], "rx_queue_size=1024") {
 		t.Errorf("host settings not recorded: %v", hs)
 	}
 	t.Logf("figures: %.2f Gb/s over the link (%s → %s) at MTU 9000, SSH over the management NIC", r.Metrics.ThroughputBps/1e9, linkAddr[names.Client], linkAddr[names.Server])

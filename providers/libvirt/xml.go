@@ -58,9 +58,12 @@ type domainSpec struct {
 	Model   string
 	Driver  string // "" (libvirt's choice), "qemu" or "vhost"
 	Queues  int
-	MTU     int
-	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
-	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
+	// RXQueueSize is the host side's RX virtio ring size (<driver
+	// rx_queue_size>); 0: QEMU's default (256).
+	RXQueueSize int
+	MTU         int
+	Host        map[string]bool // host-side offload bits ("csum", "tso4", ...)
+	Guest       map[string]bool // guest-side offload bits ("guest_csum" in the spec)
 	// Seed is the cloud-init seed volume in Pool, attached as a CD-ROM;
 	// empty: none.
 	Seed string
@@ -228,6 +231,9 @@ func domainXML(d domainSpec) (string, error) {
 		if d.Queues > 1 {
 			attrs += fmt.Sprintf(" queues='%d'", d.Queues)
 		}
+		if d.RXQueueSize > 0 {
+			attrs += fmt.Sprintf(" rx_queue_size='%d'", d.RXQueueSize)
+		}
 		hb, gb := bitsAttrs(d.Host, hostBits), bitsAttrs(d.Guest, guestBits)
 		if attrs != "" || hb != "" || gb != "" {
 			fmt.Fprintf(&b, "      <driver%s>", attrs)
@@ -239,8 +245,8 @@ func domainXML(d domainSpec) (string, error) {
 			}
 			b.WriteString("</driver>\n")
 		}
-	} else if len(d.Host) > 0 || len(d.Guest) > 0 || d.Queues > 1 {
-		return "", fmt.Errorf("nic model %q has no offload bits or queues in libvirt (only virtio has)", d.Model)
+	} else if len(d.Host) > 0 || len(d.Guest) > 0 || d.Queues > 1 || d.RXQueueSize > 0 {
+		return "", fmt.Errorf("nic model %q has no offload bits, queues or ring sizes in libvirt (only virtio has)", d.Model)
 	}
 	b.WriteString("    </interface>\n")
 	b.WriteString("    <serial type='pty'>")
