@@ -50,7 +50,8 @@ func (p *Provider) sshConfig(in providers.Instance) (ssh.Config, error) {
 // boot_timeout from start), records the host key it saw (trust on first
 // use: every later connection must present the same key), checks that the
 // guest runs the template's OS (uname -s), finds the NIC with the
-// guest's MAC and, on a template without cloud_init {} (whose seed names
+// guest's MAC (giving it the link's static address when the link is a
+// host device) and, on a template without cloud_init {} (whose seed names
 // the guest), gives the guest its domain's name as hostname: every guest
 // of a template image otherwise answers to the image's one name.
 func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl providers.Template, start time.Time) error {
@@ -106,6 +107,14 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 		return err
 	}
 	in.Endpoint.Iface = iface
+	if prefix := in.Attrs[attrStaticAddr]; prefix != "" {
+		// A link on a host device: nothing answers DHCP there.
+		for _, c := range staticAddress(tmpl.OS, iface, prefix) {
+			if _, err := t.Run(ctx, c); err != nil {
+				return fmt.Errorf("set the link address %s on %s: %s: %w", prefix, iface, strings.Join(c.Argv, " "), err)
+			}
+		}
+	}
 	trace("%s probed %v after start", in.Name, time.Since(start))
 	return nil
 }

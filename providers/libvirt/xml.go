@@ -54,10 +54,14 @@ type domainSpec struct {
 	Initrd  string
 	Cmdline string
 	Network string
-	MAC     string
-	Model   string
-	Driver  string // "" (libvirt's choice), "qemu" or "vhost"
-	Queues  int
+	// LinkType is "" (a libvirt network), "bridge" (LinkDev is an
+	// existing Linux bridge) or "direct" (macvtap on host NIC LinkDev).
+	LinkType string
+	LinkDev  string
+	MAC      string
+	Model    string
+	Driver   string // "" (libvirt's choice), "qemu" or "vhost"
+	Queues   int
 	// RXQueueSize is the host side's RX virtio ring size (<driver
 	// rx_queue_size>); 0: QEMU's default (256).
 	RXQueueSize int
@@ -216,11 +220,22 @@ func domainXML(d domainSpec) (string, error) {
 		fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MgmtMAC))
 		b.WriteString("      <model type='virtio'/>\n    </interface>\n")
 	}
-	b.WriteString("    <interface type='network'>\n")
-	fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
+	switch d.LinkType {
+	case linkTypeBridge:
+		b.WriteString("    <interface type='bridge'>\n")
+		fmt.Fprintf(&b, "      <source bridge='%s'/>\n", esc(d.LinkDev))
+	case linkTypeDirect:
+		b.WriteString("    <interface type='direct'>\n")
+		fmt.Fprintf(&b, "      <source dev='%s' mode='bridge'/>\n", esc(d.LinkDev))
+	default:
+		b.WriteString("    <interface type='network'>\n")
+		fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
+	}
 	fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MAC))
 	fmt.Fprintf(&b, "      <model type='%s'/>\n", esc(d.Model))
-	if d.MTU > 0 {
+	// A macvtap device takes its lower device's MTU (checked equal to the
+	// link's at Link); a tap on a bridge or network gets the link's.
+	if d.MTU > 0 && d.LinkType != linkTypeDirect {
 		fmt.Fprintf(&b, "      <mtu size='%d'/>\n", d.MTU)
 	}
 	if d.Model == "virtio" {
