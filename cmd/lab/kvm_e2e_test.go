@@ -351,6 +351,10 @@ func TestKVM(t *testing.T) {
 		kvmTwoNIC(t, e)
 	})
 
+	t.Run("link_bridge: a host bridge lab does not own, MTU checked, addresses set over SSH", func(t *testing.T) {
+		kvmHostBridge(t, e)
+	})
+
 	t.Run("cloud-init: a cloud image without a baked key, seeded by lab", func(t *testing.T) {
 		kvmCloudInit(t, e)
 	})
@@ -1033,6 +1037,138 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		t.Errorf("host settings not recorded: %v", hs)
 	}
 	t.Logf("figures: %.2f Gb/s over the link (%s → %s) at MTU 9000, SSH over the management NIC", r.Metrics.ThroughputBps/1e9, linkAddr[names.Client], linkAddr[names.Server])
+}
+
+// kvmHostBridge applies examples/kvm-host-bridge on a bridge the test
+// makes in the harness's namespace (MTU 9000, as a user's would be): a
+// link MTU other than the bridge's fails apply naming the bridge and
+// leaves it as it was; the matching one boots the pair with its benchmark
+// NICs on the bridge, addressed by lab over the management NIC, and
+// iperf3 runs between those addresses. The bridge is the test's, deleted
+// after; lab must leave it with its MTU.
+func kvmHostBridge(t *testing.T, e kvmEnv) {
+	const br = "labtbr0"
+	ipns := func(args ...string) (string, error) {
+		out, err := exec.Command("ip", append([]string{"netns", "exec", e.ns, "ip"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := ipns("link", "add", br, "type", "bridge"); err != nil {
+		t.Fatalf("make the bridge: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := ipns("link", "del", br); err != nil {
+			t.Errorf("delete the bridge: %v\n%s", err, out)
+		}
+	})
+	for _, args := range [][]string{{"link", "set", br, "mtu", "9000"}, {"link", "set", br, "up"}} {
+		if out, err := ipns(args...); err != nil {
+			t.Fatalf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	bridgeMTU := func() string {
+		out, err := ipns("-o", "link", "show", br)
+		if err != nil {
+			t.Fatalf("the bridge is gone: %v\n%s", err, out)
+		}
+		f := strings.Fields(out)
+		for i := range f[:len(f)-1] {
+			if f[i] == "mtu" {
+				return f[i+1]
+			}
+		}
+		return ""
+	}
+	src, err := os.ReadFile("../../examples/kvm-host-bridge/lab.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []string{"bridge=" + br, "duration=3s"}
+
+	// The spec asks MTU 1500 of a 9000 bridge: refused, bridge untouched.
+	dir := t.TempDir()
+	body := strings.NewReplacer("repeat = 3", "repeat = 1", "mtu = 9000 # must", "mtu = 1500 # must", "    mtu = 9000\n", "    mtu = 1500\n").Replace(string(src))
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.cmd(dir, append([]string{"apply", "-auto-approve"}, e.vars(vars...)...)...).CombinedOutput()
+	if want := "the link asks MTU 1500 but link_bridge " + br + " has MTU 9000"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("apply with link MTU 1500 on a 9000 bridge: %v, want %q\n%s", err, want, out)
+	}
+	if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+		t.Errorf("destroy after the refused apply: %v\n%s", err, out)
+	}
+	if m := bridgeMTU(); m != "9000" {
+		t.Errorf("the bridge's MTU is %s after the refused apply, want its own 9000", m)
+	}
+
+	dir = t.TempDir()
+	body = strings.Replace(string(src), "repeat = 3", "repeat = 1", 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := kvmPlan(t, e, dir, vars...)
+	defer func() {
+		if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+			t.Errorf("destroy: %v\n%s", err, out)
+		}
+		if left := leftovers(t, e, names.Group); len(left) > 0 {
+			t.Errorf("left in libvirt: %v", left)
+		}
+		if m := bridgeMTU(); m != "9000" {
+			t.Errorf("the bridge's MTU is %s after destroy, want its own 9000", m)
+		}
+	}()
+	start := time.Now()
+	if out, err := e.cmd(dir, "apply", "-auto-approve", "-keep", names.File).CombinedOutput(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	t.Logf("figures: pair on host bridge %s applied (boot, static link addresses, one 3 s run) in %v", br, time.Since(start).Round(time.Second))
+	for _, name := range []string{names.Server, names.Client} {
+		x, ok := virshDo("dumpxml", name)
+		if !ok || !strings.Contains(x, "<interface type='bridge'>") || !strings.Contains(x, "<source bridge='"+br+"'/>") {
+			t.Errorf("%s: the benchmark NIC is not on bridge %s:\n%s", name, br, x)
+		}
+	}
+	// Both taps are ports of the bridge (in the daemon's namespace).
+	if out, err := ipns("-o", "link", "show", "master", br); err != nil || strings.Count(out, "\n") != 2 {
+		t.Errorf("ports of %s: %v\n%s", br, err, out)
+	}
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	rid, err := rs.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := rs.Load(rid)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("want one record: %v (%d)", err, len(recs))
+	}
+	r := recs[0]
+	if r.Error != "" {
+		t.Fatalf("run failed: %s", r.Error)
+	}
+	var ip3 struct {
+		Start struct {
+			Connected []struct {
+				Local  string `json:"local_host"`
+				Remote string `json:"remote_host"`
+			} `json:"connected"`
+		} `json:"start"`
+	}
+	if err := json.Unmarshal([]byte(r.Raw.Client), &ip3); err != nil || len(ip3.Start.Connected) == 0 {
+		t.Fatalf("iperf3 client JSON: %v", err)
+	}
+	for _, c := range ip3.Start.Connected {
+		if !strings.HasPrefix(c.Local, "198.1") || !strings.HasSuffix(c.Local, ".3") || !strings.HasSuffix(c.Remote, ".2") {
+			t.Errorf("iperf3 ran %s → %s, want lab's static link addresses (.3 → .2 in 198.18.0.0/15)", c.Local, c.Remote)
+		}
+	}
+	if r.Observed.Server.MTU != 9000 || r.Observed.Client.MTU != 9000 {
+		t.Errorf("observed MTU %d/%d, want the bridge's 9000", r.Observed.Server.MTU, r.Observed.Client.MTU)
+	}
+	if hs := r.Provenance.HostSettings; !strings.Contains(hs["server"], "link_type=bridge") || !strings.Contains(hs["client"], "link_dev="+br) {
+		t.Errorf("host settings: %v", hs)
+	}
+	t.Logf("figures: %.2f Gb/s over bridge %s at MTU 9000", r.Metrics.ThroughputBps/1e9, br)
 }
 
 // kvmCloudLab is a one-run lab on a cloud image: a template with

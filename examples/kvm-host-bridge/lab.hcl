@@ -25,6 +25,14 @@ variable "bridge" {
   type    = string
   default = "br-bench"
 }
+variable "ssh_key" {
+  type    = string
+  default = "~/.ssh/lab_ed25519"
+}
+variable "duration" {
+  type    = string
+  default = "10s"
+}
 
 provider "libvirt" "host" {
   pool        = var.pool
@@ -40,7 +48,7 @@ template "debian" {
   os     = "linux"
   ssh {
     user             = "root"
-    private_key_file = "~/.ssh/lab_ed25519"
+    private_key_file = var.ssh_key
   }
 }
 
@@ -62,6 +70,6 @@ experiment "throughput" {
   }
 
   iperf3 {
-    duration = "10s"
+    duration = var.duration
   }
 }

@@ -332,7 +332,7 @@ func (p *Provider) explain(err *error) {
 	*err = fmt.Errorf("%w (%v)", st, *err)
 }
 
-// isNotFound reports a libvirt "no such domain/network/volume" error.
+// isNotFound reports a libvirt "no such domain/network/volume/interface" error.
 func isNotFound(err error) bool {
 	if err == nil {
 		return false
@@ -343,7 +343,7 @@ func isNotFound(err error) bool {
 	var le golibvirt.Error
 	if errors.As(err, &le) {
 		switch golibvirt.ErrorNumber(le.Code) {
-		case golibvirt.ErrNoDomain, golibvirt.ErrNoNetwork, golibvirt.ErrNoStorageVol, golibvirt.ErrNoDomainMetadata:
+		case golibvirt.ErrNoDomain, golibvirt.ErrNoNetwork, golibvirt.ErrNoStorageVol, golibvirt.ErrNoDomainMetadata, golibvirt.ErrNoInterface:
 			return true
 		}
 	}

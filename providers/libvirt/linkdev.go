@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/providers"
 )
 
 // Link types of the benchmark NIC besides a libvirt network.
@@ -99,6 +100,36 @@ func deviceMTU(l *golibvirt.Libvirt, dev string) (int, error) {
 		return 0, callErr("InterfaceGetXMLDesc", dev, err)
 	}
 	return parseDeviceMTU(x, dev)
+}
+
+// readDeviceLink reports whether a link on a host device is still there:
+// the device (whose MTU must still be the one recorded) and, when lab made
+// it, the pair's management network.
+func (p *Provider) readDeviceLink(l *golibvirt.Libvirt, in providers.Instance) (providers.Instance, bool, error) {
+	dev := in.Attrs[attrLinkDev]
+	mtu, err := deviceMTU(l, dev)
+	if isNotFound(err) {
+		return in, false, nil
+	} else if err != nil {
+		return in, false, err
+	}
+	if strconv.Itoa(mtu) != in.Attrs["mtu"] {
+		return in, false, nil // someone changed it: the link is not the one recorded
+	}
+	if in.Attrs[attrMgmtOwned] == "true" {
+		n, err := l.NetworkLookupByName(in.Attrs[attrMgmtNetwork])
+		if isNotFound(err) {
+			return in, false, nil
+		} else if err != nil {
+			return in, false, callErr("NetworkLookupByName", in.Attrs[attrMgmtNetwork], err)
+		}
+		active, err := l.NetworkIsActive(n)
+		if err != nil {
+			return in, false, callErr("NetworkIsActive", in.Attrs[attrMgmtNetwork], err)
+		}
+		return in, active == 1, nil
+	}
+	return in, true, nil
 }
 
 // parseDeviceMTU reads <mtu size> from an interface's XML.

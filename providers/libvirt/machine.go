@@ -456,6 +456,9 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (_ providers
 	if err != nil {
 		return in, false, err
 	}
+	if in.Kind == "link" && in.Attrs[attrLinkType] != "" {
+		return p.readDeviceLink(l, in)
+	}
 	if in.Kind == "link" {
 		name := in.Attrs[attrNetwork]
 		if name == "" {
