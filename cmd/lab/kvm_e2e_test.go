@@ -352,7 +352,11 @@ func TestKVM(t *testing.T) {
 	})
 
 	t.Run("link_bridge: a host bridge lab does not own, MTU checked, addresses set over SSH", func(t *testing.T) {
-		kvmHostBridge(t, e)
+		kvmHostDevice(t, e, "bridge")
+	})
+
+	t.Run("link_macvtap: macvtap on a host device lab does not own, MTU checked, addresses set over SSH", func(t *testing.T) {
+		kvmHostDevice(t, e, "macvtap")
 	})
 
 	t.Run("cloud-init: a cloud image without a baked key, seeded by lab", func(t *testing.T) {
@@ -1039,36 +1043,47 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 	t.Logf("figures: %.2f Gb/s over the link (%s → %s) at MTU 9000, SSH over the management NIC", r.Metrics.ThroughputBps/1e9, linkAddr[names.Client], linkAddr[names.Server])
 }
 
-// kvmHostBridge applies examples/kvm-host-bridge on a bridge the test
+// kvmHostDevice applies examples/kvm-host-bridge on a device the test
 // makes in the harness's namespace (MTU 9000, as a user's would be): a
-// link MTU other than the bridge's fails apply naming the bridge and
-// leaves it as it was; the matching one boots the pair with its benchmark
-// NICs on the bridge, addressed by lab over the management NIC, and
-// iperf3 runs between those addresses. The bridge is the test's, deleted
-// after; lab must leave it with its MTU.
-func kvmHostBridge(t *testing.T, e kvmEnv) {
-	const br = "labtbr0"
+// bridge (link_bridge), or one end of a veth pair under macvtap in bridge
+// mode (link_macvtap), which switches between the guests' macvtaps. A link MTU
+// other than the device's fails apply naming the device and leaves it as
+// it was; the matching one boots the pair with its benchmark NICs on the
+// device, addressed by lab over the management NIC, and iperf3 runs
+// between those addresses. The device is the test's, deleted after; lab
+// must leave it with its MTU.
+func kvmHostDevice(t *testing.T, e kvmEnv, kind string) {
+	dev, devType, attr, xmlWant := "labtbr0", "bridge", "link_bridge", []string{"<interface type='bridge'>", "<source bridge='labtbr0'/>"}
+	if kind == "macvtap" {
+		dev, devType, attr, xmlWant = "labtdum0", "veth", "link_macvtap", []string{"<interface type='direct'>", "<source dev='labtdum0' mode='bridge'/>"}
+	}
 	ipns := func(args ...string) (string, error) {
 		out, err := exec.Command("ip", append([]string{"netns", "exec", e.ns, "ip"}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	if out, err := ipns("link", "add", br, "type", "bridge"); err != nil {
-		t.Fatalf("make the bridge: %v\n%s", err, out)
+	add := []string{"link", "add", dev, "type", devType}
+	setup := [][]string{{"link", "set", dev, "mtu", "9000"}, {"link", "set", dev, "up"}}
+	if devType == "veth" { // no dummy driver in this kernel: a veth whose peer is up too
+		add = append(add, "peer", "name", dev+"p")
+		setup = append(setup, []string{"link", "set", dev + "p", "mtu", "9000"}, []string{"link", "set", dev + "p", "up"})
+	}
+	if out, err := ipns(add...); err != nil {
+		t.Fatalf("make the %s: %v\n%s", devType, err, out)
 	}
 	t.Cleanup(func() {
-		if out, err := ipns("link", "del", br); err != nil {
-			t.Errorf("delete the bridge: %v\n%s", err, out)
+		if out, err := ipns("link", "del", dev); err != nil {
+			t.Errorf("delete %s: %v\n%s", dev, err, out)
 		}
 	})
-	for _, args := range [][]string{{"link", "set", br, "mtu", "9000"}, {"link", "set", br, "up"}} {
+	for _, args := range setup {
 		if out, err := ipns(args...); err != nil {
 			t.Fatalf("ip %v: %v\n%s", args, err, out)
 		}
 	}
 	bridgeMTU := func() string {
-		out, err := ipns("-o", "link", "show", br)
+		out, err := ipns("-o", "link", "show", dev)
 		if err != nil {
-			t.Fatalf("the bridge is gone: %v\n%s", err, out)
+			t.Fatalf("%s is gone: %v\n%s", dev, err, out)
 		}
 		f := strings.Fields(out)
 		for i := range f[:len(f)-1] {
@@ -1082,7 +1097,10 @@ func kvmHostBridge(t *testing.T, e kvmEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := []string{"bridge=" + br, "duration=3s"}
+	vars := []string{"bridge=" + dev, "duration=3s"}
+	if kind == "macvtap" {
+		src = []byte(strings.Replace(string(src), "link_bridge = var.bridge", "link_macvtap = var.bridge", 1))
+	}
 
 	// The spec asks MTU 1500 of a 9000 bridge: refused, bridge untouched.
 	dir := t.TempDir()
@@ -1091,14 +1109,14 @@ func kvmHostBridge(t *testing.T, e kvmEnv) {
 		t.Fatal(err)
 	}
 	out, err := e.cmd(dir, append([]string{"apply", "-auto-approve"}, e.vars(vars...)...)...).CombinedOutput()
-	if want := "the link asks MTU 1500 but link_bridge " + br + " has MTU 9000"; err == nil || !strings.Contains(string(out), want) {
+	if want := "the link asks MTU 1500 but " + attr + " " + dev + " has MTU 9000"; err == nil || !strings.Contains(string(out), want) {
 		t.Errorf("apply with link MTU 1500 on a 9000 bridge: %v, want %q\n%s", err, want, out)
 	}
 	if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
 		t.Errorf("destroy after the refused apply: %v\n%s", err, out)
 	}
 	if m := bridgeMTU(); m != "9000" {
-		t.Errorf("the bridge's MTU is %s after the refused apply, want its own 9000", m)
+		t.Errorf("%s's MTU is %s after the refused apply, want its own 9000", dev, m)
 	}
 
 	dir = t.TempDir()
@@ -1115,23 +1133,28 @@ func kvmHostBridge(t *testing.T, e kvmEnv) {
 			t.Errorf("left in libvirt: %v", left)
 		}
 		if m := bridgeMTU(); m != "9000" {
-			t.Errorf("the bridge's MTU is %s after destroy, want its own 9000", m)
+			t.Errorf("%s's MTU is %s after destroy, want its own 9000", dev, m)
 		}
 	}()
 	start := time.Now()
 	if out, err := e.cmd(dir, "apply", "-auto-approve", "-keep", names.File).CombinedOutput(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	t.Logf("figures: pair on host bridge %s applied (boot, static link addresses, one 3 s run) in %v", br, time.Since(start).Round(time.Second))
+	t.Logf("figures: pair on %s %s applied (boot, static link addresses, one 3 s run) in %v", attr, dev, time.Since(start).Round(time.Second))
 	for _, name := range []string{names.Server, names.Client} {
 		x, ok := virshDo("dumpxml", name)
-		if !ok || !strings.Contains(x, "<interface type='bridge'>") || !strings.Contains(x, "<source bridge='"+br+"'/>") {
-			t.Errorf("%s: the benchmark NIC is not on bridge %s:\n%s", name, br, x)
+		if !ok || !strings.Contains(x, xmlWant[0]) || !strings.Contains(x, xmlWant[1]) {
+			t.Errorf("%s: the benchmark NIC is not on %s:\n%s", name, dev, x)
 		}
 	}
-	// Both taps are ports of the bridge (in the daemon's namespace).
-	if out, err := ipns("-o", "link", "show", "master", br); err != nil || strings.Count(out, "\n") != 2 {
-		t.Errorf("ports of %s: %v\n%s", br, err, out)
+	// Both taps are ports of the bridge, or both macvtaps sit on the
+	// dummy NIC (in the daemon's namespace).
+	if kind == "macvtap" {
+		if out, err := ipns("-o", "link", "show", "type", "macvtap"); err != nil || strings.Count(out, "@"+dev+":") != 2 {
+			t.Errorf("macvtaps on %s: %v\n%s", dev, err, out)
+		}
+	} else if out, err := ipns("-o", "link", "show", "master", dev); err != nil || strings.Count(out, "\n") != 2 {
+		t.Errorf("ports of %s: %v\n%s", dev, err, out)
 	}
 	rs := results.Store{Dir: filepath.Join(dir, "results")}
 	rid, err := rs.Latest()
@@ -1163,12 +1186,13 @@ func kvmHostBridge(t *testing.T, e kvmEnv) {
 		}
 	}
 	if r.Observed.Server.MTU != 9000 || r.Observed.Client.MTU != 9000 {
-		t.Errorf("observed MTU %d/%d, want the bridge's 9000", r.Observed.Server.MTU, r.Observed.Client.MTU)
+		t.Errorf("observed MTU %d/%d, want the device's 9000", r.Observed.Server.MTU, r.Observed.Client.MTU)
 	}
-	if hs := r.Provenance.HostSettings; !strings.Contains(hs["server"], "link_type=bridge") || !strings.Contains(hs["client"], "link_dev="+br) {
+	lt := map[string]string{"bridge": "bridge", "macvtap": "direct"}[kind]
+	if hs := r.Provenance.HostSettings; !strings.Contains(hs["server"], "link_type="+lt) || !strings.Contains(hs["client"], "link_dev="+dev) {
 		t.Errorf("host settings: %v", hs)
 	}
-	t.Logf("figures: %.2f Gb/s over bridge %s at MTU 9000", r.Metrics.ThroughputBps/1e9, br)
+	t.Logf("figures: %.2f Gb/s over %s %s at MTU 9000", r.Metrics.ThroughputBps/1e9, attr, dev)
 }
 
 // kvmCloudLab is a one-run lab on a cloud image: a template with
