@@ -298,8 +298,8 @@ func recordHardware(rec *results.Record, g *plan.Group) {
 	if rec.Intent.MemoryMiB == 0 {
 		rec.Intent.MemoryMiB = g.Server.MemoryMiB
 	}
-	if n := g.Server.NIC; n.Model != "" || n.Queues > 0 || len(n.Host) > 0 {
-		rec.Intent.NIC = &results.NIC{Model: n.Model, Queues: n.Queues, Host: n.Host}
+	if n := g.Server.NIC; n.Model != "" || n.Queues > 0 || len(n.Host) > 0 || n.RXQueueSize > 0 || n.TXQueueSize > 0 {
+		rec.Intent.NIC = &results.NIC{Model: n.Model, Queues: n.Queues, Host: n.Host, RXQueueSize: n.RXQueueSize, TXQueueSize: n.TXQueueSize}
 	}
 	rec.Intent.LinkMTU = g.Link.MTU
 }

@@ -89,6 +89,14 @@ func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, su
 	if nic.Queues > 0 && !c.NICQueues {
 		refuse("nic.queues", "NIC queues not supported", "this back end cannot set the number of NIC queues.")
 	}
+	if nic.RXQueueSize > 0 && !c.NICRXQueueSize {
+		refuse("nic.rx_queue_size", "NIC ring size not supported", "this back end cannot set the host side's RX ring size (nic { rx_queue_size = … }).")
+	}
+	if nic.TXQueueSize > 0 && !c.NICTXQueueSize {
+		refuse("nic.tx_queue_size", "NIC ring size not supported",
+			"this back end cannot set the host side's TX ring size (nic { tx_queue_size = … }): libvirt and QEMU honour tx_queue_size only for vhost-user (and vDPA) interfaces "+
+				"(libvirt docs/formatdomain.rst, interface <driver>; QEMU caps it at 256 for every other backend, qemu commit 4271f40), and lab's are tap devices.")
+	}
 	if len(nic.Host) > 0 && !c.HostOffloads {
 		refuse("nic.host", "Host-side offloads not supported", "this back end cannot set host-side NIC offload bits (nic { host = … }).")
 	}

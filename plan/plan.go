@@ -420,6 +420,12 @@ func describeShape(vcpu, mem int, pair *spec.Pair) string {
 	if pair.NIC.Queues > 0 {
 		parts = append(parts, fmt.Sprintf("%d queues", pair.NIC.Queues))
 	}
+	if pair.NIC.RXQueueSize > 0 {
+		parts = append(parts, fmt.Sprintf("rx_queue_size %d", pair.NIC.RXQueueSize))
+	}
+	if pair.NIC.TXQueueSize > 0 {
+		parts = append(parts, fmt.Sprintf("tx_queue_size %d", pair.NIC.TXQueueSize))
+	}
 	for _, k := range slices.Sorted(maps.Keys(pair.NIC.Host)) {
 		parts = append(parts, fmt.Sprintf("host %s=%v", k, pair.NIC.Host[k]))
 	}

@@ -16,6 +16,10 @@ type Capabilities struct {
 	NICModels []string
 	// NICQueues: nic { queues = … } sets the number of queue pairs.
 	NICQueues bool
+	// NICRXQueueSize and NICTXQueueSize: nic { rx_queue_size = … } and
+	// nic { tx_queue_size = … } set the host side's virtio ring sizes.
+	NICRXQueueSize bool
+	NICTXQueueSize bool
 	// HostOffloads: nic { host = { … } } sets host-side offload bits.
 	HostOffloads bool
 	// GuestOffloads: offload toggles inside the guest (lro, tso, gro, …)

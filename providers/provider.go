@@ -160,6 +160,11 @@ type NIC struct {
 	Model  string          `json:"model,omitempty"`
 	Queues int             `json:"queues,omitempty"`
 	Host   map[string]bool `json:"host,omitempty"` // host-side offload bits fixed at boot
+	// RXQueueSize and TXQueueSize are the host side's virtio ring sizes
+	// (descriptors per queue, fixed at boot; 0: the hypervisor's default).
+	// They bound what the guest may set with rx_ring/tx_ring.
+	RXQueueSize int `json:"rx_queue_size,omitempty"`
+	TXQueueSize int `json:"tx_queue_size,omitempty"`
 }
 
 // LinkSpec is the network that joins the two ends of a pair.

@@ -79,6 +79,10 @@ type NIC struct {
 	Model  string          `json:"model,omitempty"`
 	Queues int             `json:"queues,omitempty"`
 	Host   map[string]bool `json:"host,omitempty"`
+	// RXQueueSize and TXQueueSize are the host side's virtio ring sizes
+	// the spec asked (nic { rx_queue_size, tx_queue_size }).
+	RXQueueSize int `json:"rx_queue_size,omitempty"`
+	TXQueueSize int `json:"tx_queue_size,omitempty"`
 }
 
 // Observed is what the guests reported after the settings were applied.

@@ -14,7 +14,7 @@ var pairSchema = &hcl.BodySchema{
 }
 
 var nicSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "model"}, {Name: "queues"}, {Name: "host"}},
+	Attributes: []hcl.AttributeSchema{{Name: "model"}, {Name: "queues"}, {Name: "host"}, {Name: "rx_queue_size"}, {Name: "tx_queue_size"}},
 }
 
 var linkSchema = &hcl.BodySchema{
@@ -27,6 +27,10 @@ const (
 	minMTU    = 68
 	maxMTU    = 65535
 	maxQueues = 256
+	// Host-side virtio ring sizes: QEMU's virtio-net takes a power of two
+	// from 256 to 1024 (hw/net/virtio-net.c, "Invalid rx_queue_size").
+	minQueueSize = 256
+	maxQueueSize = 1024
 )
 
 // decodePairs decodes pair blocks; templates must be decoded first.
@@ -161,6 +165,25 @@ func (l *loader) decodeNIC(b *hcl.Block, p *Pair) hcl.Diagnostics {
 		p.NIC.Queues = n
 		p.rangeOf("nic.queues", a)
 	}
+	for _, k := range []string{"rx_queue_size", "tx_queue_size"} {
+		a := content.Attributes[k]
+		if a == nil {
+			continue
+		}
+		n, d := l.evalInt(a, minQueueSize, maxQueueSize)
+		diags = append(diags, d...)
+		if !d.HasErrors() && n&(n-1) != 0 {
+			diags = append(diags, attrErr(a, "Invalid virtio ring size",
+				"%s = %d: a virtio ring size is a power of two from %d to %d (256, 512 or 1024).", k, n, minQueueSize, maxQueueSize))
+			n = 0
+		}
+		if k == "rx_queue_size" {
+			p.NIC.RXQueueSize = n
+		} else {
+			p.NIC.TXQueueSize = n
+		}
+		p.rangeOf("nic."+k, a)
+	}
 	if a := content.Attributes["host"]; a != nil {
 		p.rangeOf("nic.host", a)
 		if _, d := l.checkRefs(a.Expr, nil); d.HasErrors() {
@@ -198,7 +221,7 @@ func (p *Pair) rangeOf(path string, a *hcl.Attribute) {
 }
 
 // RangeOf is where the pair's attribute path ("via", "nic.model",
-// "nic.queues", "nic.host", "vcpu", "memory", "link.mtu") is written, or the
+// "nic.queues", "nic.rx_queue_size", "nic.tx_queue_size", "nic.host", "vcpu", "memory", "link.mtu") is written, or the
 // pair block's own range when the attribute is not.
 func (p *Pair) RangeOf(path string) hcl.Range {
 	if r, ok := p.Ranges[path]; ok {

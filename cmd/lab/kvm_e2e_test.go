@@ -351,6 +351,14 @@ func TestKVM(t *testing.T) {
 		kvmTwoNIC(t, e)
 	})
 
+	t.Run("link_bridge: a host bridge lab does not own, MTU checked, addresses set over SSH", func(t *testing.T) {
+		kvmHostDevice(t, e, "bridge")
+	})
+
+	t.Run("link_macvtap: macvtap on a host device lab does not own, MTU checked, addresses set over SSH", func(t *testing.T) {
+		kvmHostDevice(t, e, "macvtap")
+	})
+
 	t.Run("cloud-init: a cloud image without a baked key, seeded by lab", func(t *testing.T) {
 		kvmCloudInit(t, e)
 	})
@@ -921,11 +929,16 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		// Inside the guest: which address the SSH session came in on, and
 		// each NIC's addresses and MTU, found by MAC.
 		o, err := exec.Command("ip", "netns", "exec", e.ns, "ssh", "-i", e.key, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-			"-o", "LogLevel=ERROR", "root@"+ep.SSHHost, `echo "$SSH_CONNECTION"; ip -j addr`).Output()
+			"-o", "LogLevel=ERROR", "root@"+ep.SSHHost, `hostname; echo "$SSH_CONNECTION"; ip -j addr`).Output()
 		if err != nil {
 			t.Fatalf("ssh %s: %v", ep.SSHHost, err)
 		}
-		conn, addrJSON, _ := strings.Cut(string(o), "\n")
+		// lab named the guest after its domain at the first login.
+		host, rest, _ := strings.Cut(string(o), "\n")
+		if host != name {
+			t.Errorf("%s: the guest's hostname is %q, want its domain's name", name, host)
+		}
+		conn, addrJSON, _ := strings.Cut(rest, "\n")
 		if f := strings.Fields(conn); len(f) != 4 || f[2] != ep.SSHHost {
 			t.Errorf("%s: SSH_CONNECTION %q: the session did not come in on the management address %s", name, conn, ep.SSHHost)
 		}
@@ -971,7 +984,7 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		if name == names.Client {
 			cpu = "1"
 		}
-		for _, w := range []string{"machine='pc-q35", "<vcpupin vcpu='0' cpuset='" + cpu + "'/>", "<emulatorpin cpuset='0-1'/>"} {
+		for _, w := range []string{"machine='pc-q35", "rx_queue_size='1024'", "<vcpupin vcpu='0' cpuset='" + cpu + "'/>", "<emulatorpin cpuset='0-1'/>"} {
 			if !ok || !strings.Contains(x, w) {
 				t.Errorf("%s: domain XML lacks %s", name, w)
 			}
@@ -1015,13 +1028,171 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 		if rg == nil || rg.RX != 128 || rg.TX != 128 {
 			t.Errorf("%s: observed rings %+v, want rx 128 tx 128 (ethtool -G in the guest)", end, rg)
 		}
+		// nic { rx_queue_size = 1024 }: QEMU's RX ring is what the guest
+		// driver reports as its maximum; TX stays at QEMU's 256 for tap.
+		if rg != nil && (rg.RXMax != 1024 || rg.TXMax != 256) {
+			t.Errorf("%s: observed ring maximums rx %d tx %d, want 1024 (rx_queue_size) and QEMU's 256", end, rg.RXMax, rg.TXMax)
+		}
 	}
 	hs := r.Provenance.HostSettings
 	if !strings.Contains(hs["server"], "machine=q35") || !strings.Contains(hs["server"], "vcpupin=0") || !strings.Contains(hs["client"], "vcpupin=1") ||
-		!strings.Contains(hs["client"], "emulatorpin=0-1") || !strings.Contains(hs["client"], "mgmt_network=lab-") {
+		!strings.Contains(hs["client"], "emulatorpin=0-1") || !strings.Contains(hs["client"], "mgmt_network=lab-") ||
+		!strings.Contains(hs["server"], "rx_queue_size=1024") {
 		t.Errorf("host settings not recorded: %v", hs)
 	}
 	t.Logf("figures: %.2f Gb/s over the link (%s → %s) at MTU 9000, SSH over the management NIC", r.Metrics.ThroughputBps/1e9, linkAddr[names.Client], linkAddr[names.Server])
+}
+
+// kvmHostDevice applies examples/kvm-host-bridge on a device the test
+// makes in the harness's namespace (MTU 9000, as a user's would be): a
+// bridge (link_bridge), or one end of a veth pair under macvtap in bridge
+// mode (link_macvtap), which switches between the guests' macvtaps. A link MTU
+// other than the device's fails apply naming the device and leaves it as
+// it was; the matching one boots the pair with its benchmark NICs on the
+// device, addressed by lab over the management NIC, and iperf3 runs
+// between those addresses. The device is the test's, deleted after; lab
+// must leave it with its MTU.
+func kvmHostDevice(t *testing.T, e kvmEnv, kind string) {
+	dev, devType, attr, xmlWant := "labtbr0", "bridge", "link_bridge", []string{"<interface type='bridge'>", "<source bridge='labtbr0'/>"}
+	if kind == "macvtap" {
+		dev, devType, attr, xmlWant = "labtdum0", "veth", "link_macvtap", []string{"<interface type='direct'>", "<source dev='labtdum0' mode='bridge'/>"}
+	}
+	ipns := func(args ...string) (string, error) {
+		out, err := exec.Command("ip", append([]string{"netns", "exec", e.ns, "ip"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	add := []string{"link", "add", dev, "type", devType}
+	setup := [][]string{{"link", "set", dev, "mtu", "9000"}, {"link", "set", dev, "up"}}
+	if devType == "veth" { // no dummy driver in this kernel: a veth whose peer is up too
+		add = append(add, "peer", "name", dev+"p")
+		setup = append(setup, []string{"link", "set", dev + "p", "mtu", "9000"}, []string{"link", "set", dev + "p", "up"})
+	}
+	if out, err := ipns(add...); err != nil {
+		t.Fatalf("make the %s: %v\n%s", devType, err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := ipns("link", "del", dev); err != nil {
+			t.Errorf("delete %s: %v\n%s", dev, err, out)
+		}
+	})
+	for _, args := range setup {
+		if out, err := ipns(args...); err != nil {
+			t.Fatalf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	bridgeMTU := func() string {
+		out, err := ipns("-o", "link", "show", dev)
+		if err != nil {
+			t.Fatalf("%s is gone: %v\n%s", dev, err, out)
+		}
+		f := strings.Fields(out)
+		for i := range f[:len(f)-1] {
+			if f[i] == "mtu" {
+				return f[i+1]
+			}
+		}
+		return ""
+	}
+	src, err := os.ReadFile("../../examples/kvm-host-bridge/lab.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []string{"bridge=" + dev, "duration=3s"}
+	if kind == "macvtap" {
+		src = []byte(strings.Replace(string(src), "link_bridge = var.bridge", "link_macvtap = var.bridge", 1))
+	}
+
+	// The spec asks MTU 1500 of a 9000 bridge: refused, bridge untouched.
+	dir := t.TempDir()
+	body := strings.NewReplacer("repeat = 3", "repeat = 1", "mtu = 9000 # must", "mtu = 1500 # must", "    mtu = 9000\n", "    mtu = 1500\n").Replace(string(src))
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.cmd(dir, append([]string{"apply", "-auto-approve"}, e.vars(vars...)...)...).CombinedOutput()
+	if want := "the link asks MTU 1500 but " + attr + " " + dev + " has MTU 9000"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("apply with link MTU 1500 on a 9000 bridge: %v, want %q\n%s", err, want, out)
+	}
+	if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+		t.Errorf("destroy after the refused apply: %v\n%s", err, out)
+	}
+	if m := bridgeMTU(); m != "9000" {
+		t.Errorf("%s's MTU is %s after the refused apply, want its own 9000", dev, m)
+	}
+
+	dir = t.TempDir()
+	body = strings.Replace(string(src), "repeat = 3", "repeat = 1", 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := kvmPlan(t, e, dir, vars...)
+	defer func() {
+		if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+			t.Errorf("destroy: %v\n%s", err, out)
+		}
+		if left := leftovers(t, e, names.Group); len(left) > 0 {
+			t.Errorf("left in libvirt: %v", left)
+		}
+		if m := bridgeMTU(); m != "9000" {
+			t.Errorf("%s's MTU is %s after destroy, want its own 9000", dev, m)
+		}
+	}()
+	start := time.Now()
+	if out, err := e.cmd(dir, "apply", "-auto-approve", "-keep", names.File).CombinedOutput(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	t.Logf("figures: pair on %s %s applied (boot, static link addresses, one 3 s run) in %v", attr, dev, time.Since(start).Round(time.Second))
+	for _, name := range []string{names.Server, names.Client} {
+		x, ok := virshDo("dumpxml", name)
+		if !ok || !strings.Contains(x, xmlWant[0]) || !strings.Contains(x, xmlWant[1]) {
+			t.Errorf("%s: the benchmark NIC is not on %s:\n%s", name, dev, x)
+		}
+	}
+	// Both taps are ports of the bridge, or both macvtaps sit on the
+	// dummy NIC (in the daemon's namespace).
+	if kind == "macvtap" {
+		if out, err := ipns("-o", "link", "show", "type", "macvtap"); err != nil || strings.Count(out, "@"+dev+":") != 2 {
+			t.Errorf("macvtaps on %s: %v\n%s", dev, err, out)
+		}
+	} else if out, err := ipns("-o", "link", "show", "master", dev); err != nil || strings.Count(out, "\n") != 2 {
+		t.Errorf("ports of %s: %v\n%s", dev, err, out)
+	}
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	rid, err := rs.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := rs.Load(rid)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("want one record: %v (%d)", err, len(recs))
+	}
+	r := recs[0]
+	if r.Error != "" {
+		t.Fatalf("run failed: %s", r.Error)
+	}
+	var ip3 struct {
+		Start struct {
+			Connected []struct {
+				Local  string `json:"local_host"`
+				Remote string `json:"remote_host"`
+			} `json:"connected"`
+		} `json:"start"`
+	}
+	if err := json.Unmarshal([]byte(r.Raw.Client), &ip3); err != nil || len(ip3.Start.Connected) == 0 {
+		t.Fatalf("iperf3 client JSON: %v", err)
+	}
+	for _, c := range ip3.Start.Connected {
+		if !strings.HasPrefix(c.Local, "198.1") || !strings.HasSuffix(c.Local, ".3") || !strings.HasSuffix(c.Remote, ".2") {
+			t.Errorf("iperf3 ran %s → %s, want lab's static link addresses (.3 → .2 in 198.18.0.0/15)", c.Local, c.Remote)
+		}
+	}
+	if r.Observed.Server.MTU != 9000 || r.Observed.Client.MTU != 9000 {
+		t.Errorf("observed MTU %d/%d, want the device's 9000", r.Observed.Server.MTU, r.Observed.Client.MTU)
+	}
+	lt := map[string]string{"bridge": "bridge", "macvtap": "direct"}[kind]
+	if hs := r.Provenance.HostSettings; !strings.Contains(hs["server"], "link_type="+lt) || !strings.Contains(hs["client"], "link_dev="+dev) {
+		t.Errorf("host settings: %v", hs)
+	}
+	t.Logf("figures: %.2f Gb/s over %s %s at MTU 9000", r.Metrics.ThroughputBps/1e9, attr, dev)
 }
 
 // kvmCloudLab is a one-run lab on a cloud image: a template with

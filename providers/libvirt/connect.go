@@ -49,8 +49,11 @@ func (p *Provider) sshConfig(in providers.Instance) (ssh.Config, error) {
 // waitSSH logs in to a new guest (retrying while it boots, up to
 // boot_timeout from start), records the host key it saw (trust on first
 // use: every later connection must present the same key), checks that the
-// guest runs the template's OS (uname -s) and finds the NIC with the
-// guest's MAC.
+// guest runs the template's OS (uname -s), finds the NIC with the
+// guest's MAC (giving it the link's static address when the link is a
+// host device) and, on a template without cloud_init {} (whose seed names
+// the guest), gives the guest its domain's name as hostname: every guest
+// of a template image otherwise answers to the image's one name.
 func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl providers.Template, start time.Time) error {
 	c, err := p.sshConfig(*in)
 	if err != nil {
@@ -80,6 +83,9 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 	if tmpl.OS != "freebsd" {
 		probe += "; " + linkListCmd
 	}
+	if tmpl.CloudInit == nil {
+		probe += "; " + hostnameCmd(in.Name)
+	}
 	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"sh", "-c", probe}})
 	kernel, rest, _ := strings.Cut(string(res.Stdout), "\n")
 	if werr := wrongOS(tmpl, strings.TrimSpace(kernel)); werr != nil {
@@ -101,6 +107,14 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 		return err
 	}
 	in.Endpoint.Iface = iface
+	if prefix := in.Attrs[attrStaticAddr]; prefix != "" {
+		// A link on a host device: nothing answers DHCP there.
+		for _, c := range staticAddress(tmpl.OS, iface, prefix) {
+			if _, err := t.Run(ctx, c); err != nil {
+				return fmt.Errorf("set the link address %s on %s: %s: %w", prefix, iface, strings.Join(c.Argv, " "), err)
+			}
+		}
+	}
 	trace("%s probed %v after start", in.Name, time.Since(start))
 	return nil
 }
@@ -112,6 +126,20 @@ var (
 	probeCmd    = "uname -s; cat /proc/uptime 2>/dev/null || echo"
 	linkListCmd = strings.Join(linux.ListNICs.Argv, " ")
 )
+
+// hostnameCmd sets a guest's hostname to name (cut to 63 bytes, as the
+// cloud-init seed does) now and for later boots, in a shell both Linux and
+// FreeBSD have: hostnamectl needs systemd, so Linux writes /etc/hostname
+// and runs hostname(1); FreeBSD runs hostname(1) and sysrc(8) (rc.conf's
+// hostname). It prints nothing and fails when the guest refuses.
+func hostnameCmd(name string) string {
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	q := "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+	return "case $(uname -s) in FreeBSD) hostname " + q + " && sysrc -q hostname=" + q + " >/dev/null;; " +
+		"*) printf '%s\\n' " + q + " >/etc/hostname && hostname " + q + ";; esac"
+}
 
 // nicByMAC names the guest's interface with mac, asking the guest the way
 // its OS (the template's os) can answer: `ip -o link show` on Linux,

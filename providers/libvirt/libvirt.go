@@ -44,6 +44,15 @@ type Config struct {
 	// every pair gets a lab-owned network (isolated, or NAT with nat = true).
 	Network string `hcl:"network,optional"`
 	NAT     bool   `hcl:"nat,optional"`
+	// LinkBridge and LinkMacvtap attach the benchmark NIC to a host device
+	// lab does not own instead of a network: an existing Linux bridge
+	// (<interface type='bridge'>) or, through macvtap in bridge mode, a
+	// host NIC (<interface type='direct'>). lab never changes the device:
+	// the link's MTU must be the device's, and the guests' link addresses
+	// are set over SSH through the management NIC (management is
+	// required).
+	LinkBridge  string `hcl:"link_bridge,optional"`
+	LinkMacvtap string `hcl:"link_macvtap,optional"`
 	// Accel is "kvm" (default) or "tcg" (QEMU emulation, domain type qemu).
 	Accel string `hcl:"accel,optional"`
 	// BootTimeout bounds start → SSH ready; LeaseTimeout start → DHCP lease.
@@ -92,7 +101,7 @@ type Config struct {
 	Remain         hcl.Body `hcl:",remain"`
 }
 
-const attributeList = "uri, pool, network, nat, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, management, " +
+const attributeList = "uri, pool, network, nat, link_bridge, link_macvtap, accel, boot_timeout, lease_timeout, call_timeout, kernel, initrd, cmdline, full_clone, nic_driver, emulator, machine, management, " +
 	"private_key_file, host_key, agent, known_hosts_file, ssh_config, jump_via_host, cpu_pin {}"
 
 // machineType is the shape of QEMU's x86 machine types: "pc", "q35" and
@@ -204,6 +213,8 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if c.Management != "" && c.Management == c.Network {
 		bad("Conflicting arguments", fmt.Sprintf("management and network both name %q: the management NIC must be apart from the benchmark link.", c.Network))
 	}
+	linkAttrs, _ := body.JustAttributes() // with cpu_pin {} it complains of the block, and still gives the attributes
+	diags = append(diags, checkLinkDevice(c, linkAttrs)...)
 	if c.Emulator == "" {
 		c.Emulator = DefaultEmulator
 	}
@@ -321,7 +332,7 @@ func (p *Provider) explain(err *error) {
 	*err = fmt.Errorf("%w (%v)", st, *err)
 }
 
-// isNotFound reports a libvirt "no such domain/network/volume" error.
+// isNotFound reports a libvirt "no such domain/network/volume/interface" error.
 func isNotFound(err error) bool {
 	if err == nil {
 		return false
@@ -332,7 +343,7 @@ func isNotFound(err error) bool {
 	var le golibvirt.Error
 	if errors.As(err, &le) {
 		switch golibvirt.ErrorNumber(le.Code) {
-		case golibvirt.ErrNoDomain, golibvirt.ErrNoNetwork, golibvirt.ErrNoStorageVol, golibvirt.ErrNoDomainMetadata:
+		case golibvirt.ErrNoDomain, golibvirt.ErrNoNetwork, golibvirt.ErrNoStorageVol, golibvirt.ErrNoDomainMetadata, golibvirt.ErrNoInterface:
 			return true
 		}
 	}

@@ -41,6 +41,9 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers
 	if err != nil {
 		return in, err
 	}
+	if lt, dev := p.cfg.linkDevice(); lt != "" {
+		return p.deviceLink(l, ls, in, lt, dev)
+	}
 	if p.cfg.Network != "" {
 		if _, err := l.NetworkLookupByName(p.cfg.Network); err != nil {
 			return in, callErr("NetworkLookupByName", p.cfg.Network, err)
@@ -68,6 +71,43 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers
 		return in, err
 	}
 	in.ID, in.Attrs["subnet"] = id, subnet
+	return in, p.linkManagement(l, ls, &in)
+}
+
+// deviceLink is a link on a host device lab does not own (link_bridge,
+// link_macvtap): lab checks, through libvirt's interface API, that the
+// device's MTU is the link's (recording it when the spec sets none),
+// creates nothing on it, picks the /24 it will address the guests in, and
+// makes the management network as for any link.
+func (p *Provider) deviceLink(l *golibvirt.Libvirt, ls providers.LinkSpec, in providers.Instance, linkType, dev string) (providers.Instance, error) {
+	attr := "link_bridge"
+	if linkType == linkTypeDirect {
+		attr = "link_macvtap"
+	}
+	have, err := deviceMTU(l, dev)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("%s: %s = %q: %w", ls.Address, attr, dev, err)
+	}
+	if err := checkDeviceMTU(attr, dev, ls.MTU, have); err != nil {
+		return providers.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
+	}
+	in.Attrs["mtu"] = strconv.Itoa(have)
+	in.Attrs[attrLinkType], in.Attrs[attrLinkDev], in.Attrs[attrOwned] = linkType, dev, "false"
+	sn := subnetFor(networkName(ls.Name))
+	in.Attrs["subnet"] = fmt.Sprintf("%d.%d.%d.0/24", sn[0], sn[1], sn[2])
+	in.Owner = ls.Owner()
+	if err := p.deleteLink(l, in); err != nil {
+		if errors.Is(err, providers.ErrNotOwned) {
+			return providers.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
+		}
+		return in, fmt.Errorf("%s: remove leftover: %w", ls.Address, err)
+	}
+	return in, p.linkManagement(l, ls, &in)
+}
+
+// linkManagement gives the link's pair its management network: one lab
+// makes (management = "lab") or an existing one, recorded on in.
+func (p *Provider) linkManagement(l *golibvirt.Libvirt, ls providers.LinkSpec, in *providers.Instance) error {
 	switch p.cfg.Management {
 	case "":
 	case ManagementLab:
@@ -77,16 +117,16 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers
 		_, msub, err := p.createNetwork(l, networkSpec{Name: mname, Bridge: "labm" + shortHash(ls.LabID+"\x00"+ls.Name),
 			NAT: p.cfg.NAT, Tag: in.Owner.Tag(ls.Address + "/management")})
 		if err != nil {
-			return in, err
+			return err
 		}
 		in.Attrs["mgmt_subnet"] = msub
 	default:
 		if _, err := l.NetworkLookupByName(p.cfg.Management); err != nil {
-			return in, callErr("NetworkLookupByName", p.cfg.Management+" (management)", err)
+			return callErr("NetworkLookupByName", p.cfg.Management+" (management)", err)
 		}
 		in.Attrs[attrMgmtNetwork], in.Attrs[attrMgmtOwned] = p.cfg.Management, "false"
 	}
-	return in, nil
+	return nil
 }
 
 // createNetwork creates a lab network with a free /24 of 198.18.0.0/15
@@ -117,6 +157,9 @@ func (p *Provider) createNetwork(l *golibvirt.Libvirt, ns networkSpec) (id, subn
 // one that carries in.Owner's tag in its metadata. A network of that name
 // without it is refused (*providers.NotOwnedError), never removed.
 func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error {
+	if in.Attrs[attrLinkType] != "" {
+		return p.deleteMgmtNetwork(l, in) // the device is never lab's
+	}
 	if in.Attrs[attrOwned] == "false" || (in.Attrs[attrOwned] == "" && p.cfg.Network != "") {
 		return nil // an existing network: never lab's to remove
 	}
@@ -127,13 +170,17 @@ func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error
 	if err := deleteNetwork(l, in.Owner, name); err != nil {
 		return err
 	}
-	// The pair's management network, when lab made one (and, before a
-	// create, a leftover of one under this link's name).
+	return p.deleteMgmtNetwork(l, in)
+}
+
+// deleteMgmtNetwork removes the pair's management network, when lab made
+// one (and, before a create, a leftover of one under this link's name).
+func (p *Provider) deleteMgmtNetwork(l *golibvirt.Libvirt, in providers.Instance) error {
 	if in.Attrs[attrMgmtOwned] == "false" {
 		return nil
 	}
 	mname := in.Attrs[attrMgmtNetwork]
-	if mname == "" && p.cfg.Management == ManagementLab && in.Attrs[attrNetwork] == networkName(in.Name) {
+	if mname == "" && p.cfg.Management == ManagementLab && (in.Attrs[attrNetwork] == networkName(in.Name) || in.Attrs[attrLinkType] != "") {
 		mname = mgmtNetworkName(in.Name)
 	}
 	if mname == "" {

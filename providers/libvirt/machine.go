@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"path"
 	"strconv"
 	"strings"
@@ -41,6 +42,12 @@ const (
 	attrVCPUPin     = "vcpupin"
 	attrEmulatorPin = "emulatorpin"
 	attrMachine     = "machine" // the QEMU machine type
+	// attrStaticAddr is the address/prefix lab sets on the benchmark NIC
+	// over SSH when the link is a host device (no DHCP there).
+	attrStaticAddr = "static_addr"
+	// attrRXQueueSize is the benchmark NIC's host-side RX ring size
+	// (<driver rx_queue_size>), when the spec set one.
+	attrRXQueueSize = "rx_queue_size"
 	// The management NIC (management = …): its network (on a link: the
 	// pair's; "true" in attrMgmtOwned when lab made it), MAC and address.
 	attrMgmtNetwork = "mgmt_network"
@@ -80,19 +87,36 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	if err != nil {
 		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
+	linkType, linkDev := m.Link.Attrs[attrLinkType], m.Link.Attrs[attrLinkDev]
 	network := m.Link.Attrs[attrNetwork]
-	if network == "" {
+	if network == "" && linkType == "" {
 		network = p.cfg.Network
 	}
-	if network == "" {
+	var staticAddr string
+	switch {
+	case linkType != "":
+		// A host device: no DHCP there; the address is set over SSH.
+		in.Attrs[attrLinkType], in.Attrs[attrLinkDev] = linkType, linkDev
+		sn, err := netip.ParsePrefix(m.Link.Attrs["subnet"])
+		if err != nil || !sn.Addr().Is4() {
+			return in, fmt.Errorf("%s: the link on %s records no subnet (%q): apply again to remake it", m.Address, linkDev, m.Link.Attrs["subnet"])
+		}
+		a4 := sn.Addr().As4()
+		staticAddr = linkHostAddr([3]byte{a4[0], a4[1], a4[2]}, m.Role)
+		in.Attrs[attrStaticAddr] = staticAddr + "/24"
+	case network == "":
 		return in, fmt.Errorf("%s: no network: the pair's link was not created and the provider names none", m.Address)
+	default:
+		in.Attrs[attrNetwork] = network
 	}
-	in.Attrs[attrNetwork] = network
 	mac := macFor(m.LabID, m.Name)
 	in.Attrs[attrMAC] = mac
 	mgmtNet, mgmtMAC := m.Link.Attrs[attrMgmtNetwork], ""
 	if mgmtNet == "" && p.cfg.Management != "" && p.cfg.Management != ManagementLab {
 		mgmtNet = p.cfg.Management
+	}
+	if linkType != "" && mgmtNet == "" {
+		return in, fmt.Errorf("%s: the link is on %s, which lab does not own: a management NIC is needed to set the guest's link address (set management)", m.Address, linkDev)
 	}
 	if mgmtNet == "" && p.cfg.Management == ManagementLab {
 		return in, fmt.Errorf("%s: no management network: the pair's link was made without one (apply again to remake it)", m.Address)
@@ -158,14 +182,21 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	trace("%s leftover+pool %v", m.Name, time.Since(t0))
 	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: p.cfg.Emulator, Machine: p.cfg.Machine, VCPU: vcpu, MemoryMiB: mem,
 		Pool: p.cfg.Pool, Volume: volumeName(m.Name),
-		Network: network, MAC: mac, Model: model, Driver: p.cfg.NICDriver, Queues: m.NIC.Queues,
-		MTU: linkMTU(m.Link), Host: host, Guest: gbits,
+		Network: network, LinkType: linkType, LinkDev: linkDev, MAC: mac, Model: model, Driver: p.cfg.NICDriver, Queues: m.NIC.Queues,
+		RXQueueSize: m.NIC.RXQueueSize, MTU: linkMTU(m.Link), Host: host, Guest: gbits,
 		MgmtNetwork: mgmtNet, MgmtMAC: mgmtMAC,
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool, Tag: o.Tag(m.Address)}}
 	if p.cfg.Accel == "tcg" {
 		ds.Type = "qemu"
 	}
 	in.Attrs[attrMachine] = ds.Machine
+	if m.NIC.TXQueueSize > 0 {
+		// The plan refuses it first (Capabilities); this guards a saved plan.
+		return in, fmt.Errorf("%s: nic tx_queue_size: libvirt honours it only for vhost-user interfaces (formatdomain, interface <driver>), lab's are tap devices", m.Address)
+	}
+	if ds.RXQueueSize > 0 {
+		in.Attrs[attrRXQueueSize] = fmt.Sprint(ds.RXQueueSize)
+	}
 	if pubKey != "" {
 		ds.Seed, ds.Meta.Seed = seedVolumeName(m.Name), seedVolumeName(m.Name)
 	}
@@ -213,6 +244,9 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		if mgmtNet != "" {
 			nics = []seedNIC{{"mgmt", mgmtMAC}, {"link", mac}}
 		}
+		if linkType != "" {
+			nics = nics[:1] // no DHCP on a host device: lab sets the address
+		}
 		if err := p.writeSeed(l, pool, m, m.Name+"-"+in.ID, login, pubKey, nics); err != nil {
 			return in, fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
 		}
@@ -237,7 +271,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	start := time.Now()
 	// While the guest boots, a watch ends the waits at once when its
 	// domain stops or its network goes away.
-	wctx, stopWatch := p.watchBoot(ctx, l, m.Name, network)
+	watched := network
+	if linkType != "" {
+		watched = mgmtNet
+	}
+	wctx, stopWatch := p.watchBoot(ctx, l, m.Name, watched)
 	defer stopWatch()
 	// With a management NIC, SSH goes to its address and the benchmark
 	// runs to the link's; without, the link's address serves both.
@@ -248,9 +286,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		}
 		in.Attrs[attrMgmtAddr] = sshHost
 	}
-	addr, err := p.waitAddress(wctx, l, dom, network, mac)
-	if err != nil {
-		return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
+	addr := staticAddr
+	if linkType == "" {
+		if addr, err = p.waitAddress(wctx, l, dom, network, mac); err != nil {
+			return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
+		}
 	}
 	if sshHost == "" {
 		sshHost = addr
@@ -415,6 +455,9 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (_ providers
 	l, err := p.conn()
 	if err != nil {
 		return in, false, err
+	}
+	if in.Kind == "link" && in.Attrs[attrLinkType] != "" {
+		return p.readDeviceLink(l, in)
 	}
 	if in.Kind == "link" {
 		name := in.Attrs[attrNetwork]

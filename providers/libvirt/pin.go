@@ -288,11 +288,12 @@ func (p *Provider) pinDomain(ds *domainSpec, in *providers.Instance, role string
 
 // HostSettings is what a result records of the guest's placement on the
 // libvirt host: the machine type and, when cpu_pin {} set them, the host
-// CPUs of its vCPUs and of QEMU's own threads, and the management NIC's
-// network, as recorded at create.
+// CPUs of its vCPUs and of QEMU's own threads, the management NIC's
+// network, the benchmark NIC's host-side RX ring size and, on a host
+// device, its link type and device, as recorded at create.
 func (p *Provider) HostSettings(in providers.Instance) string {
 	var parts []string
-	for _, k := range []string{attrMachine, attrVCPUPin, attrEmulatorPin, attrMgmtNetwork} {
+	for _, k := range []string{attrMachine, attrVCPUPin, attrEmulatorPin, attrMgmtNetwork, attrRXQueueSize, attrLinkType, attrLinkDev} {
 		if v := in.Attrs[k]; v != "" {
 			parts = append(parts, k+"="+strings.ReplaceAll(v, " ", ","))
 		}

@@ -54,13 +54,20 @@ type domainSpec struct {
 	Initrd  string
 	Cmdline string
 	Network string
-	MAC     string
-	Model   string
-	Driver  string // "" (libvirt's choice), "qemu" or "vhost"
-	Queues  int
-	MTU     int
-	Host    map[string]bool // host-side offload bits ("csum", "tso4", ...)
-	Guest   map[string]bool // guest-side offload bits ("guest_csum" in the spec)
+	// LinkType is "" (a libvirt network), "bridge" (LinkDev is an
+	// existing Linux bridge) or "direct" (macvtap on host NIC LinkDev).
+	LinkType string
+	LinkDev  string
+	MAC      string
+	Model    string
+	Driver   string // "" (libvirt's choice), "qemu" or "vhost"
+	Queues   int
+	// RXQueueSize is the host side's RX virtio ring size (<driver
+	// rx_queue_size>); 0: QEMU's default (256).
+	RXQueueSize int
+	MTU         int
+	Host        map[string]bool // host-side offload bits ("csum", "tso4", ...)
+	Guest       map[string]bool // guest-side offload bits ("guest_csum" in the spec)
 	// Seed is the cloud-init seed volume in Pool, attached as a read-only virtio disk;
 	// empty: none.
 	Seed string
@@ -213,11 +220,22 @@ func domainXML(d domainSpec) (string, error) {
 		fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MgmtMAC))
 		b.WriteString("      <model type='virtio'/>\n    </interface>\n")
 	}
-	b.WriteString("    <interface type='network'>\n")
-	fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
+	switch d.LinkType {
+	case linkTypeBridge:
+		b.WriteString("    <interface type='bridge'>\n")
+		fmt.Fprintf(&b, "      <source bridge='%s'/>\n", esc(d.LinkDev))
+	case linkTypeDirect:
+		b.WriteString("    <interface type='direct'>\n")
+		fmt.Fprintf(&b, "      <source dev='%s' mode='bridge'/>\n", esc(d.LinkDev))
+	default:
+		b.WriteString("    <interface type='network'>\n")
+		fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
+	}
 	fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MAC))
 	fmt.Fprintf(&b, "      <model type='%s'/>\n", esc(d.Model))
-	if d.MTU > 0 {
+	// A macvtap device takes its lower device's MTU (checked equal to the
+	// link's at Link); a tap on a bridge or network gets the link's.
+	if d.MTU > 0 && d.LinkType != linkTypeDirect {
 		fmt.Fprintf(&b, "      <mtu size='%d'/>\n", d.MTU)
 	}
 	if d.Model == "virtio" {
@@ -227,6 +245,9 @@ func domainXML(d domainSpec) (string, error) {
 		}
 		if d.Queues > 1 {
 			attrs += fmt.Sprintf(" queues='%d'", d.Queues)
+		}
+		if d.RXQueueSize > 0 {
+			attrs += fmt.Sprintf(" rx_queue_size='%d'", d.RXQueueSize)
 		}
 		hb, gb := bitsAttrs(d.Host, hostBits), bitsAttrs(d.Guest, guestBits)
 		if attrs != "" || hb != "" || gb != "" {
@@ -239,8 +260,8 @@ func domainXML(d domainSpec) (string, error) {
 			}
 			b.WriteString("</driver>\n")
 		}
-	} else if len(d.Host) > 0 || len(d.Guest) > 0 || d.Queues > 1 {
-		return "", fmt.Errorf("nic model %q has no offload bits or queues in libvirt (only virtio has)", d.Model)
+	} else if len(d.Host) > 0 || len(d.Guest) > 0 || d.Queues > 1 || d.RXQueueSize > 0 {
+		return "", fmt.Errorf("nic model %q has no offload bits, queues or ring sizes in libvirt (only virtio has)", d.Model)
 	}
 	b.WriteString("    </interface>\n")
 	b.WriteString("    <serial type='pty'>")

@@ -26,9 +26,11 @@ func TestDomainXML(t *testing.T) {
 	seeded := q35
 	seeded.Name, seeded.Seed = "lab-kvm-cloud-s", "lab-kvm-cloud-s-cidata.iso"
 	seeded.Meta.Seed = seeded.Seed
+	rings := base
+	rings.Name, rings.RXQueueSize = "lab-kvm-rings-s", 1024
 	inject := base
 	inject.Name = "x'><evil/>"
-	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt, "domain-cloud-init-seed": seeded} {
+	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt, "domain-cloud-init-seed": seeded, "domain-virtio-rx-ring": rings} {
 		t.Run(name, func(t *testing.T) {
 			got, err := domainXML(d)
 			if err != nil {
