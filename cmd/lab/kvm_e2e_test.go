@@ -30,7 +30,6 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/libvirt"
-	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/state"
 )
 
@@ -307,15 +306,7 @@ func TestKVM(t *testing.T) {
 				ready = max(ready, ev.Elapsed)
 			}
 		}
-		rs := results.Store{Dir: filepath.Join(dir, "results")}
-		rid, err := rs.Latest()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, recs, err := rs.Load(rid)
-		if err != nil {
-			t.Fatal(err)
-		}
+		recs := loadRecords(t, dir)
 		by := map[int][]float64{}
 		for _, r := range recs {
 			if r.Error != "" {
@@ -638,15 +629,7 @@ func kvmGuestGone(t *testing.T, e kvmEnv, dir string, names kvmNames) {
 	if took > 10*time.Second {
 		t.Errorf("run 2 failed %v after its client was destroyed, want <= 10s", took)
 	}
-	rs := results.Store{Dir: filepath.Join(dir, "results")}
-	rid, lerr := rs.Latest()
-	if lerr != nil {
-		t.Fatal(lerr)
-	}
-	_, recs, lerr := rs.Load(rid)
-	if lerr != nil {
-		t.Fatal(lerr)
-	}
+	recs := loadRecords(t, dir)
 	if len(recs) != 6 {
 		t.Fatalf("%d records, want all 6 runs tried", len(recs))
 	}
@@ -992,31 +975,8 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 	}
 	// The run went over the link: iperf3's own record of its connection,
 	// and the results' record of the placement.
-	rs := results.Store{Dir: filepath.Join(dir, "results")}
-	rid, err := rs.Latest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, recs, err := rs.Load(rid)
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("want one record: %v (%d)", err, len(recs))
-	}
-	r := recs[0]
-	if r.Error != "" {
-		t.Fatalf("run failed: %s", r.Error)
-	}
-	var ip3 struct {
-		Start struct {
-			Connected []struct {
-				Local  string `json:"local_host"`
-				Remote string `json:"remote_host"`
-			} `json:"connected"`
-		} `json:"start"`
-	}
-	if err := json.Unmarshal([]byte(r.Raw.Client), &ip3); err != nil || len(ip3.Start.Connected) == 0 {
-		t.Fatalf("iperf3 client JSON: %v", err)
-	}
-	for _, c := range ip3.Start.Connected {
+	r := oneRun(t, dir)
+	for _, c := range iperf3Connections(t, r) {
 		if c.Local != linkAddr[names.Client] || c.Remote != linkAddr[names.Server] {
 			t.Errorf("iperf3 ran %s → %s, want the link addresses %s → %s", c.Local, c.Remote, linkAddr[names.Client], linkAddr[names.Server])
 		}
@@ -1156,31 +1116,8 @@ func kvmHostDevice(t *testing.T, e kvmEnv, kind string) {
 	} else if out, err := ipns("-o", "link", "show", "master", dev); err != nil || strings.Count(out, "\n") != 2 {
 		t.Errorf("ports of %s: %v\n%s", dev, err, out)
 	}
-	rs := results.Store{Dir: filepath.Join(dir, "results")}
-	rid, err := rs.Latest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, recs, err := rs.Load(rid)
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("want one record: %v (%d)", err, len(recs))
-	}
-	r := recs[0]
-	if r.Error != "" {
-		t.Fatalf("run failed: %s", r.Error)
-	}
-	var ip3 struct {
-		Start struct {
-			Connected []struct {
-				Local  string `json:"local_host"`
-				Remote string `json:"remote_host"`
-			} `json:"connected"`
-		} `json:"start"`
-	}
-	if err := json.Unmarshal([]byte(r.Raw.Client), &ip3); err != nil || len(ip3.Start.Connected) == 0 {
-		t.Fatalf("iperf3 client JSON: %v", err)
-	}
-	for _, c := range ip3.Start.Connected {
+	r := oneRun(t, dir)
+	for _, c := range iperf3Connections(t, r) {
 		if !strings.HasPrefix(c.Local, "198.1") || !strings.HasSuffix(c.Local, ".3") || !strings.HasSuffix(c.Remote, ".2") {
 			t.Errorf("iperf3 ran %s → %s, want lab's static link addresses (.3 → .2 in 198.18.0.0/15)", c.Local, c.Remote)
 		}

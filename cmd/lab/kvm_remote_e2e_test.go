@@ -13,7 +13,6 @@ import (
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
-	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/state"
 )
 
@@ -117,15 +116,7 @@ func kvmRemoteRun(t *testing.T, e kvmEnv, names *kvmNames) {
 	}
 	t.Logf("figures: apply over qemu+ssh with guests by jump: %v", time.Since(start).Round(time.Second))
 
-	rs := results.Store{Dir: filepath.Join(dir, "results")}
-	rid, err := rs.Latest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, recs, err := rs.Load(rid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := loadRecords(t, dir)
 	if len(recs) != 1 || recs[0].Error != "" || recs[0].Metrics.ThroughputBps <= 0 {
 		t.Fatalf("want one successful run, got %d: %+v", len(recs), recs)
 	}

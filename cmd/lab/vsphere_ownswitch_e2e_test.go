@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -121,18 +120,7 @@ experiment "mtu" {
 		}
 		// iperf3's own account of the connection: client 198.18.0.2 to
 		// server 198.18.0.1, the benchmark link's addresses.
-		var raw struct {
-			Start struct {
-				Connected []struct {
-					Local  string `json:"local_host"`
-					Remote string `json:"remote_host"`
-				} `json:"connected"`
-			} `json:"start"`
-		}
-		if err := json.Unmarshal([]byte(r.Raw.Client), &raw); err != nil || len(raw.Start.Connected) == 0 {
-			t.Fatalf("%s: iperf3 JSON: %v: %.300s", r.CellKey, err, r.Raw.Client)
-		}
-		for _, c := range raw.Start.Connected {
+		for _, c := range iperf3Connections(t, r) {
 			if c.Local != "198.18.0.2" || c.Remote != "198.18.0.1" {
 				t.Errorf("%s: connection %s → %s, not over the benchmark link (198.18.0.2 → 198.18.0.1)", r.CellKey, c.Local, c.Remote)
 			}
