@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/guest/linux"
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
@@ -103,13 +102,13 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 		if iface = linux.IfaceByMAC(links, in.Attrs[attrMAC]); iface == "" {
 			return fmt.Errorf("no interface with MAC %s in the guest (%s)", in.Attrs[attrMAC], linkListCmd)
 		}
-	} else if iface, err = nicByMAC(ctx, t, tmpl.OS, in.Attrs[attrMAC]); err != nil {
+	} else if iface, err = providers.FindNIC(ctx, t, tmpl.OS, in.Attrs[attrMAC]); err != nil {
 		return err
 	}
 	in.Endpoint.Iface = iface
 	if prefix := in.Attrs[attrStaticAddr]; prefix != "" {
 		// A link on a host device: nothing answers DHCP there.
-		for _, c := range staticAddress(tmpl.OS, iface, prefix) {
+		for _, c := range providers.StaticAddress(tmpl.OS, iface, prefix) {
 			if _, err := t.Run(ctx, c); err != nil {
 				return fmt.Errorf("set the link address %s on %s: %s: %w", prefix, iface, strings.Join(c.Argv, " "), err)
 			}
@@ -121,7 +120,7 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 
 // probeCmd prints the guest's kernel name and its /proc/uptime line (an
 // empty line where there is none); linkListCmd lists a Linux guest's
-// links, as nicByMAC asks for them.
+// links, as providers.FindNIC asks for them.
 var (
 	probeCmd    = "uname -s; cat /proc/uptime 2>/dev/null || echo"
 	linkListCmd = strings.Join(linux.ListNICs.Argv, " ")
@@ -139,25 +138,6 @@ func hostnameCmd(name string) string {
 	q := "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
 	return "case $(uname -s) in FreeBSD) hostname " + q + " && sysrc -q hostname=" + q + " >/dev/null;; " +
 		"*) printf '%s\\n' " + q + " >/etc/hostname && hostname " + q + ";; esac"
-}
-
-// nicByMAC names the guest's interface with mac, asking the guest the way
-// its OS (the template's os) can answer: `ip -o link show` on Linux,
-// `ifconfig -a` on FreeBSD (which has no ip).
-func nicByMAC(ctx context.Context, t guest.Transport, osName, mac string) (string, error) {
-	cmd, parse := linux.ListNICs, linux.IfaceByMAC
-	if osName == "freebsd" {
-		cmd, parse = freebsd.ListNICs, freebsd.IfaceByMAC
-	}
-	res, err := t.Run(ctx, cmd)
-	if err != nil {
-		return "", fmt.Errorf("find the NIC: %w", err)
-	}
-	iface := parse(string(res.Stdout), mac)
-	if iface == "" {
-		return "", fmt.Errorf("no interface with MAC %s in the guest (%s)", mac, cmd)
-	}
-	return iface, nil
 }
 
 // kernels are the `uname -s` each template OS answers.

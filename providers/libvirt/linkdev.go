@@ -9,7 +9,6 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -164,19 +163,4 @@ func linkHostAddr(subnet [3]byte, role string) string {
 		host = 3
 	}
 	return fmt.Sprintf("%d.%d.%d.%d", subnet[0], subnet[1], subnet[2], host)
-}
-
-// staticAddress are the commands that give iface the address prefix (a
-// CIDR) as its only IPv4 address and bring it up: iproute2's `ip addr
-// flush` / `ip addr add` / `ip link set up` on Linux, ifconfig(8)'s
-// `ifconfig IF inet ADDR/LEN up` on FreeBSD.
-func staticAddress(osName, iface, prefix string) []guest.Cmd {
-	if osName == "freebsd" {
-		return []guest.Cmd{{Argv: []string{"ifconfig", iface, "inet", prefix, "up"}}}
-	}
-	return []guest.Cmd{
-		{Argv: []string{"ip", "-4", "addr", "flush", "dev", iface}},
-		{Argv: []string{"ip", "addr", "add", prefix, "dev", iface}},
-		{Argv: []string{"ip", "link", "set", "dev", iface, "up"}},
-	}
 }

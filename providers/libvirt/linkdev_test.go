@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/golden"
+	"github.com/lab-bench/lab/providers"
 )
 
 // link_bridge/link_macvtap: what Configure refuses, at the attribute.
@@ -83,10 +84,10 @@ func TestLinkHostAddr(t *testing.T) {
 	if s, c := linkHostAddr([3]byte{198, 18, 7}, "server"), linkHostAddr([3]byte{198, 18, 7}, "client"); s != "198.18.7.2" || c != "198.18.7.3" {
 		t.Errorf("server %s client %s", s, c)
 	}
-	if c := staticAddress("freebsd", "vtnet1", "198.18.7.2/24"); len(c) != 1 || strings.Join(c[0].Argv, " ") != "ifconfig vtnet1 inet 198.18.7.2/24 up" {
+	if c := providers.StaticAddress("freebsd", "vtnet1", "198.18.7.2/24"); len(c) != 1 || strings.Join(c[0].Argv, " ") != "ifconfig vtnet1 inet 198.18.7.2/24 up" {
 		t.Errorf("freebsd: %v", c)
 	}
-	if c := staticAddress("linux", "enp2s0", "198.18.7.3/24"); len(c) != 3 || strings.Join(c[1].Argv, " ") != "ip addr add 198.18.7.3/24 dev enp2s0" {
+	if c := providers.StaticAddress("linux", "enp2s0", "198.18.7.3/24"); len(c) != 3 || strings.Join(c[1].Argv, " ") != "ip addr add 198.18.7.3/24 dev enp2s0" {
 		t.Errorf("linux: %v", c)
 	}
 }

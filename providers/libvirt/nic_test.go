@@ -8,6 +8,7 @@ import (
 
 	"github.com/lab-bench/lab/guest/guesttest"
 	"github.com/lab-bench/lab/internal/golden"
+	"github.com/lab-bench/lab/providers"
 )
 
 // TestNICByMAC finds the benchmark NIC the way each guest OS lists its
@@ -36,7 +37,7 @@ func TestNICByMAC(t *testing.T) {
 	var log string
 	for _, c := range cases {
 		rec := &guesttest.Recorder{Guest: "pair.fbsd.server", Replies: c.replies}
-		iface, err := nicByMAC(context.Background(), rec, c.os, c.mac)
+		iface, err := providers.FindNIC(context.Background(), rec, c.os, c.mac)
 		log += fmt.Sprintf("== %s (os %s, mac %s)\n%s=> iface %q, err %v\n", c.name, c.os, c.mac, rec.Log.String(), iface, err)
 	}
 	golden.Check(t, filepath.Join("testdata", "nic-by-mac.golden"), log)

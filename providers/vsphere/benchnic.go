@@ -7,9 +7,6 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 
-	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/freebsd"
-	"github.com/lab-bench/lab/guest/linux"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -46,19 +43,11 @@ func (p *Provider) addressBenchNIC(ctx context.Context, vm *object.VirtualMachin
 	if k, ok := t.(interface{ HostKey() string }); ok && in.Endpoint.SSH.HostKey == "" {
 		in.Endpoint.SSH.HostKey = k.HostKey() // pinned at first contact
 	}
-	list, parse := linux.ListNICs, linux.IfaceByMAC
-	if m.Template.OS == "freebsd" {
-		list, parse = freebsd.ListNICs, freebsd.IfaceByMAC
-	}
-	res, err := t.Run(ctx, list)
+	iface, err := providers.FindNIC(ctx, t, m.Template.OS, mac)
 	if err != nil {
-		return fmt.Errorf("%s: %s: %w", m.Address, list, err)
+		return fmt.Errorf("%s: the benchmark NIC: %w", m.Address, err)
 	}
-	iface := parse(string(res.Stdout), mac)
-	if iface == "" {
-		return fmt.Errorf("%s: no interface with MAC %s (the benchmark NIC) in the guest (%s)", m.Address, mac, list)
-	}
-	for _, c := range staticAddress(m.Template.OS, iface, addr+"/24") {
+	for _, c := range providers.StaticAddress(m.Template.OS, iface, addr+"/24") {
 		if _, err := t.Run(ctx, c); err != nil {
 			return fmt.Errorf("%s: %s: %w", m.Address, c, err)
 		}
@@ -66,20 +55,4 @@ func (p *Provider) addressBenchNIC(ctx context.Context, vm *object.VirtualMachin
 	in.Endpoint.Addr, in.Endpoint.Iface = addr, iface
 	in.Attrs["bench_addr"] = addr
 	return nil
-}
-
-// staticAddress are the commands that give iface the address prefix (a
-// CIDR) as its only IPv4 address and bring it up: iproute2's
-// `ip addr flush` / `ip addr add` / `ip link set up` on Linux, ifconfig(8)'s
-// `ifconfig IF inet ADDR/LEN up` on FreeBSD (which replaces the first
-// address).
-func staticAddress(osName, iface, prefix string) []guest.Cmd {
-	if osName == "freebsd" {
-		return []guest.Cmd{{Argv: []string{"ifconfig", iface, "inet", prefix, "up"}}}
-	}
-	return []guest.Cmd{
-		{Argv: []string{"ip", "-4", "addr", "flush", "dev", iface}},
-		{Argv: []string{"ip", "addr", "add", prefix, "dev", iface}},
-		{Argv: []string{"ip", "link", "set", "dev", iface, "up"}},
-	}
 }
