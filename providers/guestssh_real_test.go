@@ -3,15 +3,12 @@ package providers_test
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	xssh "golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/lab-bench/lab/guest"
@@ -39,7 +36,7 @@ func TestRealTemplateLoginThroughHypervisor(t *testing.T) {
 	_, hKey, hHostKey := sshtest.StartSSHD(t, p.A.NS, jumpAddr)
 	_, gKey, gHostKey := sshtest.StartSSHD(t, p.B.NS, p.B.Addr)
 	dir := t.TempDir()
-	t.Setenv("SSH_AUTH_SOCK", serveAgent(t, rawKey(t, hKey), rawKey(t, gKey)))
+	t.Setenv("SSH_AUTH_SOCK", sshtest.ServeAgent(t, sshtest.RawKey(t, hKey), sshtest.RawKey(t, gKey)))
 
 	knownHosts := func(t *testing.T, lines ...string) string {
 		f := filepath.Join(t.TempDir(), "known_hosts")
@@ -131,44 +128,4 @@ func knownLine(t *testing.T, host, key string) string {
 		t.Fatal(err)
 	}
 	return knownhosts.Line([]string{host}, k)
-}
-
-// serveAgent runs an in-process ssh-agent holding keys on a Unix socket.
-func serveAgent(t *testing.T, keys ...any) string {
-	t.Helper()
-	kr := agent.NewKeyring()
-	for _, k := range keys {
-		if err := kr.Add(agent.AddedKey{PrivateKey: k}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sock := filepath.Join(t.TempDir(), "agent.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _ = agent.ServeAgent(kr, c); c.Close() }()
-		}
-	}()
-	return sock
-}
-
-func rawKey(t *testing.T, file string) any {
-	t.Helper()
-	pem, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := xssh.ParseRawPrivateKey(pem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
 }

@@ -11,47 +11,18 @@ import (
 	"testing"
 
 	xssh "golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
 )
 
-// serveAgent runs an in-memory ssh-agent (x/crypto/ssh/agent keyring)
-// holding key on a unix socket and returns the socket's path.
-func serveAgent(t *testing.T, keys ...any) string {
-	t.Helper()
-	kr := agent.NewKeyring()
-	for _, k := range keys {
-		if err := kr.Add(agent.AddedKey{PrivateKey: k}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sock := filepath.Join(t.TempDir(), "agent.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _ = agent.ServeAgent(kr, c); c.Close() }()
-		}
-	}()
-	return sock
-}
-
 // TestAgent: the agent's key logs in; a missing key file does not matter
 // then; without the agent it does.
 func TestAgent(t *testing.T) {
 	key := sshtest.NewKey(t)
 	srv := sshtest.Start(t, echo, sshtest.Options{ClientKey: key})
-	sock := serveAgent(t, key)
+	sock := sshtest.ServeAgent(t, key)
 	missing := filepath.Join(t.TempDir(), "id_ed25519")
 	c := labssh.Config{Host: srv.Host(), Port: srv.Port(), KnownHostKey: srv.HostKey(), Agent: true, AgentSocket: sock, PrivateKeyFile: missing}
 	tr, err := labssh.Dial(context.Background(), "pair.a.server", c)
@@ -60,7 +31,7 @@ func TestAgent(t *testing.T) {
 	}
 	tr.Close()
 
-	other := serveAgent(t, sshtest.NewKey(t))
+	other := sshtest.ServeAgent(t, sshtest.NewKey(t))
 	c.AgentSocket = other
 	var ae *labssh.AuthError
 	if _, err := labssh.Dial(context.Background(), "pair.a.server", c); !errors.As(err, &ae) {

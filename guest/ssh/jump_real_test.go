@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/lab-bench/lab/guest"
@@ -65,7 +64,7 @@ func TestRealJump(t *testing.T) {
 
 	t.Run("ssh-config-agent-known-hosts", func(t *testing.T) {
 		dir := t.TempDir()
-		sock := serveAgent(t, rawKey(t, jKey), rawKey(t, tKey))
+		sock := sshtest.ServeAgent(t, sshtest.RawKey(t, jKey), sshtest.RawKey(t, tKey))
 		hk, err := labssh.ParseHostKey(jHostKey)
 		if err != nil {
 			t.Fatal(err)
@@ -89,19 +88,4 @@ func TestRealJump(t *testing.T) {
 		}
 		inTarget(t, c)
 	})
-}
-
-// rawKey reads an OpenSSH private key file as the key itself (for the
-// agent's keyring).
-func rawKey(t *testing.T, file string) any {
-	t.Helper()
-	pem, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := xssh.ParseRawPrivateKey(pem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
 }
