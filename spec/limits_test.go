@@ -369,3 +369,173 @@ func TestFileFunctionLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticSnippets: what a diagnostic prints from a hostile spec is
+// bounded and escaped; a clean one prints exactly as HCL's writer does.
+func TestDiagnosticSnippets(t *testing.T) {
+	long := strings.Repeat("a", 400<<10)
+	tests := []struct {
+		name, src string
+		color     bool
+		want      []string // substrings of the output
+		maxBytes  int
+	}{
+		{"400 KB line", "lab \"x\" {\n  description = \"" + long + "\" + 1\n}\n", false,
+			[]string{`description = "aaa`, "a…\n", "\n                      ^^^", "Invalid operand"}, 2000},
+		{"400 KB line, error at its end", "lab \"x\" {\n  description = \"" + long + "\"\n  colour = 1 }\n", false,
+			[]string{"colour = 1"}, 2000},
+		{"400 KB line, error past its middle", "lab \"x\" {\n  description = [\"" + long + "\", 1 + \"z\"]\n}\n", false,
+			[]string{"   2: …aaaa", `aaaa", 1 + "z"]` + "\n", "Invalid operand"}, 2000},
+		{"ESC in a string", "lab \"x\" {\n  description = \"\x1b[2J\x1b]0;owned\x07\" + 1\n}\n", false,
+			[]string{`"\x1b[2J\x1b]0;owned\x07" + 1`, "\n                      ^^^^^^^^^^^^^^^^^^^^^^^^^\n"}, 2000},
+		{"ESC in an identifier", "lab \"x\" {\n  x\x1b[31m = 1\n}\n", false,
+			[]string{`x\x1b[31m = 1`, "Invalid character"}, 4000},
+		{"ESC in a label", "lab \"x\x1b[2J\" {}\n", true,
+			[]string{`\x1b[2J`}, 4000},
+		{"C1, DEL and invalid UTF-8", "lab \"x\" {\n  description = \"\u009b31m\x7f\xff\" + 1\n}\n", false,
+			[]string{`"\u009b31m\x7f\xff" + 1`}, 2000},
+		{"bidirectional override", "lab \"x\" {\n  description = \"a\u202eb\" + 1\n}\n", true,
+			[]string{`"a\u202eb"`}, 2000},
+		{"many long lines in one range", "lab \"x\" {\n  description = <<EOT\n" + strings.Repeat(long[:1000]+"\n", 50) + "EOT\n  colour = 1\n}\n", false,
+			[]string{"colour = 1"}, 4000},
+	}
+	ownCodes := strings.NewReplacer("\x1b[31m", "", "\x1b[33m", "", "\x1b[0m", "", "\x1b[1;4m", "")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(tt.src)}, Options{})
+			if !diags.HasErrors() {
+				t.Fatal("no error")
+			}
+			var b strings.Builder
+			if err := l.WriteDiagnostics(&b, diags, 0, tt.color); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if len(out) > tt.maxBytes {
+				t.Errorf("%d bytes of diagnostics, want at most %d:\n%.3000s", len(out), tt.maxBytes, out)
+			}
+			for i, r := range ownCodes.Replace(out) {
+				if r != '\n' && r != '\t' && unsafeRune(r) {
+					t.Fatalf("unescaped %q at byte %d:\n%q", r, i, out)
+				}
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%.3000s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestDiagnosticsAsHCL: on clean sources the writer prints byte for byte
+// what HCL's own text writer prints, with and without color.
+func TestDiagnosticsAsHCL(t *testing.T) {
+	srcs := []string{
+		"lab \"x\" {\n  colour = 1\n}\n",
+		"lab \"x\" {\n  description = [\n    1 + \"a\",\n  ]\n}\n",
+		"variable \"v\" { default = \"a\" }\nlab \"x\" { description = var.v + 1 }\n",
+		"lab \"x\" {\r\n  colour = 1\r\n}\r\n",
+		"lab \"x\" {\n",
+		smallLab + "experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n",
+	}
+	for _, src := range srcs {
+		for _, color := range []bool{false, true} {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+			if len(diags) == 0 {
+				t.Fatalf("%q: no diagnostics", src)
+			}
+			var got, want strings.Builder
+			if err := l.WriteDiagnostics(&got, diags, 78, color); err != nil {
+				t.Fatal(err)
+			}
+			if err := hcl.NewDiagnosticTextWriter(&want, l.Files, 78, color).WriteDiagnostics(diags); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%q (color %t):\ngot:\n%s\nwant (HCL):\n%s", src, color, got.String(), want.String())
+			}
+		}
+	}
+}
+
+// TestHiddenSource: a lab file that is a symbolic link out of the lab
+// directory (or into /etc) is still reported as not HCL, at its line, but
+// none of its lines are printed, in text or JSON.
+func TestHiddenSource(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("root:$6$SECRETHASH:19000:0:99999:7:::\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, target string // target "" is a regular file in the directory
+		hidden       string
+	}{
+		{"regular file", "", ""},
+		{"link inside the directory", "sub/secret", ""},
+		{"link outside the directory", outside, "it is a symbolic link to a file outside the lab directory"},
+		{"relative link outside", "../secret", "it is a symbolic link to a file outside the lab directory"},
+		{"link into /etc", "/etc/passwd", "it is a symbolic link into /etc"},
+		{"dangling link", "/nonexistent/x.hcl", "it is a symbolic link that does not resolve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(filepath.Dir(outside), "lab")
+			if tt.target != "" && !strings.HasPrefix(tt.target, "/") && !strings.HasPrefix(tt.target, "../") {
+				dir = t.TempDir()
+				if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, tt.target), []byte("root:$6$SECRETHASH:19000\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = os.RemoveAll(filepath.Join(filepath.Dir(outside), "lab")) })
+			name := filepath.Join(dir, "main.hcl")
+			var err error
+			if tt.target == "" {
+				err = os.WriteFile(name, []byte("root:$6$SECRETHASH:19000\n"), 0o600)
+			} else {
+				err = os.Symlink(tt.target, name)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := HiddenSource(dir, name); got != tt.hidden {
+				t.Fatalf("HiddenSource = %q, want %q", got, tt.hidden)
+			}
+			l, diags := Load(dir, Options{})
+			if !diags.HasErrors() {
+				t.Fatal("no error")
+			}
+			var b strings.Builder
+			if err := l.WriteDiagnostics(&b, diags, 0, false); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !strings.Contains(out, "on "+name+" line 1") {
+				t.Errorf("the error does not name the file and line:\n%s", out)
+			}
+			if tt.hidden == "" {
+				if tt.target != "" || strings.Contains(out, "SECRETHASH") {
+					return // shown: the file is the lab's own
+				}
+				t.Errorf("source of a regular file not shown:\n%s", out)
+				return
+			}
+			if strings.Contains(out, "SECRETHASH") || strings.Contains(out, "root:") && tt.target == "/etc/passwd" {
+				t.Errorf("source of a hidden file printed:\n%s", out)
+			}
+			if !strings.Contains(out, "(source not shown: "+tt.hidden+")") && !strings.Contains(out, "Cannot read lab file") {
+				t.Errorf("no reason given:\n%s", out)
+			}
+			for _, d := range diags {
+				if d.Subject != nil && l.Snippet(*d.Subject) != "" {
+					t.Errorf("JSON snippet of a hidden file: %q", l.Snippet(*d.Subject))
+				}
+			}
+		})
+	}
+}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/spec"
 )
 
 // hostileHead is a valid lab without experiments; hostile specs add one.
@@ -132,4 +135,75 @@ func truncateOut(s string) string {
 		return s[:3000] + "…"
 	}
 	return s
+}
+
+// TestValidateHostileOutput: what validate prints about a hostile spec is
+// bounded (a 400 KB line gave 400 KB of stderr), carries no control byte
+// from the spec (ESC sequences reached the terminal) and no line of a
+// .hcl symlinked out of the lab directory; -json snippets are cut too.
+func TestValidateHostileOutput(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "shadow")
+	if err := os.WriteFile(secret, []byte("root:$6$SECRETHASH:19000:0:99999:7:::\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 400<<10)
+	tests := []struct {
+		name    string
+		src     string // main.hcl; "" makes it a symlink to secret
+		want    string // in stderr
+		absent  string // not in stderr nor in the JSON
+		maxText int    // bytes of stderr
+	}{
+		{"400 KB line", hostileExp("description = \"" + long + "\" + 1"), "Invalid operand", long[:300], 3000},
+		{"400 KB line and an error after it", hostileExp("description = \"" + long + "\"\nguest { mtu = \"big\" }"), `mtu = "big"`, long[:300], 3000},
+		{"ESC in a string", hostileExp("description = \"\x1b[2J\x1b]0;owned\x07\" + 1"), `\x1b[2J\x1b]0;owned\x07`, "\x1b", 3000},
+		{"ESC in an identifier", hostileExp("guest { m\x1b[31mtu = 1 }"), `m\x1b[31mtu`, "\x1b", 6000},
+		{"ESC in a label", "lab \"\x1b[2J\" {}\n", `\x1b[2J`, "\x1b", 3000},
+		{"symlink out of the directory", "", "(source not shown: it is a symbolic link to a file outside the lab directory)", "SECRETHASH", 3000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			name := filepath.Join(dir, "main.hcl")
+			var err error
+			if tt.src == "" {
+				err = os.Symlink(secret, name)
+			} else {
+				err = os.WriteFile(name, []byte(tt.src), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := Main([]string{"-chdir=" + dir, "validate"}, strings.NewReader(""), &stdout, &stderr, nil); code != 1 {
+				t.Fatalf("exit %d:\n%s", code, truncateOut(stderr.String()))
+			}
+			out := stderr.String()
+			if len(out) > tt.maxText {
+				t.Errorf("%d bytes of stderr, want at most %d:\n%s", len(out), tt.maxText, truncateOut(out))
+			}
+			if !strings.Contains(out, tt.want) || strings.Contains(out, tt.absent) {
+				t.Errorf("want %q and not %q in:\n%s", tt.want, truncateOut(tt.absent), truncateOut(out))
+			}
+			if i := strings.IndexFunc(out, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }); i >= 0 {
+				t.Errorf("control byte %q at %d of stderr", out[i], i)
+			}
+			stdout.Reset()
+			Main([]string{"-chdir=" + dir, "validate", "-json"}, strings.NewReader(""), &stdout, &stderr, nil)
+			var v validateJSON
+			if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+				t.Fatalf("-json: %v", err)
+			}
+			if bytes.ContainsFunc(stdout.Bytes(), func(r rune) bool { return r < 0x20 && r != '\n' }) {
+				t.Errorf("-json wrote a raw control byte")
+			}
+			for _, d := range v.Diagnostics {
+				// Decoded JSON strings hold what the spec holds (an editor
+				// shows it); only size and hidden sources are checked.
+				if n := len([]rune(d.Snippet)); n > 2*spec.MaxSnippetWidth+10 || tt.absent != "\x1b" && strings.Contains(d.Snippet, tt.absent) {
+					t.Errorf("-json snippet of %d characters: %.300q", n, d.Snippet)
+				}
+			}
+		})
+	}
 }
