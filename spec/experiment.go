@@ -207,6 +207,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	// guest applies to every guest of the pair (the router too, when the
 	// pair goes via one); server, client and router to one guest, after it.
 	hostKernel := l.hostKernelEnds(e.Pairs)
+	freeBSD := l.endsWhere(e.Pairs, func(t *Template) bool { return t.OS == "freebsd" })
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
 		diags = append(diags, d...)
@@ -222,6 +223,11 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 				for _, i := range ends {
 					if n == "sysctl" && hostKernel[i] {
 						if d := checkHostSysctls(v, a.Expr.Range()); d != nil {
+							return d
+						}
+					}
+					if n == "sysctl" && freeBSD[i] {
+						if d := checkFreeBSDSysctls(v, a.Expr.Range()); d != nil {
 							return d
 						}
 					}
@@ -292,20 +298,25 @@ var hostKernelProviders = map[string]bool{"local": true}
 // named pairs, whether any of them is made by a provider whose guests
 // share the host's kernel.
 func (l *loader) hostKernelEnds(pairs []string) [3]bool {
-	var out [3]bool
-	shares := func(template string) bool {
-		t := l.lab.Templates[template]
-		if t == nil {
-			return false
-		}
+	return l.endsWhere(pairs, func(t *Template) bool {
 		p := l.lab.Providers[t.Provider]
 		return p != nil && hostKernelProviders[p.Type]
+	})
+}
+
+// endsWhere reports, for the server, client and router ends of the named
+// pairs, whether the template of any of them is one that is(t).
+func (l *loader) endsWhere(pairs []string, is func(t *Template) bool) [3]bool {
+	var out [3]bool
+	match := func(template string) bool {
+		t := l.lab.Templates[template]
+		return t != nil && is(t)
 	}
 	for _, n := range pairs {
 		if p := l.lab.Pairs[n]; p != nil {
-			out[0] = out[0] || shares(p.Server)
-			out[1] = out[1] || shares(p.Client)
-			out[2] = out[2] || (p.Via != "" && shares(p.Via))
+			out[0] = out[0] || match(p.Server)
+			out[1] = out[1] || match(p.Client)
+			out[2] = out[2] || (p.Via != "" && match(p.Via))
 		}
 	}
 	return out

@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
+	"github.com/lab-bench/lab/guest/linux"
 )
 
 // smallLab is a valid lab; tests append to it or pad it.
@@ -536,6 +540,61 @@ func TestHiddenSource(t *testing.T) {
 					t.Errorf("JSON snippet of a hidden file: %q", l.Snippet(*d.Subject))
 				}
 			}
+		})
+	}
+}
+
+// TestSysctlSameRuleAsGuests: validate accepts a sysctl exactly when the
+// guest driver of the template's OS would apply it (one rule, in guest),
+// and says why at the attribute.
+func TestSysctlSameRuleAsGuests(t *testing.T) {
+	lab := func(os, key, value string) []byte {
+		return []byte(`lab "x" {}
+provider "vsphere" "p" {}
+template "t" { os = "` + os + `" }
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  guest { sysctl = { "` + key + `" = "` + value + `" } }
+  iperf3 {}
+}
+`)
+	}
+	tests := []struct {
+		os, key, value, summary string
+	}{
+		{"linux", "net.core.rmem_max", "4194304", ""},
+		{"linux", "net.ipv4.tcp_rmem", "4096 131072 6291456", ""},
+		{"linux", "net.ipv4.ip_local_port_range", "1024 65000", ""},
+		{"linux", "net.core.rmem_max", "1=2", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "a=", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "-x", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "-1", ""},
+		{"linux", "net.core.rmem_max", "50%", ""},
+		{"linux", "_net.x", "1", "Invalid sysctl name"},
+		{"linux", "-net.x", "1", "Invalid sysctl name"},
+		{"freebsd", "kern.ipc.maxsockbuf", "16777216", ""},
+		{"freebsd", "net/inet/tcp/sendspace", "1", "Invalid sysctl name"},
+		{"freebsd", "kern", "1", "Invalid sysctl name"},
+		{"freebsd", "kern.ipc.maxsockbuf", "1=2", "Invalid sysctl value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.os+" "+tt.key+"="+tt.value, func(t *testing.T) {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.os, tt.key, tt.value)}, Options{})
+			s := guest.Settings{Sysctl: map[string]string{tt.key: tt.value}}
+			applyErr := linux.Validate("eth1", s)
+			if tt.os == "freebsd" {
+				applyErr = freebsd.Validate("vtnet1", s)
+			}
+			if (applyErr == nil) != (tt.summary == "") {
+				t.Errorf("the %s driver says %v; the test expects %q", tt.os, applyErr, tt.summary)
+			}
+			if tt.summary == "" {
+				wantNoError(t, l, diags)
+				return
+			}
+			wantOneError(t, l, diags, tt.summary, "", "main.hcl", 7, 20)
 		})
 	}
 }

@@ -56,6 +56,8 @@ var hostileSpecs = []struct {
 	{"sysctl trailing dot", hostileExp(`guest { sysctl = { "net.ipv4." = 1 } }`), nil, false},
 	{"sysctl host-wide on local", hostileExp(`guest { sysctl = { "kernel.printk_ratelimit" = 10 } }`), nil, false},
 	{"sysctl vm on local", hostileExp(`server { sysctl = { "vm.swappiness" = 10 } }`), nil, false},
+	{"sysctl value with =", hostileExp(`guest { sysctl = { "net.core.rmem_max" = "1=2" } }`), nil, false},
+	{"sysctl empty value", hostileExp(`guest { sysctl = { "net.core.rmem_max" = "" } }`), nil, false},
 	{"sysctl injection", hostileExp(`guest { sysctl = { "net.core.rmem_max" = "1; reboot" } }`), nil, false},
 	{"cpus -5", `provider "local" "default" { cpus = -5 }` + "\n" + hostileExp(""), nil, false},
 	{"cpus 0", `provider "local" "default" { cpus = 0 }` + "\n" + hostileExp(""), nil, false},
