@@ -84,8 +84,8 @@ const (
 var (
 	// ifaceRE: FreeBSD interface names are a driver name and a unit
 	// number (vtnet0, vmx0, em0, ix0, bge1); the guest decides which.
-	ifaceRE     = regexp.MustCompile(`^[a-z]{1,12}[0-9]{1,4}$`)
-	ccRE        = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+	ifaceRE = regexp.MustCompile(`^[a-z]{1,12}[0-9]{1,4}$`)
+	ccRE    = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
 	// sysctlKeyRE: a FreeBSD MIB name has dotted parts and no "/".
 	sysctlKeyRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_%-]+)+$`)
 )
