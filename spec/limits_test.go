@@ -598,3 +598,45 @@ experiment "e" {
 		})
 	}
 }
+
+// TestRatioOverItself: a ratio whose of and over select the same cells
+// divides every cell by itself; it is refused at over.
+func TestRatioOverItself(t *testing.T) {
+	lab := func(of, over string) []byte {
+		return []byte(`lab "x" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { lro = [true, false], mtu = [1500, 9000] }
+  guest {
+    lro = matrix.lro
+    mtu = matrix.mtu
+  }
+  iperf3 {}
+  expect "x" {
+    ratio = { of = "` + of + `", over = "` + over + `", at_least = 1 }
+  }
+}
+`)
+	}
+	tests := []struct{ of, over, want string }{
+		{"lro=true", "lro=false", ""},
+		{"mtu=9000", "mtu=1500", ""},
+		{"lro=true", "lro=true", "Ratio of a cell over itself"},
+		{"lro=true", " lro = true", "Ratio of a cell over itself"},
+		{"mtu=1500", "mtu=1500", "Ratio of a cell over itself"},
+		{"pair=p", "pair=p", "Ratio of a cell over itself"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.of+" over "+tt.over, func(t *testing.T) {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.of, tt.over)}, Options{})
+			if tt.want == "" {
+				wantNoError(t, l, diags)
+				return
+			}
+			col := 5 + len(`ratio = { of = "`+tt.of+`", over = `)
+			wantOneError(t, l, diags, tt.want, "", "main.hcl", 13, col)
+		})
+	}
+}
