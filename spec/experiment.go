@@ -208,6 +208,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	// pair goes via one); server, client and router to one guest, after it.
 	hostKernel := l.hostKernelEnds(e.Pairs)
 	freeBSD := l.endsWhere(e.Pairs, func(t *Template) bool { return t.OS == "freebsd" })
+	link := l.smallestLinkMTU(e.Pairs)
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
 		diags = append(diags, d...)
@@ -233,6 +234,11 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 					}
 					if d := set(&cs.ends[i], v, a); d != nil {
 						return d
+					}
+					if n == "mtu" {
+						if d := link.check(cs.ends[i].s.MTU, a.Expr.Range()); d != nil {
+							return d
+						}
 					}
 				}
 				return nil
@@ -302,6 +308,36 @@ func (l *loader) hostKernelEnds(pairs []string) [3]bool {
 		p := l.lab.Providers[t.Provider]
 		return p != nil && hostKernelProviders[p.Type]
 	})
+}
+
+// linkLimit is the smallest link MTU among an experiment's pairs (0: no
+// pair sets one) and the pair that sets it.
+type linkLimit struct {
+	mtu  int
+	pair *Pair
+}
+
+// smallestLinkMTU finds the smallest link { mtu } of the named pairs.
+func (l *loader) smallestLinkMTU(pairs []string) linkLimit {
+	var out linkLimit
+	for _, n := range pairs {
+		if p := l.lab.Pairs[n]; p != nil && p.LinkMTU > 0 && (out.mtu == 0 || p.LinkMTU < out.mtu) {
+			out = linkLimit{p.LinkMTU, p}
+		}
+	}
+	return out
+}
+
+// check refuses a guest MTU above the link's: the guest would send frames
+// the link (bridge, vSwitch, veth) drops, so a large-MTU cell would
+// measure a black hole, or fail at apply.
+func (k linkLimit) check(mtu int, rng hcl.Range) *hcl.Diagnostic {
+	if k.mtu == 0 || mtu <= k.mtu {
+		return nil
+	}
+	return errorf(rng, "Guest MTU above the link MTU",
+		"mtu = %d is above the MTU of pair %s's link (link { mtu = %d } at %s): the guest would send frames the link drops. Raise the link's mtu or lower the guest's.",
+		mtu, k.pair.Name, k.mtu, declaredAt(k.pair.RangeOf("link.mtu")))
 }
 
 // endsWhere reports, for the server, client and router ends of the named

@@ -640,3 +640,56 @@ experiment "e" {
 		})
 	}
 }
+
+// TestGuestMTUAboveLink: a guest MTU above its pair's link MTU (both
+// known at validate) is refused at the guest's mtu.
+func TestGuestMTUAboveLink(t *testing.T) {
+	lab := func(link, settings string) []byte {
+		matrix := "# no matrix"
+		if strings.Contains(settings, "matrix") {
+			matrix = "matrix = { m = [1500, 9000] }"
+		}
+		return []byte(`lab "x" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  ` + link + `
+}
+experiment "e" {
+  pairs = [pair.p]
+  ` + matrix + `
+  ` + settings + `
+  iperf3 {}
+}
+`)
+	}
+	tests := []struct {
+		name, link, settings string
+		col                  int // of the error on line 10; 0: valid
+	}{
+		{"no link MTU", "", "guest { mtu = 9000 }", 0},
+		{"equal", "link { mtu = 9000 }", "guest { mtu = 9000 }", 0},
+		{"below", "link { mtu = 9000 }", "server { mtu = matrix.m }", 0},
+		{"above", "link { mtu = 1500 }", "guest { mtu = 9000 }", 17},
+		{"above in one cell", "link { mtu = 1500 }", "client { mtu = matrix.m }", 18},
+		{"router above", "link { mtu = 1500 }", "router { mtu = 1501 }", 18},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := lab(tt.link, tt.settings)
+			if strings.HasPrefix(tt.settings, "router") {
+				src = []byte(strings.Replace(string(src), "template = template.t", "template = template.t\n  via = template.t", 1))
+			}
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+			if tt.col == 0 {
+				wantNoError(t, l, diags)
+				return
+			}
+			line := 10
+			if strings.HasPrefix(tt.settings, "router") {
+				line = 11
+			}
+			wantOneError(t, l, diags, "Guest MTU above the link MTU", "", "main.hcl", line, tt.col)
+		})
+	}
+}
