@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -690,6 +692,72 @@ experiment "e" {
 				line = 11
 			}
 			wantOneError(t, l, diags, "Guest MTU above the link MTU", "", "main.hcl", line, tt.col)
+		})
+	}
+}
+
+// TestCheckRulesets: a firewall ruleset this host's nft cannot parse is an
+// error at the place nft names (when written literally); without nft it
+// is a warning that the ruleset was not checked.
+func TestCheckRulesets(t *testing.T) {
+	lab := func(firewall string) []byte {
+		return []byte(`lab "x" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  via      = template.t
+}
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { fw = ["ok", "bad"] }
+  router {
+    firewall = ` + firewall + `
+  }
+  iperf3 {}
+}
+`)
+	}
+	heredoc := "<<EOT\nchain c {\n  type filter hook forward priority 0;\n  tcp dprot 5201 accept\n}\nEOT\n"
+	tests := []struct {
+		name, firewall string
+		severity       hcl.DiagnosticSeverity
+		line, col      int
+		needsNft       bool
+	}{
+		{"valid", `matrix.fw == "ok" ? "chain c {\n}" : "chain d {\n}"`, 0, 0, 0, true},
+		{"heredoc with a typo", heredoc, hcl.DiagError, 14, 7, true},
+		{"one cell's ruleset", `matrix.fw == "ok" ? "chain c {\n}" : "chain c {\n  counter acept\n}"`, hcl.DiagError, 11, 16, true},
+		{"jump to no chain", `"chain c {\n  jump nochain\n}"`, hcl.DiagWarning, 11, 16, true},
+		{"no nft", heredoc, hcl.DiagWarning, 11, 16, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.needsNft {
+				if _, err := exec.LookPath("nft"); err != nil || os.Geteuid() != 0 {
+					t.Skip("needs root and nft (package nftables)")
+				}
+			} else {
+				t.Setenv("PATH", t.TempDir())
+			}
+			src := lab(tt.firewall)
+			if !strings.Contains(tt.firewall, "matrix") {
+				src = []byte(strings.Replace(string(src), `  matrix = { fw = ["ok", "bad"] }`, "  # no matrix", 1))
+			}
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+			wantNoError(t, l, diags)
+			diags = l.CheckRulesets(context.Background())
+			if tt.severity == 0 {
+				if len(diags) > 0 {
+					t.Fatalf("unexpected:\n%s", writeDiags(t, l, diags))
+				}
+				return
+			}
+			if len(diags) != 1 || diags[0].Severity != tt.severity {
+				t.Fatalf("want one diagnostic of severity %d, got:\n%s", tt.severity, writeDiags(t, l, diags))
+			}
+			if s := diags[0].Subject; s == nil || s.Start.Line != tt.line || s.Start.Column != tt.col {
+				t.Errorf("at %v, want main.hcl:%d:%d:\n%s", s, tt.line, tt.col, writeDiags(t, l, diags))
+			}
 		})
 	}
 }

@@ -219,28 +219,18 @@ func setStrict(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	return d
 }
 
-// maxFirewall bounds a firewall ruleset (it travels on stdin to nft).
-const maxFirewall = 64 << 10
-
 // setFirewall takes an nftables ruleset body (chains and rules of the
 // table lab_fw). It reaches the guest on stdin, never through a shell;
-// control characters other than newline and tab are refused.
+// linux.CheckFirewall, the check the Linux driver makes before apply,
+// refuses it here first, at the offending character when it is written
+// literally.
 func setFirewall(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	s, d := toString(v, a.Expr.Range(), a.Name)
 	if d != nil {
 		return d
 	}
-	if len(s) > maxFirewall {
-		return errorf(a.Expr.Range(), "Firewall ruleset too large", "The ruleset has %d bytes; at most %d are allowed.", len(s), maxFirewall)
-	}
-	for _, r := range s {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-			return errorf(a.Expr.Range(), "Invalid firewall ruleset",
-				"The ruleset contains the control character %q; an nftables ruleset is text with newlines and tabs only.", r)
-		}
-	}
 	var re *linux.RulesetError
-	if err := linux.CheckRuleset(s); errors.As(err, &re) {
+	if err := linux.CheckFirewall(s); errors.As(err, &re) {
 		return errorf(rulesetRange(a.Expr, s, re.Offset), "Invalid firewall ruleset",
 			"%s (line %d, column %d of the ruleset). A ruleset is the body of lab's table inet %s: chains, sets and rules only.",
 			re.Msg, re.Line, re.Column, linux.FirewallTable)

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +23,11 @@ pair "p" { template = template.t }
 // hostileExp wraps body in an experiment that is valid when body is.
 func hostileExp(body string) string {
 	return hostileHead + "experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 { duration = \"1s\" }\n" + body + "\n}\n"
+}
+
+// routed makes hostileHead's pair go via a router guest.
+func routed(src string) string {
+	return strings.Replace(src, "pair \"p\" { template = template.t }", "pair \"p\" {\n  template = template.t\n  via      = template.t\n}", 1)
 }
 
 // hostileSpecs are inputs from issue 9's list and more like them. ok
@@ -79,9 +86,11 @@ var hostileSpecs = []struct {
 	{"source with newline", `lab "h" {}` + "\ntemplate \"t\" { source = \"a\\nb\" }\n", nil, false},
 	{"mtu 1e400", hostileExp("guest { mtu = 1e400 }"), nil, false},
 	{"sensitive in experiment", hostileHead + "variable \"s\" {\n  sensitive = true\n  default = \"x\"\n}\n" + "experiment \"e\" {\n  pairs = [pair.p]\n  description = var.s\n  iperf3 {}\n}\n", nil, false},
-	{"firewall closes table", strings.Replace(hostileExp(`router { firewall = "}\ntable inet evil { chain c { } }" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
-	{"firewall include", strings.Replace(hostileExp(`router { firewall = "include \"/etc/shadow\"" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
-	{"firewall unclosed", strings.Replace(hostileExp(`router { firewall = "chain c {" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
+	{"ratio over itself", hostileExp("matrix = { m = [1500, 9000] }\nguest { mtu = matrix.m }\nexpect \"x\" {\n  ratio = { of = \"m=9000\", over = \"m = 9000\", at_least = 1 }\n}"), nil, false},
+	{"guest MTU above the link's", strings.Replace(hostileExp("guest { mtu = 9000 }"), "pair \"p\" { template = template.t }", "pair \"p\" {\n  template = template.t\n  link { mtu = 1500 }\n}", 1), nil, false},
+	{"firewall closes table", routed(hostileExp(`router { firewall = "}\ntable inet evil { chain c { } }" }`)), nil, false},
+	{"firewall include", routed(hostileExp(`router { firewall = "include \"/etc/shadow\"" }`)), nil, false},
+	{"firewall unclosed", routed(hostileExp(`router { firewall = "chain c {" }`)), nil, false},
 	{"file /dev/zero", `lab "h" { description = file("/dev/zero") }` + "\n", nil, false},
 	{"file directory", `lab "h" { description = file("/") }` + "\n", nil, false},
 	{"file /proc/self/mem", `lab "h" { description = file("/proc/self/mem") }` + "\n", nil, false},
@@ -95,6 +104,18 @@ var hostileSpecs = []struct {
 	{"10k experiments", hostileHead + strings.Repeat("experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n", 10000), nil, false},
 	{"jsondecode deep", `lab "h" { description = jsonencode(jsondecode("` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `")) }` + "\n", nil, false},
 	{"regex bomb", `lab "h" { description = regex("(a{1000}){1000}", "a") }` + "\n", nil, false},
+}
+
+// hostileWant is the error summary some hostile specs must be refused
+// with (a refusal for another reason would hide the check they are for).
+var hostileWant = map[string]string{
+	"sysctl value with =":        "Error: Invalid sysctl value",
+	"sysctl empty value":         "Error: Invalid sysctl value",
+	"ratio over itself":          "Error: Ratio of a cell over itself",
+	"guest MTU above the link's": "Error: Guest MTU above the link MTU",
+	"firewall closes table":      "Error: Invalid firewall ruleset",
+	"firewall include":           "Error: Invalid firewall ruleset",
+	"firewall unclosed":          "Error: Invalid firewall ruleset",
 }
 
 // TestValidateHostileBattery runs every hostile spec through validate
@@ -121,6 +142,9 @@ func TestValidateHostileBattery(t *testing.T) {
 					t.Fatalf("exit %d:\n%s", code, out)
 				}
 				return
+			}
+			if want := hostileWant[h.name]; want != "" && !strings.Contains(out, want) {
+				t.Errorf("want %q:\n%s", want, truncateOut(out))
 			}
 			errs := strings.Count(out, "Error: ")
 			if code != 1 || errs == 0 || len(located.FindAllString(out, -1)) != errs {
@@ -207,5 +231,40 @@ func TestValidateHostileOutput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestValidateFirewallNft: a ruleset this host's nft cannot parse is
+// refused by validate and by plan, at its line, before apply would have
+// had the guest's nft refuse it; without nft both say it was not checked.
+func TestValidateFirewallNft(t *testing.T) {
+	src := routed(hostileExp("router {\n  firewall = <<EOT\nchain c {\n  tcp dprot 5201 accept\n}\nEOT\n}"))
+	_, lookErr := exec.LookPath("nft")
+	haveNft := lookErr == nil && os.Geteuid() == 0
+	for _, verb := range []string{"validate", "plan"} {
+		for _, withNft := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s nft=%t", verb, withNft), func(t *testing.T) {
+				if withNft && !haveNft {
+					t.Skip("needs root and nft (package nftables)")
+				}
+				if !withNft {
+					t.Setenv("PATH", t.TempDir())
+				}
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var stdout, stderr bytes.Buffer
+				code := Main([]string{"-chdir=" + dir, verb}, strings.NewReader(""), &stdout, &stderr, nil)
+				out := stderr.String()
+				want, wantCode := "Error: Invalid firewall ruleset\n\n  on "+filepath.Join(dir, "main.hcl")+" line 13", 1
+				if !withNft {
+					want, wantCode = "Warning: Firewall ruleset not syntax-checked", 0
+				}
+				if code != wantCode || !strings.Contains(out, want) {
+					t.Fatalf("exit %d, want %d and %q:\n%s", code, wantCode, want, out)
+				}
+			})
+		}
 	}
 }

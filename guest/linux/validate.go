@@ -77,7 +77,7 @@ func Validate(iface string, s guest.Settings) error {
 			bad("loss %v%%: out of range 0..100", l.Percent)
 		}
 	}
-	if err := validateFirewall(s.Firewall); err != nil {
+	if err := CheckFirewall(s.Firewall); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
