@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -40,16 +41,30 @@ type diagWriter struct {
 	w      io.Writer
 	files  map[string]*hcl.File
 	hidden map[string]string // file name → why its source is not shown
-	width  uint
-	color  bool
+	// checkLinks: a file not in hidden is looked at (HiddenSource, with
+	// its own directory as the lab directory) before its source is shown.
+	checkLinks bool
+	width      uint
+	color      bool
 }
 
 // NewDiagnosticWriter is an hcl.DiagnosticWriter for diagnostics about
-// files (by name) that escapes what it prints from them and cuts long
-// source lines; width 0 leaves details unwrapped, color adds VT100 colors
-// and underlines what the diagnostic points at.
+// files (by name) that escapes what it prints from them, cuts long source
+// lines, and shows no source of a file that is a symbolic link out of its
+// own directory (HiddenSource); width 0 leaves details unwrapped, color
+// adds VT100 colors and underlines what the diagnostic points at.
 func NewDiagnosticWriter(w io.Writer, files map[string]*hcl.File, width uint, color bool) hcl.DiagnosticWriter {
-	return &diagWriter{w: w, files: files, width: width, color: color}
+	return &diagWriter{w: w, files: files, hidden: map[string]string{}, checkLinks: true, width: width, color: color}
+}
+
+// hiddenWhy says why the source of name is not shown, "" when it is.
+func (dw *diagWriter) hiddenWhy(name string) string {
+	why, ok := dw.hidden[name]
+	if !ok && dw.checkLinks {
+		why = HiddenSource(filepath.Dir(name), name)
+		dw.hidden[name] = why
+	}
+	return why
 }
 
 // WriteDiagnostics writes each diagnostic in turn.
@@ -102,7 +117,7 @@ func (dw *diagWriter) WriteDiagnostic(d *hcl.Diagnostic) error {
 func (dw *diagWriter) writeSource(b *strings.Builder, d *hcl.Diagnostic) {
 	subj := *d.Subject
 	name := EscapeText(subj.Filename, false)
-	if why, ok := dw.hidden[subj.Filename]; ok {
+	if why := dw.hiddenWhy(subj.Filename); why != "" {
 		fmt.Fprintf(b, "  on %s line %d:\n  (source not shown: %s)\n\n", name, subj.Start.Line, EscapeText(why, false))
 		return
 	}
@@ -129,12 +144,17 @@ func (dw *diagWriter) writeSource(b *strings.Builder, d *hcl.Diagnostic) {
 	if snip.Empty() {
 		snip.End.Byte++
 	}
-	for _, l := range sourceLines(f.Bytes, snip) {
+	lines := sourceLines(f.Bytes, snip)
+	for _, l := range lines {
 		text, caret, altered := renderLine(f.Bytes[l.start:l.end], hl.Start.Byte-l.start, hl.End.Byte-l.start, dw.color)
 		fmt.Fprintf(b, "%4d: %s\n", l.line, text)
-		if altered && caret != "" {
+		// The marker goes under the line where the highlight starts.
+		if altered && caret != "" && hl.Start.Byte >= l.start && hl.Start.Byte <= l.end {
 			fmt.Fprintf(b, "      %s\n", caret)
 		}
+	}
+	if len(lines) == MaxSnippetLines && lines[len(lines)-1].end+1 < min(snip.End.Byte, len(f.Bytes)) {
+		b.WriteString("      …\n") // the range goes on
 	}
 	b.WriteByte('\n')
 }
