@@ -328,15 +328,16 @@ func (l *loader) smallestLinkMTU(pairs []string) linkLimit {
 	return out
 }
 
-// check refuses a guest MTU above the link's: the guest would send frames
-// the link (bridge, vSwitch, veth) drops, so a large-MTU cell would
-// measure a black hole, or fail at apply.
+// check refuses a guest MTU above the link's: a bridge or vSwitch drops
+// the larger frames (a large-MTU cell would measure a black hole), and a
+// local veth link would take the guest's MTU, so the record's link MTU
+// would be wrong.
 func (k linkLimit) check(mtu int, rng hcl.Range) *hcl.Diagnostic {
 	if k.mtu == 0 || mtu <= k.mtu {
 		return nil
 	}
 	return errorf(rng, "Guest MTU above the link MTU",
-		"mtu = %d is above the MTU of pair %s's link (link { mtu = %d } at %s): the guest would send frames the link drops. Raise the link's mtu or lower the guest's.",
+		"mtu = %d is above the MTU of pair %s's link (link { mtu = %d } at %s): a bridge or vSwitch drops the larger frames, and on the local back end, where the link is the guests' own veth, the guest's mtu would silently replace the link's. Raise the link's mtu or lower the guest's.",
 		mtu, k.pair.Name, k.mtu, declaredAt(k.pair.RangeOf("link.mtu")))
 }
 
