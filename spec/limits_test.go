@@ -761,3 +761,37 @@ experiment "e" {
 		})
 	}
 }
+
+// TestCheckRulesetsBounded: a matrix of many rulesets has nft check the
+// first MaxNftChecks and says the rest were not checked.
+func TestCheckRulesetsBounded(t *testing.T) {
+	if _, err := exec.LookPath("nft"); err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and nft (package nftables)")
+	}
+	src := `lab "x" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  via      = template.t
+}
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { n = range(` + fmt.Sprint(MaxNftChecks+5) + `) }
+  router {
+    firewall = "chain c${matrix.n} {\n}"
+  }
+  iperf3 {}
+}
+`
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	wantNoError(t, l, diags)
+	if n := len(l.Rulesets()); n != MaxNftChecks+5 {
+		t.Fatalf("%d rulesets, want %d", n, MaxNftChecks+5)
+	}
+	start := time.Now()
+	diags = l.CheckRulesets(context.Background())
+	t.Logf("%d nft -c runs: %s", MaxNftChecks, time.Since(start).Round(time.Millisecond))
+	if len(diags) != 1 || diags[0].Summary != "Firewall rulesets not all syntax-checked" || diags[0].Severity != hcl.DiagWarning {
+		t.Fatalf("got:\n%s", writeDiags(t, l, diags))
+	}
+}
