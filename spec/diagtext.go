@@ -208,6 +208,7 @@ type unit struct {
 // the highlight. altered reports a line shown otherwise than written;
 // caret then marks the highlighted columns ("^^^") for a line under it.
 func renderLine(line []byte, hs, he int, color bool) (text, caret string, altered bool) {
+	line, hs, he, leftCut, rightCut := trimLine(line, hs, he)
 	units := splitUnits(line)
 	first, last := len(units), len(units) // highlighted units [first, last)
 	for i, u := range units {
@@ -223,7 +224,7 @@ func renderLine(line []byte, hs, he int, color bool) (text, caret string, altere
 	lo, hi := window(units, first)
 	var b strings.Builder
 	col, caretCol, caretLen := 0, -1, 0
-	if lo > 0 {
+	if lo > 0 || leftCut {
 		b.WriteString("…")
 		col++
 		altered = true
@@ -249,7 +250,7 @@ func renderLine(line []byte, hs, he int, color bool) (text, caret string, altere
 	if color && first < last && last > hi && first < hi {
 		b.WriteString("\x1b[0m")
 	}
-	if hi < len(units) {
+	if hi < len(units) || rightCut {
 		b.WriteString("…")
 		altered = true
 	}
@@ -257,6 +258,25 @@ func renderLine(line []byte, hs, he int, color bool) (text, caret string, altere
 		return b.String(), "", altered
 	}
 	return b.String(), strings.Repeat(" ", caretCol) + strings.Repeat("^", max(1, min(caretLen, MaxSnippetWidth))), altered
+}
+
+// trimLine cuts a very long line to the bytes that can be shown around
+// byte hs (a character is at most 4 bytes), so that a 400 KB line is not
+// split into 400 000 characters; it reports where it cut.
+func trimLine(line []byte, hs, he int) (out []byte, ths, the int, leftCut, rightCut bool) {
+	const span = 4 * (MaxSnippetWidth + snippetLead + 2)
+	if len(line) <= span {
+		return line, hs, he, false, false
+	}
+	from := max(0, min(hs, len(line))-4*(snippetLead+1))
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	to := min(len(line), from+span)
+	for to < len(line) && !utf8.RuneStart(line[to]) {
+		to++
+	}
+	return line[from:to], hs - from, he - from, from > 0, to < len(line)
 }
 
 // window picks the units [lo, hi) to show, at most MaxSnippetWidth

@@ -392,6 +392,8 @@ func TestDiagnosticSnippets(t *testing.T) {
 			[]string{"colour = 1"}, 2000},
 		{"400 KB line, error past its middle", "lab \"x\" {\n  description = [\"" + long + "\", 1 + \"z\"]\n}\n", false,
 			[]string{"   2: …aaaa", `aaaa", 1 + "z"]` + "\n", "Invalid operand"}, 2000},
+		{"400 KB of 4-byte characters", "lab \"x\" {\n  description = [\"" + strings.Repeat("\U0001F600", 100<<10) + "\", 1 + \"z\"]\n}\n", false,
+			[]string{"   2: …\U0001F600\U0001F600", "\U0001F600\", 1 + \"z\"]\n"}, 3000},
 		{"ESC in a string", "lab \"x\" {\n  description = \"\x1b[2J\x1b]0;owned\x07\" + 1\n}\n", false,
 			[]string{`"\x1b[2J\x1b]0;owned\x07" + 1`, "\n                      ^^^^^^^^^^^^^^^^^^^^^^^^^\n"}, 2000},
 		{"ESC in an identifier", "lab \"x\" {\n  x\x1b[31m = 1\n}\n", false,
