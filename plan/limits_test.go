@@ -107,3 +107,31 @@ func TestCellKeysDistinct(t *testing.T) {
 		t.Fatalf("got %v", d)
 	}
 }
+
+// TestGuestMTUAboveLinkAtPlan: the guest-above-link check that validate
+// makes on the first maxCheckCombos combinations is made by plan on every
+// cell; a cell past them is refused at the guest's mtu.
+func TestGuestMTUAboveLinkAtPlan(t *testing.T) {
+	lab := load(t, `
+lab "mtu" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  link { mtu = 1536 }
+}
+experiment "e" {
+  pairs  = [pair.p]
+  matrix = { a = range(70), b = range(70) }
+  guest { mtu = 1400 + matrix.a + matrix.b }
+  iperf3 { duration = "1s" }
+}
+`)
+	_, diags := New(lab, &state.State{}, Options{})
+	if !diags.HasErrors() {
+		t.Fatal("planned a cell with mtu 1538 on a 1536 link")
+	}
+	d := diags[0]
+	if d.Summary != "Guest MTU above the link MTU" || d.Subject == nil || d.Subject.Start.Line != 11 || d.Subject.Start.Column != 17 {
+		t.Errorf("got %s at %v: %s", d.Summary, d.Subject, d.Detail)
+	}
+}

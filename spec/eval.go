@@ -206,6 +206,36 @@ func (ce *cellExprs) validate() hcl.Diagnostics {
 }
 
 func (ce *cellExprs) validateCombos(dims []int, attrs []*cellAttr, checks []*cellCheck) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	ce.eachCombo(dims, func(matrix map[string]cty.Value, idx []int) bool {
+		_, diags = ce.evalCell(matrix, attrs, checks)
+		if !diags.HasErrors() {
+			return true
+		}
+		if len(dims) > 0 {
+			var with []string
+			for i, di := range dims {
+				with = append(with, fmt.Sprintf("matrix.%s = %s", ce.dims[di].Name, displayValue(ce.dims[di].Values[idx[i]])))
+			}
+			for _, d := range diags {
+				if d.EvalContext != nil {
+					continue // the writer shows "with matrix.x as …" itself
+				}
+				d.Detail += fmt.Sprintf(" (in the cells where %s)", strings.Join(with, ", "))
+			}
+		}
+		return false
+	})
+	if !diags.HasErrors() {
+		return nil
+	}
+	return diags
+}
+
+// eachCombo calls f with the matrix values of every combination of the
+// values of dims (the other keys at their first value) and the indexes of
+// dims' values, at most maxCheckCombos times, until f returns false.
+func (ce *cellExprs) eachCombo(dims []int, f func(matrix map[string]cty.Value, idx []int) bool) {
 	base := make(map[string]cty.Value, len(ce.dims))
 	for _, d := range ce.dims {
 		base[d.Name] = d.Values[0]
@@ -215,27 +245,10 @@ func (ce *cellExprs) validateCombos(dims []int, attrs []*cellAttr, checks []*cel
 		for i, di := range dims {
 			base[ce.dims[di].Name] = ce.dims[di].Values[idx[i]]
 		}
-		_, diags := ce.evalCell(base, attrs, checks)
-		if diags.HasErrors() {
-			if len(dims) > 0 {
-				var with []string
-				for i, di := range dims {
-					with = append(with, fmt.Sprintf("matrix.%s = %s", ce.dims[di].Name, displayValue(ce.dims[di].Values[idx[i]])))
-				}
-				for _, d := range diags {
-					if d.EvalContext != nil {
-						continue // the writer shows "with matrix.x as …" itself
-					}
-					d.Detail += fmt.Sprintf(" (in the cells where %s)", strings.Join(with, ", "))
-				}
-			}
-			return diags
-		}
-		if !nextCombo(idx, dims, ce.dims) {
-			break
+		if !f(base, idx) || !nextCombo(idx, dims, ce.dims) {
+			return
 		}
 	}
-	return nil
 }
 
 // nextCombo advances idx (an odometer over the dims' values); false at the end.

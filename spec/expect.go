@@ -202,6 +202,7 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Di
 	r := &Ratio{}
 	var diags hcl.Diagnostics
 	var haveAtLeast, haveBetween, unknownSel bool
+	var sel [2]selected // of, over
 	for _, it := range items {
 		switch it.Key {
 		case "of", "over":
@@ -210,17 +211,18 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Di
 				continue
 			}
 			s, d := toString(it.Value, it.ValueRange, it.Key)
+			var got selected
 			if d == nil {
-				d = x.ratioSelector(s, it.ValueRange)
+				got, d = x.ratioSelector(s, it.ValueRange)
 			}
 			if d != nil {
 				diags = append(diags, d)
 				continue
 			}
 			if it.Key == "of" {
-				r.Of = s
+				r.Of, sel[0] = s, got
 			} else {
-				r.Over = s
+				r.Over, sel[1] = s, got
 			}
 		case "at_least":
 			if !it.Value.IsKnown() {
@@ -258,8 +260,29 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Di
 	case haveAtLeast == haveBetween:
 		diags = append(diags, errorf(a.Expr.Range(), "Invalid ratio",
 			"ratio needs exactly one of at_least = … or between = [low, high]."))
+	case r.Of != "" && r.Over != "" && sel[0].same(sel[1]):
+		diags = append(diags, errorf(sel[1].rng, "Ratio of a cell over itself",
+			"of = %q and over = %q select the same cells, so every cell would be divided by itself (a ratio of 1): over must name another value of %s.",
+			truncate(r.Of, 40), truncate(r.Over, 40), sel[0].key))
 	}
 	return r, diags
+}
+
+// selected is what a ratio's of or over selects: a key and its value
+// (unknown when not known yet), and where the selector is written.
+type selected struct {
+	key string
+	val cty.Value
+	rng hcl.Range
+}
+
+// same reports whether s and o select the same cells: the same key with
+// the same known value.
+func (s selected) same(o selected) bool {
+	if s.key == "" || s.key != o.key || s.val == cty.NilVal || o.val == cty.NilVal || !s.val.IsWhollyKnown() || !o.val.IsWhollyKnown() {
+		return false
+	}
+	return s.val.RawEquals(o.val)
 }
 
 func between(it objItem) ([2]float64, *hcl.Diagnostic) {
@@ -285,14 +308,16 @@ func between(it objItem) ([2]float64, *hcl.Diagnostic) {
 	return b, nil
 }
 
-// ratioSelector checks "key=value" against the matrix (or the pairs).
-func (x *expectDecoder) ratioSelector(s string, rng hcl.Range) *hcl.Diagnostic {
+// ratioSelector checks "key=value" against the matrix (or the pairs) and
+// returns what it selects.
+func (x *expectDecoder) ratioSelector(s string, rng hcl.Range) (selected, *hcl.Diagnostic) {
 	key, val, ok := strings.Cut(s, "=")
 	if !ok || key == "" {
-		return errorf(rng, "Invalid selector", `%q is not a selector: write "key=value", like "lro=true".`, truncate(s, 40))
+		return selected{}, errorf(rng, "Invalid selector", `%q is not a selector: write "key=value", like "lro=true".`, truncate(s, 40))
 	}
-	_, d := x.selector(strings.TrimSpace(key), cty.StringVal(strings.TrimSpace(val)), rng, rng)
-	return d
+	key = strings.TrimSpace(key)
+	v, d := x.selector(key, cty.StringVal(strings.TrimSpace(val)), rng, rng)
+	return selected{key: key, val: v, rng: rng}, d
 }
 
 // metricExpect decodes latency = { p99_us = 80, tolerance = "20%" } (a

@@ -207,6 +207,8 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	// guest applies to every guest of the pair (the router too, when the
 	// pair goes via one); server, client and router to one guest, after it.
 	hostKernel := l.hostKernelEnds(e.Pairs)
+	freeBSD := l.endsWhere(e.Pairs, func(t *Template) bool { return t.OS == "freebsd" })
+	link := l.smallestLinkMTU(e.Pairs)
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
 		diags = append(diags, d...)
@@ -225,8 +227,18 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 							return d
 						}
 					}
+					if n == "sysctl" && freeBSD[i] {
+						if d := checkFreeBSDSysctls(v, a.Expr.Range()); d != nil {
+							return d
+						}
+					}
 					if d := set(&cs.ends[i], v, a); d != nil {
 						return d
+					}
+					if n == "mtu" {
+						if d := link.check(cs.ends[i].s.MTU, a.Expr.Range()); d != nil {
+							return d
+						}
 					}
 				}
 				return nil
@@ -292,20 +304,56 @@ var hostKernelProviders = map[string]bool{"local": true}
 // named pairs, whether any of them is made by a provider whose guests
 // share the host's kernel.
 func (l *loader) hostKernelEnds(pairs []string) [3]bool {
-	var out [3]bool
-	shares := func(template string) bool {
-		t := l.lab.Templates[template]
-		if t == nil {
-			return false
-		}
+	return l.endsWhere(pairs, func(t *Template) bool {
 		p := l.lab.Providers[t.Provider]
 		return p != nil && hostKernelProviders[p.Type]
+	})
+}
+
+// linkLimit is the smallest link MTU among an experiment's pairs (0: no
+// pair sets one) and the pair that sets it.
+type linkLimit struct {
+	mtu  int
+	pair *Pair
+}
+
+// smallestLinkMTU finds the smallest link { mtu } of the named pairs.
+func (l *loader) smallestLinkMTU(pairs []string) linkLimit {
+	var out linkLimit
+	for _, n := range pairs {
+		if p := l.lab.Pairs[n]; p != nil && p.LinkMTU > 0 && (out.mtu == 0 || p.LinkMTU < out.mtu) {
+			out = linkLimit{p.LinkMTU, p}
+		}
+	}
+	return out
+}
+
+// check refuses a guest MTU above the link's: a bridge or vSwitch drops
+// the larger frames (a large-MTU cell would measure a black hole), and a
+// local veth link would take the guest's MTU, so the record's link MTU
+// would be wrong.
+func (k linkLimit) check(mtu int, rng hcl.Range) *hcl.Diagnostic {
+	if k.mtu == 0 || mtu <= k.mtu {
+		return nil
+	}
+	return errorf(rng, "Guest MTU above the link MTU",
+		"mtu = %d is above the MTU of pair %s's link (link { mtu = %d } at %s): a bridge or vSwitch drops the larger frames, and on the local back end, where the link is the guests' own veth, the guest's mtu would silently replace the link's. Raise the link's mtu or lower the guest's.",
+		mtu, k.pair.Name, k.mtu, declaredAt(k.pair.RangeOf("link.mtu")))
+}
+
+// endsWhere reports, for the server, client and router ends of the named
+// pairs, whether the template of any of them is one that is(t).
+func (l *loader) endsWhere(pairs []string, is func(t *Template) bool) [3]bool {
+	var out [3]bool
+	match := func(template string) bool {
+		t := l.lab.Templates[template]
+		return t != nil && is(t)
 	}
 	for _, n := range pairs {
 		if p := l.lab.Pairs[n]; p != nil {
-			out[0] = out[0] || shares(p.Server)
-			out[1] = out[1] || shares(p.Client)
-			out[2] = out[2] || (p.Via != "" && shares(p.Via))
+			out[0] = out[0] || match(p.Server)
+			out[1] = out[1] || match(p.Client)
+			out[2] = out[2] || (p.Via != "" && match(p.Via))
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package spec
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
@@ -31,6 +32,20 @@ func FuzzLoad(f *testing.F) {
 			if d.Subject == nil {
 				t.Fatalf("diagnostic without a range: %s: %s", d.Summary, d.Detail)
 			}
+		}
+		// What the diagnostics print carries no control byte of the spec
+		// (only the writer's own color codes, here none) and is bounded.
+		var b strings.Builder
+		if err := l.WriteDiagnostics(&b, diags, 0, false); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range b.String() {
+			if r != '\n' && r != '\t' && unsafeRune(r) {
+				t.Fatalf("unescaped %q at byte %d of the diagnostics", r, i)
+			}
+		}
+		if max := (len(diags) + 1) * (MaxSnippetLines*2*(MaxSnippetWidth*6+16) + 4096); b.Len() > max {
+			t.Fatalf("%d bytes of diagnostics for %d diagnostics", b.Len(), len(diags))
 		}
 		if diags.HasErrors() {
 			return

@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,6 +12,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
+	"github.com/lab-bench/lab/guest/linux"
 )
 
 // smallLab is a valid lab; tests append to it or pad it.
@@ -367,5 +373,427 @@ func TestFileFunctionLimits(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("file(%q) blocked", path)
 		}
+	}
+}
+
+// TestDiagnosticSnippets: what a diagnostic prints from a hostile spec is
+// bounded and escaped; a clean one prints exactly as HCL's writer does.
+func TestDiagnosticSnippets(t *testing.T) {
+	long := strings.Repeat("a", 400<<10)
+	tests := []struct {
+		name, src string
+		color     bool
+		want      []string // substrings of the output
+		maxBytes  int
+	}{
+		{"400 KB line", "lab \"x\" {\n  description = \"" + long + "\" + 1\n}\n", false,
+			[]string{`description = "aaa`, "a…\n", "\n                      ^^^", "Invalid operand"}, 2000},
+		{"400 KB line, error at its end", "lab \"x\" {\n  description = \"" + long + "\"\n  colour = 1 }\n", false,
+			[]string{"colour = 1"}, 2000},
+		{"400 KB line, error past its middle", "lab \"x\" {\n  description = [\"" + long + "\", 1 + \"z\"]\n}\n", false,
+			[]string{"   2: …aaaa", `aaaa", 1 + "z"]` + "\n", "Invalid operand"}, 2000},
+		{"400 KB of 4-byte characters", "lab \"x\" {\n  description = [\"" + strings.Repeat("\U0001F600", 100<<10) + "\", 1 + \"z\"]\n}\n", false,
+			[]string{"   2: …\U0001F600\U0001F600", "\U0001F600\", 1 + \"z\"]\n"}, 3000},
+		{"ESC in a string", "lab \"x\" {\n  description = \"\x1b[2J\x1b]0;owned\x07\" + 1\n}\n", false,
+			[]string{`"\x1b[2J\x1b]0;owned\x07" + 1`, "\n                      ^^^^^^^^^^^^^^^^^^^^^^^^^\n"}, 2000},
+		{"ESC in an identifier", "lab \"x\" {\n  x\x1b[31m = 1\n}\n", false,
+			[]string{`x\x1b[31m = 1`, "Invalid character"}, 4000},
+		{"ESC in a label", "lab \"x\x1b[2J\" {}\n", true,
+			[]string{`\x1b[2J`}, 4000},
+		{"C1, DEL and invalid UTF-8", "lab \"x\" {\n  description = \"\u009b31m\x7f\xff\" + 1\n}\n", false,
+			[]string{`"\u009b31m\x7f\xff" + 1`}, 2000},
+		{"bidirectional override", "lab \"x\" {\n  description = \"a\u202eb\" + 1\n}\n", true,
+			[]string{`"a\u202eb"`}, 2000},
+		{"many long lines in one range", "lab \"x\" {\n  description = 1 + <<EOT\n" + strings.Repeat(long[:1000]+"\n", 50) + "EOT\n}\n", false,
+			[]string{"  11: aaaa", "…\n      …\n\n", "Invalid operand"}, 4000},
+	}
+	ownCodes := strings.NewReplacer("\x1b[31m", "", "\x1b[33m", "", "\x1b[0m", "", "\x1b[1;4m", "")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(tt.src)}, Options{})
+			if !diags.HasErrors() {
+				t.Fatal("no error")
+			}
+			var b strings.Builder
+			if err := l.WriteDiagnostics(&b, diags, 0, tt.color); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if len(out) > tt.maxBytes {
+				t.Errorf("%d bytes of diagnostics, want at most %d:\n%.3000s", len(out), tt.maxBytes, out)
+			}
+			for i, r := range ownCodes.Replace(out) {
+				if r != '\n' && r != '\t' && unsafeRune(r) {
+					t.Fatalf("unescaped %q at byte %d:\n%q", r, i, out)
+				}
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%.3000s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestDiagnosticsAsHCL: on clean sources the writer prints byte for byte
+// what HCL's own text writer prints, with and without color.
+func TestDiagnosticsAsHCL(t *testing.T) {
+	srcs := []string{
+		"lab \"x\" {\n  colour = 1\n}\n",
+		"lab \"x\" {\n  description = [\n    1 + \"a\",\n  ]\n}\n",
+		"variable \"v\" { default = \"a\" }\nlab \"x\" { description = var.v + 1 }\n",
+		"lab \"x\" {\r\n  colour = 1\r\n}\r\n",
+		"lab \"x\" {\n",
+		smallLab + "experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n",
+	}
+	for _, src := range srcs {
+		for _, color := range []bool{false, true} {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+			if len(diags) == 0 {
+				t.Fatalf("%q: no diagnostics", src)
+			}
+			var got, want strings.Builder
+			if err := l.WriteDiagnostics(&got, diags, 78, color); err != nil {
+				t.Fatal(err)
+			}
+			if err := hcl.NewDiagnosticTextWriter(&want, l.Files, 78, color).WriteDiagnostics(diags); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%q (color %t):\ngot:\n%s\nwant (HCL):\n%s", src, color, got.String(), want.String())
+			}
+		}
+	}
+}
+
+// TestHiddenSource: a lab file that is a symbolic link out of the lab
+// directory (or into /etc) is still reported as not HCL, at its line, but
+// none of its lines are printed, in text or JSON.
+func TestHiddenSource(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("root:$6$SECRETHASH:19000:0:99999:7:::\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, target string // target "" is a regular file in the directory
+		hidden       string
+	}{
+		{"regular file", "", ""},
+		{"link inside the directory", "sub/secret", ""},
+		{"link outside the directory", outside, "it is a symbolic link to a file outside the lab directory"},
+		{"relative link outside", "../secret", "it is a symbolic link to a file outside the lab directory"},
+		{"link into /etc", "/etc/passwd", "it is a symbolic link into /etc"},
+		{"dangling link", "/nonexistent/x.hcl", "it is a symbolic link that does not resolve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(filepath.Dir(outside), "lab")
+			if tt.target != "" && !strings.HasPrefix(tt.target, "/") && !strings.HasPrefix(tt.target, "../") {
+				dir = t.TempDir()
+				if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, tt.target), []byte("root:$6$SECRETHASH:19000\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = os.RemoveAll(filepath.Join(filepath.Dir(outside), "lab")) })
+			name := filepath.Join(dir, "main.hcl")
+			var err error
+			if tt.target == "" {
+				err = os.WriteFile(name, []byte("root:$6$SECRETHASH:19000\n"), 0o600)
+			} else {
+				err = os.Symlink(tt.target, name)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := HiddenSource(dir, name); got != tt.hidden {
+				t.Fatalf("HiddenSource = %q, want %q", got, tt.hidden)
+			}
+			l, diags := Load(dir, Options{})
+			if !diags.HasErrors() {
+				t.Fatal("no error")
+			}
+			var b strings.Builder
+			if err := l.WriteDiagnostics(&b, diags, 0, false); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !strings.Contains(out, "on "+name+" line 1") {
+				t.Errorf("the error does not name the file and line:\n%s", out)
+			}
+			if tt.hidden == "" {
+				if tt.target != "" || strings.Contains(out, "SECRETHASH") {
+					return // shown: the file is the lab's own
+				}
+				t.Errorf("source of a regular file not shown:\n%s", out)
+				return
+			}
+			if strings.Contains(out, "SECRETHASH") || strings.Contains(out, "root:") && tt.target == "/etc/passwd" {
+				t.Errorf("source of a hidden file printed:\n%s", out)
+			}
+			if !strings.Contains(out, "(source not shown: "+tt.hidden+")") && !strings.Contains(out, "Cannot read lab file") {
+				t.Errorf("no reason given:\n%s", out)
+			}
+			for _, d := range diags {
+				if d.Subject != nil && l.Snippet(*d.Subject) != "" {
+					t.Errorf("JSON snippet of a hidden file: %q", l.Snippet(*d.Subject))
+				}
+			}
+		})
+	}
+}
+
+// TestSysctlSameRuleAsGuests: validate accepts a sysctl exactly when the
+// guest driver of the template's OS would apply it (one rule, in guest),
+// and says why at the attribute.
+func TestSysctlSameRuleAsGuests(t *testing.T) {
+	lab := func(os, key, value string) []byte {
+		return []byte(`lab "x" {}
+provider "vsphere" "p" {}
+template "t" { os = "` + os + `" }
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  guest { sysctl = { "` + key + `" = "` + value + `" } }
+  iperf3 {}
+}
+`)
+	}
+	tests := []struct {
+		os, key, value, summary string
+	}{
+		{"linux", "net.core.rmem_max", "4194304", ""},
+		{"linux", "net.ipv4.tcp_rmem", "4096 131072 6291456", ""},
+		{"linux", "net.ipv4.ip_local_port_range", "1024 65000", ""},
+		{"linux", "net.core.rmem_max", "1=2", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "a=", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "-x", "Invalid sysctl value"},
+		{"linux", "net.core.rmem_max", "-1", ""},
+		{"linux", "net.core.rmem_max", "50%", ""},
+		{"linux", "_net.x", "1", "Invalid sysctl name"},
+		{"linux", "-net.x", "1", "Invalid sysctl name"},
+		{"freebsd", "kern.ipc.maxsockbuf", "16777216", ""},
+		{"freebsd", "net/inet/tcp/sendspace", "1", "Invalid sysctl name"},
+		{"freebsd", "kern", "1", "Invalid sysctl name"},
+		{"freebsd", "kern.ipc.maxsockbuf", "1=2", "Invalid sysctl value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.os+" "+tt.key+"="+tt.value, func(t *testing.T) {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.os, tt.key, tt.value)}, Options{})
+			s := guest.Settings{Sysctl: map[string]string{tt.key: tt.value}}
+			applyErr := linux.Validate("eth1", s)
+			if tt.os == "freebsd" {
+				applyErr = freebsd.Validate("vtnet1", s)
+			}
+			if (applyErr == nil) != (tt.summary == "") {
+				t.Errorf("the %s driver says %v; the test expects %q", tt.os, applyErr, tt.summary)
+			}
+			if tt.summary == "" {
+				wantNoError(t, l, diags)
+				return
+			}
+			wantOneError(t, l, diags, tt.summary, "", "main.hcl", 7, 20)
+		})
+	}
+}
+
+// TestRatioOverItself: a ratio whose of and over select the same cells
+// divides every cell by itself; it is refused at over.
+func TestRatioOverItself(t *testing.T) {
+	lab := func(of, over string) []byte {
+		return []byte(`lab "x" {}
+template "t" {}
+pair "p" { template = template.t }
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { lro = [true, false], mtu = [1500, 9000] }
+  guest {
+    lro = matrix.lro
+    mtu = matrix.mtu
+  }
+  iperf3 {}
+  expect "x" {
+    ratio = { of = "` + of + `", over = "` + over + `", at_least = 1 }
+  }
+}
+`)
+	}
+	tests := []struct{ of, over, want string }{
+		{"lro=true", "lro=false", ""},
+		{"mtu=9000", "mtu=1500", ""},
+		{"lro=true", "lro=true", "Ratio of a cell over itself"},
+		{"lro=true", " lro = true", "Ratio of a cell over itself"},
+		{"mtu=1500", "mtu=1500", "Ratio of a cell over itself"},
+		{"pair=p", "pair=p", "Ratio of a cell over itself"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.of+" over "+tt.over, func(t *testing.T) {
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.of, tt.over)}, Options{})
+			if tt.want == "" {
+				wantNoError(t, l, diags)
+				return
+			}
+			col := 5 + len(`ratio = { of = "`+tt.of+`", over = `)
+			wantOneError(t, l, diags, tt.want, "", "main.hcl", 13, col)
+		})
+	}
+}
+
+// TestGuestMTUAboveLink: a guest MTU above its pair's link MTU (both
+// known at validate) is refused at the guest's mtu.
+func TestGuestMTUAboveLink(t *testing.T) {
+	lab := func(link, settings string) []byte {
+		matrix := "# no matrix"
+		if strings.Contains(settings, "matrix") {
+			matrix = "matrix = { m = [1500, 9000] }"
+		}
+		return []byte(`lab "x" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  ` + link + `
+}
+experiment "e" {
+  pairs = [pair.p]
+  ` + matrix + `
+  ` + settings + `
+  iperf3 {}
+}
+`)
+	}
+	tests := []struct {
+		name, link, settings string
+		col                  int // of the error on line 10; 0: valid
+	}{
+		{"no link MTU", "", "guest { mtu = 9000 }", 0},
+		{"equal", "link { mtu = 9000 }", "guest { mtu = 9000 }", 0},
+		{"below", "link { mtu = 9000 }", "server { mtu = matrix.m }", 0},
+		{"above", "link { mtu = 1500 }", "guest { mtu = 9000 }", 17},
+		{"above in one cell", "link { mtu = 1500 }", "client { mtu = matrix.m }", 18},
+		{"router above", "link { mtu = 1500 }", "router { mtu = 1501 }", 18},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := lab(tt.link, tt.settings)
+			if strings.HasPrefix(tt.settings, "router") {
+				src = []byte(strings.Replace(string(src), "template = template.t", "template = template.t\n  via = template.t", 1))
+			}
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+			if tt.col == 0 {
+				wantNoError(t, l, diags)
+				return
+			}
+			line := 10
+			if strings.HasPrefix(tt.settings, "router") {
+				line = 11
+			}
+			wantOneError(t, l, diags, "Guest MTU above the link MTU", "", "main.hcl", line, tt.col)
+		})
+	}
+}
+
+// TestCheckRulesets: a firewall ruleset this host's nft cannot parse is an
+// error at the place nft names (when written literally); without nft it
+// is a warning that the ruleset was not checked.
+func TestCheckRulesets(t *testing.T) {
+	lab := func(firewall string) []byte {
+		return []byte(`lab "x" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  via      = template.t
+}
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { fw = ["ok", "bad"] }
+  router {
+    firewall = ` + firewall + `
+  }
+  iperf3 {}
+}
+`)
+	}
+	heredoc := "<<EOT\nchain c {\n  type filter hook forward priority 0;\n  tcp dprot 5201 accept\n}\nEOT\n"
+	tests := []struct {
+		name, firewall string
+		severity       hcl.DiagnosticSeverity
+		line, col      int
+		needsNft       bool
+	}{
+		{"valid", `matrix.fw == "ok" ? "chain c {\n}" : "chain d {\n}"`, 0, 0, 0, true},
+		{"heredoc with a typo", heredoc, hcl.DiagError, 14, 7, true},
+		{"one cell's ruleset", `matrix.fw == "ok" ? "chain c {\n}" : "chain c {\n  counter acept\n}"`, hcl.DiagError, 11, 16, true},
+		{"jump to no chain", `"chain c {\n  jump nochain\n}"`, hcl.DiagWarning, 11, 16, true},
+		{"no nft", heredoc, hcl.DiagWarning, 11, 16, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.needsNft {
+				if _, err := exec.LookPath("nft"); err != nil || os.Geteuid() != 0 {
+					t.Skip("needs root and nft (package nftables)")
+				}
+			} else {
+				t.Setenv("PATH", t.TempDir())
+			}
+			src := lab(tt.firewall)
+			if !strings.Contains(tt.firewall, "matrix") {
+				src = []byte(strings.Replace(string(src), `  matrix = { fw = ["ok", "bad"] }`, "  # no matrix", 1))
+			}
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+			wantNoError(t, l, diags)
+			diags = l.CheckRulesets(context.Background())
+			if tt.severity == 0 {
+				if len(diags) > 0 {
+					t.Fatalf("unexpected:\n%s", writeDiags(t, l, diags))
+				}
+				return
+			}
+			if len(diags) != 1 || diags[0].Severity != tt.severity {
+				t.Fatalf("want one diagnostic of severity %d, got:\n%s", tt.severity, writeDiags(t, l, diags))
+			}
+			if s := diags[0].Subject; s == nil || s.Start.Line != tt.line || s.Start.Column != tt.col {
+				t.Errorf("at %v, want main.hcl:%d:%d:\n%s", s, tt.line, tt.col, writeDiags(t, l, diags))
+			}
+		})
+	}
+}
+
+// TestCheckRulesetsBounded: a matrix of many rulesets has nft check the
+// first MaxNftChecks and says the rest were not checked.
+func TestCheckRulesetsBounded(t *testing.T) {
+	if _, err := exec.LookPath("nft"); err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and nft (package nftables)")
+	}
+	src := `lab "x" {}
+template "t" {}
+pair "p" {
+  template = template.t
+  via      = template.t
+}
+experiment "e" {
+  pairs = [pair.p]
+  matrix = { n = range(` + fmt.Sprint(MaxNftChecks+5) + `) }
+  router {
+    firewall = "chain c${matrix.n} {\n}"
+  }
+  iperf3 {}
+}
+`
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	wantNoError(t, l, diags)
+	if n := len(l.Rulesets()); n != MaxNftChecks+5 {
+		t.Fatalf("%d rulesets, want %d", n, MaxNftChecks+5)
+	}
+	start := time.Now()
+	diags = l.CheckRulesets(context.Background())
+	t.Logf("%d nft -c runs: %s", MaxNftChecks, time.Since(start).Round(time.Millisecond))
+	if len(diags) != 1 || diags[0].Summary != "Firewall rulesets not all syntax-checked" || diags[0].Severity != hcl.DiagWarning {
+		t.Fatalf("got:\n%s", writeDiags(t, l, diags))
 	}
 }

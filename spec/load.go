@@ -105,7 +105,16 @@ func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return newLab(dir), diags
 	}
-	return loadFiles(dir, files, opts)
+	l, diags := loadFiles(dir, files, opts)
+	for _, n := range names {
+		if why := HiddenSource(dir, n); why != "" {
+			if l.hidden == nil {
+				l.hidden = map[string]string{}
+			}
+			l.hidden[n] = why
+		}
+	}
+	return l, diags
 }
 
 // LoadFiles decodes in-memory files (name → contents) as one lab, the way
@@ -208,10 +217,13 @@ func hashFiles(files map[string][]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// WriteDiagnostics renders diags with HCL's text writer: summary, detail,
-// file:line:col and a source snippet. width 0 leaves lines unwrapped.
+// WriteDiagnostics renders diags as HCL's text writer does: summary,
+// detail, file:line:col and a source snippet, escaped and cut (see
+// NewDiagnosticWriter); the source of a file outside the lab directory
+// (HiddenSource) is not shown. width 0 leaves lines unwrapped.
 func (l *Lab) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, width uint, color bool) error {
-	return hcl.NewDiagnosticTextWriter(w, l.Files, width, color).WriteDiagnostics(capDiagnostics(l.Redact(diags)))
+	dw := &diagWriter{w: w, files: l.Files, hidden: l.hidden, width: width, color: color}
+	return dw.WriteDiagnostics(capDiagnostics(l.Redact(diags)))
 }
 
 // singleBlock returns the one block of a kind, reporting duplicates.

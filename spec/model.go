@@ -32,6 +32,9 @@ type Lab struct {
 	Experiments []*Experiment
 
 	evalCtx *hcl.EvalContext
+	// hidden are the files whose source diagnostics must not show, with
+	// the reason (see HiddenSource).
+	hidden map[string]string
 }
 
 // EvalContext is what expressions outside experiments are evaluated with:

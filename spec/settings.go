@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/guest/linux"
 )
 
@@ -132,40 +133,20 @@ func setSysctl(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	for it := v.ElementIterator(); it.Next(); {
 		k, ev := it.Element()
 		key := k.AsString()
-		if !sysctlKeyRe.MatchString(key) {
-			return errorf(rng, "Invalid sysctl name",
-				"%q is not a sysctl name: use lower-case letters, digits and _ . - / (at most 128).", truncate(key, 60))
-		}
-		if d := checkSysctlPath(key, rng); d != nil {
-			return d
+		if err := guest.CheckSysctlName(key); err != nil {
+			return errorf(rng, "Invalid sysctl name", "%q is not a sysctl name: %s.", truncate(key, 60), err)
 		}
 		s, d := toString(ev, rng, "sysctl "+key)
 		if d != nil {
 			return d
 		}
-		if !sysctlValueRe.MatchString(s) {
-			return errorf(rng, "Invalid sysctl value",
-				"The value %q of sysctl %s is not allowed: use letters, digits, spaces and . _ , : / = + - (at most 256, no shell metacharacters or control characters).",
-				truncate(s, 60), key)
+		if err := guest.CheckSysctlValue(s); err != nil {
+			return errorf(rng, "Invalid sysctl value", "The value %q of sysctl %s is not allowed: %s.", truncate(s, 60), key, err)
 		}
 		if e.s.Sysctl == nil {
 			e.s.Sysctl = map[string]string{}
 		}
 		e.s.Sysctl[key] = s
-	}
-	return nil
-}
-
-// checkSysctlPath refuses a sysctl name that is not a plain path under
-// /proc/sys: every part between "." or "/" separators is a name, never
-// empty (so no "..", no leading, trailing or doubled separator).
-func checkSysctlPath(key string, rng hcl.Range) *hcl.Diagnostic {
-	for _, part := range strings.Split(strings.ReplaceAll(key, "/", "."), ".") {
-		if part == "" {
-			return errorf(rng, "Invalid sysctl name",
-				"%q is not a sysctl name: its parts, separated by \".\" or \"/\", must not be empty (no \"..\", no leading, trailing or doubled separator).",
-				truncate(key, 60))
-		}
 	}
 	return nil
 }
@@ -189,6 +170,21 @@ func checkHostSysctls(v cty.Value, rng hcl.Range) *hcl.Diagnostic {
 			return errorf(rng, "Sysctl not namespaced",
 				"%q is not a net.* sysctl: the local provider's guests are network namespaces of this host, so setting it would change the host's own value. Only net.* sysctls may be set on them.",
 				truncate(key, 60))
+		}
+	}
+	return nil
+}
+
+// checkFreeBSDSysctls refuses, for the ends of a FreeBSD template, a
+// sysctl name FreeBSD's driver would refuse at apply (freebsd.CheckSysctlName).
+func checkFreeBSDSysctls(v cty.Value, rng hcl.Range) *hcl.Diagnostic {
+	if !v.IsWhollyKnown() || v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		return nil
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		k, _ := it.Element()
+		if err := freebsd.CheckSysctlName(k.AsString()); err != nil {
+			return errorf(rng, "Invalid sysctl name", "%q, set on a FreeBSD guest: %s.", truncate(k.AsString(), 60), err)
 		}
 	}
 	return nil
@@ -223,28 +219,18 @@ func setStrict(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	return d
 }
 
-// maxFirewall bounds a firewall ruleset (it travels on stdin to nft).
-const maxFirewall = 64 << 10
-
 // setFirewall takes an nftables ruleset body (chains and rules of the
 // table lab_fw). It reaches the guest on stdin, never through a shell;
-// control characters other than newline and tab are refused.
+// linux.CheckFirewall, the check the Linux driver makes before apply,
+// refuses it here first, at the offending character when it is written
+// literally.
 func setFirewall(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	s, d := toString(v, a.Expr.Range(), a.Name)
 	if d != nil {
 		return d
 	}
-	if len(s) > maxFirewall {
-		return errorf(a.Expr.Range(), "Firewall ruleset too large", "The ruleset has %d bytes; at most %d are allowed.", len(s), maxFirewall)
-	}
-	for _, r := range s {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-			return errorf(a.Expr.Range(), "Invalid firewall ruleset",
-				"The ruleset contains the control character %q; an nftables ruleset is text with newlines and tabs only.", r)
-		}
-	}
 	var re *linux.RulesetError
-	if err := linux.CheckRuleset(s); errors.As(err, &re) {
+	if err := linux.CheckFirewall(s); errors.As(err, &re) {
 		return errorf(rulesetRange(a.Expr, s, re.Offset), "Invalid firewall ruleset",
 			"%s (line %d, column %d of the ruleset). A ruleset is the body of lab's table inet %s: chains, sets and rules only.",
 			re.Msg, re.Line, re.Column, linux.FirewallTable)

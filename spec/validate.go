@@ -15,11 +15,8 @@ var (
 	blockNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
 	// ccRe: a TCP congestion control algorithm (cubic, bbr, new_reno).
 	ccRe = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
-	// sysctlKeyRe: net.ipv4.tcp_rmem, kern.ipc.maxsockbuf, net/ipv4/… .
-	sysctlKeyRe = regexp.MustCompile(`^[a-z0-9_.\-/]{1,128}$`)
-	// sysctlValueRe: "4096 131072 6291456", "1", "cubic", "0x10", "a,b:c".
-	// No shell metacharacters, no control characters.
-	sysctlValueRe = regexp.MustCompile(`^[A-Za-z0-9 ._,:/=+\-]{0,256}$`)
+	// Sysctl names and values are checked by guest.CheckSysctlName and
+	// guest.CheckSysctlValue, the rules the guest drivers apply too.
 	// lengthRe: iperf3 -l ("128K"), netperf sizes; at least 1 (a
 	// length of 0 validated, then failed at apply).
 	lengthRe = regexp.MustCompile(`^[1-9][0-9]{0,11}[KMG]?$`)

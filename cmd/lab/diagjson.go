@@ -62,7 +62,7 @@ func writeDiagnosticsJSON(w io.Writer, dir string, lab *spec.Lab, diags hcl.Diag
 			dj.Range = &rangeJSON{Filename: relativeTo(dir, d.Subject.Filename),
 				Start: posJSON{d.Subject.Start.Line, d.Subject.Start.Column, d.Subject.Start.Byte},
 				End:   posJSON{d.Subject.End.Line, d.Subject.End.Column, d.Subject.End.Byte}}
-			dj.Snippet = snippet(lab, *d.Subject)
+			dj.Snippet = lab.Snippet(*d.Subject)
 		}
 		out.Diagnostics = append(out.Diagnostics, dj)
 	}
@@ -82,18 +82,4 @@ func relativeTo(dir, name string) string {
 		return name
 	}
 	return rel
-}
-
-// snippet is the source lines r covers, "" when the file is not loaded.
-func snippet(lab *spec.Lab, r hcl.Range) string {
-	f := lab.Files[r.Filename]
-	if f == nil || r.Start.Line < 1 {
-		return ""
-	}
-	lines := strings.Split(string(f.Bytes), "\n")
-	end := max(r.End.Line, r.Start.Line)
-	if r.Start.Line > len(lines) || end > len(lines) {
-		return ""
-	}
-	return strings.Join(lines[r.Start.Line-1:end], "\n")
 }

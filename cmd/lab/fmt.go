@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 
 	"github.com/lab-bench/lab/atomicfile"
+	"github.com/lab-bench/lab/spec"
 )
 
 // exitUnformatted is fmt -check's status when a file needs formatting
@@ -63,7 +64,7 @@ func runFmt(g *globals, args []string) error {
 		}
 	}
 	if len(diags) > 0 {
-		_ = hcl.NewDiagnosticTextWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
+		_ = spec.NewDiagnosticWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
 		return reported{exitError}
 	}
 	if o.check && unformatted > 0 {
@@ -166,7 +167,7 @@ func fmtStdin(g *globals, o fmtOptions) error {
 	sources := map[string]*hcl.File{}
 	out, diags := formatSource(src, "<stdin>", sources)
 	if diags.HasErrors() {
-		_ = hcl.NewDiagnosticTextWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
+		_ = spec.NewDiagnosticWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
 		return reported{exitError}
 	}
 	switch {

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/spec"
 )
 
 // hostileHead is a valid lab without experiments; hostile specs add one.
@@ -18,6 +23,11 @@ pair "p" { template = template.t }
 // hostileExp wraps body in an experiment that is valid when body is.
 func hostileExp(body string) string {
 	return hostileHead + "experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 { duration = \"1s\" }\n" + body + "\n}\n"
+}
+
+// routed makes hostileHead's pair go via a router guest.
+func routed(src string) string {
+	return strings.Replace(src, "pair \"p\" { template = template.t }", "pair \"p\" {\n  template = template.t\n  via      = template.t\n}", 1)
 }
 
 // hostileSpecs are inputs from issue 9's list and more like them. ok
@@ -53,6 +63,8 @@ var hostileSpecs = []struct {
 	{"sysctl trailing dot", hostileExp(`guest { sysctl = { "net.ipv4." = 1 } }`), nil, false},
 	{"sysctl host-wide on local", hostileExp(`guest { sysctl = { "kernel.printk_ratelimit" = 10 } }`), nil, false},
 	{"sysctl vm on local", hostileExp(`server { sysctl = { "vm.swappiness" = 10 } }`), nil, false},
+	{"sysctl value with =", hostileExp(`guest { sysctl = { "net.core.rmem_max" = "1=2" } }`), nil, false},
+	{"sysctl empty value", hostileExp(`guest { sysctl = { "net.core.rmem_max" = "" } }`), nil, false},
 	{"sysctl injection", hostileExp(`guest { sysctl = { "net.core.rmem_max" = "1; reboot" } }`), nil, false},
 	{"cpus -5", `provider "local" "default" { cpus = -5 }` + "\n" + hostileExp(""), nil, false},
 	{"cpus 0", `provider "local" "default" { cpus = 0 }` + "\n" + hostileExp(""), nil, false},
@@ -74,9 +86,11 @@ var hostileSpecs = []struct {
 	{"source with newline", `lab "h" {}` + "\ntemplate \"t\" { source = \"a\\nb\" }\n", nil, false},
 	{"mtu 1e400", hostileExp("guest { mtu = 1e400 }"), nil, false},
 	{"sensitive in experiment", hostileHead + "variable \"s\" {\n  sensitive = true\n  default = \"x\"\n}\n" + "experiment \"e\" {\n  pairs = [pair.p]\n  description = var.s\n  iperf3 {}\n}\n", nil, false},
-	{"firewall closes table", strings.Replace(hostileExp(`router { firewall = "}\ntable inet evil { chain c { } }" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
-	{"firewall include", strings.Replace(hostileExp(`router { firewall = "include \"/etc/shadow\"" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
-	{"firewall unclosed", strings.Replace(hostileExp(`router { firewall = "chain c {" }`), "template = template.t }", "template = template.t\n  via = template.t\n}", 1), nil, false},
+	{"ratio over itself", hostileExp("matrix = { m = [1500, 9000] }\nguest { mtu = matrix.m }\nexpect \"x\" {\n  ratio = { of = \"m=9000\", over = \"m = 9000\", at_least = 1 }\n}"), nil, false},
+	{"guest MTU above the link's", strings.Replace(hostileExp("guest { mtu = 9000 }"), "pair \"p\" { template = template.t }", "pair \"p\" {\n  template = template.t\n  link { mtu = 1500 }\n}", 1), nil, false},
+	{"firewall closes table", routed(hostileExp(`router { firewall = "}\ntable inet evil { chain c { } }" }`)), nil, false},
+	{"firewall include", routed(hostileExp(`router { firewall = "include \"/etc/shadow\"" }`)), nil, false},
+	{"firewall unclosed", routed(hostileExp(`router { firewall = "chain c {" }`)), nil, false},
 	{"file /dev/zero", `lab "h" { description = file("/dev/zero") }` + "\n", nil, false},
 	{"file directory", `lab "h" { description = file("/") }` + "\n", nil, false},
 	{"file /proc/self/mem", `lab "h" { description = file("/proc/self/mem") }` + "\n", nil, false},
@@ -90,6 +104,18 @@ var hostileSpecs = []struct {
 	{"10k experiments", hostileHead + strings.Repeat("experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n", 10000), nil, false},
 	{"jsondecode deep", `lab "h" { description = jsonencode(jsondecode("` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `")) }` + "\n", nil, false},
 	{"regex bomb", `lab "h" { description = regex("(a{1000}){1000}", "a") }` + "\n", nil, false},
+}
+
+// hostileWant is the error summary some hostile specs must be refused
+// with (a refusal for another reason would hide the check they are for).
+var hostileWant = map[string]string{
+	"sysctl value with =":        "Error: Invalid sysctl value",
+	"sysctl empty value":         "Error: Invalid sysctl value",
+	"ratio over itself":          "Error: Ratio of a cell over itself",
+	"guest MTU above the link's": "Error: Guest MTU above the link MTU",
+	"firewall closes table":      "Error: Invalid firewall ruleset",
+	"firewall include":           "Error: Invalid firewall ruleset",
+	"firewall unclosed":          "Error: Invalid firewall ruleset",
 }
 
 // TestValidateHostileBattery runs every hostile spec through validate
@@ -117,6 +143,9 @@ func TestValidateHostileBattery(t *testing.T) {
 				}
 				return
 			}
+			if want := hostileWant[h.name]; want != "" && !strings.Contains(out, want) {
+				t.Errorf("want %q:\n%s", want, truncateOut(out))
+			}
 			errs := strings.Count(out, "Error: ")
 			if code != 1 || errs == 0 || len(located.FindAllString(out, -1)) != errs {
 				t.Fatalf("exit %d, %d errors, %d located:\n%s", code, errs, len(located.FindAllString(out, -1)), truncateOut(out))
@@ -132,4 +161,110 @@ func truncateOut(s string) string {
 		return s[:3000] + "…"
 	}
 	return s
+}
+
+// TestValidateHostileOutput: what validate prints about a hostile spec is
+// bounded (a 400 KB line gave 400 KB of stderr), carries no control byte
+// from the spec (ESC sequences reached the terminal) and no line of a
+// .hcl symlinked out of the lab directory; -json snippets are cut too.
+func TestValidateHostileOutput(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "shadow")
+	if err := os.WriteFile(secret, []byte("root:$6$SECRETHASH:19000:0:99999:7:::\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 400<<10)
+	tests := []struct {
+		name    string
+		src     string // main.hcl; "" makes it a symlink to secret
+		want    string // in stderr
+		absent  string // not in stderr nor in the JSON
+		maxText int    // bytes of stderr
+	}{
+		{"400 KB line", hostileExp("description = \"" + long + "\" + 1"), "Invalid operand", long[:300], 3000},
+		{"400 KB line and an error after it", hostileExp("description = \"" + long + "\"\nguest { mtu = \"big\" }"), `mtu = "big"`, long[:300], 3000},
+		{"ESC in a string", hostileExp("description = \"\x1b[2J\x1b]0;owned\x07\" + 1"), `\x1b[2J\x1b]0;owned\x07`, "\x1b", 3000},
+		{"ESC in an identifier", hostileExp("guest { m\x1b[31mtu = 1 }"), `m\x1b[31mtu`, "\x1b", 6000},
+		{"ESC in a label", "lab \"\x1b[2J\" {}\n", `\x1b[2J`, "\x1b", 3000},
+		{"symlink out of the directory", "", "(source not shown: it is a symbolic link to a file outside the lab directory)", "SECRETHASH", 3000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			name := filepath.Join(dir, "main.hcl")
+			var err error
+			if tt.src == "" {
+				err = os.Symlink(secret, name)
+			} else {
+				err = os.WriteFile(name, []byte(tt.src), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := Main([]string{"-chdir=" + dir, "validate"}, strings.NewReader(""), &stdout, &stderr, nil); code != 1 {
+				t.Fatalf("exit %d:\n%s", code, truncateOut(stderr.String()))
+			}
+			out := stderr.String()
+			if len(out) > tt.maxText {
+				t.Errorf("%d bytes of stderr, want at most %d:\n%s", len(out), tt.maxText, truncateOut(out))
+			}
+			if !strings.Contains(out, tt.want) || strings.Contains(out, tt.absent) {
+				t.Errorf("want %q and not %q in:\n%s", tt.want, truncateOut(tt.absent), truncateOut(out))
+			}
+			if i := strings.IndexFunc(out, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }); i >= 0 {
+				t.Errorf("control byte %q at %d of stderr", out[i], i)
+			}
+			stdout.Reset()
+			Main([]string{"-chdir=" + dir, "validate", "-json"}, strings.NewReader(""), &stdout, &stderr, nil)
+			var v validateJSON
+			if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+				t.Fatalf("-json: %v", err)
+			}
+			if bytes.ContainsFunc(stdout.Bytes(), func(r rune) bool { return r < 0x20 && r != '\n' }) {
+				t.Errorf("-json wrote a raw control byte")
+			}
+			for _, d := range v.Diagnostics {
+				// Decoded JSON strings hold what the spec holds (an editor
+				// shows it); only size and hidden sources are checked.
+				if n := len([]rune(d.Snippet)); n > 2*spec.MaxSnippetWidth+10 || tt.absent != "\x1b" && strings.Contains(d.Snippet, tt.absent) {
+					t.Errorf("-json snippet of %d characters: %.300q", n, d.Snippet)
+				}
+			}
+		})
+	}
+}
+
+// TestValidateFirewallNft: a ruleset this host's nft cannot parse is
+// refused by validate and by plan, at its line, before apply would have
+// had the guest's nft refuse it; without nft both say it was not checked.
+func TestValidateFirewallNft(t *testing.T) {
+	src := routed(hostileExp("router {\n  firewall = <<EOT\nchain c {\n  tcp dprot 5201 accept\n}\nEOT\n}"))
+	_, lookErr := exec.LookPath("nft")
+	haveNft := lookErr == nil && os.Geteuid() == 0
+	for _, verb := range []string{"validate", "plan"} {
+		for _, withNft := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s nft=%t", verb, withNft), func(t *testing.T) {
+				if withNft && !haveNft {
+					t.Skip("needs root and nft (package nftables)")
+				}
+				if !withNft {
+					t.Setenv("PATH", t.TempDir())
+				}
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var stdout, stderr bytes.Buffer
+				code := Main([]string{"-chdir=" + dir, verb}, strings.NewReader(""), &stdout, &stderr, nil)
+				out := stderr.String()
+				want, wantCode := "Error: Invalid firewall ruleset\n\n  on "+filepath.Join(dir, "main.hcl")+" line 13", 1
+				if !withNft {
+					want, wantCode = "Warning: Firewall ruleset not syntax-checked", 0
+				}
+				if code != wantCode || !strings.Contains(out, want) {
+					t.Fatalf("exit %d, want %d and %q:\n%s", code, wantCode, want, out)
+				}
+			})
+		}
+	}
 }

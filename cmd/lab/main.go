@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -81,10 +82,13 @@ func main() {
 	// instead of running out of memory (spec.Guard).
 	go spec.Guard(nil, spec.GuardLimits{}, func(d *hcl.Diagnostic) {
 		files := map[string]*hcl.File{}
-		if b, err := os.ReadFile(d.Subject.Filename); err == nil { // for the source line
-			files[d.Subject.Filename] = &hcl.File{Bytes: b}
+		name := d.Subject.Filename
+		if spec.HiddenSource(filepath.Dir(name), name) == "" {
+			if b, err := os.ReadFile(name); err == nil { // for the source line
+				files[name] = &hcl.File{Bytes: b}
+			}
 		}
-		_ = hcl.NewDiagnosticTextWriter(os.Stderr, files, termWidth(), false).WriteDiagnostic(d)
+		_ = spec.NewDiagnosticWriter(os.Stderr, files, termWidth(), false).WriteDiagnostic(d)
 		os.Exit(exitError)
 	})
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))

@@ -113,6 +113,11 @@ func makePlan(g *globals, lab *spec.Lab, st *state.State, v varFlags, provs map[
 	keep, desc := sel.options()
 	v = v.in(g.dir)
 	p, diags := plan.New(lab, st, plan.Options{Vars: v.vars, VarFiles: v.files, Now: time.Now(), Select: keep, Selection: desc})
+	if !diags.HasErrors() {
+		// nft -c on this host, as validate does: a ruleset nft cannot
+		// parse is refused before anything is created.
+		diags = append(diags, lab.CheckRulesets(context.Background())...)
+	}
 	if len(diags) > 0 {
 		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}

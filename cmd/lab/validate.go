@@ -72,7 +72,9 @@ func validateLab(g *globals, v varFlags) (*spec.Lab, hcl.Diagnostics) {
 		return lab, diags
 	}
 	_, pd := newProviders(providers.WithOffline(context.Background()), g, lab)
-	return lab, append(diags, dropUnknownErrors(pd, unknownRanges(lab))...)
+	diags = append(diags, dropUnknownErrors(pd, unknownRanges(lab))...)
+	// Firewall rulesets: this host's nft -c, in a network namespace of its own.
+	return lab, append(diags, lab.CheckRulesets(context.Background())...)
 }
 
 // countCells is how many cells the lab's experiments have.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strings"
 
 	"github.com/lab-bench/lab/guest"
 )
@@ -85,10 +84,10 @@ const (
 var (
 	// ifaceRE: FreeBSD interface names are a driver name and a unit
 	// number (vtnet0, vmx0, em0, ix0, bge1); the guest decides which.
-	ifaceRE     = regexp.MustCompile(`^[a-z]{1,12}[0-9]{1,4}$`)
-	ccRE        = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+	ifaceRE = regexp.MustCompile(`^[a-z]{1,12}[0-9]{1,4}$`)
+	ccRE    = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+	// sysctlKeyRE: a FreeBSD MIB name has dotted parts and no "/".
 	sysctlKeyRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_%-]+)+$`)
-	sysctlValRE = regexp.MustCompile(`^[A-Za-z0-9_.:,/%+\- ]+$`)
 )
 
 // Validate checks every value in s (and the interface name) before any of
@@ -116,11 +115,11 @@ func Validate(iface string, s guest.Settings) error {
 		bad("congestion control %q: not an algorithm name", cc)
 	}
 	for _, k := range guest.SortedKeys(s.Sysctl) {
-		if !sysctlKeyRE.MatchString(k) || len(k) > 128 {
-			bad("sysctl key %q: not a FreeBSD sysctl name (like net.inet.tcp.sendspace)", k)
+		if err := CheckSysctlName(k); err != nil {
+			bad("sysctl key %q: %v", k, err)
 		}
-		if v := s.Sysctl[k]; !sysctlValRE.MatchString(v) || strings.HasPrefix(v, "-") && !isNumber(v) {
-			bad("sysctl %s value %q: only numbers, words and spaces and _.:,/%%+- are allowed", k, v)
+		if err := guest.CheckSysctlValue(s.Sysctl[k]); err != nil {
+			bad("sysctl %s value %q: %v", k, s.Sysctl[k], err)
 		}
 	}
 	if l := s.Loss; l != nil {
@@ -157,11 +156,16 @@ func offload(name string) *Offload {
 	return nil
 }
 
-func isNumber(s string) bool {
-	for i, r := range s {
-		if !(r >= '0' && r <= '9' || i == 0 && r == '-') {
-			return false
-		}
+// CheckSysctlName refuses a name FreeBSD's sysctl(8) would not take: the
+// rule every guest shares (guest.CheckSysctlName) and, for FreeBSD, dotted
+// parts without "/" (net.inet.tcp.sendspace). spec calls it for the ends
+// of a FreeBSD template, so that validate refuses what apply would.
+func CheckSysctlName(name string) error {
+	if err := guest.CheckSysctlName(name); err != nil {
+		return fmt.Errorf("not a sysctl name: %w", err)
 	}
-	return len(s) > 1
+	if !sysctlKeyRE.MatchString(name) {
+		return fmt.Errorf(`not a FreeBSD sysctl name: dotted parts of lower-case letters, digits, _ and - (like net.inet.tcp.sendspace), no "/"`)
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strings"
 
 	"github.com/lab-bench/lab/guest"
 )
@@ -28,13 +27,8 @@ const (
 )
 
 var (
-	ifaceRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,14}$`)
-	ccRE        = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
-	sysctlKeyRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.\-/]*$`)
-	// Values are numbers, words and space-separated lists of them
-	// ("4096 131072 6291456", "cubic", "0-65535"); nothing a shell would
-	// interpret.
-	sysctlValRE = regexp.MustCompile(`^[A-Za-z0-9_.:,/%+\- ]+$`)
+	ifaceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,14}$`)
+	ccRE    = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
 )
 
 // Validate checks every value in s (and the interface name) before any of it
@@ -66,11 +60,11 @@ func Validate(iface string, s guest.Settings) error {
 		bad("congestion control %q: not an algorithm name", cc)
 	}
 	for _, k := range guest.SortedKeys(s.Sysctl) {
-		if !sysctlKeyRE.MatchString(k) || strings.Contains(k, "..") || strings.Contains(k, "//") {
-			bad("sysctl key %q: not a sysctl name", k)
+		if err := guest.CheckSysctlName(k); err != nil {
+			bad("sysctl key %q: not a sysctl name: %v", k, err)
 		}
-		if v := s.Sysctl[k]; !sysctlValRE.MatchString(v) {
-			bad("sysctl %s value %q: only letters, digits, spaces and _.:,/%%+- are allowed", k, v)
+		if err := guest.CheckSysctlValue(s.Sysctl[k]); err != nil {
+			bad("sysctl %s value %q: %v", k, s.Sysctl[k], err)
 		}
 	}
 	if l := s.Loss; l != nil {
@@ -83,7 +77,7 @@ func Validate(iface string, s guest.Settings) error {
 			bad("loss %v%%: out of range 0..100", l.Percent)
 		}
 	}
-	if err := validateFirewall(s.Firewall); err != nil {
+	if err := CheckFirewall(s.Firewall); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
