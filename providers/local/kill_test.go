@@ -38,34 +38,47 @@ type killPoint struct {
 	// halfway, when set, runs instead of argv: what the command itself had
 	// done when it was killed with lab.
 	halfway func(argv []string) error
-	// left is what the kill leaves: the names to find, untagged.
+	// record is the address of the record the object belongs to.
+	record func(g *plan.Group) string
+	// left is what the kill leaves.
 	left func(g *plan.Group, o providers.Owner) leftover
 }
 
-// leftover is an object of lab's name that carries no tag.
+// leftover is what of lab's name a kill leaves.
 type leftover struct {
-	netns    string // a namespace, or a half-made namespace file
-	halfMade bool
-	veths    []string
+	netns string // a namespace or a half-made namespace file
+	// what the namespace is: "gone" (nothing of that name), "half-made"
+	// (a file, no namespace) or "tagged" (a namespace with o's tag).
+	netnsIs string
+	veths   []string // veth ends, untagged
 }
+
+// untagged reports whether the kill left something of lab's name that
+// carries no tag: what only a pending record can prove is lab's.
+func (l leftover) untagged() bool { return l.netnsIs == "half-made" || len(l.veths) > 0 }
 
 var killPoints = []killPoint{
 	{
-		name: "after ip netns add, before the loopback's alias",
-		at: func(g *plan.Group, _ providers.Owner, argv []string) bool {
-			return strings.Join(argv, " ") == "ip netns add "+Namespace(g.Server.Name)
+		name: "after the loopback's alias, before ip netns attach names the namespace",
+		at: func(g *plan.Group, o providers.Owner, argv []string) bool {
+			return strings.Join(argv, " ") == "ip link set dev lo alias "+o.Tag(g.Server.Address)
 		},
-		left: func(g *plan.Group, _ providers.Owner) leftover { return leftover{netns: Namespace(g.Server.Name)} },
+		record: func(g *plan.Group) string { return g.Server.Address },
+		// The unnamed namespace ends with the thread that made it.
+		left: func(g *plan.Group, _ providers.Owner) leftover {
+			return leftover{netns: Namespace(g.Server.Name), netnsIs: "gone"}
+		},
 	},
 	{
-		name: "inside ip netns add: the file made, no namespace mounted on it",
+		name: "inside ip netns attach: the file made, no namespace mounted on it",
 		at: func(g *plan.Group, _ providers.Owner, argv []string) bool {
-			return strings.Join(argv, " ") == "ip netns add "+Namespace(g.Server.Name)
+			return len(argv) == 5 && strings.Join(argv[:4], " ") == "ip netns attach "+Namespace(g.Server.Name)
 		},
-		// iproute2 ip/ipnetns.c, netns_add: create_netns_dir(), then
-		// open(netns_path, O_RDONLY|O_CREAT|O_EXCL, 0), then
-		// unshare(CLONE_NEWNET) and the bind mount. Killed before the
-		// mount, `ip netns add` leaves this empty file.
+		// iproute2 ip/ipnetns.c, netns_add (which `ip netns attach`
+		// runs too): create_netns_dir(), then open(netns_path,
+		// O_RDONLY|O_CREAT|O_EXCL, 0), then the bind mount of the
+		// namespace on it. Killed before the mount, it leaves this empty
+		// file.
 		halfway: func(argv []string) error {
 			if err := os.MkdirAll(netnsDir, 0o755); err != nil {
 				return err
@@ -76,8 +89,19 @@ var killPoints = []killPoint{
 			}
 			return f.Close()
 		},
+		record: func(g *plan.Group) string { return g.Server.Address },
 		left: func(g *plan.Group, _ providers.Owner) leftover {
-			return leftover{netns: Namespace(g.Server.Name), halfMade: true}
+			return leftover{netns: Namespace(g.Server.Name), netnsIs: "half-made"}
+		},
+	},
+	{
+		name: "after ip netns attach: named, and tagged already",
+		at: func(g *plan.Group, _ providers.Owner, argv []string) bool {
+			return len(argv) == 5 && strings.Join(argv[:4], " ") == "ip netns attach "+Namespace(g.Server.Name)
+		},
+		record: func(g *plan.Group) string { return g.Server.Address },
+		left: func(g *plan.Group, _ providers.Owner) leftover {
+			return leftover{netns: Namespace(g.Server.Name), netnsIs: "tagged"}
 		},
 	},
 	{
@@ -86,6 +110,7 @@ var killPoints = []killPoint{
 			s, _ := vethNames(o, g.Link.Address)
 			return len(argv) > 4 && strings.Join(argv[:4], " ") == "ip link add "+s
 		},
+		record: func(g *plan.Group) string { return g.Link.Address },
 		left: func(g *plan.Group, o providers.Owner) leftover {
 			s, c := vethNames(o, g.Link.Address)
 			return leftover{veths: []string{s, c}}
@@ -104,12 +129,12 @@ func TestKillBetweenCreateAndTag(t *testing.T) {
 			t.Run(kp.name+"/then "+next, func(t *testing.T) {
 				k := newKillLab(t, fmt.Sprintf("k%d%d%d", os.Getpid()%10000, i, len(next)))
 				disk := k.applyUntilKilled(t, kp)
-				r, ok := disk.Find(k.pendingAddress(kp))
+				r, ok := disk.Find(kp.record(k.group))
 				if !ok || !r.Pending {
 					t.Fatalf("state after the kill: %+v; want a pending record of the object", disk.Resources)
 				}
 				left := kp.left(k.group, k.owner)
-				k.mustBeUntagged(t, left)
+				k.mustBeLeft(t, left)
 				fresh := New()
 				switch next {
 				case "destroy":
@@ -137,7 +162,7 @@ func TestKillBetweenCreateAndTag(t *testing.T) {
 					if err != nil && !errors.As(err, &missing) {
 						t.Fatalf("apply after the kill: %v", err)
 					}
-					if addr := k.pendingAddress(kp); !created[addr] {
+					if addr := kp.record(k.group); !created[addr] {
 						t.Errorf("apply after the kill did not create %s again (err %v)", addr, err)
 					}
 				}
@@ -156,15 +181,18 @@ func TestKillBetweenCreateAndTag(t *testing.T) {
 func TestUntaggedWithoutPendingRecordRefused(t *testing.T) {
 	needRoot(t)
 	for i, kp := range killPoints {
+		if !kp.left(&plan.Group{}, providers.Owner{}).untagged() {
+			continue
+		}
 		t.Run(kp.name, func(t *testing.T) {
 			k := newKillLab(t, fmt.Sprintf("u%d%d", os.Getpid()%10000, i))
 			disk := k.applyUntilKilled(t, kp)
 			left := kp.left(k.group, k.owner)
-			k.mustBeUntagged(t, left)
+			k.mustBeLeft(t, left)
 
 			// The record, confirmed as created by a lab that was not killed:
 			// the untagged object of its name is not provably lab's.
-			addr := k.pendingAddress(kp)
+			addr := kp.record(k.group)
 			r, _ := disk.Find(addr)
 			created := *r
 			created.Pending, created.Status = false, state.Created
@@ -174,7 +202,7 @@ func TestUntaggedWithoutPendingRecordRefused(t *testing.T) {
 			if !errors.Is(err, providers.ErrNotOwned) {
 				t.Errorf("destroy -orphans with a created record: %v, want a refusal", err)
 			}
-			k.mustBeUntagged(t, left)
+			k.mustBeLeft(t, left)
 
 			// No record at all: apply refuses to replace it as a leftover.
 			empty := &state.State{Version: state.Version, Lineage: disk.Lineage, LabID: disk.LabID}
@@ -186,7 +214,7 @@ func TestUntaggedWithoutPendingRecordRefused(t *testing.T) {
 			if !errors.Is(err, providers.ErrNotOwned) || !strings.Contains(err.Error(), "not this lab's") {
 				t.Errorf("apply over the untagged object: %v, want a refusal", err)
 			}
-			k.mustBeUntagged(t, left)
+			k.mustBeLeft(t, left)
 		})
 	}
 }
@@ -243,15 +271,6 @@ func (k *killLab) removeAll() {
 	for _, dev := range []string{s, c} {
 		_ = exec.Command("ip", "link", "del", dev).Run()
 	}
-}
-
-// pendingAddress is the address of the record the kill point's object
-// belongs to.
-func (k *killLab) pendingAddress(kp killPoint) string {
-	if kp.left(k.group, k.owner).netns != "" {
-		return k.group.Server.Address
-	}
-	return k.group.Link.Address
 }
 
 // applyUntilKilled applies the lab with a provider that dies at kp and
@@ -324,21 +343,27 @@ func (k *killLab) engine(p *Provider, st *state.State) *engine.Engine {
 	}
 }
 
-// mustBeUntagged checks that the kill left the object, with no tag.
-func (k *killLab) mustBeUntagged(t *testing.T, left leftover) {
+// mustBeLeft checks that the kill left what kp says, untagged where it
+// says so.
+func (k *killLab) mustBeLeft(t *testing.T, left leftover) {
 	t.Helper()
 	p := New()
 	if left.netns != "" {
 		names, err := p.namespaces(context.Background())
-		if err != nil || !contains(names, left.netns) {
-			t.Fatalf("namespace %s not there after the kill (%v): the fault was not injected", left.netns, err)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if halfMade(left.netns) != left.halfMade {
-			t.Fatalf("namespace %s: half-made %v, want %v", left.netns, !left.halfMade, left.halfMade)
-		}
-		if !left.halfMade {
-			if tag, _, err := p.ifAlias(context.Background(), left.netns, "lo"); err != nil || tag != "" {
-				t.Fatalf("namespace %s: tag %q (%v), want none", left.netns, tag, err)
+		switch exists := contains(names, left.netns); {
+		case left.netnsIs == "gone" && exists:
+			t.Fatalf("namespace %s exists after a kill before it was named", left.netns)
+		case left.netnsIs == "gone":
+		case !exists:
+			t.Fatalf("namespace %s not there after the kill: the fault was not injected", left.netns)
+		case halfMade(left.netns) != (left.netnsIs == "half-made"):
+			t.Fatalf("namespace %s: half-made %v, want %s", left.netns, halfMade(left.netns), left.netnsIs)
+		case left.netnsIs == "tagged":
+			if tag, _, err := p.ifAlias(context.Background(), left.netns, "lo"); err != nil || !k.owner.Owns(tag) {
+				t.Fatalf("namespace %s: tag %q (%v), want this workspace's", left.netns, tag, err)
 			}
 		}
 	}

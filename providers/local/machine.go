@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 
@@ -55,21 +56,17 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	// A namespace of the same name carrying this lab's and workspace's tag
 	// is a leftover of an interrupted create: remove it so the new machine
-	// starts clean. One without that tag is refused, never removed (an
-	// untagged one of a pending record was removed by the engine's Delete
+	// starts clean. One without that tag is refused, never removed (a
+	// half-made one of a pending record was removed by the engine's Delete
 	// of that record before this create).
 	if err := p.deleteNamespace(ctx, o, ns, false); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: remove leftover namespace %s: %w", m.Address, ns, err)
 	}
-	// `ip netns add` cannot tag: between it and the alias the namespace
-	// exists untagged (and, inside `ip netns add`, as a file in /run/netns
-	// that is not yet a namespace). An interrupt there leaves an object
-	// only its pending record names; Delete adopts it (see owner.go).
-	steps := [][]string{
-		{"ip", "netns", "add", ns},
-		{"ip", "-n", ns, "link", "set", "dev", "lo", "alias", o.Tag(m.Address)},
-		{"ip", "-n", ns, "link", "set", "dev", "lo", "up"},
+	// The namespace is tagged before it gets its name (netns.go).
+	if err := p.addNamespace(ctx, ns, o.Tag(m.Address)); err != nil {
+		return in, fmt.Errorf("create %s (namespace %s): %w", m.Address, ns, err)
 	}
+	steps := [][]string{{"ip", "-n", ns, "link", "set", "dev", "lo", "up"}}
 	for _, n := range nics {
 		steps = append(steps,
 			[]string{"ip", "link", "set", "dev", n.end, "netns", ns},
@@ -202,7 +199,9 @@ func (p *Provider) deleteNamespace(ctx context.Context, o providers.Owner, ns st
 	if out, err := p.exec(ctx, "ip", "netns", "pids", ns); err == nil {
 		for _, f := range strings.Fields(string(out)) {
 			var pid int
-			if _, err := fmt.Sscan(f, &pid); err == nil && pid > 1 {
+			// Never lab itself: one of its threads may be in the
+			// namespace for a moment (addNamespace).
+			if _, err := fmt.Sscan(f, &pid); err == nil && pid > 1 && pid != os.Getpid() {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}

@@ -11,15 +11,17 @@ import (
 )
 
 // Ownership. Every veth end carries its owner's tag as its interface alias,
-// and every namespace carries it as the alias of its loopback interface
-// (set right after `ip netns add`). Nothing is deleted — not at Delete, not
-// as a "leftover" before a create, not by an orphan sweep — unless its tag
-// names this exact lab and workspace, with one exception: neither a
-// namespace nor a veth can be created with its tag in one step, so Delete
-// of a pending record (providers.Instance.Pending: the create never
-// reported success) also removes an object of exactly the record's name
-// that carries no tag at all, including a half-made namespace file.
-// docs/PROVIDERS.md, "Pending records".
+// and every namespace carries it as the alias of its loopback interface,
+// set before the namespace gets its name (netns.go). Nothing is deleted —
+// not at Delete, not as a "leftover" before a create, not by an orphan
+// sweep — unless its tag names this exact lab and workspace, with one
+// exception for what cannot be created with its tag in one step: a veth
+// pair (`ip link add`, then the aliases) and the file `ip netns attach`
+// makes before it mounts the namespace on it. Delete of a pending record
+// (providers.Instance.Pending: the create never reported success) also
+// removes an object of exactly the record's name that carries no tag at
+// all, including such a half-made namespace file. docs/PROVIDERS.md,
+// "Pending records".
 
 // netnsDir is where iproute2 keeps named namespaces (NETNS_RUN_DIR).
 const netnsDir = "/run/netns"
@@ -29,11 +31,11 @@ const netnsDir = "/run/netns"
 const nsfsMagic = 0x6e736673
 
 // halfMade reports whether /run/netns/ns exists but is not a namespace:
-// `ip netns add` creates the file (open O_CREAT|O_EXCL) and then bind-mounts
-// a new namespace on it (iproute2 ip/ipnetns.c, netns_add); killed between
-// the two it leaves an empty file that `ip netns list` lists and every
-// `ip -n` refuses ("setting the network namespace … failed: Invalid
-// argument").
+// `ip netns add` and `ip netns attach` create the file (open
+// O_CREAT|O_EXCL) and then bind-mount the namespace on it (iproute2
+// ip/ipnetns.c, netns_add); killed between the two they leave an empty
+// file that `ip netns list` lists and every `ip -n` refuses ("setting the
+// network namespace … failed: Invalid argument").
 func halfMade(ns string) bool {
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(netnsDir+"/"+ns, &fs); err != nil {
