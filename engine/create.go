@@ -125,6 +125,9 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 		if in.Address != "" {
 			res.Instance = mergeInstance(pending, in)
 		}
+		// The create stopped somewhere between "made" and "tagged": Delete
+		// may adopt an untagged object of exactly this name.
+		res.Instance.Pending = true
 		res.Status = state.Tainted
 		if perr := e.put(res); perr != nil {
 			return providers.Instance{}, fmt.Errorf("%w (and: %v)", err, perr)
@@ -132,6 +135,7 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 		return providers.Instance{}, err
 	}
 	res.Instance = mergeInstance(pending, in)
+	res.Instance.Pending = false
 	res.Status = state.Created
 	if err := e.put(res); err != nil {
 		return in, err
@@ -154,7 +158,7 @@ func pendingInstance(g *plan.Group, address, kind string) providers.Instance {
 	case g.ClientLink != nil && address == g.ClientLink.Address:
 		name = g.ClientLink.Name
 	}
-	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner()}
+	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner(), Pending: true}
 }
 
 func mergeInstance(pending, in providers.Instance) providers.Instance {
@@ -190,7 +194,11 @@ func (e *Engine) deleteResource(ctx context.Context, prov providers.Provider, r 
 	}
 	start := e.clock()
 	e.emit(Event{Type: EvDelete, Address: r.Address, Message: r.Name})
-	if err := prov.Delete(ctx, r.Instance); err != nil {
+	in := r.Instance
+	// A pending record of a lab that predates Instance.Pending says the
+	// same by its status alone.
+	in.Pending = in.Pending || r.Status == state.Pending
+	if err := prov.Delete(ctx, in); err != nil {
 		if errors.Is(err, providers.ErrNotOwned) {
 			// What bears this name is not the lab's (a state written before
 			// refusals stayed out of it): say so once, and stop listing it.

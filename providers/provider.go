@@ -191,6 +191,15 @@ type Instance struct {
 	// deletes only what carries this exact owner's tag. A state written by
 	// lab 0.1 has no workspace here.
 	Owner Owner `json:"owner"`
+	// Pending marks a record the engine wrote before a create that never
+	// reported success: the create is under way, was interrupted (Ctrl-C,
+	// kill -9, power loss) or failed half-way. Its object may exist without
+	// its owner's tag, since most back ends create first and tag second.
+	// Delete adopts such an object: one whose name is exactly the name this
+	// record gives (never a prefix) and that carries no tag at all is
+	// this workspace's, and Delete removes it. An object tagged as anyone
+	// else's is refused as always. docs/PROVIDERS.md, "Pending records".
+	Pending bool `json:"pending,omitempty"`
 	// Endpoint is how the engine reaches a machine; nil for links.
 	Endpoint *Endpoint `json:"endpoint,omitempty"`
 	// Attrs is the provider's own data: what it needs to find the object

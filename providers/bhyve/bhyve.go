@@ -183,7 +183,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	// A leftover of the same name (a crash before state was written) goes
 	// first, so the name is free.
-	if err := p.deleteMachine(ctx, m.Name, m.Owner(), m.Address); err != nil {
+	if err := p.deleteMachine(ctx, m.Name, m.Owner(), m.Address, false); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: remove leftover %s: %w", m.Address, vm, err)
 	}
 	var err error
@@ -243,17 +243,22 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 		}
 		return nil
 	}
-	if err := p.deleteMachine(ctx, in.Name, in.Owner, in.Address); err != nil {
+	if err := p.deleteMachine(ctx, in.Name, in.Owner, in.Address, in.Pending); err != nil {
 		return fmt.Errorf("delete %s: %w", vmName(in.Name), err)
 	}
 	return nil
 }
 
-func (p *Provider) deleteMachine(ctx context.Context, name string, o providers.Owner, address string) error {
+// deleteMachine removes machine name of o in either mode. pending (the
+// record's create never reported success) lets vm-bhyve mode adopt an
+// untagged clone of exactly that name: `vm clone` takes no properties, so
+// the clone is tagged by a second command (owner.go). Raw mode never
+// needs it: its clone is made with its tag (`zfs clone -o`).
+func (p *Provider) deleteMachine(ctx context.Context, name string, o providers.Owner, address string, pending bool) error {
 	if p.cfg.Backend == BackendRaw {
 		return p.deleteRaw(ctx, vmName(name), address, o)
 	}
-	return p.deleteVMBhyve(ctx, vmName(name), o)
+	return p.deleteVMBhyve(ctx, vmName(name), o, pending)
 }
 
 func (p *Provider) deleteLink(ctx context.Context, in providers.Instance) error {
@@ -267,7 +272,7 @@ func (p *Provider) deleteLink(ctx context.Context, in providers.Instance) error 
 	if sw == "" {
 		sw = switchName("lab-" + in.Name)
 	}
-	return p.deleteSwitch(ctx, sw, in.Owner, in.Attrs)
+	return p.deleteSwitch(ctx, sw, in.Owner, in.Attrs, in.Pending)
 }
 
 // linkDesc is the description of a link's bridge: the owner's tag, or

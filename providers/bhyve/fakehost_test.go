@@ -53,6 +53,17 @@ type fakeHost struct {
 	nTap     int
 	nPID     int
 	fail     []failRule
+	kill     *killRule
+}
+
+// killRule stops the lab talking to the host (kill -9) right after a
+// command: see killAfter.
+type killRule struct {
+	re *regexp.Regexp
+	// halfway, when set, runs instead of the command: what the command
+	// itself had done when it was killed with lab.
+	halfway func(h *fakeHost, f []string)
+	dead    bool
 }
 
 // fakeTiming is how long each of vm-bhyve's background steps takes.
@@ -212,10 +223,58 @@ func columnT(rows [][]string) string {
 	return b.String()
 }
 
+// killAfter kills lab right after the first command matching expr has
+// run (or, with halfway, instead of it): from then on no command of
+// anyone reaches the host until revive — what a kill -9 of lab between
+// two commands looks like from the host.
+func (h *fakeHost) killAfter(expr string, halfway func(h *fakeHost, f []string)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.kill = &killRule{re: regexp.MustCompile(expr), halfway: halfway}
+}
+
+// killed reports whether the kill has happened (and not been revived).
+func (h *fakeHost) killed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.kill != nil && h.kill.dead
+}
+
+// revive lets commands reach the host again: the next lab runs.
+func (h *fakeHost) revive() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.kill = nil
+}
+
 func (h *fakeHost) handle(cmd string, stdin io.Reader) (string, string, int) {
 	_, _ = io.Copy(io.Discard, stdin)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if k := h.kill; k != nil {
+		switch {
+		case k.dead:
+			return "", "fakehost: lab was killed\n", 255
+		case k.re.MatchString(cmd):
+			k.dead = true
+			if k.halfway != nil {
+				k.halfway(h, splitWords(cmd))
+				return "", "fakehost: lab was killed\n", 255
+			}
+			h.kill = nil
+			out, errOut, code := h.handle0(cmd)
+			h.kill = k
+			if code != 0 {
+				return out, "fakehost: the command at the kill point failed: " + errOut, code
+			}
+			return "", "fakehost: lab was killed\n", 255
+		}
+	}
+	return h.handle0(cmd)
+}
+
+// handle0 answers one command; h.mu is held.
+func (h *fakeHost) handle0(cmd string) (string, string, int) {
 	for _, r := range h.fail {
 		if r.re.MatchString(cmd) {
 			return "", r.stderr, r.exit
@@ -654,7 +713,9 @@ func (h *fakeHost) zfs(cmd string, f []string) (string, string, int) {
 	case f[1] == "destroy":
 		// zfs-destroy(8): a snapshot with clones is refused
 		// (cmd/zfs/zfs_main.c, destroy_check_dependent); -r destroys the
-		// descendants' snapshots of the same name too.
+		// descendants' snapshots of the same name too, and of a
+		// filesystem or volume "all children" (its descendants and their
+		// snapshots).
 		name, snap, isSnap := strings.Cut(last, "@")
 		var victims []string
 		for n := range h.datasets {
@@ -663,6 +724,8 @@ func (h *fakeHost) zfs(cmd string, f []string) (string, string, int) {
 			case n == last:
 				victims = append(victims, n)
 			case isSnap && recursive && ok && s == snap && strings.HasPrefix(d, name+"/"):
+				victims = append(victims, n)
+			case !isSnap && recursive && (strings.HasPrefix(n, last+"/") || strings.HasPrefix(n, last+"@")):
 				victims = append(victims, n)
 			case !isSnap && !recursive && strings.HasPrefix(n, last+"@"):
 				return "", "cannot destroy '" + last + "': filesystem has children\nuse '-r' to destroy the following datasets:\n" + n + "\n", 1
@@ -730,24 +793,35 @@ func (h *fakeHost) ifconfig(f []string) (string, string, int) {
 	if len(f) == 1 {
 		return h.ifconfigList(), "", 0
 	}
-	switch {
-	case len(f) == 3 && f[1] == "bridge" && f[2] == "create":
-		// `ifconfig bridge create` prints the new interface's name.
-		n := fmt.Sprintf("bridge%d", h.nBridge)
-		h.nBridge++
+	if len(f) >= 3 && (f[1] == "bridge" || f[1] == "tap") && f[2] == "create" {
+		// `ifconfig bridge|tap create [ARGS]`: main special-cases
+		// "create", ifconfig() runs the clone callback first and applies
+		// the remaining arguments to the new interface ("Push the clone
+		// create callback so the new device is created and can be used for
+		// any remaining arguments"), and printifnamemaybe, registered with
+		// atexit, prints the new name — also when a later argument failed
+		// (sbin/ifconfig/ifconfig.c).
+		n := fmt.Sprintf("%s%d", f[1], h.nBridge)
+		if f[1] == "bridge" {
+			h.nBridge++
+		} else {
+			n = fmt.Sprintf("tap%d", h.nTap)
+			h.nTap++
+		}
 		h.ifaces[n] = &fakeIface{mtu: 1500}
-		return n + "\n", "", 0
-	case len(f) == 3 && f[1] == "tap" && f[2] == "create":
-		n := fmt.Sprintf("tap%d", h.nTap)
-		h.nTap++
-		h.ifaces[n] = &fakeIface{mtu: 1500}
-		return n + "\n", "", 0
+		out, errOut, code := h.ifconfigSet(n, f[3:])
+		return n + "\n" + out, errOut, code
 	}
-	name := f[1]
+	return h.ifconfigSet(f[1], f[2:])
+}
+
+// ifconfigSet applies ifconfig's parameters args to interface name.
+func (h *fakeHost) ifconfigSet(name string, args []string) (string, string, int) {
 	in := h.ifaces[name]
 	if in == nil {
 		return "", "ifconfig: interface " + name + " does not exist\n", 1
 	}
+	f := append([]string{"ifconfig", name}, args...)
 	for i := 2; i < len(f); i++ {
 		switch f[i] {
 		case "description":

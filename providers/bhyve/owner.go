@@ -22,7 +22,20 @@ import (
 //
 // Delete removes nothing whose tag names another lab or workspace, or
 // that carries no tag, and says which object it left alone; List returns
-// what carries the owner's exact tag. A VALE switch has no interface:
+// what carries the owner's exact tag. The one exception closes the window
+// between a create and its tag where vm-bhyve gives no way to create with
+// the tag: `vm switch create` (the bridge is described afterwards) and
+// `vm clone` (its dataset is tagged afterwards). Delete of a pending
+// record (providers.Instance.Pending: its create never reported success)
+// also removes a switch or clone of exactly the record's name that carries
+// no tag at all (docs/PROVIDERS.md, "Pending records"). Everything else is
+// created with its tag: datasets with `zfs snapshot -o`/`zfs clone -o`,
+// raw-mode bridges and taps with `ifconfig bridge|tap create description
+// TAG …` (one ifconfig process that creates the interface and applies the
+// rest of its arguments to it, sbin/ifconfig/ifconfig.c: "Push the clone
+// create callback so the new device is created and can be used for any
+// remaining arguments") — their kernel-chosen names could never be matched
+// by a record — and a VALE switch's record is written before the switch. A VALE switch has no interface:
 // vm-bhyve keeps it as keys of its system.conf, and lab keeps the tag
 // beside them as lab_owner_NAME (vmbhyve.go, valeTag).
 // Records of a lab without a workspace (lab 0.1) name objects that carry
@@ -99,15 +112,26 @@ func (p *Provider) taggedDatasets(ctx context.Context, types string) (map[string
 	return m, nil
 }
 
-// checkMachine refuses a machine whose dataset exists and is not o's.
-// exists reports whether the dataset exists.
-func (p *Provider) checkMachine(ctx context.Context, vm string, o providers.Owner) (exists bool, err error) {
+// checkMachine refuses a machine whose dataset exists and is not o's (or,
+// for a pending record, untagged: claim). exists reports whether the
+// dataset exists.
+func (p *Provider) checkMachine(ctx context.Context, vm string, o providers.Owner, pending bool) (exists bool, err error) {
 	ds := p.cfg.Datastore + "/" + vm
 	tag, exists, err := p.datasetTag(ctx, ds)
 	if err != nil || !exists {
 		return exists, err
 	}
-	return true, owned(o, "ZFS dataset", ds, tag)
+	return true, claim(o, pending, "ZFS dataset", ds, tag)
+}
+
+// claim checks that lab may delete an object with tag for o: it is o's
+// (owned), or pending is set (o's record was written before the create
+// and never confirmed) and the object carries no tag at all.
+func claim(o providers.Owner, pending bool, kind, name, tag string) error {
+	if pending && tag == "" {
+		return nil
+	}
+	return owned(o, kind, name, tag)
 }
 
 // destroySnapshots removes o's snapshots named after vm on the

@@ -37,7 +37,16 @@ func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in provide
 			return providers.Instance{}, err
 		}
 	}
-	out, err := p.run(ctx, "ifconfig", "bridge", "create")
+	// One ifconfig creates the bridge and describes it (owner.go): the
+	// kernel picks its name, so an untagged bridge could never be found.
+	argv := []string{"ifconfig", "bridge", "create", "description", desc}
+	if l.MTU > 0 {
+		argv = append(argv, "mtu", strconv.Itoa(l.MTU))
+	}
+	out, err := p.run(ctx, append(argv, "up")...)
+	if br := strings.TrimSpace(out); ifaceRE.MatchString(br) {
+		in.ID, in.Attrs["bridge"] = br, br // made, even if a later argument failed
+	}
 	if err != nil {
 		return in, fmt.Errorf("link %s: %w", l.Address, err)
 	}
@@ -45,16 +54,8 @@ func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in provide
 	if !ifaceRE.MatchString(br) {
 		return in, fmt.Errorf("link %s: ifconfig bridge create printed %q, not an interface name", l.Address, truncate(br, 40))
 	}
-	in.ID, in.Attrs["bridge"] = br, br
 	if l.MTU > 0 {
 		in.Attrs["mtu"] = strconv.Itoa(l.MTU)
-	}
-	argv := []string{"ifconfig", br, "description", desc}
-	if l.MTU > 0 {
-		argv = append(argv, "mtu", strconv.Itoa(l.MTU))
-	}
-	if _, err := p.run(ctx, append(argv, "up")...); err != nil {
-		return in, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if p.cfg.Uplink != "" {
 		if l.MTU > 0 && in.Attrs["uplink_mtu"] != strconv.Itoa(l.MTU) {
@@ -95,7 +96,13 @@ func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in provid
 	if _, err := p.run(ctx, "zfs", "clone", "-o", prop, snap, disk); err != nil {
 		return fmt.Errorf("clone %s: %w", disk, err)
 	}
-	out, err := p.run(ctx, "ifconfig", "tap", "create")
+	// One ifconfig creates the tap and describes it (owner.go): the
+	// kernel picks its name, so an untagged tap could never be found.
+	argv := []string{"ifconfig", "tap", "create", "description", tapDesc(m.Owner(), m.Address, vm)}
+	if m.Link.Attrs != nil && m.Link.Attrs["mtu"] != "" {
+		argv = append(argv, "mtu", m.Link.Attrs["mtu"])
+	}
+	out, err := p.run(ctx, append(argv, "up")...)
 	if err != nil {
 		return err
 	}
@@ -104,13 +111,6 @@ func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in provid
 		return fmt.Errorf("ifconfig tap create printed %q, not an interface name", truncate(tap, 40))
 	}
 	in.Attrs["tap"] = tap
-	argv := []string{"ifconfig", tap, "description", tapDesc(m.Owner(), m.Address, vm)}
-	if m.Link.Attrs != nil && m.Link.Attrs["mtu"] != "" {
-		argv = append(argv, "mtu", m.Link.Attrs["mtu"])
-	}
-	if _, err := p.run(ctx, append(argv, "up")...); err != nil {
-		return err
-	}
 	bridge := m.Link.Attrs["bridge"]
 	if bridge == "" {
 		bridge = m.Link.Attrs["switch"] // an existing bridge named in the provider block
@@ -154,7 +154,7 @@ func (p *Provider) bhyveArgv(m providers.Machine, in providers.Instance, zvol, m
 // cleaned up too, and only when the clone carries o's tag: without the
 // clone, a VM of that name in vmm has nothing to prove whose it is.
 func (p *Provider) deleteRaw(ctx context.Context, vm, address string, o providers.Owner) error {
-	exists, err := p.checkMachine(ctx, vm, o)
+	exists, err := p.checkMachine(ctx, vm, o, false)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 	if l.MTU > 0 {
 		in.Attrs["mtu"] = strconv.Itoa(l.MTU)
 	}
-	if err := p.deleteSwitch(ctx, sw, l.Owner(), nil); err != nil {
+	if err := p.deleteSwitch(ctx, sw, l.Owner(), nil, false); err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: remove leftover switch %s: %w", l.Address, sw, err)
 	}
 	vale := p.cfg.NetworkBackend == "vale"
@@ -51,6 +51,9 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 	if vale {
 		return in, nil
 	}
+	// vm switch create takes no description: between it and this the
+	// switch exists untagged, and only the pending record names it
+	// (deleteSwitch adopts it).
 	if _, err := p.run(ctx, "ifconfig", "vm-"+sw, "description", linkDesc(in)); err != nil {
 		return in, fmt.Errorf("link %s: %w", l.Address, err)
 	}
@@ -81,8 +84,10 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 // deleteSwitch destroys switch sw, if it exists and carries o's tag —
 // a standard switch on its bridge's description, a VALE switch in
 // vm-bhyve's system.conf (valeTag) — and gives the uplink back its MTU
-// (attrs: the link's, nil when unknown).
-func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owner, attrs map[string]string) error {
+// (attrs: the link's, nil when unknown). For a pending record (pending) a
+// standard switch whose bridge has no description is adopted: `vm switch
+// create` made it and lab stopped before describing it.
+func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owner, attrs map[string]string, pending bool) error {
 	types, err := p.switchTypes(ctx)
 	if err != nil {
 		return err
@@ -114,7 +119,7 @@ func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owne
 		if o.Workspace == "" && strings.HasPrefix(desc, "lab-"+o.Lab+"-") {
 			desc = "" // lab 0.1 described it with the link's name
 		}
-		if err := owned(o, "vm-bhyve switch", sw+" (bridge vm-"+sw+")", desc); err != nil {
+		if err := claim(o, pending, "vm-bhyve switch", sw+" (bridge vm-"+sw+")", desc); err != nil {
 			return err
 		}
 	}
@@ -253,6 +258,8 @@ func (p *Provider) createVMBhyve(ctx context.Context, m providers.Machine, in pr
 		return fmt.Errorf("clone %s from %s: %w", vm, m.Template.Source, err)
 	}
 	// vm clone takes no properties; the clone is tagged right after it.
+	// Between the two it exists untagged, and only the pending record
+	// names it (deleteVMBhyve adopts it).
 	if _, err := p.run(ctx, "zfs", "set", tag, p.cfg.Datastore+"/"+vm); err != nil {
 		return fmt.Errorf("tag %s: %w", vm, err)
 	}
@@ -349,12 +356,12 @@ func (p *Provider) vmLog(ctx context.Context, vm string) string {
 // for "Locked" to turn "Stopped". A VM powered off in its loader keeps
 // loading until loader_timeout passes; bhyve then starts suspended and
 // exits at once.
-func (p *Provider) deleteVMBhyve(ctx context.Context, vm string, o providers.Owner) error {
+func (p *Provider) deleteVMBhyve(ctx context.Context, vm string, o providers.Owner, pending bool) error {
 	st, err := p.vmState(ctx, vm)
 	if err != nil {
 		return err
 	}
-	exists, err := p.checkMachine(ctx, vm, o)
+	exists, err := p.checkMachine(ctx, vm, o, pending)
 	if err != nil {
 		return err
 	}
@@ -377,6 +384,14 @@ func (p *Provider) deleteVMBhyve(ctx context.Context, vm string, o providers.Own
 		}
 		if _, err := p.run(ctx, "vm", "destroy", "-f", vm); err != nil {
 			return fmt.Errorf("destroy: %w", err)
+		}
+	} else if exists {
+		// A clone vm-bhyve does not list: `vm clone` stopped between its
+		// zfs clones and renaming the template's .conf to VM.conf
+		// (lib/vm-zfs zfs::clone), which is what core::list looks for.
+		// Its datasets depend on the template snapshot: they go first.
+		if _, err := p.run(ctx, "zfs", "destroy", "-r", p.cfg.Datastore+"/"+vm); err != nil {
+			return fmt.Errorf("destroy half-made clone: %w", err)
 		}
 	}
 	return p.destroySnapshots(ctx, vm, o)

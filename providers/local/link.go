@@ -17,7 +17,7 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	o := l.Owner()
 	s, c := vethNames(o, l.Address)
 	for _, end := range []string{s, c} {
-		if err := p.deleteVeth(ctx, o, end); err != nil {
+		if err := p.deleteVeth(ctx, o, end, false); err != nil {
 			return providers.Instance{}, fmt.Errorf("link %s: remove leftover %s: %w", l.Address, end, err)
 		}
 	}
@@ -29,6 +29,10 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	if l.MTU > 0 {
 		argv = append(argv, "mtu", strconv.Itoa(l.MTU))
 	}
+	// The kernel ignores IFLA_IFALIAS on RTM_NEWLINK (`ip link add … alias
+	// X` creates the pair without it, Linux 6.x), so the tag is a second
+	// command: an interrupt between the two leaves an untagged pair that
+	// only the pending record names. Delete adopts it (see owner.go).
 	if _, err := p.exec(ctx, argv...); err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: create veth: %w", l.Address, err)
 	}
@@ -48,13 +52,14 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 }
 
 // deleteVeth deletes the host-side veth end dev when it exists and carries
-// o's tag; one that is gone is fine, one that is not o's is refused.
-func (p *Provider) deleteVeth(ctx context.Context, o providers.Owner, dev string) error {
+// o's tag — or, for a pending record (pending), no tag at all; one that is
+// gone is fine, one that is not o's is refused.
+func (p *Provider) deleteVeth(ctx context.Context, o providers.Owner, dev string, pending bool) error {
 	tag, exists, err := p.ifAlias(ctx, "", dev)
 	if err != nil || !exists {
 		return err
 	}
-	if err := owned(o, "interface", dev, tag); err != nil {
+	if err := claim(o, pending, "interface", dev, tag); err != nil {
 		return err
 	}
 	if _, err := p.exec(ctx, "ip", "link", "del", dev); err != nil && !notFound(err) {

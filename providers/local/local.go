@@ -1,8 +1,10 @@
 // Package local is the zero-setup back end: a pair is two Linux network
 // namespaces joined by a veth pair, on the machine running lab. It needs
-// root and iproute2. It only ever touches namespaces and interfaces it
-// created itself: namespaces are named "lab-<labid>-…" and every veth
-// carries the interface alias "lab:<labid>:<address>".
+// root and iproute2 (5.0 or later, for `ip netns attach`). It only ever
+// touches namespaces and interfaces it created itself: namespaces are
+// named "lab-<machine name>" and carry their owner's tag
+// (providers.Owner.Tag) as their loopback's alias, and every veth end
+// carries it as its own alias (owner.go).
 package local
 
 import (

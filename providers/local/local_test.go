@@ -70,7 +70,7 @@ func TestVethNamesFitIFNAMSIZ(t *testing.T) {
 
 func TestDeleteRefusesForeignNamespace(t *testing.T) {
 	p := New()
-	err := p.deleteNamespace(context.Background(), providers.Owner{Lab: "x", Workspace: "0123abcd"}, "host-ns")
+	err := p.deleteNamespace(context.Background(), providers.Owner{Lab: "x", Workspace: "0123abcd"}, "host-ns", true)
 	if err == nil || !strings.Contains(err.Error(), "not made by lab") {
 		t.Errorf("deleteNamespace(host-ns) = %v", err)
 	}
@@ -146,9 +146,10 @@ func TestLifecycleForReal(t *testing.T) {
 	}
 }
 
-// TestDeletePendingByName deletes objects recorded only as pending (no id):
-// what a crash between the state write and the create's end leaves — but
-// only what carries this lab's and workspace's tag.
+// TestDeletePendingByName deletes objects recorded only by name (no id):
+// what a crash between the state write and the create's end leaves — what
+// carries this lab's and workspace's tag, and, for a record marked
+// Pending, what carries no tag at all; never another's.
 func TestDeletePendingByName(t *testing.T) {
 	needRoot(t)
 	ctx := context.Background()
@@ -170,12 +171,15 @@ func TestDeletePendingByName(t *testing.T) {
 	tests := []struct {
 		name    string
 		tag     string // lo's alias; "" leaves it untagged
+		pending bool   // the record says the create never reported success
 		deleted bool
 	}{
-		{"tagged as ours", owner.Tag("pair.y.server"), true},
-		{"untagged", "", false},
-		{"another workspace", providers.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), false},
-		{"another lab with a longer name", providers.Owner{Lab: labID + "-y", Workspace: owner.Workspace}.Tag("pair.s"), false},
+		{"tagged as ours", owner.Tag("pair.y.server"), false, true},
+		{"untagged", "", false, false},
+		{"untagged, pending record", "", true, true},
+		{"another workspace", providers.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), false, false},
+		{"another workspace, pending record", providers.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), true, false},
+		{"another lab with a longer name", providers.Owner{Lab: labID + "-y", Workspace: owner.Workspace}.Tag("pair.s"), false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,7 +194,7 @@ func TestDeletePendingByName(t *testing.T) {
 					t.Fatalf("%v %s", err, out)
 				}
 			}
-			err := p.Delete(ctx, providers.Instance{Address: "pair.y.server", Kind: "machine", Name: name, Owner: owner})
+			err := p.Delete(ctx, providers.Instance{Address: "pair.y.server", Kind: "machine", Name: name, Owner: owner, Pending: tc.pending})
 			names, _ := p.namespaces(ctx)
 			still := strings.Contains(" "+strings.Join(names, " ")+" ", " "+ns+" ")
 			if tc.deleted {

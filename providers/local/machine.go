@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 
@@ -55,15 +56,17 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	// A namespace of the same name carrying this lab's and workspace's tag
 	// is a leftover of an interrupted create: remove it so the new machine
-	// starts clean. One without that tag is refused, never removed.
-	if err := p.deleteNamespace(ctx, o, ns); err != nil {
+	// starts clean. One without that tag is refused, never removed (a
+	// half-made one of a pending record was removed by the engine's Delete
+	// of that record before this create).
+	if err := p.deleteNamespace(ctx, o, ns, false); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: remove leftover namespace %s: %w", m.Address, ns, err)
 	}
-	steps := [][]string{
-		{"ip", "netns", "add", ns},
-		{"ip", "-n", ns, "link", "set", "dev", "lo", "alias", o.Tag(m.Address)},
-		{"ip", "-n", ns, "link", "set", "dev", "lo", "up"},
+	// The namespace is tagged before it gets its name (netns.go).
+	if err := p.addNamespace(ctx, ns, o.Tag(m.Address)); err != nil {
+		return in, fmt.Errorf("create %s (namespace %s): %w", m.Address, ns, err)
 	}
+	steps := [][]string{{"ip", "-n", ns, "link", "set", "dev", "lo", "up"}}
 	for _, n := range nics {
 		steps = append(steps,
 			[]string{"ip", "link", "set", "dev", n.end, "netns", ns},
@@ -131,7 +134,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 			if end == "" {
 				continue
 			}
-			if err := p.deleteVeth(ctx, ownerOf(in), end); err != nil {
+			if err := p.deleteVeth(ctx, ownerOf(in), end, in.Pending); err != nil {
 				errs = multierror.Append(errs, fmt.Errorf("delete %s: %w", in.Address, err))
 			}
 		}
@@ -141,7 +144,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if ns == "" {
 		ns = Namespace(in.Name) // recorded as pending before the create
 	}
-	if err := p.deleteNamespace(ctx, ownerOf(in), ns); err != nil {
+	if err := p.deleteNamespace(ctx, ownerOf(in), ns, in.Pending); err != nil {
 		return fmt.Errorf("delete %s: %w", in.Address, err)
 	}
 	return nil
@@ -157,8 +160,11 @@ func ownerOf(in providers.Instance) providers.Owner {
 }
 
 // deleteNamespace removes namespace ns (killing what runs in it) when it
-// exists and its loopback carries o's tag.
-func (p *Provider) deleteNamespace(ctx context.Context, o providers.Owner, ns string) error {
+// exists and its loopback carries o's tag — or, for a pending record
+// (pending), no tag at all. A half-made namespace (the file `ip netns add`
+// creates before it mounts the namespace on it) is removed on the same
+// terms: it cannot carry a tag.
+func (p *Provider) deleteNamespace(ctx context.Context, o providers.Owner, ns string, pending bool) error {
 	if !strings.HasPrefix(ns, NamespacePrefix) {
 		return fmt.Errorf("refusing to delete namespace %q: not made by lab", ns)
 	}
@@ -173,17 +179,29 @@ func (p *Provider) deleteNamespace(ctx context.Context, o providers.Owner, ns st
 	if !found {
 		return nil
 	}
+	if halfMade(ns) {
+		if !pending {
+			return &NotOwnedError{Kind: "half-made namespace (a file in " + netnsDir + " that is no namespace)", Name: ns, Owner: o}
+		}
+		// `ip netns del` unmounts (nothing here) and unlinks the file.
+		if _, err := p.exec(ctx, "ip", "netns", "del", ns); err != nil && !notFound(err) {
+			return err
+		}
+		return nil
+	}
 	tag, _, err := p.ifAlias(ctx, ns, "lo")
 	if err != nil {
 		return err
 	}
-	if err := owned(o, "namespace", ns, tag); err != nil {
+	if err := claim(o, pending, "namespace", ns, tag); err != nil {
 		return err
 	}
 	if out, err := p.exec(ctx, "ip", "netns", "pids", ns); err == nil {
 		for _, f := range strings.Fields(string(out)) {
 			var pid int
-			if _, err := fmt.Sscan(f, &pid); err == nil && pid > 1 {
+			// Never lab itself: one of its threads may be in the
+			// namespace for a moment (addNamespace).
+			if _, err := fmt.Sscan(f, &pid); err == nil && pid > 1 && pid != os.Getpid() {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
