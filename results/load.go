@@ -186,8 +186,13 @@ func (s Store) readInfo(runID string) (RunInfo, error) {
 	if info.Status == StatusRunning && processGone(info) {
 		info.Status = StatusInterrupted
 		info.Note = "the process that ran it (pid " + strconv.Itoa(info.PID) + ") ended without finishing it"
-		if data, err := json.MarshalIndent(info, "", "  "); err == nil {
-			_ = atomicfile.Write(path, append(data, '\n'), 0o644) // best effort: readers correct it again
+		data, err := json.MarshalIndent(info, "", "  ")
+		if err == nil {
+			err = atomicfile.Write(path, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			// Readers correct it again; meanwhile, say the file disagrees.
+			info.Note += "; run.json still says running, it could not be corrected: " + err.Error()
 		}
 	}
 	return info, nil
