@@ -175,13 +175,13 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 
 // claim makes st this lab directory's state (state.Claim): a state copied
 // from another lab directory with objects in it is refused, since those
-// objects are the original's.
+// objects are the original's; one of this directory, moved, is taken.
 func claim(g *globals, st *state.State, labID string) error {
 	dir, err := filepath.Abs(g.dir)
 	if err != nil {
 		return err
 	}
-	return st.Claim(labID, dir)
+	return st.Claim(labID, dir, state.DirID(stateDir(g)))
 }
 
 func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }
