@@ -178,6 +178,20 @@ func writeThrough(path string, fill func(io.Writer) error) error {
 	return nil
 }
 
+// Replace is WriteFunc for a path that must be a regular file or nothing:
+// anything else there (a symlink, device, FIFO, directory) is an error
+// naming it, never followed or written through. It is Prepare and Commit
+// in one, for files lab owns and for paths where following a symlink
+// planted by someone else would write where lab never meant to.
+func Replace(path string, perm os.FileMode, fill func(io.Writer) error) error {
+	p, err := Prepare(path, perm, fill)
+	if err != nil {
+		return err
+	}
+	defer p.Discard()
+	return p.Commit()
+}
+
 // Pending is new content for a file, written and synced to a temporary file
 // beside it but not yet in place. Commit puts it in place; Discard drops it.
 // It is for callers that must do something between the two, such as saving a

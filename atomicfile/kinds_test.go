@@ -215,6 +215,7 @@ func TestWriteByKind(t *testing.T) {
 }
 
 // TestPrepareRefusesNonRegular: Prepare and Commit, the state's writers,
+// and Replace,
 // replace regular files only; anything else is an error naming the path
 // and left as it was.
 func TestPrepareRefusesNonRegular(t *testing.T) {
@@ -240,6 +241,10 @@ func TestPrepareRefusesNonRegular(t *testing.T) {
 			t.Errorf("Prepare(%s) succeeded", path)
 		} else if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "is a "+kind+", not a regular file") {
 			t.Errorf("Prepare(%s): %v, want it to name the path and %q", path, err, kind)
+		}
+		err = Replace(path, 0o600, content("new\n"))
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "is a "+kind+", not a regular file") {
+			t.Errorf("Replace(%s): %v, want it to name the path and %q", path, err, kind)
 		}
 		if after, err := os.Lstat(path); err != nil || !os.SameFile(before, after) {
 			t.Errorf("%s changed: %v", path, err)

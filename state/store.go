@@ -196,7 +196,7 @@ func (st Store) fill(data []byte) func(io.Writer) error {
 // backup copies the current state file (if any) to the backup file, itself
 // atomically, so that the backup is always a complete earlier state. Like
 // state.json, the backup is replaced only if it is a regular file
-// (atomicfile.Prepare).
+// (atomicfile.Replace).
 func (st Store) backup() error {
 	data, err := os.ReadFile(st.Path())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -205,12 +205,7 @@ func (st Store) backup() error {
 	if err != nil {
 		return err
 	}
-	next, err := atomicfile.Prepare(st.BackupPath(), fileMode, st.fill(data))
-	if err != nil {
-		return err
-	}
-	defer next.Discard()
-	return next.Commit()
+	return atomicfile.Replace(st.BackupPath(), fileMode, st.fill(data))
 }
 
 // secretWords mark attribute keys that are never written to disk.
