@@ -207,16 +207,31 @@ func TempPattern(name string) string { return "." + name + ".tmp-*" }
 // IsTemp tells whether file is a temporary file of this package's for the
 // destination name: "." + name + ".tmp-" + the digits os.CreateTemp adds.
 func IsTemp(file, name string) bool {
-	digits, ok := strings.CutPrefix(file, "."+name+".tmp-")
-	if !ok || digits == "" {
-		return false
+	dest, ok := TempOf(file)
+	return ok && dest == name
+}
+
+// TempOf returns the destination name whose temporary file file is, when
+// it is one: ".run.json.tmp-123" gives "run.json".
+func TempOf(file string) (name string, ok bool) {
+	rest, ok := strings.CutPrefix(file, ".")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, ".tmp-")
+	if i <= 0 {
+		return "", false
+	}
+	digits := rest[i+len(".tmp-"):]
+	if digits == "" {
+		return "", false
 	}
 	for _, c := range digits {
 		if c < '0' || c > '9' {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return rest[:i], true
 }
 
 // Prepare writes the content fill produces to a temporary file in path's

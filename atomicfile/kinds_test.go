@@ -292,6 +292,11 @@ func TestIsTemp(t *testing.T) {
 			t.Errorf("IsTemp(%q) = %t, want %t", tt.file, got, tt.want)
 		}
 	}
+	for file, want := range map[string]string{".run.json.tmp-9": "run.json", ".r12.json.tmp-0": "r12.json", ".tmp-1": "", "..tmp-1": "", "x.tmp-1": ""} {
+		if got, ok := TempOf(file); got != want || ok != (want != "") {
+			t.Errorf("TempOf(%q) = %q, %t; want %q", file, got, ok, want)
+		}
+	}
 	// What os.CreateTemp makes matches.
 	f, err := os.CreateTemp(t.TempDir(), TempPattern("state.json"))
 	if err != nil {
