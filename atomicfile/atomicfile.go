@@ -40,7 +40,8 @@ import (
 //     only (appending, never truncated, created or renamed over, perm not
 //     applied). There is no old content to keep, so a failed write may
 //     leave a part written; every write error is returned, naming path
-//     (/dev/full gives "no space left on device");
+//     (/dev/full gives "no space left on device"). Opening a FIFO waits
+//     for its reader, as a shell's `>` does;
 //   - a directory or a socket: an error naming path and what it is.
 //
 // fill's error aborts the write and is returned, wrapped.
