@@ -168,6 +168,10 @@ func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
 		return nil, err
 	}
 	st, err := store.Load()
+	if err == nil && st.LabID != "" {
+		// A copy's state lists the original's objects, spec or no spec.
+		err = claim(g, st, st.LabID)
+	}
 	if err != nil {
 		releaseLock(g, unlock)
 		return nil, err

@@ -70,3 +70,30 @@ func TestDestroyOrphansNeedsTheSpec(t *testing.T) {
 		})
 	}
 }
+
+// TestDestroyWithBrokenSpecRefusesACopy: destroying from the state alone
+// (the spec does not load) still refuses a copied lab directory's state,
+// whose objects are the original's.
+func TestDestroyWithBrokenSpecRefusesACopy(t *testing.T) {
+	orig, copyDir := t.TempDir(), t.TempDir()
+	st := &state.State{Lineage: state.NewLineage(), LabID: "quickstart", Dir: orig}
+	st.Put(state.Resource{Instance: providers.Instance{Address: "pair.veth.server", Kind: "machine", Provider: "local"},
+		ProviderKey: "local.default", Status: state.Created})
+	for _, dir := range []string{orig, copyDir} {
+		s := *st
+		if err := (state.Store{Dir: filepath.Join(dir, ".lab")}).Save(&s); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte("lab \"quickstart\" {}\npair \"oops\" {\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := os.ReadFile(filepath.Join(copyDir, ".lab", state.FileName))
+	code, out, errOut := runLab(t, "", "-chdir="+copyDir, "destroy", "-auto-approve")
+	if code != 1 || !strings.Contains(errOut, "looks like a copy") || strings.Contains(out, "Destroy complete") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(copyDir, ".lab", state.FileName)); string(after) != string(before) {
+		t.Errorf("the copy's state changed:\n%s", after)
+	}
+}
