@@ -13,8 +13,11 @@ import (
 
 // Outcome summarises an apply.
 type Outcome struct {
-	Runs        int // runs attempted
-	Failed      int // runs that failed
+	Runs   int // runs recorded: a result written, failed ones included
+	Failed int // of those, runs that failed (recorded with their error)
+	// Stopped is the run an interrupt stopped before it had a result: not
+	// recorded, not in Runs (`lab apply -resume` runs it again).
+	Stopped     int
 	Skipped     int // repeats of adaptive cells not needed once their CI was narrow enough
 	Teardown    error
 	Interrupted bool

@@ -238,6 +238,30 @@ func TestApplyCancelledStillTearsDown(t *testing.T) {
 	}
 }
 
+// TestInterruptedApplyCountsWhatWasRecorded: an interrupt during the
+// second of three runs gives an outcome of one run (the one recorded) and
+// one stopped, not "2 runs" (issue 20, section 6).
+func TestInterruptedApplyCountsWhatWasRecorded(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	ctx, cancel := context.WithCancel(context.Background())
+	runs := 0
+	e.View = ViewFunc(func(ev Event) {
+		if ev.Type == EvRun {
+			if runs++; runs == 2 {
+				cancel() // fakeRunner returns ctx.Err(): the run is stopped
+			}
+		}
+	})
+	out, err := e.Apply(ctx, context.Background(), testPlan(3, 1500))
+	if err == nil || !out.Interrupted {
+		t.Fatalf("err %v interrupted %v", err, out.Interrupted)
+	}
+	if out.Runs != len(res.recs) || out.Runs != 1 || out.Stopped != 1 || out.Failed != 0 {
+		t.Errorf("outcome %d runs (%d failed), %d stopped; %d records, want 1 run, 1 stopped, 1 record", out.Runs, out.Failed, out.Stopped, len(res.recs))
+	}
+}
+
 func TestTeardownAbandonedLeavesStateForDestroy(t *testing.T) {
 	prov := newFake()
 	e, _, _ := newEngine(prov, fakeOS{}, fakeRunner{})

@@ -81,7 +81,6 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
 			continue
 		}
-		out.Runs++
 		watched := []providers.Instance{server.in, client.in}
 		if router != nil {
 			watched = append(watched, router.in)
@@ -105,15 +104,20 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			// only, like a failed benchmark: recorded with its reason, and
 			// the other cells still run.
 			if ctx.Err() != nil {
+				out.Stopped++ // interrupted: no result, so not counted as run
 				return err
 			}
-			out.Failed++
 			rec.Error = err.Error()
 			e.emit(Event{Type: EvRunFailed, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: err.Error()})
 		}
 		adapt.record(r, rec)
 		if werr := e.Results.Write(rec); werr != nil {
 			return fmt.Errorf("write result of run %d: %w", r.Index, werr)
+		}
+		// Counted once recorded, so the summary matches the results.
+		out.Runs++
+		if rec.Error != "" {
+			out.Failed++
 		}
 		if e.AfterRun != nil {
 			if err := e.AfterRun(rec); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,14 +185,39 @@ func (s Store) readInfo(runID string) (RunInfo, error) {
 		return info, err
 	}
 	if info.Status == StatusRunning && processGone(info) {
+		removeStrayTemps(filepath.Join(s.Dir, runID))
 		info.Status = StatusInterrupted
 		info.Note = "the process that ran it (pid " + strconv.Itoa(info.PID) + ") ended without finishing it"
-		if data, err := json.MarshalIndent(info, "", "  "); err == nil {
-			_ = atomicfile.Write(path, append(data, '\n'), 0o644) // best effort: readers correct it again
+		data, err := json.MarshalIndent(info, "", "  ")
+		if err == nil {
+			err = atomicfile.Write(path, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			// Readers correct it again; meanwhile, say the file disagrees.
+			info.Note += "; run.json still says running, it could not be corrected: " + err.Error()
 		}
 	}
 	return info, nil
 }
+
+// removeStrayTemps removes, under a run's directory, the temporary files
+// (atomicfile's ".<name>.tmp-<digits>") of run.json and of records
+// (r<N>.json, w<N>.json) that its process, now gone, left half-written:
+// only those exact names, and only once no process can be writing them.
+func removeStrayTemps(runDir string) {
+	_ = filepath.WalkDir(runDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil // best effort: what cannot be read is left
+		}
+		if name, ok := atomicfile.TempOf(d.Name()); ok && (name == infoFile || recordFileName.MatchString(name)) {
+			_ = os.Remove(path)
+		}
+		return nil
+	})
+}
+
+// recordFileName is the name of a record file (see RecordPath).
+var recordFileName = regexp.MustCompile(`^[rw][0-9]+\.json$`)
 
 // processGone reports whether the process that started a run on this host
 // no longer exists. A run from another host, or without a pid (older

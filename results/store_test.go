@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -253,7 +254,8 @@ func TestResolveAliases(t *testing.T) {
 }
 
 // A run whose process died (kill -9) without finishing it reads as
-// interrupted, with a note, and run.json is corrected on disk.
+// interrupted, with a note, run.json is corrected on disk, and the
+// temporary files its writes left are removed.
 func TestDeadRunReadsInterrupted(t *testing.T) {
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
@@ -281,9 +283,33 @@ func TestDeadRunReadsInterrupted(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(s.Dir, tc.info.ID, "run.json"), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// What a kill -9 during a write leaves, and files that only
+			// look like it.
+			strays := []string{".run.json.tmp-123", "e/p/c/.r1.json.tmp-45", "e/p/c/.w2.json.tmp-6"}
+			others := []string{".notes.tmp-1", "e/p/c/.x.json.tmp-4", "e/p/c/.r1.json.tmp-4x", "e/p/c/r1.json.tmp-4"}
+			for _, f := range append(append([]string{}, strays...), others...) {
+				path := filepath.Join(s.Dir, tc.info.ID, f)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			info, _, err := s.Load(tc.info.ID)
 			if err != nil || info.Status != tc.want {
 				t.Fatalf("status %q (%v), want %q", info.Status, err, tc.want)
+			}
+			for _, f := range strays {
+				_, err := os.Stat(filepath.Join(s.Dir, tc.info.ID, f))
+				if gone := errors.Is(err, os.ErrNotExist); gone != (tc.want == StatusInterrupted) {
+					t.Errorf("%s removed: %t, want removed only from a dead run", f, gone)
+				}
+			}
+			for _, f := range others {
+				if _, err := os.Stat(filepath.Join(s.Dir, tc.info.ID, f)); err != nil {
+					t.Errorf("%s, not a temporary file of lab's, was removed: %v", f, err)
+				}
 			}
 			if tc.want == StatusInterrupted {
 				again, _ := s.readInfo(tc.info.ID)

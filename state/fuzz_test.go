@@ -7,10 +7,12 @@ import (
 )
 
 // FuzzDecode feeds the state decoder arbitrary bytes: it never panics,
-// and a state it accepts encodes and decodes back to the same encoding.
+// what it accepts is valid (no negative serial, no unknown status), and a state it accepts encodes and decodes back to the same encoding.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"version":1,"lineage":"l","serial":3,"resources":[]}`))
 	f.Add([]byte(`{"version":1,"lineage":"l","serial":1,"resources":[{"address":"pair.p.server","kind":"machine","attrs":{"ns":"lab-x"}}]}`))
+	f.Add([]byte(`{"version":2,"lineage":"l","serial":1,"resources":[{"address":"pair.p.server","kind":"machine","status":"created"}]}`))
+	f.Add([]byte(`{"version":2,"lineage":"l","serial":-5,"resources":[{"address":"pair.p.server","kind":"machine","status":"exploded"}]}`))
 	f.Add([]byte(`{"version":99}`))
 	f.Add([]byte(`{"version":1}`))
 	f.Add([]byte(`[]`))
@@ -21,6 +23,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if s.Version < 1 || s.Version > Version || s.Lineage == "" {
 			t.Fatalf("accepted version %d lineage %q", s.Version, s.Lineage)
+		}
+		if err := s.validate(); err != nil {
+			t.Fatalf("accepted an invalid state: %v", err)
 		}
 		b, err := json.Marshal(s)
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/lab-bench/lab/atomicfile"
 )
 
 // LockInfo describes who holds the state lock. It is written into the lock
@@ -84,14 +86,17 @@ func sameDay(y int, m time.Month, d int, t time.Time) bool {
 // .lab/state.lock, then holder (with ID filled in when empty) written into
 // it. When the lock is held it returns a *LockedError naming the holder. A
 // lock file left behind by a process that has died carries no flock and is
-// simply taken over. The returned unlock truncates the file and releases
+// simply taken over. Holding the lock, it removes the temporary files a
+// save killed half-way left (see removeStrayTemps). The returned unlock truncates the file and releases
 // the lock; it is safe to call once.
 func (st Store) Lock(holder LockInfo) (unlock func() error, err error) {
 	if err := os.MkdirAll(st.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock state: %w", err)
 	}
 	path := filepath.Join(st.Dir, LockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
+	// O_NOFOLLOW: a symlink there is refused (ELOOP), not followed to a
+	// file lab would then truncate.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
 	if err != nil {
 		return nil, fmt.Errorf("lock state: %w", err)
 	}
@@ -111,6 +116,7 @@ func (st Store) Lock(holder LockInfo) (unlock func() error, err error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("lock state: write %s: %w", path, err)
 	}
+	st.removeStrayTemps()
 	unlock = func() error {
 		terr := f.Truncate(0)
 		uerr := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -121,6 +127,33 @@ func (st Store) Lock(holder LockInfo) (unlock func() error, err error) {
 		return nil
 	}
 	return unlock, nil
+}
+
+// processStart is when this process started, near enough: a temporary
+// file older than it was made by another process.
+var processStart = time.Now()
+
+// removeStrayTemps removes the temporary files of state.json and its
+// backup (atomicfile's ".state.json.tmp-<digits>") that a lab killed
+// during a save (kill -9, power loss) left in the state directory. Every
+// save is made holding the state lock, which the caller now holds, so
+// such a file belongs to no running lab; to be sure, only files older
+// than this process are removed, and only names exactly of that pattern
+// — nothing else in the directory is touched. Best effort: a file that
+// cannot be removed is left for the next command.
+func (st Store) removeStrayTemps() {
+	entries, err := os.ReadDir(st.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !(atomicfile.IsTemp(e.Name(), FileName) || atomicfile.IsTemp(e.Name(), BackupName)) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(processStart) {
+			_ = os.Remove(filepath.Join(st.Dir, e.Name())) // best effort, see above
+		}
+	}
 }
 
 func writeLockInfo(f *os.File, info LockInfo) error {

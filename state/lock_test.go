@@ -79,3 +79,99 @@ func TestLockedErrorMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestLockRemovesStrayTemps: the temporary files a save killed half-way
+// left (kill -9) are removed by the next command to take the lock — only
+// names of exactly atomicfile's pattern for state.json and its backup,
+// only older than this process, and never while another holds the lock.
+func TestLockRemovesStrayTemps(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	old := processStart.Add(-time.Hour)
+	stray := []string{".state.json.tmp-123456", ".state.json.backup.tmp-42"}
+	kept := []string{
+		".state.json.tmp-12ab",    // not os.CreateTemp's digits
+		".state.json.tmp-",        // no digits
+		"state.json.tmp-1",        // no leading dot
+		".results.json.tmp-1",     // another file's
+		".state.json.tmp-1.keep",  // more after the digits
+		"notes.txt",               // the user's
+		".state.json.backup.tmp-", // no digits
+	}
+	for _, name := range append(append([]string{}, stray...), kept...) {
+		path := filepath.Join(st.Dir, name)
+		if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	young := filepath.Join(st.Dir, ".state.json.tmp-777") // made since this process started
+	if err := os.WriteFile(young, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, filepath.Base(young))
+
+	// Another holder: nothing is removed.
+	unlock, err := st.Lock(NewLockInfo("lab", "apply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range stray {
+		if err := os.WriteFile(filepath.Join(st.Dir, name), []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(filepath.Join(st.Dir, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Lock(NewLockInfo("lab", "destroy")); err == nil {
+		t.Fatal("second Lock succeeded")
+	}
+	for _, name := range stray {
+		if _, err := os.Stat(filepath.Join(st.Dir, name)); err != nil {
+			t.Errorf("%s was removed while another held the lock: %v", name, err)
+		}
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+
+	unlock, err = st.Lock(NewLockInfo("lab", "destroy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	for _, name := range stray {
+		if _, err := os.Stat(filepath.Join(st.Dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stray %s was not removed (%v)", name, err)
+		}
+	}
+	for _, name := range kept {
+		if _, err := os.Stat(filepath.Join(st.Dir, name)); err != nil {
+			t.Errorf("%s was removed: %v", name, err)
+		}
+	}
+}
+
+// TestLockRefusesSymlink: a state.lock that is a symlink is not followed
+// (and its target not truncated).
+func TestLockRefusesSymlink(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(st.Dir, LockName)); err != nil {
+		t.Fatal(err)
+	}
+	if unlock, err := st.Lock(NewLockInfo("lab", "apply")); err == nil {
+		unlock()
+		t.Error("Lock followed a symlink")
+	} else if !strings.Contains(err.Error(), LockName) {
+		t.Errorf("error %v does not name the lock file", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("the symlink's target was written: %q", got)
+	}
+}

@@ -5,7 +5,10 @@ package state
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lab-bench/lab/providers"
@@ -38,6 +41,11 @@ type State struct {
 	// command that changes anything (see Claim).
 	LabID string `json:"lab_id"`
 	Dir   string `json:"dir,omitempty"`
+	// DirID identifies the .lab/ directory the state was written in
+	// (device and inode, see DirID): it survives a rename of the lab
+	// directory and not a copy, which is how a moved lab directory is
+	// told from a copied one (see Claim).
+	DirID string `json:"dir_id,omitempty"`
 	// Resources in creation order.
 	Resources []Resource `json:"resources"`
 }
@@ -120,6 +128,8 @@ type CopiedError struct {
 	StateDir, Dir string
 	StateLab, Lab string
 	Objects       int
+	// Workspace is the objects' workspace id.
+	Workspace string
 }
 
 func (e *CopiedError) Error() string {
@@ -128,23 +138,68 @@ func (e *CopiedError) Error() string {
 			e.Objects, e.StateLab, e.Lab)
 	}
 	return fmt.Sprintf("the state in .lab/ belongs to the lab directory %s and lists %d object(s) there; this directory (%s) looks like a copy. "+
-		"Its objects are the original's: remove .lab/ here to start a workspace of its own (the original keeps its machines)",
-		e.StateDir, e.Objects, e.Dir)
+		"Its objects are the original's: remove .lab/ here to start a workspace of its own (the original keeps its machines). "+
+		"If this is the original, moved to another file system or restored from a backup, and %s is gone: remove .lab/ here, "+
+		"then `lab destroy -orphans -workspace %s` removes its objects",
+		e.StateDir, e.Objects, e.Dir, e.StateDir, e.Workspace)
 }
 
-// Claim makes s the state of lab in directory dir (absolute). A state
-// written for another directory or lab that still lists objects is
-// refused (*CopiedError): those objects are not this workspace's. One that
-// lists none starts over as a new workspace (a new lineage).
-func (s *State) Claim(lab, dir string) error {
+// Claim makes s the state of lab in directory dir (absolute), whose .lab/
+// directory has identity dirID (DirID; "" when unknown). A state written
+// for another lab that still lists objects is refused (*CopiedError); so
+// is one written for another directory, unless it is this directory moved:
+//
+//   - the .lab/ directory is the one the state was written in (same
+//     DirID: renamed or moved on one file system, which keeps its inode,
+//     while a copy gets a new one);
+//   - or, for a state written before lab recorded DirID, no state of this
+//     lineage is left at the old path (the directory is gone from there).
+//
+// A moved state keeps its lineage, so its workspace id — which every
+// object's tag carries with the lab id — is unchanged and destroy finds
+// exactly its own objects. A state that lists no objects and was written
+// for another directory or lab starts over as a new workspace.
+func (s *State) Claim(lab, dir, dirID string) error {
 	sameDir := s.Dir == "" || s.Dir == dir
 	sameLab := s.LabID == "" || s.LabID == lab
 	if !sameDir || !sameLab {
-		if len(s.Resources) > 0 {
-			return &CopiedError{StateDir: s.Dir, Dir: dir, StateLab: s.LabID, Lab: lab, Objects: len(s.Resources)}
+		if len(s.Resources) > 0 && (!sameLab || !s.movedTo(dirID)) {
+			return &CopiedError{StateDir: s.Dir, Dir: dir, StateLab: s.LabID, Lab: lab, Objects: len(s.Resources), Workspace: s.Workspace()}
 		}
-		s.Lineage = NewLineage()
+		if len(s.Resources) == 0 {
+			s.Lineage = NewLineage()
+		}
 	}
 	s.LabID, s.Dir = lab, dir
+	if dirID != "" {
+		s.DirID = dirID
+	}
 	return nil
+}
+
+// movedTo tells whether the lab directory of s, written for s.Dir, is the
+// one whose .lab/ has identity dirID, moved (see Claim).
+func (s *State) movedTo(dirID string) bool {
+	if s.DirID != "" {
+		return dirID != "" && s.DirID == dirID
+	}
+	old, err := Store{Dir: filepath.Join(s.Dir, ".lab")}.Load()
+	if err != nil {
+		return false // unreadable: it may be the original's
+	}
+	return old.Lineage != s.Lineage // a fresh state (none there) has a new lineage
+}
+
+// DirID is the identity of the directory dir — its device and inode —,
+// "" when it cannot be read.
+func DirID(dir string) string {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
 }

@@ -53,9 +53,17 @@ func (st Store) BackupPath() string { return filepath.Join(st.Dir, BackupName) }
 // parse, is an error naming the file (Load never silently starts over).
 func (st Store) Load() (*State, error) {
 	path := st.Path()
-	data, err := os.ReadFile(path)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{Version: Version, Lineage: NewLineage()}, nil
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		// A FIFO would block the read; a symlink or device is not lab's.
+		return nil, fmt.Errorf("state file %s is not a regular file (%v): lab reads and writes only a regular file there", path, fi.Mode().Type())
+	}
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read state: %w", err)
@@ -85,6 +93,9 @@ func decode(path string, data []byte) (*State, error) {
 	if s.Lineage == "" {
 		return nil, fmt.Errorf("state file %s has no lineage", path)
 	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("state file %s is not valid: %w; its previous version is in %s", path, err, BackupName)
+	}
 	if s.Version < 2 {
 		for i := range s.Resources {
 			v1Endpoint(&s.Resources[i])
@@ -92,6 +103,34 @@ func decode(path string, data []byte) (*State, error) {
 		s.Version = Version
 	}
 	return s, nil
+}
+
+// validate refuses what no lab writes: a negative serial, a resource
+// without an address or with an unknown status, two resources at
+// one address. A state lab cannot trust is not acted on (destroy would
+// otherwise skip or double-delete objects on a guess).
+func (s *State) validate() error {
+	if s.Serial < 0 {
+		return fmt.Errorf("serial %d is negative (it counts saves from 0)", s.Serial)
+	}
+	seen := map[string]bool{}
+	for i, r := range s.Resources {
+		what := fmt.Sprintf("resource %d", i+1)
+		if r.Address == "" {
+			return fmt.Errorf("%s has no address", what)
+		}
+		what += " (" + r.Address + ")"
+		if seen[r.Address] {
+			return fmt.Errorf("%s is listed twice", what)
+		}
+		seen[r.Address] = true
+		switch r.Status {
+		case Pending, Created, Tainted:
+		default:
+			return fmt.Errorf("%s has status %q; a state lists %q, %q or %q", what, r.Status, Pending, Created, Tainted)
+		}
+	}
+	return nil
 }
 
 // Save increments s.Serial and writes s atomically: a temporary file in the
@@ -155,7 +194,9 @@ func (st Store) fill(data []byte) func(io.Writer) error {
 }
 
 // backup copies the current state file (if any) to the backup file, itself
-// atomically, so that the backup is always a complete earlier state.
+// atomically, so that the backup is always a complete earlier state. Like
+// state.json, the backup is replaced only if it is a regular file
+// (atomicfile.Replace).
 func (st Store) backup() error {
 	data, err := os.ReadFile(st.Path())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -164,7 +205,7 @@ func (st Store) backup() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFunc(st.BackupPath(), fileMode, st.fill(data))
+	return atomicfile.Replace(st.BackupPath(), fileMode, st.fill(data))
 }
 
 // secretWords mark attribute keys that are never written to disk.

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/lab-bench/lab/providers"
@@ -94,6 +95,16 @@ func TestLoadRefuses(t *testing.T) {
 		{"no version", `{"lineage": "x"}`, "no valid format version"},
 		{"no lineage", `{"version": 1}`, "no lineage"},
 		{"wrong type", `{"version": 1, "lineage": "x", "serial": "one"}`, "is corrupt"},
+		{"negative serial", `{"version": 2, "lineage": "x", "serial": -5}`, "serial -5 is negative"},
+		{"unknown status", `{"version": 2, "lineage": "x", "serial": 1, "resources": [
+			{"address": "pair.p.server", "kind": "machine", "status": "exploded"}]}`, `resource 1 (pair.p.server) has status "exploded"`},
+		{"no status", `{"version": 2, "lineage": "x", "serial": 1, "resources": [
+			{"address": "pair.p.server", "kind": "machine"}]}`, `resource 1 (pair.p.server) has status ""`},
+		{"no address", `{"version": 2, "lineage": "x", "serial": 1, "resources": [
+			{"address": "pair.p.server", "kind": "machine", "status": "created"}, {"kind": "link", "status": "created"}]}`, "resource 2 has no address"},
+		{"one address twice", `{"version": 2, "lineage": "x", "serial": 1, "resources": [
+			{"address": "pair.p.server", "kind": "machine", "status": "created"},
+			{"address": "pair.p.server", "kind": "machine", "status": "tainted"}]}`, "resource 2 (pair.p.server) is listed twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,6 +120,55 @@ func TestLoadRefuses(t *testing.T) {
 				t.Errorf("error %q: want it to contain %q and the file name", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestStateFileMustBeRegular: a state.json (or its backup) that is a
+// symlink, FIFO or device is refused by name, never read (a FIFO would
+// block) nor replaced, and nothing is left behind.
+func TestStateFileMustBeRegular(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(path string) error
+	}{
+		{"symlink", func(path string) error { return os.Symlink("/dev/null", path) }},
+		{"FIFO", func(path string) error { return syscall.Mkfifo(path, 0o600) }},
+		{"directory", func(path string) error { return os.Mkdir(path, 0o700) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := Store{Dir: t.TempDir()}
+			if err := tt.make(st.Path()); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.Lstat(st.Path())
+			if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), st.Path()) || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Load: %v", err)
+			}
+			err := st.Save(&State{Version: Version, Lineage: NewLineage()})
+			if err == nil || !strings.Contains(err.Error(), st.Path()) || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Save: %v", err)
+			}
+			if after, err := os.Lstat(st.Path()); err != nil || !os.SameFile(before, after) {
+				t.Errorf("%s was replaced (%v)", st.Path(), err)
+			}
+			assertNoTemps(t, st.Dir)
+		})
+	}
+	// The backup is replaced only if it is a regular file, too.
+	st := Store{Dir: t.TempDir()}
+	s := &State{Version: Version, Lineage: NewLineage()}
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/null", st.BackupPath()); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(s); err == nil || !strings.Contains(err.Error(), st.BackupPath()) {
+		t.Errorf("Save over a symlinked backup: %v", err)
+	}
+	if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("/dev/null is no longer a character device: %v %v", fi, err)
 	}
 }
 
@@ -136,7 +196,7 @@ func TestSaveFailingHalfWayKeepsOldFile(t *testing.T) {
 	}
 	before, _ := os.ReadFile(st.Path())
 
-	s.Put(Resource{Instance: providers.Instance{Address: "pair.big.server", Name: strings.Repeat("x", 4096)}})
+	s.Put(Resource{Instance: providers.Instance{Address: "pair.big.server", Name: strings.Repeat("x", 4096)}, Status: Created})
 	broken := st
 	broken.wrap = func(w io.Writer) io.Writer { return &failAfter{w: w, n: 100} }
 	err := broken.Save(s)
@@ -165,7 +225,7 @@ func TestSaveScrubsSecrets(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s, _ := st.Load()
 	attrs := map[string]string{"addr": "198.18.0.2", "Password": "hunter2", "api_token": "t0k", "client_secret": "s"}
-	s.Put(Resource{Instance: providers.Instance{Address: "pair.a.server", Attrs: attrs}})
+	s.Put(Resource{Instance: providers.Instance{Address: "pair.a.server", Attrs: attrs}, Status: Created})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +279,7 @@ func TestConcurrentSaves(t *testing.T) {
 		}()
 		go func() { // … and a state of its own, with another lineage
 			defer wg.Done()
-			own := &State{Version: Version, Lineage: NewLineage(), Resources: []Resource{{Instance: providers.Instance{Address: fmt.Sprint(i)}}}}
+			own := &State{Version: Version, Lineage: NewLineage(), Resources: []Resource{{Instance: providers.Instance{Address: fmt.Sprint(i)}, Status: Created}}}
 			errs <- st.Save(own)
 		}()
 	}

@@ -97,6 +97,10 @@ func runApply(g *globals, args []string) error {
 		return fmt.Errorf("-locked needs %s, and this lab has none yet: run `lab apply` once without -locked (or `lab init -upgrade` after a run)", lockfile.FileName)
 	}
 	guard := newLockGuard(lock, f.lck, g.stderr)
+	// Signals are caught before run.json says "running", so that from
+	// then on an interrupt always ends in Finish (status "interrupted").
+	work, teardown, stop := interrupts(g.stderr)
+	defer stop()
 	run, prov, err := newRun(g, w.lab, rstore, lockDigest, sel.resume)
 	if err != nil {
 		return err
@@ -113,8 +117,6 @@ func runApply(g *globals, args []string) error {
 		Parallelism: f.parallelism, Keep: f.keep, RunID: run.ID(), Lab: w.lab.Name, Provenance: prov,
 		AfterRun: guard.afterRun, HostLock: hostLock(g, w.lab.Name),
 	}
-	work, teardown, stop := interrupts(g.stderr)
-	defer stop()
 	start := time.Now()
 	outcome, applyErr := eng.Apply(work, teardown, p)
 	status := results.StatusComplete
@@ -227,6 +229,9 @@ func printApplySummary(g *globals, rs results.Store, run *results.Run, o engine.
 	skipped := ""
 	if o.Skipped > 0 {
 		skipped = fmt.Sprintf(", %d repeats not needed", o.Skipped)
+	}
+	if o.Stopped > 0 {
+		skipped += fmt.Sprintf(", %d stopped by the interrupt and not recorded", o.Stopped)
 	}
 	fmt.Fprintf(g.stdout, "\nApply %s in %s: %d runs (%d failed%s). Results: %s\n", status, took.Round(time.Second), o.Runs, o.Failed, skipped, run.Dir())
 	if keep {

@@ -35,6 +35,9 @@ func runDestroy(g *globals, args []string) error {
 		if !errors.As(err, &r) {
 			return err
 		}
+		if *orphans {
+			return orphansNeedSpec(g, err)
+		}
 		// The spec does not load: what lab created is in the state, and a
 		// broken spec must not leave machines running.
 		fmt.Fprintln(g.stderr, "The spec does not load (see above): destroying what the state lists, with each provider's defaults.")
@@ -95,6 +98,38 @@ func runDestroy(g *globals, args []string) error {
 	return nil
 }
 
+// orphansNeedSpec refuses `destroy -orphans` when the spec does not load
+// (issue 20, section 6). Orphans are found by asking every back end the
+// spec names for objects carrying this lab's and workspace's tag; without
+// the spec lab knows at most the back ends the state names, so a sweep
+// would miss the others and still say "Destroy complete." Nothing is
+// destroyed: the message names the first error and what plain `lab
+// destroy` can do from the state alone.
+func orphansNeedSpec(g *globals, err error) error {
+	why := "the spec does not load (see above)."
+	var se specError
+	if errors.As(err, &se) && se.first != "" {
+		why = "the spec does not load: " + strings.TrimSuffix(se.first, ".") + "."
+	}
+	msg := "destroy -orphans asks every back end the spec names for this lab's objects, and " + why +
+		" Nothing was destroyed; fix that and run `lab destroy -orphans` again."
+	if n := stateObjects(g); n > 0 {
+		msg += fmt.Sprintf(" (`lab destroy` without -orphans destroys the %d object(s) the state lists, from the state alone.)", n)
+	}
+	fmt.Fprintln(g.stderr, "Error: "+msg)
+	return reported{exitError}
+}
+
+// stateObjects is how many objects the lab directory's state lists (0 when
+// it cannot be read: the refusal does not depend on it).
+func stateObjects(g *globals) int {
+	st, err := state.Store{Dir: stateDir(g)}.Load()
+	if err != nil {
+		return 0
+	}
+	return len(st.Resources)
+}
+
 // reportOtherWorkspaces tells which other workspaces of the lab still own
 // objects on the back ends: left alone, since they may be another
 // checkout's live machines, but named so a lost one can be swept.
@@ -133,6 +168,10 @@ func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
 		return nil, err
 	}
 	st, err := store.Load()
+	if err == nil && st.LabID != "" {
+		// A copy's state lists the original's objects, spec or no spec.
+		err = claim(g, st, st.LabID)
+	}
 	if err != nil {
 		releaseLock(g, unlock)
 		return nil, err

@@ -145,6 +145,43 @@ func TestCopiedLabDirectoryForReal(t *testing.T) {
 	}
 }
 
+// TestMovedLabDirectoryForReal: a lab directory moved (renamed) while its
+// machines are kept is still theirs — plan reuses them and destroy removes
+// them from the new place (issue 20, section 6) — while a copy of it is
+// still refused.
+func TestMovedLabDirectoryForReal(t *testing.T) {
+	needNamespaces(t)
+	orig := labDir(t, "e2e-moved", twin("veth"))
+	if out, stderr, err := lab(t, orig, "apply", "-auto-approve", "-keep"); err != nil {
+		t.Fatalf("apply -keep: %v\n%s%s", err, out, stderr)
+	}
+	kept := namespaces(t, "e2e-moved")
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(orig, moved); err != nil {
+		t.Fatal(err)
+	}
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-a", moved, copyDir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	if _, stderr, err := lab(t, copyDir, "destroy", "-auto-approve"); err == nil || !strings.Contains(stderr, "looks like a copy") {
+		t.Errorf("destroy in a copy of the moved directory: %v\n%s", err, stderr)
+	}
+	out, stderr, err := lab(t, moved, "plan")
+	if err != nil || strings.Count(out, "(exists, reused)") != 3 || !strings.Contains(out, "Plan: 0 to add, 0 to replace, 0 to destroy") {
+		t.Errorf("plan in the moved directory does not reuse the kept machines: %v\n%s%s", err, out, stderr)
+	}
+	if now := namespaces(t, "e2e-moved"); len(now) != len(kept) || len(kept) != 2 {
+		t.Fatalf("machines before %v, after the copy's and plan's attempts %v", kept, now)
+	}
+	if out, stderr, err := lab(t, moved, "destroy", "-auto-approve"); err != nil || !strings.Contains(out, "Destroy complete") {
+		t.Errorf("destroy in the moved directory: %v\n%s%s", err, out, stderr)
+	}
+	if left := namespaces(t, "e2e-moved"); len(left) != 0 {
+		t.Errorf("left: %v", left)
+	}
+}
+
 func nsSet(t *testing.T) map[string]bool {
 	t.Helper()
 	out, err := exec.Command("ip", "netns", "list").Output()

@@ -59,7 +59,7 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
-		return nil, reported{exitError}
+		return nil, newSpecError(g, diags)
 	}
 	for name := range lab.Sensitive {
 		if v, ok := lab.Variables[name]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
@@ -77,9 +77,38 @@ func configureProviders(ctx context.Context, g *globals, lab *spec.Lab) (map[str
 		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
-		return nil, reported{exitError}
+		return nil, newSpecError(g, diags)
 	}
 	return out, nil
+}
+
+// specError is a spec that did not load, or whose providers did not
+// configure: its diagnostics are printed already (it is reported, exit 1);
+// first is the first error as "file:line,column: summary: detail", for a
+// message that must say what is needed.
+type specError struct {
+	reported
+	first string
+}
+
+func (e specError) Unwrap() error { return e.reported }
+
+func newSpecError(g *globals, diags hcl.Diagnostics) specError {
+	e := specError{reported: reported{exitError}}
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		e.first = d.Summary
+		if d.Detail != "" {
+			e.first += ": " + d.Detail
+		}
+		if r := d.Subject; r != nil {
+			e.first = fmt.Sprintf("%s:%d,%d: %s", displayPath(g.dir, r.Filename), r.Start.Line, r.Start.Column, e.first)
+		}
+		break
+	}
+	return e
 }
 
 // newProviders makes and configures the lab's providers, returning what
@@ -146,13 +175,13 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 
 // claim makes st this lab directory's state (state.Claim): a state copied
 // from another lab directory with objects in it is refused, since those
-// objects are the original's.
+// objects are the original's; one of this directory, moved, is taken.
 func claim(g *globals, st *state.State, labID string) error {
 	dir, err := filepath.Abs(g.dir)
 	if err != nil {
 		return err
 	}
-	return st.Claim(labID, dir)
+	return st.Claim(labID, dir, state.DirID(stateDir(g)))
 }
 
 func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
@@ -72,7 +73,7 @@ func runPlan(g *globals, args []string) error {
 			return err
 		}
 		if !*asJSON {
-			fmt.Fprintf(g.stdout, "\nSaved the plan to %s; run `lab apply %s` to carry it out exactly.\n", *out, *out)
+			fmt.Fprintf(g.stdout, "\n%s\n", savedPlanNote(*out))
 		}
 	}
 	if *detailed && hasChanges(p) {
@@ -154,4 +155,18 @@ func redactVars(lab *spec.Lab, vars []string) []string {
 		}
 	}
 	return out
+}
+
+// savedPlanNote tells where -out wrote the plan: a file (or a symlink's
+// target) can be applied later; a device, FIFO or /dev/stdout was written
+// through (atomicfile.WriteFunc), and `lab apply` of it would find nothing.
+func savedPlanNote(out string) string {
+	t, err := atomicfile.Resolve(out)
+	switch {
+	case err != nil || t.Kind == atomicfile.Regular && !t.Linked:
+		return fmt.Sprintf("Saved the plan to %s; run `lab apply %s` to carry it out exactly.", out, out)
+	case t.Kind == atomicfile.Regular:
+		return fmt.Sprintf("Saved the plan to %s (the target of the symlink %s); run `lab apply %s` to carry it out exactly.", t.Path, out, out)
+	}
+	return fmt.Sprintf("Wrote the plan to %s (not a regular file, so written through: nothing to `lab apply` later).", out)
 }

@@ -55,7 +55,11 @@ func runReport(g *globals, args []string) error {
 	if err := atomicfile.Write(*out, b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stderr, "Wrote the %s report of run %s to %s.\n", f, info.ID, *out)
+	where := *out
+	if t, err := atomicfile.Resolve(*out); err == nil && t.Linked && t.Kind == atomicfile.Regular {
+		where = fmt.Sprintf("%s (the target of the symlink %s)", t.Path, *out)
+	}
+	fmt.Fprintf(g.stderr, "Wrote the %s report of run %s to %s.\n", f, info.ID, where)
 	return nil
 }
 

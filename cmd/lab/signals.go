@@ -9,22 +9,40 @@ import (
 	"syscall"
 )
 
-// interrupts returns two contexts: work is cancelled by the first SIGINT
-// or SIGTERM, teardown by the second, so one Ctrl-C stops the benchmarks
-// but still cleans up, and a second abandons the cleanup (state then
-// still lists what remains, for `lab destroy`).
+// interrupts returns two contexts: work is cancelled by the first SIGINT,
+// SIGTERM or SIGHUP, teardown by the second, so one Ctrl-C stops the
+// benchmarks but still cleans up, and a second abandons the cleanup (state
+// then still lists what remains, for `lab destroy`). SIGHUP — the terminal
+// or SSH session closed — used to kill lab outright, leaving the machines
+// up and run.json "running"; it is caught unless lab was started with it
+// ignored (nohup), which is kept.
+//
+// SIGPIPE — the reader of lab's output went away (`lab apply | tee log`
+// and Ctrl-C, which kills tee too; `| head`) — used to kill lab at its
+// next write, the same way. Now that write fails instead, and the first
+// SIGPIPE stops the work like an interrupt; later ones (every write
+// raises one) never abandon the teardown.
 func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
 	work, cancelWork := context.WithCancel(context.Background())
 	teardown, cancelTeardown := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, interruptSignals()...)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
 	done := make(chan struct{})
 	go func() {
 		n := 0
+		piped := false
 		for {
 			select {
 			case <-done:
 				return
+			case <-pipe:
+				if !piped && n == 0 {
+					fmt.Fprintln(w, "\nThe reader of lab's output is gone (SIGPIPE): stopping, then tearing down what was created.")
+					cancelWork()
+				}
+				piped = true
 			case s := <-ch:
 				n++
 				if n == 1 {
@@ -39,6 +57,7 @@ func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
 	}()
 	return work, teardown, func() {
 		signal.Stop(ch)
+		signal.Stop(pipe)
 		close(done)
 		cancelWork()
 		cancelTeardown()
@@ -49,4 +68,15 @@ func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
 // command that has nothing to tear down (plan dialling a back end).
 func interruptible() (context.Context, func()) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// interruptSignals are the signals interrupts catches: SIGINT, SIGTERM and,
+// unless it is ignored (nohup), SIGHUP. Asking signal.Notify for an
+// ignored SIGHUP would un-ignore it.
+func interruptSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }

@@ -117,11 +117,14 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 
 // Upload writes r to path. The namespace sees the host's filesystem, so the
 // file is written here, atomically (see package atomicfile), with mode 0644.
+// As root on the host, it replaces only a regular file (atomicfile.Replace):
+// a symlink at path — planted in a shared /tmp, say — is refused, never
+// followed.
 func (t *Transport) Upload(ctx context.Context, path string, r io.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error {
+	err := atomicfile.Replace(path, 0o644, func(w io.Writer) error {
 		_, err := io.Copy(w, r)
 		return err
 	})

@@ -120,6 +120,27 @@ func TestUpload(t *testing.T) {
 	}
 }
 
+// TestUploadRefusesSymlink: Upload, root on the host, never follows a
+// symlink at the path (one planted in a shared /tmp would aim it at any
+// file); the symlink's target is left alone.
+func TestUploadRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target, path := filepath.Join(dir, "precious"), filepath.Join(dir, "upload")
+	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	err := netns.New("g", "", nil).Upload(context.Background(), path, strings.NewReader("data"))
+	if err == nil || !strings.Contains(err.Error(), "is a symlink") {
+		t.Errorf("Upload over a symlink: %v", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("the symlink's target was written: %q", got)
+	}
+}
+
 // A command killed by a signal from outside says so, not "exit status -1".
 func TestKilledCommandNamesTheSignal(t *testing.T) {
 	p := netnstest.NewPair(t)
