@@ -112,8 +112,9 @@ func runApply(g *globals, args []string) error {
 		State: w.state, Store: w.store, Providers: w.providers, OS: osDriver, Runner: benchRunner, Results: run, View: view,
 		Parallelism: f.parallelism, Keep: f.keep, RunID: run.ID(), Lab: w.lab.Name, Provenance: prov,
 		AfterRun: guard.afterRun, HostLock: hostLock(g, w.lab.Name),
+		AbandonCommand: func(addr string) string { return destroyCommand(g, f.vars, w.lab, "-abandon="+addr) },
 	}
-	work, teardown, stop := interrupts(g.stderr)
+	work, teardown, stop := interrupts(sshContext(g), g.stderr)
 	defer stop()
 	start := time.Now()
 	outcome, applyErr := eng.Apply(work, teardown, p)

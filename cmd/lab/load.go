@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/term"
 
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
 	"github.com/lab-bench/lab/state"
@@ -155,7 +156,27 @@ func claim(g *globals, st *state.State, labID string) error {
 	return st.Claim(labID, dir)
 }
 
-func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }
+func stateDir(g *globals) string { return filepath.Join(g.dir, ".lab") }
+
+// PinFileName is the workspace's known_hosts file in .lab/: the host keys
+// of borrowed machines and jump hosts, pinned on first contact.
+const PinFileName = "known_hosts"
+
+// pinFile is the workspace's pin file, absolute when it can be, so that
+// the ssh-keygen command a changed key's error prints works from anywhere.
+func pinFile(g *globals) string {
+	p := filepath.Join(stateDir(g), PinFileName)
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// sshContext is the base context of a command that logs in to machines:
+// it carries the workspace's pin file (labssh.WithPinFile).
+func sshContext(g *globals) context.Context {
+	return labssh.WithPinFile(context.Background(), pinFile(g))
+}
 func resultsDir(g *globals) string { return filepath.Join(g.dir, "results") }
 
 func isTerminal(w any) bool {

@@ -47,7 +47,7 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(sshContext(g))
 	defer stop()
 	if err := warnTemplateDrift(ctx, g, p, provs); err != nil {
 		return err

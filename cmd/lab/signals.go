@@ -9,13 +9,13 @@ import (
 	"syscall"
 )
 
-// interrupts returns two contexts: work is cancelled by the first SIGINT
+// interrupts returns two contexts derived from base: work is cancelled by the first SIGINT
 // or SIGTERM, teardown by the second, so one Ctrl-C stops the benchmarks
 // but still cleans up, and a second abandons the cleanup (state then
 // still lists what remains, for `lab destroy`).
-func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
-	work, cancelWork := context.WithCancel(context.Background())
-	teardown, cancelTeardown := context.WithCancel(context.Background())
+func interrupts(base context.Context, w io.Writer) (work, teardown context.Context, stop func()) {
+	work, cancelWork := context.WithCancel(base)
+	teardown, cancelTeardown := context.WithCancel(base)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -45,8 +45,8 @@ func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
 	}
 }
 
-// interruptible returns a context cancelled by SIGINT or SIGTERM, for a
+// interruptible returns base cancelled by SIGINT or SIGTERM, for a
 // command that has nothing to tear down (plan dialling a back end).
-func interruptible() (context.Context, func()) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+func interruptible(base context.Context) (context.Context, func()) {
+	return signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM)
 }
