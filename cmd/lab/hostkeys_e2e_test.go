@@ -93,6 +93,7 @@ func TestHostKeyPinsForReal(t *testing.T) {
 		t.Skip("needs ssh-keygen (Debian package openssh-client)")
 	}
 	bm := newBareMetal(t)
+	top := t // a reinstalled sshd lives as long as the test, not the subtest
 	before := map[string]string{}
 	for _, m := range []machine{bm.server, bm.client} {
 		before[m.ns] = hostSettings(t, m.ns)
@@ -120,7 +121,7 @@ func TestHostKeyPinsForReal(t *testing.T) {
 	}
 
 	t.Run("rotation between applies", func(t *testing.T) {
-		bm.server.reinstall(t)
+		bm.server.reinstall(top)
 		writePinLab(t, dir, bm)
 		stdout, stderr, err := lab(t, dir, "apply", "-auto-approve", varServer)
 		out := stdout + stderr
@@ -155,7 +156,7 @@ func TestHostKeyPinsForReal(t *testing.T) {
 		if left == before[bm.server.ns] {
 			t.Fatalf("with -keep the cell's settings stay until destroy, got %s", left)
 		}
-		bm.server.reinstall(t)
+		bm.server.reinstall(top)
 		writePinLab(t, dir, bm)
 		stdout, stderr, err := lab(t, dir, "destroy", "-auto-approve", varServer)
 		out := stdout + stderr

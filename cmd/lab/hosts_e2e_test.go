@@ -247,7 +247,7 @@ func TestHostsBackEndForReal(t *testing.T) {
 		dir := writeHostsLab(t, bm, other)
 		stdout, stderr, err := lab(t, dir, "apply", "-auto-approve", varServer)
 		out := stdout + stderr
-		if err == nil || !strings.Contains(out, "host key changed") || strings.Count(out, "SHA256:") < 2 || !strings.Contains(out, "lab destroy") {
+		if err == nil || !strings.Contains(out, "host key changed") || strings.Count(out, "SHA256:") < 2 || !strings.Contains(out, "set host_key in the spec") {
 			t.Fatalf("apply with a wrong host_key: %v\n%s", err, out)
 		}
 		t.Logf("refusal:\n%s", stderr)
