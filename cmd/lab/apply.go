@@ -72,7 +72,7 @@ func runApply(g *globals, args []string) error {
 	}
 	defer w.release(g)
 	defer closeProviders(g, w.providers)
-	rstore := results.Store{Dir: resultsDir(g)}
+	rstore := resultStore(g)
 	sel, err := applySelection(rstore, w.lab, f)
 	if err != nil {
 		return err

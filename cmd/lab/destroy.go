@@ -138,7 +138,7 @@ func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]pro
 // Providers that need their block (a vCenter URL) cannot be had this way:
 // the error says to fix the spec.
 func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
-	store := state.Store{Dir: stateDir(g)}
+	store := stateStore(g)
 	unlock, err := lockState(g, store, "", "destroy")
 	if err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func runPlan(g *globals, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := p.Save(*out); err != nil {
+		if err := p.SaveFiltered(*out, g.secrets.Bytes); err != nil {
 			return err
 		}
 		if !*asJSON {
@@ -94,7 +94,7 @@ func hasChanges(p *plan.Plan) bool {
 // readState loads the state under a short-lived lock, so a plan never reads
 // a state that an apply is writing.
 func readState(g *globals, labID string) (*state.State, error) {
-	store := state.Store{Dir: stateDir(g)}
+	store := stateStore(g)
 	unlock, err := lockState(g, store, labID, "plan")
 	if err != nil {
 		return nil, err
