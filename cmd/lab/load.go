@@ -123,7 +123,7 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	provs, err := configureProviders(context.Background(), g, lab)
+	provs, err := configureProviders(sshContext(g), g, lab)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -34,7 +33,7 @@ func runPlan(g *globals, args []string) error {
 	if err := only.check(lab); err != nil {
 		return err
 	}
-	provs, err := configureProviders(context.Background(), g, lab)
+	provs, err := configureProviders(sshContext(g), g, lab)
 	if err != nil {
 		return err
 	}
