@@ -87,7 +87,8 @@ func runPrinted(t *testing.T, command, stdin string) (string, error) {
 // key rotates before `lab destroy`, which refuses to log in and prints
 // the `lab destroy -abandon=…` command that lets it go; that command,
 // run as printed, drops it from the state, restores the other machine and
-// prints the settings it left.
+// prints the settings it left. Last, the same with the new key accepted
+// by the printed ssh-keygen command: destroy then restores the machine.
 func TestHostKeyPinsForReal(t *testing.T) {
 	if _, err := exec.LookPath("ssh-keygen"); err != nil {
 		t.Skip("needs ssh-keygen (Debian package openssh-client)")
@@ -187,6 +188,44 @@ func TestHostKeyPinsForReal(t *testing.T) {
 		}
 		if out, _, err := lab(t, dir, "state", "list"); err != nil || !strings.Contains(out, "no objects") {
 			t.Errorf("state after destroy -abandon: %v\n%s", err, out)
+		}
+		// The user puts the value back as told. The pin stays: the next
+		// apply still refuses the new key until it is accepted.
+		sh(t, "ip", "-n", bm.server.ns, "link", "set", "eth1", "mtu", "1500")
+		if got := hostSettings(t, bm.server.ns); got != before[bm.server.ns] {
+			t.Fatalf("server after putting mtu back: %s, want %s", got, before[bm.server.ns])
+		}
+		stdout, stderr, err = lab(t, dir, "apply", "-auto-approve", varServer)
+		if err == nil || !strings.Contains(stdout+stderr, "host key changed") {
+			t.Fatalf("apply after -abandon trusted the new key: %v\n%s\n%s", err, stdout, stderr)
+		}
+		forget := printed(t, stdout+stderr, "ssh-keygen")
+		if out, err := runPrinted(t, forget, ""); err != nil {
+			t.Fatalf("%s: %v\n%s", forget, err, out)
+		}
+	})
+
+	t.Run("keep then rotation accepted then destroy restores", func(t *testing.T) {
+		if stdout, stderr, err := lab(t, dir, "apply", "-auto-approve", "-keep", varServer); err != nil {
+			t.Fatalf("apply -keep: %v\n%s\n%s", err, stdout, stderr)
+		}
+		bm.server.reinstall(top)
+		writePinLab(t, dir, bm)
+		stdout, stderr, err := lab(t, dir, "destroy", "-auto-approve", varServer)
+		if err == nil {
+			t.Fatalf("destroy trusted a rotated key:\n%s\n%s", stdout, stderr)
+		}
+		forget := printed(t, stdout+stderr, "ssh-keygen")
+		if out, err := runPrinted(t, forget, ""); err != nil {
+			t.Fatalf("%s: %v\n%s", forget, err, out)
+		}
+		if stdout, stderr, err := lab(t, dir, "destroy", "-auto-approve", varServer); err != nil {
+			t.Fatalf("destroy after accepting the new key: %v\n%s\n%s", err, stdout, stderr)
+		}
+		for _, m := range []machine{bm.server, bm.client} {
+			if got := hostSettings(t, m.ns); got != before[m.ns] {
+				t.Errorf("%s after destroy: %s, want %s", m.ns, got, before[m.ns])
+			}
 		}
 	})
 }

@@ -104,8 +104,9 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 // Connect dials the machine, its host key checked as at Create (the pin
 // file decides, not the key recorded in state, so that a rotation accepted
 // by removing the pin is accepted here too; without a pin file in ctx the
-// recorded key is required). A machine recorded under another address than
-// the spec now names is still reached where it was recorded.
+// recorded key is required), logging in with the spec's private_key_file.
+// A machine recorded under another address than the spec now names is
+// still reached where it was recorded.
 func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
 	h, err := p.host(in.Attrs["role"])
 	if err != nil {
@@ -117,6 +118,9 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 	}
 	c := labssh.ConfigFor(ep.SSHHost, *ep.SSH)
 	c.DialTimeout, c.Retry = 10*time.Second, p.Retry
+	// The spec's key file, not the one recorded: a reinstalled machine
+	// may take a new key, and the spec is what the user keeps up to date.
+	c.PrivateKeyFile = h.PrivateKeyFile
 	c.Pin = true
 	switch {
 	case h.HostKey != "":
