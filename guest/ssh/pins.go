@@ -51,6 +51,17 @@ func ForgetCommand(file, addr string) string {
 	return guest.ShellJoin([]string{"ssh-keygen", "-f", file, "-R", knownhosts.Normalize(addr)})
 }
 
+// AddPin pins hostKey (one authorized_keys line) as addr's ("host:port")
+// in the pin file at file, as a first contact would; a key already pinned
+// for addr wins (another one is a *HostKeyChangedError).
+func AddPin(file, addr, hostKey string) error {
+	k, err := ParseHostKey(hostKey)
+	if err != nil {
+		return err
+	}
+	return addPin(file, addr, addr, k)
+}
+
 // pinMu serialises the read-modify-write of pin files within the process
 // (the server and client are dialled at once and may share a jump host);
 // the state lock keeps other lab processes of the workspace out.

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -127,6 +129,9 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 		c.KnownHostKey, c.HostKeyFix = h.HostKey, hostKeyFix
 	case labssh.PinFileFrom(ctx) != "":
 		c.KnownHostKey = ""
+		if err := seedPins(labssh.PinFileFrom(ctx), c.Addr(), ep.SSH.HostKey); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Address, err)
+		}
 	}
 	c, err = withHostLogin(c, h)
 	if err != nil {
@@ -135,6 +140,20 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 	ctx, cancel := context.WithTimeout(ctx, p.Retry+c.DialTimeout)
 	defer cancel()
 	return labssh.Dial(ctx, in.Address, c)
+}
+
+// seedPins pins the key recorded in state when the workspace has no pin
+// file yet: a workspace from before pin files kept a kept machine's key in
+// the state only, and it must not be trusted anew. Once the file exists
+// (ssh-keygen -R leaves it), it alone decides.
+func seedPins(file, addr, recorded string) error {
+	if recorded == "" {
+		return nil
+	}
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return labssh.AddPin(file, addr, recorded)
 }
 
 // TemplateID dials m's machine and returns its kernel and benchmark tool
