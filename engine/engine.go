@@ -62,6 +62,15 @@ type Engine struct {
 	// stops the apply (which then tears down as on any error). The CLI
 	// uses it to hold runs to the lock file.
 	AfterRun func(results.Record) error
+	// Abandon names borrowed machines (by address) to let go at teardown
+	// without logging in to restore their settings — for a machine lab
+	// must not log in to again (its host key changed) or cannot (it is
+	// gone). What was left unrestored is reported as a warning.
+	Abandon map[string]bool
+	// AbandonCommand, when set, is the command that abandons the machine
+	// at an address, printed when a borrowed machine cannot be reached to
+	// restore it.
+	AbandonCommand func(address string) string
 
 	mu        sync.Mutex // guards State and saves
 	now       func() time.Time

@@ -141,8 +141,17 @@ func (e *Engine) restoreBorrowed(ctx context.Context, prov providers.Provider, r
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", r.Address, err)
 	}
+	if e.Abandon[r.Address] {
+		e.emit(Event{Type: EvWarning, Address: r.Address, Message: fmt.Sprintf(
+			"let go without restoring its settings (-abandon): put them back by hand on %s (%s): %s", r.Name, rec.Iface, describe(rec.Settings))})
+		return nil
+	}
 	t, err := prov.Connect(ctx, r.Instance)
 	if err != nil {
+		if e.AbandonCommand != nil {
+			return fmt.Errorf("restore %s: connect: %w. To let it go without logging in (you then put back %s on %s by hand), run `%s`",
+				r.Address, err, describe(rec.Settings), rec.Iface, e.AbandonCommand(r.Address))
+		}
 		return fmt.Errorf("restore %s: connect: %w", r.Address, err)
 	}
 	defer t.Close()

@@ -10,10 +10,19 @@ import (
 )
 
 // Save writes the plan to path (0600), atomically.
-func (p *Plan) Save(path string) error {
+func (p *Plan) Save(path string) error { return p.SaveFiltered(path, nil) }
+
+// SaveFiltered is Save with the file's content passed through filter
+// (lab's redaction of sensitive values) when it is not nil. A plan holds
+// no sensitive value lab needs back: experiments may not use them, and
+// apply reads them again from the environment.
+func (p *Plan) SaveFiltered(path string, filter func([]byte) []byte) error {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
+	}
+	if filter != nil {
+		b = filter(b)
 	}
 	if err := atomicfile.Write(path, b, 0o600); err != nil {
 		return fmt.Errorf("save plan: %w", err)

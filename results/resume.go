@@ -26,8 +26,8 @@ func (s Store) Reopen(runID string) (*Run, error) {
 	info.Status, info.Ended, info.Note = StatusRunning, time.Time{}, ""
 	info.PID = os.Getpid()
 	info.Host, _ = os.Hostname()
-	r := &Run{dir: filepath.Join(s.Dir, info.ID), info: info, written: map[string]bool{}}
-	if err := writeJSON(filepath.Join(r.dir, infoFile), info); err != nil {
+	r := &Run{dir: filepath.Join(s.Dir, info.ID), info: info, written: map[string]bool{}, redact: s.Redact}
+	if err := writeJSON(filepath.Join(r.dir, infoFile), info, r.redact); err != nil {
 		return nil, fmt.Errorf("reopen run %s: %w", runID, err)
 	}
 	return r, nil

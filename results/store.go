@@ -58,7 +58,11 @@ type RunInfo struct {
 //	<Dir>/<run-id>/<experiment>/<pair>/<cell-key>/r<repeat>.json
 //
 // Every file is pretty-printed JSON, mode 0644, written atomically.
-type Store struct{ Dir string }
+type Store struct {
+	Dir string
+	// Redact, when set, filters every file written (sensitive values out).
+	Redact func([]byte) []byte
+}
 
 // Run is a run being written. Its methods are safe for concurrent use.
 type Run struct {
@@ -66,6 +70,7 @@ type Run struct {
 	mu      sync.Mutex
 	info    RunInfo
 	written map[string]bool // record paths written by this Run
+	redact  func([]byte) []byte
 }
 
 // NewRun creates the run's directory and writes its run.json with status
@@ -102,8 +107,8 @@ func (s Store) NewRun(info RunInfo) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new run: %w", err)
 	}
-	r := &Run{dir: filepath.Join(s.Dir, info.ID), info: info, written: map[string]bool{}}
-	if err := writeJSON(filepath.Join(r.dir, infoFile), info); err != nil {
+	r := &Run{dir: filepath.Join(s.Dir, info.ID), info: info, written: map[string]bool{}, redact: s.Redact}
+	if err := writeJSON(filepath.Join(r.dir, infoFile), info, r.redact); err != nil {
 		return nil, fmt.Errorf("new run: %w", err)
 	}
 	return r, nil
@@ -139,7 +144,7 @@ func (r *Run) Write(rec Record) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write record: %w", err)
 	}
-	if err := writeJSON(path, rec); err != nil {
+	if err := writeJSON(path, rec, r.redact); err != nil {
 		return fmt.Errorf("write record: %w", err)
 	}
 	r.written[rel] = true
@@ -161,7 +166,7 @@ func (r *Run) Finish(status string) error {
 	defer r.mu.Unlock()
 	r.info.Status = status
 	r.info.Ended = time.Now().UTC()
-	if err := writeJSON(filepath.Join(r.dir, infoFile), r.info); err != nil {
+	if err := writeJSON(filepath.Join(r.dir, infoFile), r.info, r.redact); err != nil {
 		return fmt.Errorf("finish run %s: %w", r.info.ID, err)
 	}
 	return nil
@@ -273,11 +278,15 @@ func withHash(name string, sum []byte) string {
 	return name + "~" + hex.EncodeToString(sum)[:hashSuffixLen-1]
 }
 
-// writeJSON writes v pretty-printed to path atomically, mode 0644.
-func writeJSON(path string, v any) error {
+// writeJSON writes v pretty-printed to path atomically, mode 0644,
+// through redact when set.
+func writeJSON(path string, v any, redact func([]byte) []byte) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
+	}
+	if redact != nil {
+		data = redact(data)
 	}
 	return atomicfile.Write(path, append(data, '\n'), 0o644)
 }

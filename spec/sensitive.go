@@ -3,6 +3,7 @@ package spec
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -113,4 +114,37 @@ func appendLeaves(out []string, v cty.Value) []string {
 		}
 	}
 	return out
+}
+
+// SensitiveValues is the text of every sensitive variable's value, by a
+// label unique per value: the variable's name, or name.KEY / name.N for an
+// element of a collection. lab redacts them in everything it writes
+// (package redact).
+func (l *Lab) SensitiveValues() map[string]string {
+	out := map[string]string{}
+	for name := range l.Sensitive {
+		addLeaves(out, name, l.Variables[name])
+	}
+	return out
+}
+
+func addLeaves(out map[string]string, label string, v cty.Value) {
+	if v == cty.NilVal || v.IsNull() || !v.IsKnown() {
+		return
+	}
+	ty := v.Type()
+	switch {
+	case ty.IsPrimitiveType():
+		out[label] = valueText(v)
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
+		n := 0
+		for it := v.ElementIterator(); it.Next(); n++ {
+			k, ev := it.Element()
+			key := strconv.Itoa(n)
+			if k.Type() == cty.String {
+				key = k.AsString()
+			}
+			addLeaves(out, label+"."+key, ev)
+		}
+	}
 }

@@ -75,3 +75,30 @@ func parseExpr(t *testing.T, src string) (hcl.Expression, hcl.Diagnostics) {
 	}
 	return expr, diags
 }
+
+// TestSensitiveValues lists every leaf of every sensitive variable, by a
+// label unique per value, and nothing of the others.
+func TestSensitiveValues(t *testing.T) {
+	src := smallLab + `variable "token" {
+  sensitive = true
+  default   = "` + secret + `"
+}
+variable "keys" {
+  sensitive = true
+  default   = { vc = "vc-pass", list = ["one-key", "two-key"] }
+}
+variable "open" { default = "not-secret" }
+`
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	wantNoError(t, l, diags)
+	got := l.SensitiveValues()
+	want := map[string]string{"token": secret, "keys.vc": "vc-pass", "keys.list.0": "one-key", "keys.list.1": "two-key"}
+	if len(got) != len(want) {
+		t.Fatalf("SensitiveValues() = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("SensitiveValues()[%q] = %q, want %q", k, got[k], v)
+		}
+	}
+}

@@ -32,10 +32,20 @@ const fileMode = 0o600
 // Callers hold the lock (see Lock) around a Load … Save sequence.
 type Store struct {
 	Dir string
+	// Secrets, when set, keeps sensitive values out of the file: Seal
+	// replaces them in what is written, Unseal puts them back in what is
+	// read (so a machine is still reached with the spec's key path).
+	Secrets Sealer
 
 	// wrap, when set, wraps the writer of a save's temporary file; tests
 	// use it to fail a write half-way.
 	wrap func(io.Writer) io.Writer
+}
+
+// Sealer replaces secrets in JSON on the way out and back (redact.Set).
+type Sealer interface {
+	Seal([]byte) []byte
+	Unseal([]byte) []byte
 }
 
 // saveMu serialises saves within the process, so that concurrent callers
@@ -67,6 +77,9 @@ func (st Store) Load() (*State, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read state: %w", err)
+	}
+	if st.Secrets != nil {
+		data = st.Secrets.Unseal(data)
 	}
 	return decode(path, data)
 }
@@ -162,7 +175,7 @@ func (st Store) save(s *State) error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	data = append(data, '\n')
+	data = st.seal(append(data, '\n'))
 	if err := os.MkdirAll(st.Dir, 0o700); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
@@ -205,7 +218,15 @@ func (st Store) backup() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Replace(st.BackupPath(), fileMode, st.fill(data))
+	return atomicfile.Replace(st.BackupPath(), fileMode, st.fill(st.seal(data)))
+}
+
+// seal replaces the secrets in data, when the store knows them.
+func (st Store) seal(data []byte) []byte {
+	if st.Secrets == nil {
+		return data
+	}
+	return st.Secrets.Seal(data)
 }
 
 // secretWords mark attribute keys that are never written to disk.

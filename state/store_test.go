@@ -321,3 +321,45 @@ func assertNoTemps(t *testing.T, dir string) {
 		}
 	}
 }
+
+// swapSealer seals one secret as a placeholder and unseals it back.
+type swapSealer struct{ secret, placeholder string }
+
+func (s swapSealer) Seal(b []byte) []byte {
+	return []byte(strings.ReplaceAll(string(b), s.secret, s.placeholder))
+}
+
+func (s swapSealer) Unseal(b []byte) []byte {
+	return []byte(strings.ReplaceAll(string(b), s.placeholder, s.secret))
+}
+
+// TestSecretsSealedOnDisk: with Secrets, neither the state file nor its
+// backup holds the secret, and Load gives it back.
+func TestSecretsSealedOnDisk(t *testing.T) {
+	sealer := swapSealer{secret: "/s3cret/key", placeholder: "(sensitive value var.k)"}
+	st := Store{Dir: t.TempDir(), Secrets: sealer}
+	s := &State{}
+	s.Put(Resource{Instance: providers.Instance{Address: "pair.a.server", Kind: "machine",
+		Attrs: map[string]string{"key": "/s3cret/key/id"}}, Status: Created})
+	for range 2 { // the second save makes a backup
+		if err := st.Save(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{st.Path(), st.BackupPath()} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), sealer.secret) || !strings.Contains(string(b), sealer.placeholder) {
+			t.Errorf("%s:\n%s", p, b)
+		}
+	}
+	back, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := back.Find("pair.a.server"); !ok || r.Attrs["key"] != "/s3cret/key/id" {
+		t.Errorf("loaded %+v", back.Resources)
+	}
+}

@@ -72,7 +72,7 @@ func runApply(g *globals, args []string) error {
 	}
 	defer w.release(g)
 	defer closeProviders(g, w.providers)
-	rstore := results.Store{Dir: resultsDir(g)}
+	rstore := resultStore(g)
 	sel, err := applySelection(rstore, w.lab, f)
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func runApply(g *globals, args []string) error {
 	guard := newLockGuard(lock, f.lck, g.stderr)
 	// Signals are caught before run.json says "running", so that from
 	// then on an interrupt always ends in Finish (status "interrupted").
-	work, teardown, stop := interrupts(g.stderr)
+	work, teardown, stop := interrupts(sshContext(g), g.stderr)
 	defer stop()
 	run, prov, err := newRun(g, w.lab, rstore, lockDigest, sel.resume)
 	if err != nil {
@@ -116,6 +116,7 @@ func runApply(g *globals, args []string) error {
 		State: w.state, Store: w.store, Providers: w.providers, OS: osDriver, Runner: benchRunner, Results: run, View: view,
 		Parallelism: f.parallelism, Keep: f.keep, RunID: run.ID(), Lab: w.lab.Name, Provenance: prov,
 		AfterRun: guard.afterRun, HostLock: hostLock(g, w.lab.Name),
+		AbandonCommand: func(addr string) string { return destroyCommand(g, f.vars, w.lab, "-abandon="+addr) },
 	}
 	start := time.Now()
 	outcome, applyErr := eng.Apply(work, teardown, p)

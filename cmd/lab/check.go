@@ -57,7 +57,7 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		fmt.Fprintf(g.stdout, "Lab %q has no expect blocks: nothing to check.\n", lab.Name)
 		return nil
 	}
-	rs := results.Store{Dir: resultsDir(g)}
+	rs := resultStore(g)
 	ids := strings.Fields(runID)
 	if len(ids) == 0 {
 		latest, err := rs.Latest()

@@ -4,24 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/spec"
 	"github.com/lab-bench/lab/state"
 )
 
 func runDestroy(g *globals, args []string) error {
-	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-json] [-lock-timeout D]")
+	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-abandon ADDRESS] [-json] [-lock-timeout D]")
 	var v varFlags
 	v.register(fs)
 	auto := fs.Bool("auto-approve", false, "skip the interactive approval")
 	orphans := fs.Bool("orphans", false, "also remove objects tagged as this lab's and this workspace's that the state does not list")
 	workspace := fs.String("workspace", "", "with -orphans: sweep the workspace `ID` instead of this directory's (one whose state was lost)")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
+	abandon := map[string]bool{}
+	fs.Func("abandon", "let the borrowed machine `ADDRESS` (a hosts machine) go without logging in to restore its settings, which are printed for you to put back (repeatable)",
+		func(s string) error { abandon[s] = true; return nil })
 	registerLockTimeout(g, fs)
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
@@ -51,6 +58,9 @@ func runDestroy(g *globals, args []string) error {
 	owner := st.Owner(st.LabID)
 	if *workspace != "" {
 		owner.Workspace = *workspace
+	}
+	if err := checkAbandon(st, provs, abandon); err != nil {
+		return err
 	}
 	if len(st.Resources) == 0 && !*orphans {
 		fmt.Fprintln(g.stdout, "Nothing to destroy: the state lists no objects. (`lab destroy -orphans` also looks for objects the state lost.)")
@@ -83,8 +93,9 @@ func runDestroy(g *globals, args []string) error {
 		defer hv.Close()
 		view = hv
 	}
-	eng := &engine.Engine{State: st, Store: store, Providers: provs, OS: osDriver, View: view}
-	_, teardown, stop := interrupts(g.stderr)
+	eng := &engine.Engine{State: st, Store: store, Providers: provs, OS: osDriver, View: view, Abandon: abandon,
+		AbandonCommand: func(addr string) string { return destroyCommand(g, v, w.lab, "-abandon="+addr) }}
+	_, teardown, stop := interrupts(sshContext(g), g.stderr)
 	defer stop()
 	if err := eng.Destroy(teardown, owner, *orphans); err != nil {
 		return err
@@ -162,7 +173,7 @@ func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]pro
 // Providers that need their block (a vCenter URL) cannot be had this way:
 // the error says to fix the spec.
 func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
-	store := state.Store{Dir: stateDir(g)}
+	store := stateStore(g)
 	unlock, err := lockState(g, store, "", "destroy")
 	if err != nil {
 		return nil, err
@@ -204,4 +215,43 @@ func stateOnlyWorkspace(g *globals, v varFlags) (*workspace, error) {
 		return nil, fmt.Errorf("the state does not record its lab (written by an older lab): fix the spec to destroy")
 	}
 	return &workspace{providers: provs, store: store, state: st, unlock: unlock}, nil
+}
+
+// checkAbandon refuses a -abandon address that is not a borrowed machine
+// in the state: only a machine lab does not own can be let go without
+// lab logging in (a machine lab created is deleted through its back end).
+func checkAbandon(st *state.State, provs map[string]providers.Provider, abandon map[string]bool) error {
+	for _, addr := range slices.Sorted(maps.Keys(abandon)) {
+		r, ok := st.Find(addr)
+		if !ok {
+			return fmt.Errorf("-abandon %s: the state lists no such object (lab state list shows what it lists)", addr)
+		}
+		p := provs[r.ProviderKey]
+		if r.Kind != "machine" || p == nil || !p.Capabilities().Borrowed {
+			return fmt.Errorf("-abandon %s: not a borrowed machine (a hosts machine); lab destroy deletes what lab created", addr)
+		}
+	}
+	return nil
+}
+
+// destroyCommand is the `lab destroy` command line lab suggests: this
+// invocation's lab directory (-chdir), -var-file and -var options, and
+// extra. Every word is shell-quoted; a sensitive variable given with -var
+// is left out (lab never prints its value: give it as LAB_VAR_<name>).
+func destroyCommand(g *globals, v varFlags, lab *spec.Lab, extra ...string) string {
+	argv := []string{"lab"}
+	if g.dir != "." {
+		argv = append(argv, "-chdir="+g.dir)
+	}
+	argv = append(argv, "destroy")
+	for _, f := range v.files {
+		argv = append(argv, "-var-file="+f)
+	}
+	for _, kv := range v.vars {
+		if name, _, _ := strings.Cut(kv, "="); lab != nil && lab.Sensitive[strings.TrimSpace(name)] {
+			continue
+		}
+		argv = append(argv, "-var="+kv)
+	}
+	return guest.ShellJoin(append(argv, extra...))
 }

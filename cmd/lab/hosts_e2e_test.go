@@ -26,6 +26,7 @@ type bareMetal struct {
 
 type machine struct {
 	ns, addr, keyFile, hostKey string
+	sshd                       *sshtest.SSHD
 }
 
 func newBareMetal(t *testing.T) bareMetal { return newBareMetalAt(t, 2) }
@@ -63,13 +64,23 @@ func newBareMetalAt(t *testing.T, first int) bareMetal {
 	// This namespace's side stays at 1500 (SSH); the ports carry 9000.
 	sh(t, "ip", "link", "set", br, "mtu", "1500", "up")
 	for _, m := range []*machine{&bm.server, &bm.client} {
-		var port int
-		port, m.keyFile, m.hostKey = sshtest.StartSSHD(t, m.ns, m.addr)
-		if port != 22 {
-			t.Fatalf("sshd port %d", port)
-		}
+		m.reinstall(t)
 	}
 	return bm
+}
+
+// reinstall (re)starts the machine's sshd with a new host key and a new
+// client key, as a reinstalled machine would present.
+func (m *machine) reinstall(t *testing.T) {
+	t.Helper()
+	if m.sshd != nil {
+		m.sshd.Stop()
+	}
+	m.sshd = sshtest.RunSSHD(t, m.ns, m.addr)
+	if m.sshd.Port != 22 {
+		t.Fatalf("sshd port %d", m.sshd.Port)
+	}
+	m.keyFile, m.hostKey = m.sshd.KeyFile, m.sshd.HostKey
 }
 
 func sh(t *testing.T, argv ...string) string {
@@ -236,7 +247,7 @@ func TestHostsBackEndForReal(t *testing.T) {
 		dir := writeHostsLab(t, bm, other)
 		stdout, stderr, err := lab(t, dir, "apply", "-auto-approve", varServer)
 		out := stdout + stderr
-		if err == nil || !strings.Contains(out, "host key changed") || strings.Count(out, "SHA256:") < 2 || !strings.Contains(out, "lab destroy") {
+		if err == nil || !strings.Contains(out, "host key changed") || strings.Count(out, "SHA256:") < 2 || !strings.Contains(out, "set host_key in the spec") {
 			t.Fatalf("apply with a wrong host_key: %v\n%s", err, out)
 		}
 		t.Logf("refusal:\n%s", stderr)

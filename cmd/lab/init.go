@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/results"
 )
 
 // runInit prepares a lab directory (validates it, makes .lab/) and, with
@@ -38,7 +37,7 @@ func runInit(g *globals, args []string) error {
 		}
 		return nil
 	}
-	rs := results.Store{Dir: resultsDir(g)}
+	rs := resultStore(g)
 	id, err := rs.Latest()
 	if err != nil {
 		return fmt.Errorf("init -upgrade rewrites %s from the latest run, and there is none yet: run `lab apply` first", lockfile.FileName)

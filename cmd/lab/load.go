@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/term"
 
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/spec"
 	"github.com/lab-bench/lab/state"
 )
@@ -61,10 +62,8 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 	if diags.HasErrors() {
 		return nil, newSpecError(g, diags)
 	}
-	for name := range lab.Sensitive {
-		if v, ok := lab.Variables[name]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
-			g.redact.add(v.AsString())
-		}
+	for label, v := range lab.SensitiveValues() {
+		g.secrets.Add(label, v)
 	}
 	return lab, nil
 }
@@ -153,11 +152,11 @@ func openWorkspace(g *globals, v varFlags, op string) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	provs, err := configureProviders(context.Background(), g, lab)
+	provs, err := configureProviders(sshContext(g), g, lab)
 	if err != nil {
 		return nil, err
 	}
-	store := state.Store{Dir: stateDir(g)}
+	store := stateStore(g)
 	unlock, err := lockState(g, store, lab.Name, op)
 	if err != nil {
 		return nil, err
@@ -184,11 +183,42 @@ func claim(g *globals, st *state.State, labID string) error {
 	return st.Claim(labID, dir, state.DirID(stateDir(g)))
 }
 
-func stateDir(g *globals) string   { return filepath.Join(g.dir, ".lab") }
+func stateDir(g *globals) string { return filepath.Join(g.dir, ".lab") }
+
+// stateStore is the lab's state store; sensitive values are sealed out of
+// the file and put back when it is read (redact.Set.Seal).
+func stateStore(g *globals) state.Store { return state.Store{Dir: stateDir(g), Secrets: g.secrets} }
+
+// resultStore is the lab's results; sensitive values never reach a record.
+func resultStore(g *globals) results.Store {
+	return results.Store{Dir: resultsDir(g), Redact: g.secrets.Bytes}
+}
+
+// PinFileName is the workspace's known_hosts file in .lab/: the host keys
+// of borrowed machines and jump hosts, pinned on first contact.
+const PinFileName = "known_hosts"
+
+// pinFile is the workspace's pin file, absolute when it can be, so that
+// the ssh-keygen command a changed key's error prints works from anywhere.
+func pinFile(g *globals) string {
+	p := filepath.Join(stateDir(g), PinFileName)
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// sshContext is the base context of a command that logs in to machines:
+// it carries the workspace's pin file (labssh.WithPinFile).
+func sshContext(g *globals) context.Context {
+	return labssh.WithPinFile(context.Background(), pinFile(g))
+}
 func resultsDir(g *globals) string { return filepath.Join(g.dir, "results") }
 
+// isTerminal reports whether w is a terminal (through a redacting
+// writer too: it keeps the file's Fd).
 func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

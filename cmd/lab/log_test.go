@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/redact"
 )
 
 func TestLoggerLevelsAndRedaction(t *testing.T) {
@@ -26,7 +29,9 @@ func TestLoggerLevelsAndRedaction(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var buf bytes.Buffer
-		log, r, err := newLogger(tc.env, &buf)
+		secrets := &redact.Set{}
+		secrets.Add("GOVC_PASSWORD", envValue(tc.env, "GOVC_PASSWORD")) // as Main does
+		log, err := newLogger(tc.env, &buf, secrets)
 		if tc.wantErr != "" {
 			if err == nil || err.Error() != tc.wantErr {
 				t.Errorf("%v: err %v, want %q", tc.env, err, tc.wantErr)
@@ -42,14 +47,14 @@ func TestLoggerLevelsAndRedaction(t *testing.T) {
 		if log == nil {
 			continue
 		}
-		r.add("s3cret-value")
-		log.Debug("dial https://u:hunter2-vc@vc", "cmd", "sysctl -w x=s3cret-value")
+		secrets.Add("var", "s3cret-value") // added once the spec is loaded
+		log.Debug("dial https://u:hunter2-vc@vc", "cmd", "sysctl -w x=s3cret-value", "err", errors.New("open /k/s3cret-value"))
 		log.Log(t.Context(), -8, "step")
 		out := buf.String()
 		if strings.Contains(out, "s3cret-value") || tc.redacted && strings.Contains(out, "hunter2-vc") {
 			t.Errorf("%v: secret in the log:\n%s", tc.env, out)
 		}
-		if !strings.Contains(out, "(sensitive)") {
+		if !strings.Contains(out, "(sensitive value)") {
 			t.Errorf("%v: nothing redacted:\n%s", tc.env, out)
 		}
 		if got := strings.Contains(out, "level=TRACE"); got != tc.trace {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/redact"
 	"github.com/lab-bench/lab/spec"
 
 	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
@@ -68,8 +69,11 @@ type globals struct {
 	stdin  io.Reader
 	env    []string
 	// log traces provider calls and guest commands (LAB_LOG); nil: off.
-	log    *slog.Logger
-	redact *redactor
+	log *slog.Logger
+	// secrets are the sensitive values (filled when the spec is loaded)
+	// that stdout, stderr, the log, records, plans and the state never
+	// show (package redact).
+	secrets *redact.Set
 	// noColor is -no-color (before the verb or among its flags).
 	noColor bool
 	// lockTimeout is -lock-timeout: how long to wait for the state lock.
@@ -96,7 +100,10 @@ func main() {
 
 // Main runs lab with args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
-	g := &globals{dir: ".", stdout: stdout, stderr: stderr, stdin: stdin, env: env}
+	secrets := &redact.Set{}
+	secrets.Add("GOVC_PASSWORD", envValue(env, "GOVC_PASSWORD"))
+	stdout, stderr = secrets.Writer(stdout), secrets.Writer(stderr)
+	g := &globals{dir: ".", stdout: stdout, stderr: stderr, stdin: stdin, env: env, secrets: secrets}
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&g.dir, "chdir", ".", "switch to `DIR` (the lab directory) before running the verb")
@@ -110,7 +117,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 		return exitError
 	}
 	var err error
-	if g.log, g.redact, err = newLogger(env, stderr); err != nil {
+	if g.log, err = newLogger(env, stderr, secrets); err != nil {
 		return exitCode(stderr, err)
 	}
 	if g.log != nil {

@@ -35,7 +35,7 @@ func runPlan(g *globals, args []string) error {
 	if err := only.check(lab); err != nil {
 		return err
 	}
-	provs, err := configureProviders(context.Background(), g, lab)
+	provs, err := configureProviders(sshContext(g), g, lab)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(sshContext(g))
 	defer stop()
 	if err := warnTemplateDrift(ctx, g, p, provs); err != nil {
 		return err
@@ -69,7 +69,7 @@ func runPlan(g *globals, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := p.Save(*out); err != nil {
+		if err := p.SaveFiltered(*out, g.secrets.Bytes); err != nil {
 			return err
 		}
 		if !*asJSON {
@@ -95,7 +95,7 @@ func hasChanges(p *plan.Plan) bool {
 // readState loads the state under a short-lived lock, so a plan never reads
 // a state that an apply is writing.
 func readState(g *globals, labID string) (*state.State, error) {
-	store := state.Store{Dir: stateDir(g)}
+	store := stateStore(g)
 	unlock, err := lockState(g, store, labID, "plan")
 	if err != nil {
 		return nil, err

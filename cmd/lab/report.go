@@ -27,7 +27,7 @@ func runReport(g *globals, args []string) error {
 	if err := checkBinaryToTerminal(f, *out, isTerminal(g.stdout)); err != nil {
 		return err
 	}
-	rs := results.Store{Dir: resultsDir(g)}
+	rs := resultStore(g)
 	runID := fs.Arg(0)
 	if runID == "" {
 		var err error

@@ -52,7 +52,7 @@ type runJSON struct {
 
 // showRun shows a run: what it is, which applies wrote it, and its table.
 func showRun(g *globals, arg string, asJSON bool) error {
-	rs := results.Store{Dir: resultsDir(g)}
+	rs := resultStore(g)
 	if arg == "" {
 		arg = results.AliasLatest
 	}

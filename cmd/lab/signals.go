@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// interrupts returns two contexts: work is cancelled by the first SIGINT,
+// interrupts returns two contexts derived from base: work is cancelled by the first SIGINT,
 // SIGTERM or SIGHUP, teardown by the second, so one Ctrl-C stops the
 // benchmarks but still cleans up, and a second abandons the cleanup (state
 // then still lists what remains, for `lab destroy`). SIGHUP — the terminal
@@ -22,9 +22,9 @@ import (
 // next write, the same way. Now that write fails instead, and the first
 // SIGPIPE stops the work like an interrupt; later ones (every write
 // raises one) never abandon the teardown.
-func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
-	work, cancelWork := context.WithCancel(context.Background())
-	teardown, cancelTeardown := context.WithCancel(context.Background())
+func interrupts(base context.Context, w io.Writer) (work, teardown context.Context, stop func()) {
+	work, cancelWork := context.WithCancel(base)
+	teardown, cancelTeardown := context.WithCancel(base)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, interruptSignals()...)
 	pipe := make(chan os.Signal, 1)
@@ -64,10 +64,10 @@ func interrupts(w io.Writer) (work, teardown context.Context, stop func()) {
 	}
 }
 
-// interruptible returns a context cancelled by SIGINT or SIGTERM, for a
+// interruptible returns base cancelled by SIGINT or SIGTERM, for a
 // command that has nothing to tear down (plan dialling a back end).
-func interruptible() (context.Context, func()) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+func interruptible(base context.Context) (context.Context, func()) {
+	return signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM)
 }
 
 // interruptSignals are the signals interrupts catches: SIGINT, SIGTERM and,

@@ -49,7 +49,7 @@ func runStateList(g *globals, args []string) error {
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
-	st, err := state.Store{Dir: stateDir(g)}.Load()
+	st, err := stateStore(g).Load()
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func runStateShow(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1, "one address (see lab state list)"}); err != nil {
 		return err
 	}
-	st, err := state.Store{Dir: stateDir(g)}.Load()
+	st, err := stateStore(g).Load()
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func runStateRm(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1 << 20, "one or more addresses (see lab state list)"}); err != nil {
 		return err
 	}
-	store := state.Store{Dir: stateDir(g)}
+	store := stateStore(g)
 	unlock, err := lockState(g, store, "", "state rm")
 	if err != nil {
 		return err

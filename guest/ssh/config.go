@@ -39,6 +39,9 @@ type Config struct {
 	// authorized_keys-format line ("ssh-ed25519 AAAA…"). Empty: trust the
 	// key seen on first contact (the caller records Transport.HostKey).
 	KnownHostKey string
+	// HostKeyFix is what the error for a key other than KnownHostKey
+	// tells to do ("" : the key recorded for a guest lab created).
+	HostKeyFix string
 	// DialTimeout bounds one TCP connect plus handshake (default 10 s).
 	DialTimeout time.Duration
 	// ConnectTimeout, when set, bounds the first TCP connect alone (at
@@ -67,6 +70,13 @@ type Config struct {
 	// not list (OpenSSH's StrictHostKeyChecking=accept-new, without
 	// writing the file): a listed host must still present its key.
 	AcceptNewHost bool
+	// Pin, when neither KnownHostKey nor KnownHostsFile is set, checks
+	// the host's key against the workspace's pin file (PinFile, or the
+	// one WithPinFile put in Dial's context) and pins it there on first
+	// contact: for machines that outlive a lab's apply (a hosts machine;
+	// jump hosts are always pinned).
+	Pin     bool
+	PinFile string
 	// Jump is the host to reach Host through (OpenSSH's ProxyJump): lab
 	// logs in to it and opens a TCP channel to Host:Port from there.
 	Jump *Config

@@ -19,14 +19,20 @@ type HostKeyChangedError struct {
 	Addr  string
 	Known string // authorized_keys line lab expected
 	Seen  string // authorized_keys line the guest presented
+	// Fix says how to accept the new key where it was pinned (a safe
+	// command to run); empty: the key recorded in state for a guest lab
+	// created, which `lab destroy` removes with the guest.
+	Fix string
 }
 
 func (e *HostKeyChangedError) Error() string {
+	fix := e.Fix
+	if fix == "" {
+		fix = "If the guest was recreated on purpose, run `lab destroy`: it removes the guest and its recorded key"
+	}
 	return fmt.Sprintf("%s (%s): host key changed: expected %s but the host presented %s. "+
-		"If the machine was reinstalled on purpose, run `lab destroy` (it forgets the recorded key) "+
-		"or remove the recorded key (state attribute ssh_host_key, or host_key in the spec) and try again; "+
-		"otherwise someone may be intercepting the connection",
-		e.Guest, e.Addr, fingerprint(e.Known), fingerprint(e.Seen))
+		"Someone may be intercepting the connection; lab will not log in. %s",
+		e.Guest, e.Addr, fingerprint(e.Known), fingerprint(e.Seen), fix)
 }
 
 // AuthError is a guest that accepted the connection but refused every key.
@@ -63,12 +69,22 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 		return nil, fmt.Errorf("%s: %w", guestName, err)
 	}
 	defer done()
+	if c.PinFile == "" {
+		c.PinFile = PinFileFrom(ctx)
+	}
 	if _, err := newHostKeyCheck(guestName, c.Addr(), c); err != nil {
 		return nil, fmt.Errorf("%s: %w", guestName, err)
 	}
 	var jump *Transport
 	if c.Jump != nil {
-		if jump, err = Dial(ctx, guestName+" jump host "+c.Jump.Host, *c.Jump); err != nil {
+		// A jump host is a long-lived machine: pinned like a borrowed one
+		// unless a known_hosts file or a host key decides.
+		hop := *c.Jump
+		hop.Pin = true
+		if hop.PinFile == "" {
+			hop.PinFile = c.PinFile
+		}
+		if jump, err = Dial(ctx, guestName+" jump host "+c.Jump.Host, hop); err != nil {
 			return nil, err
 		}
 	}
@@ -174,9 +190,7 @@ func dialOnce(ctx context.Context, guestName string, c Config, signers []xssh.Si
 		HostKeyCallback: check.callback,
 		Timeout:         c.dialTimeout(),
 	}
-	if check.known != nil {
-		cfg.HostKeyAlgorithms = hostKeyAlgorithms(check.known)
-	}
+	cfg.HostKeyAlgorithms = check.algorithms()
 	cc, chans, reqs, err := xssh.NewClientConn(conn, addr, cfg)
 	if err != nil {
 		conn.Close()
@@ -189,6 +203,12 @@ func dialOnce(ctx context.Context, guestName string, c Config, signers []xssh.Si
 		return nil, fmt.Errorf("%s: ssh %s: %w", guestName, addr, err)
 	}
 	_ = conn.SetDeadline(time.Time{})
+	if check.pinNew {
+		if err := addPin(check.pinFile, guestName, addr, check.seen); err != nil {
+			_ = cc.Close()
+			return nil, err
+		}
+	}
 	return &Transport{guest: guestName, addr: addr, client: xssh.NewClient(cc, chans, reqs), hostKey: FormatKey(check.seen), jump: jump}, nil
 }
 

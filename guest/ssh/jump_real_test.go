@@ -2,6 +2,8 @@ package ssh_test
 
 import (
 	"context"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,11 +28,14 @@ const jumpAddr = "198.19.255.2"
 // in both. lab logs in to T through J (a direct-tcpip channel from J's
 // sshd, as ssh -J does): once with explicit key files, once through a
 // ~/.ssh/config alias with ProxyJump, keys from ssh-agent and J's host
-// key from a known_hosts file.
+// key from a known_hosts file; then with neither a host key nor a
+// known_hosts file for J, whose key is pinned in the workspace's pin file
+// on first contact and refused once J's sshd comes back with a new one.
 func TestRealJump(t *testing.T) {
 	p := netnstest.NewPair(t) // A = J (jump), B = T (target); skips unless root
 	p.LinkA(t, "198.19.255.1", jumpAddr)
-	jPort, jKey, jHostKey := sshtest.StartSSHD(t, p.A.NS, jumpAddr)
+	jd := sshtest.RunSSHD(t, p.A.NS, jumpAddr)
+	jPort, jKey, jHostKey := jd.Port, jd.KeyFile, jd.HostKey
 	tPort, tKey, tHostKey := sshtest.StartSSHD(t, p.B.NS, p.B.Addr)
 	ctx := context.Background()
 
@@ -87,5 +92,33 @@ func TestRealJump(t *testing.T) {
 			t.Fatalf("resolved %+v", c)
 		}
 		inTarget(t, c)
+	})
+
+	t.Run("jump-host-pinned", func(t *testing.T) { // last: it replaces J's sshd
+		pins := filepath.Join(t.TempDir(), "known_hosts")
+		pctx := labssh.WithPinFile(ctx, pins)
+		jump := &labssh.Config{Host: jumpAddr, Port: jPort, PrivateKeyFile: jKey, Retry: 5 * time.Second}
+		c := labssh.Config{Host: p.B.Addr, Port: tPort, PrivateKeyFile: tKey, KnownHostKey: tHostKey, Retry: 5 * time.Second, Jump: jump}
+		tr, err := labssh.Dial(pctx, "pair.j.server", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Close()
+		b, err := os.ReadFile(pins)
+		hk, _ := labssh.ParseHostKey(jHostKey)
+		if err != nil || string(b) != knownhosts.Line([]string{jumpAddr}, hk)+"\n" {
+			t.Fatalf("pin file after the first login through J: %v\n%s", err, b)
+		}
+
+		jd.Stop()
+		jd2 := sshtest.RunSSHD(t, p.A.NS, jumpAddr) // reinstalled: a new host key
+		jump.PrivateKeyFile = jd2.KeyFile
+		_, err = labssh.Dial(pctx, "pair.j.server", c)
+		var hkErr *labssh.HostKeyChangedError
+		if !errors.As(err, &hkErr) || !strings.Contains(err.Error(), "jump host "+jumpAddr) ||
+			!strings.Contains(err.Error(), "`"+labssh.ForgetCommand(pins, net.JoinHostPort(jumpAddr, "22"))+"`") {
+			t.Fatalf("J with a new host key: %v, want a refusal printing the ssh-keygen -R command", err)
+		}
+		t.Logf("refusal: %v", err)
 	})
 }

@@ -7,8 +7,10 @@
 // Unwrap to see the command itself.
 //
 // Host keys are pinned: Dial refuses a key other than Config.KnownHostKey,
-// or checks an OpenSSH known_hosts file (Config.KnownHostsFile), and
-// with neither trusts the first key seen and reports it
+// or checks an OpenSSH known_hosts file (Config.KnownHostsFile), or, for
+// a long-lived machine (Config.Pin) and every jump host, the workspace's
+// pin file (WithPinFile: trusted on first contact, kept across applies);
+// with none of these it trusts the first key seen and reports it
 // (Transport.HostKey) for the caller to record. Keys come from a file, a
 // Signer or ssh-agent (Config.Agent); a connection may go through a jump
 // host (Config.Jump, OpenSSH's ProxyJump); ~/.ssh/config Host aliases are

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -69,8 +71,10 @@ func (p *Provider) Link(_ context.Context, l providers.LinkSpec) (providers.Inst
 
 // Create connects to the machine for m's role (retrying while it is
 // unreachable), checks the benchmark interface exists on Linux machines,
-// and records how to reach it, the host key it presented (trusted on first
-// use unless the spec pins one) and the benchmark address.
+// and records how to reach it, the host key it presented and the benchmark
+// address. The key is checked against the spec's host_key, else the
+// known_hosts_file, else the workspace's pin file (ssh.WithPinFile in
+// ctx), which pins it on first contact and keeps it across applies.
 func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
 	h, err := p.host(m.Role)
 	if err != nil {
@@ -99,9 +103,12 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	return in, nil
 }
 
-// Connect dials the machine pinned to the host key recorded at Create. A
-// machine recorded under another address than the spec now names is still
-// reached where it was recorded.
+// Connect dials the machine, its host key checked as at Create (the pin
+// file decides, not the key recorded in state, so that a rotation accepted
+// by removing the pin is accepted here too; without a pin file in ctx the
+// recorded key is required), logging in with the spec's private_key_file.
+// A machine recorded under another address than the spec now names is
+// still reached where it was recorded.
 func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
 	h, err := p.host(in.Attrs["role"])
 	if err != nil {
@@ -111,11 +118,21 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 	if ep.SSH == nil {
 		return nil, fmt.Errorf("%s: no SSH login recorded; run `lab destroy` to forget this machine", in.Address)
 	}
-	if h.HostKey != "" && ep.SSH.HostKey != "" && ep.SSH.HostKey != h.HostKey {
-		return nil, fmt.Errorf("%s: the spec's host_key differs from the key recorded in state; run `lab destroy` to forget the recorded one", in.Address)
-	}
 	c := labssh.ConfigFor(ep.SSHHost, *ep.SSH)
 	c.DialTimeout, c.Retry = 10*time.Second, p.Retry
+	// The spec's key file, not the one recorded: a reinstalled machine
+	// may take a new key, and the spec is what the user keeps up to date.
+	c.PrivateKeyFile = h.PrivateKeyFile
+	c.Pin = true
+	switch {
+	case h.HostKey != "":
+		c.KnownHostKey, c.HostKeyFix = h.HostKey, hostKeyFix
+	case labssh.PinFileFrom(ctx) != "":
+		c.KnownHostKey = ""
+		if err := seedPins(labssh.PinFileFrom(ctx), c.Addr(), ep.SSH.HostKey); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Address, err)
+		}
+	}
 	c, err = withHostLogin(c, h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Address, err)
@@ -123,6 +140,20 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 	ctx, cancel := context.WithTimeout(ctx, p.Retry+c.DialTimeout)
 	defer cancel()
 	return labssh.Dial(ctx, in.Address, c)
+}
+
+// seedPins pins the key recorded in state when the workspace has no pin
+// file yet: a workspace from before pin files kept a kept machine's key in
+// the state only, and it must not be trusted anew. Once the file exists
+// (ssh-keygen -R leaves it), it alone decides.
+func seedPins(file, addr, recorded string) error {
+	if recorded == "" {
+		return nil
+	}
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return labssh.AddPin(file, addr, recorded)
 }
 
 // TemplateID dials m's machine and returns its kernel and benchmark tool
@@ -185,8 +216,12 @@ func (p *Provider) host(role string) (*Host, error) {
 
 func (p *Provider) sshConfig(h *Host, known string) labssh.Config {
 	return labssh.Config{User: h.User, Host: h.Address, Port: h.Port, PrivateKeyFile: h.PrivateKeyFile,
-		KnownHostKey: known, DialTimeout: 10 * time.Second, Retry: p.Retry}
+		KnownHostKey: known, HostKeyFix: hostKeyFix, Pin: true, DialTimeout: 10 * time.Second, Retry: p.Retry}
 }
+
+// hostKeyFix is what a machine presenting another key than the spec's
+// host_key is told.
+const hostKeyFix = "If the machine's host key was changed on purpose, check the new key and set host_key in the spec to it"
 
 // withHostLogin adds what the spec says of the way to h to c: ssh-agent,
 // a known_hosts file, jump hosts (proxy_jump).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/lab-bench/lab/guest"
+	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
 	"github.com/lab-bench/lab/providers"
 )
@@ -189,6 +191,7 @@ func TestChangedHostKeyRefused(t *testing.T) {
 	}{
 		{"pinned in the spec", impostor.HostKey(), false},
 		{"recorded at first contact", "", true},
+		{"recorded in a state from before pin files", "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -199,7 +202,13 @@ func TestChangedHostKeyRefused(t *testing.T) {
 					t.Fatal(err)
 				}
 				in.Endpoint.SSH.HostKey = impostor.HostKey() // the machine was "reinstalled"
-				_, err = p.Connect(context.Background(), in)
+				ctx := context.Background()
+				if strings.Contains(tc.name, "pin files") {
+					// The pin file does not exist yet: the recorded key is
+					// pinned, not the one presented trusted anew.
+					ctx = labssh.WithPinFile(ctx, filepath.Join(t.TempDir(), "known_hosts"))
+				}
+				_, err = p.Connect(ctx, in)
 			}
 			if err == nil || !strings.Contains(err.Error(), "host key changed") || !strings.Contains(err.Error(), "SHA256:") {
 				t.Fatalf("got %v, want a refusal naming both fingerprints", err)

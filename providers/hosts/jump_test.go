@@ -111,6 +111,39 @@ client {
 	if !strings.Contains(string(res.Stdout), p.B.Addr+"/24") || strings.Contains(string(res.Stdout), jumpAddr) {
 		t.Errorf("not the machine behind the jump host:\n%s", res.Stdout)
 	}
+
+	// Without host_key and known_hosts_file, the workspace's pin file
+	// pins the machine and the jump host on first contact.
+	pins := filepath.Join(dir, "ws", "known_hosts")
+	pctx := labssh.WithPinFile(ctx, pins)
+	src = strings.NewReplacer(fmt.Sprintf("host_key         = %q\n", mHostKey), "",
+		fmt.Sprintf("known_hosts_file = %q\n", known), "").Replace(src)
+	prov, diags = configure(t, src, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	prov.Retry = 5 * time.Second
+	in, err = prov.Create(pctx, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2, err := prov.Connect(pctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2.Close()
+	b, err := os.ReadFile(pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{jumpAddr + " " + jHostKey, p.B.Addr + " " + mHostKey} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("pin file lacks %q:\n%s", want, b)
+		}
+	}
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Errorf("%d pins, want 2:\n%s", n, b)
+	}
 }
 
 func TestProxyJumpRefused(t *testing.T) {

@@ -36,6 +36,20 @@ type SSHD struct {
 	Port    int
 	KeyFile string // client private key the server accepts (OpenSSH format)
 	HostKey string // the server's host key, one authorized_keys line
+	stop    func()
+}
+
+// Stop kills the server before the test ends (a test that restarts a
+// machine's sshd with a new host key, as a reinstall would). Its log still
+// goes to the test log if the test fails.
+func (s *SSHD) Stop() { s.stop() }
+
+// RunSSHD is StartSSHD returning the server, which the test may Stop
+// early.
+func RunSSHD(t testing.TB, netns, listenAddr string) *SSHD {
+	t.Helper()
+	s := startSSHD(t, netns, listenAddr)
+	return &s
 }
 
 // StartSSHD runs a real OpenSSH sshd (`sshd -D -e -f CONFIG`) listening on
@@ -120,9 +134,15 @@ func startSSHD(t testing.TB, netns, listenAddr string) SSHD {
 	var exitErr error // read only after exited is closed
 	exited := make(chan struct{})
 	go func() { exitErr = cmd.Wait(); close(exited) }()
+	var once sync.Once
+	out.stop = func() {
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		})
+	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
+		out.stop()
 		if t.Failed() {
 			mu.Lock()
 			t.Logf("sshd in %q log:\n%s", netns, strings.Join(log, "\n"))

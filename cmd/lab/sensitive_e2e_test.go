@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// secretLab uses the sensitive variable key_dir in both machines' private
+// key paths (the issue's leak: "private key: open /nonexistent/<secret>").
+const secretLab = `
+lab "e2e-secret" {}
+variable "key_dir" {
+  type      = string
+  sensitive = true
+}
+provider "hosts" "bench" {
+  server {
+    address          = %q
+    private_key_file = "${var.key_dir}/server_key"
+    iface            = "eth1"
+  }
+  client {
+    address          = %q
+    private_key_file = "${var.key_dir}/client_key"
+    iface            = "eth1"
+  }
+}
+template "host" {
+  provider = provider.hosts.bench
+  os       = "linux"
+}
+pair "bm" { template = template.host }
+experiment "jumbo" {
+  pairs = [pair.bm]
+  guest { mtu = 9000 }
+  iperf3 {
+    duration = "1s"
+    omit     = "0s"
+  }
+}
+`
+
+// secret is the sensitive value; it must appear nowhere lab writes.
+const secret = "s3cr3t-Pa55"
+
+// secretRun runs lab in dir with the sensitive variable from the
+// environment and LAB_LOG=trace into log, returning stdout and stderr.
+func secretRun(t *testing.T, dir, keyDir, log string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := labCmd(dir, args...)
+	cmd.Env = append(os.Environ(), "LAB_VAR_key_dir="+keyDir, "LAB_LOG=trace", "LAB_LOG_PATH="+log)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// noSecretIn fails the test for every file under dir that holds secret.
+func noSecretIn(t *testing.T, dir string) {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the sensitive value:\n%s", path, b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files under %s checked", n, dir)
+}
+
+// TestSensitiveNeverWritten drives the error paths with a sensitive
+// variable in the private key path: plan, plan -out, apply, apply -json,
+// destroy, all with LAB_LOG=trace. The value is in no output, log, record,
+// plan or state file, and the errors say "(sensitive value)".
+func TestSensitiveNeverWritten(t *testing.T) {
+	dir := t.TempDir()
+	// Loopback addresses: the key fails to load before any connection.
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(fmt.Sprintf(secretLab, "127.0.0.1", "127.0.0.2")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Characters JSON and %q escape: the value is found in -json events,
+	// records and quoted messages too.
+	keyDir := "/nonexistent/" + secret + `"<&>`
+	log := filepath.Join(dir, "lab.log")
+	for _, args := range [][]string{
+		{"plan"},
+		{"plan", "-out=" + filepath.Join(dir, "saved.plan")},
+		{"apply", "-auto-approve"},
+		{"apply", "-auto-approve", "-json"},
+		{"destroy", "-auto-approve"},
+	} {
+		stdout, stderr, err := secretRun(t, dir, keyDir, log, args...)
+		t.Logf("lab %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout, stderr)
+		if strings.Contains(stdout+stderr, secret) {
+			t.Errorf("lab %s printed the sensitive value", strings.Join(args, " "))
+		}
+		if args[0] == "apply" && !strings.Contains(stdout+stderr, "private key: open (sensitive value)/") {
+			t.Errorf("lab %s: the key error is missing or not redacted", strings.Join(args, " "))
+		}
+		jsonErr := regexp.MustCompile(`"type":"error","message":"[^"]*private key: open \(sensitive value\)/`)
+		if len(args) > 2 && args[2] == "-json" && !jsonErr.MatchString(stdout) {
+			t.Errorf("apply -json: no redacted error event:\n%s", stdout)
+		}
+	}
+	if b, err := os.ReadFile(log); err != nil || !strings.Contains(string(b), "(sensitive value)") {
+		t.Errorf("the LAB_LOG=trace log does not show the redacted value: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); err != nil {
+		t.Errorf("no results written: %v", err)
+	}
+	noSecretIn(t, dir)
+}
+
+// TestSensitiveStateRoundTripForReal keeps two real machines (-keep)
+// logged in to with key files under a directory named by a sensitive
+// variable: the state holds a placeholder, not the path, and `lab
+// destroy` still logs in with the path (the placeholder filled from the
+// variable) and restores the machines.
+func TestSensitiveStateRoundTripForReal(t *testing.T) {
+	bm := newBareMetal(t)
+	before := hostSettings(t, bm.server.ns)
+	keyDir := filepath.Join(t.TempDir(), secret)
+	if err := os.Mkdir(keyDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{"server_key": bm.server.keyFile, "client_key": bm.client.keyFile} {
+		if out, err := exec.Command("cp", src, filepath.Join(keyDir, name)).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v: %s", err, out)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(fmt.Sprintf(secretLab, bm.server.addr, bm.client.addr)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "lab.log")
+	if stdout, stderr, err := secretRun(t, dir, keyDir, log, "apply", "-auto-approve", "-keep"); err != nil {
+		t.Fatalf("apply -keep: %v\n%s\n%s", err, stdout, stderr)
+	}
+	state, err := os.ReadFile(filepath.Join(dir, ".lab", "state.json"))
+	if err != nil || !strings.Contains(string(state), "(sensitive value var.key_dir)/server_key") {
+		t.Errorf("state lacks the placeholder: %v\n%s", err, state)
+	}
+	if hostSettings(t, bm.server.ns) == before {
+		t.Fatal("-keep left nothing to restore")
+	}
+	if stdout, stderr, err := secretRun(t, dir, keyDir, log, "destroy", "-auto-approve"); err != nil {
+		t.Fatalf("destroy: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if got := hostSettings(t, bm.server.ns); got != before {
+		t.Errorf("server after destroy: %s, want %s", got, before)
+	}
+	noSecretIn(t, dir)
+}
