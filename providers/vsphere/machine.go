@@ -24,6 +24,11 @@ import (
 // was cancelled (see Create).
 var CloneSettle = 2 * time.Minute
 
+// afterClone, when set (by tests only), runs between the clone and the
+// reconfigure that writes the annotation: a non-nil error stops Create
+// there, as an interrupt or a crash would (see TestInterruptAfterClone).
+var afterClone func(name string) error
+
 // nicTypes maps NIC models to govmomi's device type names.
 var nicTypes = map[string]string{"": "vmxnet3", "vmxnet3": "vmxnet3", "e1000e": "e1000e", "e1000": "e1000", "vmxnet2": "vmxnet2"}
 
@@ -125,6 +130,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	vm := object.NewVirtualMachine(c.Client, ref)
 	in := p.instance(ctx, m, ref)
+	if afterClone != nil {
+		if err := afterClone(m.Name); err != nil {
+			return in, err
+		}
+	}
 
 	cs, err := p.configSpec(ctx, vm, env, m, nicType)
 	if err != nil {
@@ -507,6 +517,9 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 // last holder restores the MTU). A VM that is gone is success. A VM
 // without the instance owner's exact tag is never touched.
 func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+	if ws := ownerOf(in).Workspace; strings.ContainsAny(ws, "*?[") {
+		return fmt.Errorf("delete %s: workspace %q is a pattern: lab deletes only objects of one named workspace", in.Name, ws)
+	}
 	c, env, err := p.session(ctx)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", in.Name, err)
@@ -647,9 +660,12 @@ func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, owne
 	return nil
 }
 
-// List finds every VM whose annotation carries o's exact tag (lab and
-// workspace; for an owner without a workspace, lab 0.1's exact lab id),
-// and every link of o that a switch's MTU record still names.
+// List finds every VM whose tag (annotation, or the owner option a clone
+// is born with: see vmTag) names o (lab and workspace; for an owner
+// without a workspace, lab 0.1's exact lab id), and every link of o that
+// a switch's MTU record still names. Each instance carries the owner its
+// own tag names — with o.Workspace AnyWorkspace, the real workspace of
+// each object, never "*".
 func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
 	c, _, err := p.session(ctx)
 	if err != nil {
@@ -662,21 +678,36 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	}
 	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }() // a view left behind ends with the session
 	var vms []mo.VirtualMachine
-	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation"}, &vms); err != nil {
+	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation", "config.extraConfig"}, &vms); err != nil {
 		return nil, fmt.Errorf("list VMs: %w", err)
 	}
 	var out []providers.Instance
 	for _, vm := range vms {
-		if vm.Config == nil || ownsVM(o, vm.Name, vm.Self.Value, vm.Config.Annotation) != nil {
+		ann := vmTag(vm)
+		if vm.Config == nil || !listed(o, ann) {
 			continue
 		}
-		tag, _ := annotationTag(vm.Config.Annotation)
-		_, addr, _ := providers.ParseTag(tag)
-		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: o,
-			Attrs: map[string]string{"lab_id": o.Lab, "moref": vm.Self.Value}})
+		tag, _ := annotationTag(ann)
+		owner, addr, ok := providers.ParseTag(tag)
+		if !ok {
+			owner = o // lab 0.1's tag names no workspace
+		}
+		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: owner,
+			Attrs: map[string]string{"lab_id": owner.Lab, "moref": vm.Self.Value}})
 	}
 	links, err := listLinks(ctx, c.Client, o)
 	return append(out, links...), err
+}
+
+// listed reports whether a VM tagged ann is one List(o) reports: o's
+// own (see ownsVM), or with o.Workspace AnyWorkspace any workspace's of
+// o's lab.
+func listed(o providers.Owner, ann string) bool {
+	if o.Workspace == providers.AnyWorkspace {
+		tag, _ := annotationTag(ann)
+		return o.Owns(tag)
+	}
+	return ownsVM(o, "", "", ann) == nil
 }
 
 func isNotFound(err error) bool {

@@ -92,6 +92,10 @@ func (e *NotOwnedError) Error() string {
 		e.Kind, e.Name, e.Ref, e.Owner.Lab, e.Owner.Workspace, tag)
 }
 
+// Is makes errors.Is(err, providers.ErrNotOwned) true: the engine records
+// nothing for a create refused this way (the VM is not lab's to delete).
+func (e *NotOwnedError) Is(target error) bool { return target == providers.ErrNotOwned }
+
 // ownerOption is the VMX option (extraConfig) that carries the owner tag
 // too (in the guestinfo namespace, which every ESXi keeps in the VMX; the
 // guest may read it, and it holds nothing secret): the clone spec sets it and the annotation, so a VM is tagged from
@@ -121,9 +125,12 @@ func vmTag(o mo.VirtualMachine) (ann string) {
 // ownsVM checks a VM's tag (see vmTag) against o: the exact owner tag, or
 // for an owner without a workspace (a state of lab 0.1) the exact legacy
 // lab id.
+//
+// An owner whose workspace is AnyWorkspace owns nothing: "*" is for
+// reporting other workspaces' objects, never for touching them.
 func ownsVM(o providers.Owner, name, ref, ann string) error {
 	tag, legacy := annotationTag(ann)
-	if o.Lab != "" && (o.Owns(tag) || o.Workspace == "" && tag == "" && legacy == o.Lab) {
+	if o.Lab != "" && o.Workspace != providers.AnyWorkspace && (o.Owns(tag) || o.Workspace == "" && tag == "" && legacy == o.Lab) {
 		return nil
 	}
 	if tag == "" && legacy != "" {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/providers/vsphere"
+	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
+)
+
+// TestVSphereOrphansHintIsSafe: from a directory that is not theirs,
+// `destroy -orphans` leaves another workspace's VM and a hand-made VM
+// tagged "ws=*" alone, names the real workspace id in a command that
+// removes exactly that workspace's VM, suggests no command for "*", and
+// refuses `-workspace '*'` (and other patterns) before touching anything.
+func TestVSphereOrphansHintIsSafe(t *testing.T) {
+	sim := vspheretest.Start(t)
+	other := providers.Owner{Lab: "vws", Workspace: "ab12cd34"}
+	star := providers.Owner{Lab: "vws", Workspace: "*"}
+	live := sim.PlantVM(t, vsphere.FolderName(other), "vws-fbsd-s", other.Tag("pair.fbsd.server"))
+	forged := sim.PlantVM(t, "by-hand", "vws-by-hand", star.Tag("pair.fbsd.server"))
+	dir := t.TempDir()
+	src := strings.Replace(vsphereLab, "%q", `"vws"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := labEnv(t, sim, dir, "destroy", "-auto-approve", "-orphans")
+	if err != nil {
+		t.Fatalf("destroy -orphans: %v\n%s", err, stderr)
+	}
+	want := "Left alone: 1 object(s) of lab \"vws\" in workspace ab12cd34, another lab directory's. " +
+		"If that directory or its state is gone, `lab destroy -orphans -workspace ab12cd34` removes them."
+	if !strings.Contains(stderr, want) {
+		t.Errorf("no hint naming the real workspace:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "-workspace *") || strings.Contains(stderr, "workspace *,") ||
+		!strings.Contains(stderr, `tagged with workspace "*", which is not a workspace id lab makes: lab suggests no command`) {
+		t.Errorf("the hint for the ws=* VM is not safe as printed:\n%s", stderr)
+	}
+	if !sim.Exists(live) || !sim.Exists(forged) {
+		t.Fatalf("destroy -orphans touched another workspace's VM (%v) or the hand-made one (%v)", sim.Exists(live), sim.Exists(forged))
+	}
+	for _, ws := range []string{"*", "ab12*", "ab1?cd34", "[a]b12cd34", "ab12cd34 x", "../ab12cd34"} {
+		_, stderr, err := labEnv(t, sim, dir, "destroy", "-auto-approve", "-orphans", "-workspace", ws)
+		if err == nil || !strings.Contains(stderr, "is not a workspace id") {
+			t.Errorf("-workspace %q: %v\n%s", ws, err, stderr)
+		}
+	}
+	if !sim.Exists(live) || !sim.Exists(forged) {
+		t.Fatal("a refused -workspace pattern touched a VM")
+	}
+	if out, stderr, err := labEnv(t, sim, dir, "destroy", "-auto-approve", "-orphans", "-workspace", "ab12cd34"); err != nil {
+		t.Fatalf("the suggested command: %v\n%s%s", err, out, stderr)
+	}
+	if sim.Exists(live) || !sim.Exists(forged) {
+		t.Errorf("the suggested command: workspace's VM left %v, hand-made VM kept %v", sim.Exists(live), sim.Exists(forged))
+	}
+	sim.Remove(t, forged)
+}

@@ -1,0 +1,109 @@
+package vsphere
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
+)
+
+// TestListNamesRealOwners: List with AnyWorkspace reports each VM and link
+// with the workspace its own tag names (never "*", never the owner asked
+// with), and nothing is deleted for an owner whose workspace is a pattern.
+func TestListNamesRealOwners(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	var made []providers.Instance
+	for _, ws := range []string{"ws00000a", "ws00000b"} {
+		l, err := p.Link(ctx, providers.LinkSpec{Address: "pair.p.link", LabID: "real", Workspace: ws, Pair: "p", MTU: 9000, Index: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := machine("real", "p", "server", vspheretest.FreeBSD, "freebsd")
+		m.Workspace, m.Name, m.Link = ws, "real-p-s-"+ws, l
+		in, err := p.Create(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, in, l)
+	}
+	found, err := p.List(ctx, providers.Owner{Lab: "real", Workspace: providers.AnyWorkspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, in := range found {
+		got[in.Kind+" "+in.Owner.Workspace]++
+		if in.Owner.Lab != "real" || in.Attrs["lab_id"] != "real" {
+			t.Errorf("listed %+v", in)
+		}
+	}
+	want := map[string]int{"machine ws00000a": 1, "machine ws00000b": 1, "link ws00000a": 1, "link ws00000b": 1}
+	if len(got) != len(want) {
+		t.Errorf("List(*) owners %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("List(*) owners %v, want %v", got, want)
+		}
+	}
+	for _, in := range found {
+		in.Owner.Workspace = providers.AnyWorkspace
+		if err := p.Delete(ctx, in); err == nil || !strings.Contains(err.Error(), "pattern") {
+			t.Errorf("Delete %s with workspace *: %v", in.Name, err)
+		}
+	}
+	if err := ownsVM(providers.Owner{Lab: "real", Workspace: providers.AnyWorkspace}, "v", "vm-1",
+		providers.Owner{Lab: "real", Workspace: "ws00000a"}.Tag("pair.p.server")); !errors.Is(err, providers.ErrNotOwned) {
+		t.Errorf("ownsVM(*) = %v, want a refusal matching providers.ErrNotOwned", err)
+	}
+	for i := len(made) - 1; i >= 0; i-- {
+		if err := p.Delete(ctx, made[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestInterruptAfterClone stops lab between the clone and the reconfigure
+// that writes the annotation — the window an interrupt or a crash can
+// hit — and drops what Create returned, as a killed lab never writes it
+// to state. The VM is born tagged (the clone spec's owner option), so a
+// new session's List finds it under its address and its owner, and an
+// orphan sweep's Delete removes it; another workspace's List does not see
+// it.
+func TestInterruptAfterClone(t *testing.T) {
+	sim := vspheretest.Start(t)
+	before := len(sim.VMs())
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	killed := errors.New("killed between clone and tag")
+	afterClone = func(string) error { return killed }
+	t.Cleanup(func() { afterClone = nil })
+	m := machine("cut", "p", "server", vspheretest.FreeBSD, "freebsd")
+	if _, err := p.Create(ctx, m); !errors.Is(err, killed) {
+		t.Fatalf("Create = %v, want the injected stop", err)
+	}
+	afterClone = nil
+	if len(sim.VMs()) != before+1 {
+		t.Fatalf("VMs %v: the stop came before the clone", sim.VMs())
+	}
+
+	next := configured(t, sim, "") // a new lab process: no state of the VM
+	if other, err := next.List(ctx, providers.Owner{Lab: "cut", Workspace: "ws000002"}); err != nil || len(other) != 0 {
+		t.Errorf("another workspace lists %+v, %v", other, err)
+	}
+	found, err := next.List(ctx, m.Owner())
+	if err != nil || len(found) != 1 || found[0].Name != m.Name || found[0].Address != m.Address || found[0].Owner != m.Owner() {
+		t.Fatalf("List after the interrupt = %+v, %v", found, err)
+	}
+	if err := next.Delete(ctx, found[0]); err != nil {
+		t.Fatal(err)
+	}
+	if len(sim.VMs()) != before || sim.Folder(FolderName(m.Owner())) {
+		t.Errorf("after the sweep: VMs %v, folder left %v", sim.VMs(), sim.Folder(FolderName(m.Owner())))
+	}
+}
