@@ -45,6 +45,12 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	if env.network == nil {
 		return providers.Instance{}, fmt.Errorf("link %s: the provider block names no network (port group)", l.Address)
 	}
+	// Every check Create makes of the placement runs before the first
+	// change (a switch's MTU): a cluster that cannot place a clone must
+	// not have its hosts' switches changed first.
+	if err := placementCheck(env); err != nil {
+		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+	}
 	if p.cfg.linkMode() == OwnSwitch {
 		return p.ownLink(ctx, c.Client, env, l)
 	}

@@ -51,8 +51,8 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if m.Template.Source == "" {
 		return providers.Instance{}, fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
 	}
-	if env.noDRS != "" {
-		return providers.Instance{}, fmt.Errorf("create %s: cluster %s has DRS off, so vCenter cannot choose a host for the clone: set host in the provider block", m.Name, env.noDRS)
+	if err := placementCheck(env); err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
 	}
 	src, err := findTemplate(ctx, env, m.Template.Source)
 	if err != nil {
@@ -197,6 +197,15 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 	}
 	return in, nil
+}
+
+// placementCheck is whether clones can be placed at all: Link runs it
+// before it changes any switch, Create before it clones.
+func placementCheck(env *inventory) error {
+	if env.noDRS != "" {
+		return fmt.Errorf("cluster %s has DRS off, so vCenter cannot choose a host for the clone: set host in the provider block", env.noDRS)
+	}
+	return nil
 }
 
 // drsOverride adds (or removes) a VM's DRS override "disabled" in its

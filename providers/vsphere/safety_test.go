@@ -107,3 +107,39 @@ func TestInterruptAfterClone(t *testing.T) {
 		t.Errorf("after the sweep: VMs %v, folder left %v", sim.VMs(), sim.Folder(FolderName(m.Owner())))
 	}
 }
+
+// TestChecksBeforeFirstChange: with DRS off and no host, Link fails with
+// the placement error before it changes any host's switch MTU (it used to
+// set the MTU on every cluster host and leave the refusal to Create).
+func TestChecksBeforeFirstChange(t *testing.T) {
+	sim := vspheretest.Start(t)
+	sim.DisableDRS(t)
+	p := configured(t, sim, "")
+	before := sim.HostMTUs()
+	_, err := p.Link(context.Background(), providers.LinkSpec{Address: "pair.p.link", LabID: "chk", Workspace: testWS, Pair: "p", MTU: 9000, Index: 1})
+	if err == nil || !strings.Contains(err.Error(), "has DRS off") {
+		t.Fatalf("Link = %v, want the DRS refusal", err)
+	}
+	for h, mtu := range sim.HostMTUs() {
+		if mtu != before[h] {
+			t.Errorf("%s MTU %d after the refused Link, was %d", h, mtu, before[h])
+		}
+	}
+}
+
+// TestDRSSettingsWithPinnedHost: drs_override and keep_together do
+// nothing with host set, so each is an error at its attribute.
+func TestDRSSettingsWithPinnedHost(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"host = \"h\"\ndrs_override = true", "provider.hcl:3,16-20: drs_override with a pinned host"},
+		{"host = \"h\"\nkeep_together = true", "provider.hcl:3,17-21: keep_together with a pinned host"},
+		{"drs_override = true", ""},
+	} {
+		p := New()
+		p.Getenv = func(string) string { return "" }
+		d := p.Configure(context.Background(), body(t, "url = \"https://vc/sdk\"\n"+tc.src))
+		if got := d.Error(); tc.want == "" && d.HasErrors() || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: diags %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
