@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -118,9 +119,15 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 			cancel()
 		}
 		// The clone may have got far enough to leave a VM: look for it.
+		// One that does not carry this machine's tag (a VM someone made
+		// meanwhile under this name) is not named: lab never made it.
 		in := providers.Instance{}
 		if vm, ferr := p.findInFolder(bg, folder, m.Name); ferr == nil && vm != nil {
-			in = p.instance(bg, m, vm.Reference())
+			var o mo.VirtualMachine
+			if vm.Properties(bg, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig"}, &o) == nil &&
+				ownsVM(m.Owner(), o.Name, vm.Reference().Value, vmTag(o)) == nil {
+				in = p.instance(bg, m, vm.Reference())
+			}
 		}
 		return in, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
 	}
@@ -595,7 +602,7 @@ func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Inst
 // first; ones already gone are fine.
 func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner providers.Owner, drs *object.ClusterComputeResource) error {
 	var o mo.VirtualMachine
-	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState"}, &o); err != nil {
+	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState", "recentTask"}, &o); err != nil {
 		if isNotFound(err) {
 			return nil
 		}
@@ -615,16 +622,56 @@ func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, nam
 			return fmt.Errorf("remove the DRS override of %s: %w", o.Name, err)
 		}
 	}
+	// A task still running on the VM (a power-on an interrupted Create
+	// started) would power it on after the power state was read, and the
+	// destroy would then fail with InvalidPowerState, leaving it running:
+	// let such tasks end first.
+	settleTasks(ctx, vm.Client(), o.RecentTask)
+	for try := 1; ; try++ {
+		err := p.powerOffAndDestroy(ctx, vm)
+		if err == nil || isNotFound(err) {
+			return nil
+		}
+		if try == 3 || !fault.Is(err, &types.InvalidPowerState{}) {
+			return fmt.Errorf("destroy %s: %w", o.Name, err)
+		}
+	}
+}
+
+// powerOffAndDestroy reads a VM's power state, powers it off when it is
+// on and destroys it.
+func (p *Provider) powerOffAndDestroy(ctx context.Context, vm *object.VirtualMachine) error {
+	var o mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"runtime.powerState", "recentTask"}, &o); err != nil {
+		return err
+	}
+	settleTasks(ctx, vm.Client(), o.RecentTask)
 	if o.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn || o.Runtime.PowerState == types.VirtualMachinePowerStateSuspended {
 		err := wait(ctx, func() (*object.Task, error) { return vm.PowerOff(ctx) })
 		if err != nil && !isNotFound(err) && !fault.Is(err, &types.InvalidPowerState{}) {
-			return fmt.Errorf("power off %s: %w", o.Name, err)
+			return fmt.Errorf("power off: %w", err)
 		}
 	}
-	if err := wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) }); err != nil && !isNotFound(err) {
-		return fmt.Errorf("destroy %s: %w", o.Name, err)
+	return wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) })
+}
+
+// settleTasks waits (at most CloneSettle) for those of tasks that are
+// queued or running to end; how they end is theirs to report.
+func settleTasks(ctx context.Context, c *vim25.Client, tasks []types.ManagedObjectReference) {
+	if len(tasks) == 0 {
+		return
 	}
-	return nil
+	var infos []mo.Task
+	if err := property.DefaultCollector(c).Retrieve(ctx, tasks, []string{"info.state"}, &infos); err != nil {
+		return // tasks vCenter forgot meanwhile have ended
+	}
+	sctx, cancel := context.WithTimeout(ctx, CloneSettle)
+	defer cancel()
+	for _, t := range infos {
+		if t.Info.State == types.TaskInfoStateQueued || t.Info.State == types.TaskInfoStateRunning {
+			_ = object.NewTask(c, t.Self).Wait(sctx) // its failure is not this destroy's
+		}
+	}
 }
 
 // removeFolderIfEmpty removes owner's folder once nothing is in it and

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -141,5 +145,44 @@ func TestDRSSettingsWithPinnedHost(t *testing.T) {
 		if got := d.Error(); tc.want == "" && d.HasErrors() || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("%q: diags %q, want %q", tc.src, got, tc.want)
 		}
+	}
+}
+
+// TestDeleteWhilePowerOnInFlight: a teardown that finds a VM whose
+// power-on (started by a Create that was interrupted) is still running
+// ends with the VM gone, not powered on. The simulator's task delays make
+// the power-on land after the power state was first read and before the
+// destroy runs, as vCenter's lock does (the destroy then failed with
+// InvalidPowerState and left the VM running).
+func TestDeleteWhilePowerOnInFlight(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	owner := providers.Owner{Lab: "fly", Workspace: testWS}
+	ref := sim.PlantVM(t, FolderName(owner), "fly-p-s", owner.Tag("pair.p.server"))
+	simulator.TaskDelay.MethodDelay = map[string]int{"PowerOn": 300, "Destroy": 1000, "LockHandoff": 0}
+	t.Cleanup(func() { simulator.TaskDelay.MethodDelay = nil })
+	vm := object.NewVirtualMachine(sim.Client.Client, types.ManagedObjectReference{Type: "VirtualMachine", Value: ref})
+	if _, err := vm.PowerOn(ctx); err != nil { // not waited for: in flight
+		t.Fatal(err)
+	}
+	err := p.Delete(ctx, providers.Instance{Address: "pair.p.server", Kind: "machine", Name: "fly-p-s", Owner: owner, Attrs: map[string]string{"lab_id": "fly"}})
+	if err != nil || sim.Exists(ref) {
+		t.Errorf("Delete = %v; VM left: %v", err, sim.Exists(ref))
+	}
+}
+
+// TestRefusedLeftoverIsNotOwned: a VM under a machine's name in the lab's
+// folder that is not the lab's makes Create fail with an error matching
+// providers.ErrNotOwned (so the engine records nothing for it, and no
+// tainted entry blocks destroy), and returns no instance naming it.
+func TestRefusedLeftoverIsNotOwned(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	m := machine("ref", "p", "server", vspheretest.FreeBSD, "freebsd")
+	ref := sim.PlantVM(t, FolderName(m.Owner()), m.Name, "made by hand")
+	in, err := p.Create(context.Background(), m)
+	if !errors.Is(err, providers.ErrNotOwned) || in.ID != "" || !sim.Exists(ref) {
+		t.Errorf("Create = %+v, %v; VM kept %v", in, err, sim.Exists(ref))
 	}
 }
