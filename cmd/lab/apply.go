@@ -96,6 +96,12 @@ func runApply(g *globals, args []string) error {
 	if f.lck && lock == nil {
 		return fmt.Errorf("-locked needs %s, and this lab has none yet: run `lab apply` once without -locked (or `lab init -upgrade` after a run)", lockfile.FileName)
 	}
+	tctx, tstop := interruptible()
+	err = checkTemplatesBeforeCreate(tctx, p, w.providers, lock, f.lck)
+	tstop()
+	if err != nil {
+		return err
+	}
 	guard := newLockGuard(lock, f.lck, g.stderr)
 	run, prov, err := newRun(g, w.lab, rstore, lockDigest, sel.resume)
 	if err != nil {

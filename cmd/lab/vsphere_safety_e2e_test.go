@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
@@ -59,4 +60,51 @@ func TestVSphereOrphansHintIsSafe(t *testing.T) {
 		t.Errorf("the suggested command: workspace's VM left %v, hand-made VM kept %v", sim.Exists(live), sim.Exists(forged))
 	}
 	sim.Remove(t, forged)
+}
+
+// TestVSphereTemplateCheckedBeforeCreate: a saved plan records each
+// machine's template identity, and `apply PLAN` refuses a template edited
+// since the plan — with no lock file — before it clones anything; with a
+// lock file pinning another identity, `apply -locked` refuses before the
+// first create too (it used to run the benchmarks first).
+func TestVSphereTemplateCheckedBeforeCreate(t *testing.T) {
+	sim := vspheretest.Start(t)
+	dir := t.TempDir()
+	src := strings.Replace(vsphereLab, "%q", `"vtpl"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(dir, "saved.plan")
+	if out, stderr, err := labEnv(t, sim, dir, "plan", "-out", planFile); err != nil {
+		t.Fatalf("plan -out: %v\n%s%s", err, out, stderr)
+	}
+	saved, err := plan.Load(planFile)
+	if err != nil || len(saved.Templates) != 2 {
+		t.Fatalf("saved plan templates %v, %v", saved.Templates, err)
+	}
+	vms := len(sim.VMs())
+	sim.EditTemplate(t, vspheretest.FreeBSD)
+	out, stderr, err := labEnv(t, sim, dir, "apply", "-auto-approve", planFile)
+	if err == nil || !strings.Contains(stderr, `template "freebsd" of pair.fbsd`) || !strings.Contains(stderr, "changed since the plan was made") ||
+		!strings.Contains(stderr, "nothing was created") {
+		t.Errorf("apply of a plan whose template changed: %v\n%s%s", err, out, stderr)
+	}
+	if strings.Contains(out, ": creating ") || len(sim.VMs()) != vms {
+		t.Errorf("apply created something before refusing: VMs %v\n%s", sim.VMs(), out)
+	}
+
+	lock := "# test\n"
+	for addr := range saved.Templates {
+		lock += "machine \"" + addr + "\" {\n  template = \"instance-uuid 0 change-version 0\"\n}\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".lab.lock.hcl"), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err = labEnv(t, sim, dir, "apply", "-auto-approve", "-locked")
+	if err == nil || !strings.Contains(stderr, "drift from .lab.lock.hcl (-locked): template \"freebsd\"") || !strings.Contains(stderr, "nothing was created") {
+		t.Errorf("apply -locked on a drifted template: %v\n%s%s", err, out, stderr)
+	}
+	if strings.Contains(out, ": creating ") || len(sim.VMs()) != vms {
+		t.Errorf("apply -locked created VMs before refusing: %v", sim.VMs())
+	}
 }
