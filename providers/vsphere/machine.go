@@ -541,7 +541,13 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 		return fmt.Errorf("delete %s: %w", in.Name, err)
 	}
 	if in.Kind == "link" {
-		return p.deleteLink(ctx, c.Client, in)
+		if err := p.deleteLink(ctx, c.Client, in); err != nil {
+			return err
+		}
+		if err := dropUnusedDefinitions(ctx, c.Client); err != nil {
+			return fmt.Errorf("delete %s: %w", in.Name, err)
+		}
+		return nil
 	}
 	vm, err := p.locate(ctx, env, in)
 	if err != nil {
@@ -563,6 +569,14 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 		if err := p.dropTag(ctx, owner); err != nil {
 			return fmt.Errorf("delete %s: %w", in.Name, err)
 		}
+	}
+	// The workspace's last machine is gone with its folder: remove the
+	// custom attribute definitions lab made that nothing uses any more.
+	if f, err := p.findFolder(ctx, env.baseFolder, FolderName(owner)); err != nil || f != nil {
+		return err
+	}
+	if err := dropUnusedDefinitions(ctx, c.Client); err != nil {
+		return fmt.Errorf("delete %s: %w", in.Name, err)
 	}
 	return nil
 }

@@ -186,3 +186,83 @@ func TestRefusedLeftoverIsNotOwned(t *testing.T) {
 		t.Errorf("Create = %+v, %v; VM kept %v", in, err, sim.Exists(ref))
 	}
 }
+
+// TestLastDestroyRemovesDefinitions: the custom attribute definitions lab
+// made (lab-owner, lab-mtu, custom_attribute, and lab-made listing them)
+// go with the last object using them; a definition the user made first —
+// here the custom_attribute of a second provider — stays, and so does one
+// still in use.
+func TestLastDestroyRemovesDefinitions(t *testing.T) {
+	for _, handMade := range []bool{false, true} {
+		t.Run(map[bool]string{false: "made by lab", true: "custom_attribute made by hand"}[handMade], func(t *testing.T) {
+			sim := vspheretest.Start(t)
+			ctx := context.Background()
+			m := object.NewCustomFieldsManager(sim.Client.Client)
+			if handMade {
+				if _, err := m.Add(ctx, "lab-ca", "VirtualMachine", nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			names := func() map[string]bool {
+				defs, err := m.Field(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string]bool{}
+				for _, d := range defs {
+					out[d.Name] = true
+				}
+				return out
+			}
+			before := names()
+			p := configured(t, sim, `custom_attribute = "lab-ca"`)
+			l, err := p.Link(ctx, providers.LinkSpec{Address: "pair.p.link", LabID: "defs", Workspace: testWS, Pair: "p", MTU: 9000, Index: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var made []providers.Instance
+			for _, role := range []string{"server", "client"} {
+				mc := machine("defs", "p", role, vspheretest.FreeBSD, "freebsd")
+				mc.Link = l
+				in, err := p.Create(ctx, mc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				made = append(made, in)
+			}
+			during := names()
+			for _, n := range []string{ownerField, mtuField, "lab-ca", madeField} {
+				if !during[n] {
+					t.Errorf("no definition %q while the lab runs: %v", n, during)
+				}
+			}
+			if err := p.Delete(ctx, made[0]); err != nil {
+				t.Fatal(err)
+			}
+			if now := names(); !now[ownerField] || !now["lab-ca"] {
+				t.Errorf("definitions still in use were removed: %v", now)
+			}
+			for _, in := range []providers.Instance{made[1], l} {
+				if err := p.Delete(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			after := names()
+			for n := range after {
+				if !before[n] {
+					t.Errorf("definition %q left after the last destroy (before: %v)", n, before)
+				}
+			}
+			if handMade && !after["lab-ca"] {
+				t.Error("the hand-made custom_attribute was removed")
+			}
+			// A new apply adds them again.
+			if _, err := p.Link(ctx, providers.LinkSpec{Address: "pair.p.link", LabID: "defs", Workspace: testWS, Pair: "p", MTU: 9000, Index: 1}); err != nil {
+				t.Fatalf("Link after the definitions went: %v", err)
+			}
+			if err := p.Delete(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
