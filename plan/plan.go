@@ -65,6 +65,10 @@ type Plan struct {
 	// `apply PLAN` refuses, before the first create, a template that
 	// changed since. Empty for a plan made offline or of format 2.
 	Templates map[string]string `json:"templates,omitempty"`
+	// NetworkChanges are the changes the links would make to hosts'
+	// network settings (a shared switch's MTU, a vSwitch added), as the
+	// providers reported them when the plan was made (none offline).
+	NetworkChanges []providers.NetworkChange `json:"network_changes,omitempty"`
 
 	workspace string // the state's workspace id, in every name and tag
 	// untouched are the resource addresses of groups the selection left

@@ -166,6 +166,12 @@ func applyPlan(g *globals, w *workspace, f *applyFlags, sel selection) (*plan.Pl
 		if p, err = makePlan(g, w.lab, w.state, f.vars, w.providers, sel); err != nil {
 			return nil, err
 		}
+		ctx, stop := interruptible()
+		err = planNetworkChanges(ctx, p, w.providers)
+		stop()
+		if err != nil {
+			return nil, err
+		}
 	}
 	if !f.json {
 		if err := p.Render(g.stdout, plan.RenderOptions{Color: useColor(g, g.stdout)}); err != nil {

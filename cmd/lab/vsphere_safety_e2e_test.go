@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,44 @@ func TestVSphereTemplateCheckedBeforeCreate(t *testing.T) {
 	}
 	if strings.Contains(out, ": creating ") || len(sim.VMs()) != vms {
 		t.Errorf("apply -locked created VMs before refusing: %v", sim.VMs())
+	}
+}
+
+// TestVSpherePlanShowsHostNetworkChanges: plan lists, in its text and its
+// JSON, the MTU change apply would make on each cluster host's vSwitch,
+// and changes nothing; with DRS off and no host, plan and apply fail
+// before any switch changes.
+func TestVSpherePlanShowsHostNetworkChanges(t *testing.T) {
+	sim := vspheretest.Start(t)
+	dir := t.TempDir()
+	src := strings.Replace(vsphereLab, "%q", `"vnet"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := sim.HostMTUs()
+	out, stderr, err := labEnv(t, sim, dir, "plan")
+	if err != nil || !strings.Contains(out, "Host network changes (3; destroy undoes each, restoring the MTU found):") ||
+		!strings.Contains(out, "  ~ pair.fbsd.link: vSwitch0 on host DC0_C0_H1: MTU 1500 -> 9000\n") {
+		t.Errorf("plan does not list the host network changes: %v\n%s%s", err, out, stderr)
+	}
+	out, stderr, err = labEnv(t, sim, dir, "plan", "-json")
+	var shown struct {
+		NetworkChanges []providers.NetworkChange `json:"network_changes"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &shown) != nil || len(shown.NetworkChanges) != 3 ||
+		shown.NetworkChanges[0] != (providers.NetworkChange{Link: "pair.fbsd.link", Host: "DC0_C0_H0", Switch: "vSwitch0", Change: "mtu", From: 1500, To: 9000}) {
+		t.Errorf("plan -json network_changes %+v: %v\n%s", shown.NetworkChanges, err, stderr)
+	}
+	sim.DisableDRS(t)
+	for _, args := range [][]string{{"plan"}, {"apply", "-auto-approve"}} {
+		_, stderr, err := labEnv(t, sim, dir, args...)
+		if err == nil || !strings.Contains(stderr, "has DRS off") {
+			t.Errorf("%v with DRS off: %v\n%s", args, err, stderr)
+		}
+	}
+	for h, mtu := range sim.HostMTUs() {
+		if mtu != before[h] {
+			t.Errorf("%s MTU %d, was %d: plan or a refused apply changed it", h, mtu, before[h])
+		}
 	}
 }

@@ -3,6 +3,7 @@ package vsphere
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -264,5 +265,64 @@ func TestLastDestroyRemovesDefinitions(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestPlanLink: PlanLink reports, changing nothing, the MTU each cluster
+// host's vSwitch would go from and to; nothing once Link made the
+// change; a note when another link holds the switch at another MTU; the
+// vSwitch own-switch mode would add; and the DRS refusal Link would make.
+func TestPlanLink(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	l := providers.LinkSpec{Address: "pair.p.link", LabID: "pl", Workspace: testWS, Pair: "p", MTU: 9000, Index: 1}
+	before := sim.HostMTUs()
+	changes, err := p.PlanLink(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		got = append(got, fmt.Sprintf("%s %s/%s %s %d->%d %s", c.Link, c.Host, c.Switch, c.Change, c.From, c.To, c.Note))
+	}
+	want := []string{
+		"pair.p.link DC0_C0_H0/vSwitch0 mtu 1500->9000 ", "pair.p.link DC0_C0_H1/vSwitch0 mtu 1500->9000 ", "pair.p.link DC0_C0_H2/vSwitch0 mtu 1500->9000 ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("PlanLink =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for h, mtu := range sim.HostMTUs() {
+		if mtu != before[h] {
+			t.Errorf("PlanLink changed %s's MTU to %d", h, mtu)
+		}
+	}
+	in, err := p.Link(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := p.PlanLink(ctx, l); err != nil || len(again) != 0 {
+		t.Errorf("PlanLink after Link = %+v, %v; want no change", again, err)
+	}
+	other := l
+	other.Address, other.MTU = "pair.q.link", 4000
+	held, err := p.PlanLink(ctx, other)
+	if err != nil || len(held) != 3 || !strings.Contains(held[0].Note, "held at MTU 9000 by lab/1 lab=pl") || !strings.Contains(held[0].Note, "apply will refuse") {
+		t.Errorf("PlanLink of a link wanting another MTU = %+v, %v", held, err)
+	}
+	if err := p.Delete(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+
+	own := configured(t, sim, `host = "DC0_C0_H0"`)
+	added, err := own.PlanLink(ctx, l)
+	if err != nil || len(added) != 1 || added[0].Change != "add" || added[0].Host != "DC0_C0_H0" || !strings.HasPrefix(added[0].Switch, "lab-sw-") || added[0].To != 9000 {
+		t.Errorf("own-switch PlanLink = %+v, %v", added, err)
+	}
+
+	sim.DisableDRS(t)
+	noDRS := configured(t, sim, "")
+	if _, err := noDRS.PlanLink(ctx, l); err == nil || !strings.Contains(err.Error(), "has DRS off") {
+		t.Errorf("PlanLink with DRS off = %v", err)
 	}
 }
