@@ -48,7 +48,7 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	// Every check Create makes of the placement runs before the first
 	// change (a switch's MTU): a cluster that cannot place a clone must
 	// not have its hosts' switches changed first.
-	if err := placementCheck(env); err != nil {
+	if err := placementCheck(env, p.cfg); err != nil {
 		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if p.cfg.linkMode() == OwnSwitch {

@@ -52,7 +52,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if m.Template.Source == "" {
 		return providers.Instance{}, fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
 	}
-	if err := placementCheck(env); err != nil {
+	if err := placementCheck(env, p.cfg); err != nil {
 		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
 	}
 	src, err := findTemplate(ctx, env, m.Template.Source)
@@ -206,11 +206,22 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	return in, nil
 }
 
-// placementCheck is whether clones can be placed at all: Link runs it
-// before it changes any switch, Create before it clones.
-func placementCheck(env *inventory) error {
+// placementCheck is whether clones can be placed at all, and placed as
+// drs_override and keep_together ask: Link runs it before it changes any
+// switch, Create before it clones. Without a cluster with DRS on, those
+// two would do nothing, so they are refused rather than ignored.
+func placementCheck(env *inventory, cfg Config) error {
 	if env.noDRS != "" {
 		return fmt.Errorf("cluster %s has DRS off, so vCenter cannot choose a host for the clone: set host in the provider block", env.noDRS)
+	}
+	for _, a := range []struct {
+		name string
+		set  bool
+	}{{"drs_override", cfg.DRSOverride}, {"keep_together", cfg.KeepTogether}} {
+		if a.set && env.drs == nil {
+			return fmt.Errorf("%s acts through DRS, and the placement (cluster %q, resource_pool %q) is no cluster with DRS on: name a DRS cluster in cluster, or remove %s",
+				a.name, cfg.Cluster, cfg.ResourcePool, a.name)
+		}
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func (p *Provider) PlanLink(ctx context.Context, l providers.LinkSpec) ([]provid
 	if env.network == nil {
 		return nil, nil
 	}
-	if err := placementCheck(env); err != nil {
+	if err := placementCheck(env, p.cfg); err != nil {
 		return nil, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if p.cfg.linkMode() == OwnSwitch {

@@ -326,3 +326,30 @@ func TestPlanLink(t *testing.T) {
 		t.Errorf("PlanLink with DRS off = %v", err)
 	}
 }
+
+// TestDRSSettingsWithoutDRSCluster: drs_override and keep_together on a
+// placement that is no DRS cluster (a resource pool's standalone host)
+// are refused by Link, before any switch changes, instead of ignored.
+func TestDRSSettingsWithoutDRSCluster(t *testing.T) {
+	sim := vspheretest.Start(t)
+	ctx := context.Background()
+	for _, attr := range []string{"drs_override", "keep_together"} {
+		p := New()
+		p.Getenv = sim.Getenv
+		src := fmt.Sprintf("datacenter = \"DC0\"\nresource_pool = \"DC0_H0/Resources\"\nnetwork = %q\n%s = true\n", vspheretest.Network, attr)
+		if d := p.Configure(ctx, body(t, src)); d.HasErrors() {
+			t.Fatal(d)
+		}
+		before := sim.HostMTUs()
+		_, err := p.Link(ctx, providers.LinkSpec{Address: "pair.p.link", LabID: "nd", Workspace: testWS, Pair: "p", MTU: 9000, Index: 1})
+		if err == nil || !strings.Contains(err.Error(), attr+" acts through DRS") {
+			t.Errorf("%s: Link = %v", attr, err)
+		}
+		for h, mtu := range sim.HostMTUs() {
+			if mtu != before[h] {
+				t.Errorf("%s: %s MTU changed to %d", attr, h, mtu)
+			}
+		}
+		p.Close(ctx)
+	}
+}
