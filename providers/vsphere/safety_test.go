@@ -353,3 +353,48 @@ func TestDRSSettingsWithoutDRSCluster(t *testing.T) {
 		p.Close(ctx)
 	}
 }
+
+// TestRestoresEachHostsMTU: hosts whose vSwitches run at different MTUs
+// are planned, changed and restored each to exactly its own — one that
+// reported no MTU is left without one again (it used to get an explicit
+// 1500) — and one already at the link's MTU is neither listed nor touched.
+func TestRestoresEachHostsMTU(t *testing.T) {
+	sim := vspheretest.Start(t)
+	sim.SetHostMTU("DC0_C0_H0", 1600)
+	sim.SetHostMTU("DC0_C0_H1", 9000)
+	// DC0_C0_H2's vSwitch reports no MTU (the simulator's default): it
+	// runs at 1500 and must be left without one again.
+	before := sim.HostMTUs()
+	if before["DC0_C0_H2"] != 0 {
+		t.Fatalf("DC0_C0_H2 MTU %d, want it unset", before["DC0_C0_H2"])
+	}
+	p := configured(t, sim, "")
+	ctx := context.Background()
+	l := providers.LinkSpec{Address: "pair.p.link", LabID: "ex", Workspace: testWS, Pair: "p", MTU: 9000, Index: 1}
+	changes, err := p.PlanLink(ctx, l)
+	var got []string
+	for _, c := range changes {
+		got = append(got, fmt.Sprintf("%s %d->%d", c.Host, c.From, c.To))
+	}
+	if err != nil || strings.Join(got, ", ") != "DC0_C0_H0 1600->9000, DC0_C0_H2 1500->9000" {
+		t.Errorf("PlanLink = %v, %v", got, err)
+	}
+	in, err := p.Link(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h, mtu := range sim.HostMTUs() {
+		if strings.HasPrefix(h, "DC0_C0_") && mtu != 9000 {
+			t.Errorf("%s MTU %d after Link", h, mtu)
+		}
+	}
+	if err := p.Delete(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	after := sim.HostMTUs()
+	for h, mtu := range before {
+		if after[h] != mtu {
+			t.Errorf("%s MTU %d after delete, found %d", h, after[h], mtu)
+		}
+	}
+}
