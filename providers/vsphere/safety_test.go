@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -396,5 +397,37 @@ func TestRestoresEachHostsMTU(t *testing.T) {
 		if after[h] != mtu {
 			t.Errorf("%s MTU %d after delete, found %d", h, after[h], mtu)
 		}
+	}
+}
+
+// TestOwnSwitchInterruptAfterRecord stops an own-switch Link after the
+// host's record is written — at the vSwitch's creation and at the port
+// group's — and drops what Link returned, as a killed lab never writes it
+// to state. A new session's List finds the link through the record, and
+// deleting it leaves the host's network exactly as it was.
+func TestOwnSwitchInterruptAfterRecord(t *testing.T) {
+	for _, method := range []string{"AddVirtualSwitch", "AddPortGroup"} {
+		t.Run(method, func(t *testing.T) {
+			sim := vspheretest.Start(t)
+			ctx := context.Background()
+			before := sim.NetworkInfo(t)
+			p := configured(t, sim, fmt.Sprintf("host = %q", pinned))
+			clear := sim.Fail(method, "HostNetworkSystem", "*", 1)
+			if _, err := p.Link(ctx, linkSpec("a", 9000)); err == nil {
+				t.Fatalf("Link succeeded through the injected %s fault", method)
+			}
+			clear()
+			next := configured(t, sim, fmt.Sprintf("host = %q", pinned))
+			found, err := next.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS})
+			if err != nil || len(found) != 1 || found[0].Kind != "link" {
+				t.Fatalf("List after the interrupt = %+v, %v", found, err)
+			}
+			if err := next.Delete(ctx, found[0]); err != nil {
+				t.Fatal(err)
+			}
+			if after := sim.NetworkInfo(t); !reflect.DeepEqual(after, before) {
+				t.Errorf("network after the sweep differs:\nbefore %+v\nafter  %+v", before[pinned], after[pinned])
+			}
+		})
 	}
 }
