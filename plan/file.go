@@ -40,8 +40,14 @@ func Load(path string) (*Plan, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("%s is not a saved lab plan: %w", path, err)
 	}
-	if p.Format != Format {
-		return nil, fmt.Errorf("%s: plan format %d, this lab reads format %d", path, p.Format, Format)
+	switch p.Format {
+	case Format:
+	case 2:
+		// Format 2 recorded no template identities: apply reads them fresh
+		// and compares them with the lock file only.
+		p.Format, p.Templates = Format, nil
+	default:
+		return nil, fmt.Errorf("%s: plan format %d, this lab reads formats 2 and %d: run `lab plan -out` again", path, p.Format, Format)
 	}
 	return &p, nil
 }

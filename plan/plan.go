@@ -27,8 +27,9 @@ import (
 	"github.com/lab-bench/lab/state"
 )
 
-// Format is the saved-plan file format version.
-const Format = 2
+// Format is the saved-plan file format version. Format 3 added
+// Templates; a format 2 file loads as a plan without them (Load).
+const Format = 3
 
 // Operations an action can have.
 const (
@@ -59,6 +60,15 @@ type Plan struct {
 	// only some (apply -only, -resume); AllRuns is then how many it has.
 	Selection string `json:"selection,omitempty"`
 	AllRuns   int    `json:"all_runs,omitempty"`
+	// Templates is each machine's template identity (Provider.TemplateID,
+	// what the lock file pins) when the plan was made, by machine address:
+	// `apply PLAN` refuses, before the first create, a template that
+	// changed since. Empty for a plan made offline or of format 2.
+	Templates map[string]string `json:"templates,omitempty"`
+	// NetworkChanges are the changes the links would make to hosts'
+	// network settings (a shared switch's MTU, a vSwitch added), as the
+	// providers reported them when the plan was made (none offline).
+	NetworkChanges []providers.NetworkChange `json:"network_changes,omitempty"`
 
 	workspace string // the state's workspace id, in every name and tag
 	// untouched are the resource addresses of groups the selection left

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/lab-bench/lab/providers"
 )
 
 // RenderOptions control how a plan is printed.
@@ -56,6 +58,7 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 	if len(p.Actions) == 0 {
 		b.WriteString("  (no machines)\n")
 	}
+	renderNetworkChanges(&b, p.NetworkChanges)
 	runs := p.Runs()
 	fmt.Fprintf(&b, "\nRuns (%d):\n", len(runs))
 	for i, r := range runs {
@@ -89,5 +92,28 @@ func short(d time.Duration) string {
 		return strings.TrimSuffix(d.String(), "0s")
 	default:
 		return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+	}
+}
+
+// renderNetworkChanges lists the changes links make to hosts' networks:
+// which switch on which host, and its MTU before and after.
+func renderNetworkChanges(b *strings.Builder, changes []providers.NetworkChange) {
+	if len(changes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nHost network changes (%d; destroy undoes each, restoring the MTU found):\n", len(changes))
+	for _, c := range changes {
+		where := c.Switch
+		if c.Host != "" {
+			where += " on host " + c.Host
+		}
+		line := fmt.Sprintf("  ~ %s: %s: MTU %d -> %d", c.Link, where, c.From, c.To)
+		if c.Change == "add" {
+			line = fmt.Sprintf("  + %s: add %s (MTU %d)", c.Link, where, c.To)
+		}
+		if c.Note != "" {
+			line += "  # " + c.Note
+		}
+		b.WriteString(line + "\n")
 	}
 }

@@ -96,6 +96,12 @@ func runApply(g *globals, args []string) error {
 	if f.lck && lock == nil {
 		return fmt.Errorf("-locked needs %s, and this lab has none yet: run `lab apply` once without -locked (or `lab init -upgrade` after a run)", lockfile.FileName)
 	}
+	tctx, tstop := interruptible(sshContext(g))
+	err = checkTemplatesBeforeCreate(tctx, p, w.providers, lock, f.lck)
+	tstop()
+	if err != nil {
+		return err
+	}
 	guard := newLockGuard(lock, f.lck, g.stderr)
 	// Signals are caught before run.json says "running", so that from
 	// then on an interrupt always ends in Finish (status "interrupted").
@@ -161,6 +167,12 @@ func applyPlan(g *globals, w *workspace, f *applyFlags, sel selection) (*plan.Pl
 	} else {
 		var err error
 		if p, err = makePlan(g, w.lab, w.state, f.vars, w.providers, sel); err != nil {
+			return nil, err
+		}
+		ctx, stop := interruptible(sshContext(g))
+		err = planNetworkChanges(ctx, p, w.providers)
+		stop()
+		if err != nil {
 			return nil, err
 		}
 	}

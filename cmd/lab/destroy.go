@@ -36,6 +36,9 @@ func runDestroy(g *globals, args []string) error {
 	if *workspace != "" && !*orphans {
 		return fmt.Errorf("-workspace names the workspace whose orphans -orphans removes: add -orphans")
 	}
+	if *workspace != "" && !validWorkspaceID(*workspace) {
+		return fmt.Errorf("-workspace %q is not a workspace id: name exactly one workspace (letters and digits, as a \"Left alone\" line of `lab destroy -orphans` prints it); patterns such as * are refused, since they would take other directories' live machines", *workspace)
+	}
 	w, err := openWorkspace(g, v, "destroy")
 	if err != nil {
 		var r reported
@@ -143,7 +146,10 @@ func stateObjects(g *globals) int {
 
 // reportOtherWorkspaces tells which other workspaces of the lab still own
 // objects on the back ends: left alone, since they may be another
-// checkout's live machines, but named so a lost one can be swept.
+// checkout's live machines, but named so a lost one can be swept. Every
+// workspace id printed is one an object's own tag names; a tag whose
+// workspace is not a plain id (a hand-made "ws=*") is reported without a
+// command, so every command printed is safe as printed.
 func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]providers.Provider, owner providers.Owner) {
 	count := map[string]int{}
 	for _, p := range provs {
@@ -152,7 +158,7 @@ func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]pro
 			continue
 		}
 		for _, in := range found {
-			if in.Owner.Workspace != "" && in.Owner.Workspace != owner.Workspace {
+			if in.Owner.Lab == owner.Lab && in.Owner.Workspace != "" && in.Owner.Workspace != owner.Workspace {
 				count[in.Owner.Workspace]++
 			}
 		}
@@ -163,9 +169,30 @@ func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]pro
 	}
 	sort.Strings(ws)
 	for _, w := range ws {
+		if !validWorkspaceID(w) {
+			fmt.Fprintf(g.stderr, "Left alone: %d object(s) of lab %q tagged with workspace %q, which is not a workspace id lab makes: "+
+				"lab suggests no command for them; remove them by hand if they are leftovers.\n", count[w], owner.Lab, w)
+			continue
+		}
 		fmt.Fprintf(g.stderr, "Left alone: %d object(s) of lab %q in workspace %s, another lab directory's. "+
 			"If that directory or its state is gone, `lab destroy -orphans -workspace %s` removes them.\n", count[w], owner.Lab, w, w)
 	}
+}
+
+// validWorkspaceID reports whether s can be a workspace id: letters and
+// digits only (lab makes them from a state's lineage, see
+// state.Workspace), so never a pattern and never anything a shell would
+// read differently from what is printed.
+func validWorkspaceID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // stateOnlyWorkspace is a workspace built from the state alone: the lab id

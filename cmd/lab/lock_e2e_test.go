@@ -61,6 +61,12 @@ func TestLockFileForReal(t *testing.T) {
 		!strings.Contains(stderr, "linux 5.10.0-old; iperf 3.9") {
 		t.Errorf("plan after the template changed should warn naming it: %v\n%s", err, stderr)
 	}
+	// -locked refuses the changed template before it creates anything.
+	out, stderr, err := lab(t, dir, "apply", "-auto-approve", "-locked")
+	if err == nil || !strings.Contains(stderr, `template "host" of pair.veth.server: locked "linux 5.10.0-old; iperf 3.9"`) ||
+		!strings.Contains(stderr, "nothing was created") || strings.Contains(out, ": creating ") {
+		t.Errorf("apply -locked on a changed template should refuse before creating: %v\n%s%s", err, out, stderr)
+	}
 	if left := namespaces(t, "e2e-lockfile"); len(left) > 0 {
 		t.Errorf("left: %v", left)
 	}

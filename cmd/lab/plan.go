@@ -53,6 +53,12 @@ func runPlan(g *globals, args []string) error {
 	if err := warnTemplateDrift(ctx, g, p, provs); err != nil {
 		return err
 	}
+	if *out != "" {
+		recordTemplates(ctx, g.stderr, p, provs)
+	}
+	if err := planNetworkChanges(ctx, p, provs); err != nil {
+		return err
+	}
 	sensitive := sensitiveVars(lab, v.vars)
 	if *out != "" && len(sensitive) > 0 {
 		return fmt.Errorf("variable %q is sensitive: a saved plan would hold its value; set it as LAB_VAR_%s in the environment instead (apply reads it again)", sensitive[0], sensitive[0])

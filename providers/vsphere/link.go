@@ -45,6 +45,12 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	if env.network == nil {
 		return providers.Instance{}, fmt.Errorf("link %s: the provider block names no network (port group)", l.Address)
 	}
+	// Every check Create makes of the placement runs before the first
+	// change (a switch's MTU): a cluster that cannot place a clone must
+	// not have its hosts' switches changed first.
+	if err := placementCheck(env, p.cfg); err != nil {
+		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+	}
 	if p.cfg.linkMode() == OwnSwitch {
 		return p.ownLink(ctx, c.Client, env, l)
 	}
@@ -364,7 +370,13 @@ func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]provi
 	if err := v.Retrieve(ctx, []string{"HostSystem", "DistributedVirtualSwitch"}, []string{"customValue"}, &ents); err != nil {
 		return nil, fmt.Errorf("list switches: %w", err)
 	}
-	held := map[string][]switchRef{} // by link address
+	// Each link is reported with the owner its holder tag names (o's
+	// workspace may be AnyWorkspace, for reporting).
+	type held struct {
+		owner providers.Owner
+		addr  string
+	}
+	heldBy := map[held][]switchRef{}
 	var out []providers.Instance
 	for _, e := range ents {
 		val := fieldValue(e.CustomValue, key)
@@ -383,20 +395,23 @@ func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]provi
 			for _, h := range rec.Holders {
 				owner, addr, ok := providers.ParseTag(h)
 				switch {
-				case !ok || owner != o:
+				case !ok || !o.Owns(h):
 				case rec.Portgroup != "": // a vSwitch lab made (own-switch)
-					out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: rec.Portgroup, Name: rec.Portgroup, Owner: o,
-						Attrs: map[string]string{"lab_id": o.Lab, "mode": OwnSwitch, "host": e.Self.Value, "vswitch": k, "portgroup": rec.Portgroup,
+					out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: rec.Portgroup, Name: rec.Portgroup, Owner: owner,
+						Attrs: map[string]string{"lab_id": owner.Lab, "mode": OwnSwitch, "host": e.Self.Value, "vswitch": k, "portgroup": rec.Portgroup,
 							"switches": sw.String()}})
 				default:
-					held[addr] = append(held[addr], sw)
+					heldBy[held{owner, addr}] = append(heldBy[held{owner, addr}], sw)
 				}
 			}
 		}
 	}
-	for _, addr := range slices.Sorted(maps.Keys(held)) {
-		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", Name: "switch MTU of " + addr, Owner: o,
-			Attrs: map[string]string{"lab_id": o.Lab, "switches": joinSwitches(held[addr])}})
+	keys := slices.SortedFunc(maps.Keys(heldBy), func(a, b held) int {
+		return strings.Compare(a.owner.Workspace+"\x00"+a.addr, b.owner.Workspace+"\x00"+b.addr)
+	})
+	for _, k := range keys {
+		out = append(out, providers.Instance{Address: k.addr, Provider: TypeName, Kind: "link", Name: "switch MTU of " + k.addr, Owner: k.owner,
+			Attrs: map[string]string{"lab_id": k.owner.Lab, "switches": joinSwitches(heldBy[k])}})
 	}
 	return out, nil
 }

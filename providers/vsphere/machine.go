@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -23,6 +24,11 @@ import (
 // CloneSettle bounds the wait for a clone task to end after its create
 // was cancelled (see Create).
 var CloneSettle = 2 * time.Minute
+
+// afterClone, when set (by tests only), runs between the clone and the
+// reconfigure that writes the annotation: a non-nil error stops Create
+// there, as an interrupt or a crash would (see TestInterruptAfterClone).
+var afterClone func(name string) error
 
 // nicTypes maps NIC models to govmomi's device type names.
 var nicTypes = map[string]string{"": "vmxnet3", "vmxnet3": "vmxnet3", "e1000e": "e1000e", "e1000": "e1000", "vmxnet2": "vmxnet2"}
@@ -46,8 +52,8 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	if m.Template.Source == "" {
 		return providers.Instance{}, fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
 	}
-	if env.noDRS != "" {
-		return providers.Instance{}, fmt.Errorf("create %s: cluster %s has DRS off, so vCenter cannot choose a host for the clone: set host in the provider block", m.Name, env.noDRS)
+	if err := placementCheck(env, p.cfg); err != nil {
+		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Name, err)
 	}
 	src, err := findTemplate(ctx, env, m.Template.Source)
 	if err != nil {
@@ -113,9 +119,15 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 			cancel()
 		}
 		// The clone may have got far enough to leave a VM: look for it.
+		// One that does not carry this machine's tag (a VM someone made
+		// meanwhile under this name) is not named: lab never made it.
 		in := providers.Instance{}
 		if vm, ferr := p.findInFolder(bg, folder, m.Name); ferr == nil && vm != nil {
-			in = p.instance(bg, m, vm.Reference())
+			var o mo.VirtualMachine
+			if vm.Properties(bg, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig"}, &o) == nil &&
+				ownsVM(m.Owner(), o.Name, vm.Reference().Value, vmTag(o)) == nil {
+				in = p.instance(bg, m, vm.Reference())
+			}
 		}
 		return in, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
 	}
@@ -125,6 +137,11 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	vm := object.NewVirtualMachine(c.Client, ref)
 	in := p.instance(ctx, m, ref)
+	if afterClone != nil {
+		if err := afterClone(m.Name); err != nil {
+			return in, err
+		}
+	}
 
 	cs, err := p.configSpec(ctx, vm, env, m, nicType)
 	if err != nil {
@@ -187,6 +204,26 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		}
 	}
 	return in, nil
+}
+
+// placementCheck is whether clones can be placed at all, and placed as
+// drs_override and keep_together ask: Link runs it before it changes any
+// switch, Create before it clones. Without a cluster with DRS on, those
+// two would do nothing, so they are refused rather than ignored.
+func placementCheck(env *inventory, cfg Config) error {
+	if env.noDRS != "" {
+		return fmt.Errorf("cluster %s has DRS off, so vCenter cannot choose a host for the clone: set host in the provider block", env.noDRS)
+	}
+	for _, a := range []struct {
+		name string
+		set  bool
+	}{{"drs_override", cfg.DRSOverride}, {"keep_together", cfg.KeepTogether}} {
+		if a.set && env.drs == nil {
+			return fmt.Errorf("%s acts through DRS, and the placement (cluster %q, resource_pool %q) is no cluster with DRS on: name a DRS cluster in cluster, or remove %s",
+				a.name, cfg.Cluster, cfg.ResourcePool, a.name)
+		}
+	}
+	return nil
 }
 
 // drsOverride adds (or removes) a VM's DRS override "disabled" in its
@@ -507,12 +544,21 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 // last holder restores the MTU). A VM that is gone is success. A VM
 // without the instance owner's exact tag is never touched.
 func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+	if ws := ownerOf(in).Workspace; strings.ContainsAny(ws, "*?[") {
+		return fmt.Errorf("delete %s: workspace %q is a pattern: lab deletes only objects of one named workspace", in.Name, ws)
+	}
 	c, env, err := p.session(ctx)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", in.Name, err)
 	}
 	if in.Kind == "link" {
-		return p.deleteLink(ctx, c.Client, in)
+		if err := p.deleteLink(ctx, c.Client, in); err != nil {
+			return err
+		}
+		if err := dropUnusedDefinitions(ctx, c.Client); err != nil {
+			return fmt.Errorf("delete %s: %w", in.Name, err)
+		}
+		return nil
 	}
 	vm, err := p.locate(ctx, env, in)
 	if err != nil {
@@ -534,6 +580,14 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 		if err := p.dropTag(ctx, owner); err != nil {
 			return fmt.Errorf("delete %s: %w", in.Name, err)
 		}
+	}
+	// The workspace's last machine is gone with its folder: remove the
+	// custom attribute definitions lab made that nothing uses any more.
+	if f, err := p.findFolder(ctx, env.baseFolder, FolderName(owner)); err != nil || f != nil {
+		return err
+	}
+	if err := dropUnusedDefinitions(ctx, c.Client); err != nil {
+		return fmt.Errorf("delete %s: %w", in.Name, err)
 	}
 	return nil
 }
@@ -573,7 +627,7 @@ func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Inst
 // first; ones already gone are fine.
 func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner providers.Owner, drs *object.ClusterComputeResource) error {
 	var o mo.VirtualMachine
-	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState"}, &o); err != nil {
+	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState", "recentTask"}, &o); err != nil {
 		if isNotFound(err) {
 			return nil
 		}
@@ -593,16 +647,56 @@ func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, nam
 			return fmt.Errorf("remove the DRS override of %s: %w", o.Name, err)
 		}
 	}
+	// A task still running on the VM (a power-on an interrupted Create
+	// started) would power it on after the power state was read, and the
+	// destroy would then fail with InvalidPowerState, leaving it running:
+	// let such tasks end first.
+	settleTasks(ctx, vm.Client(), o.RecentTask)
+	for try := 1; ; try++ {
+		err := p.powerOffAndDestroy(ctx, vm)
+		if err == nil || isNotFound(err) {
+			return nil
+		}
+		if try == 3 || !fault.Is(err, &types.InvalidPowerState{}) {
+			return fmt.Errorf("destroy %s: %w", o.Name, err)
+		}
+	}
+}
+
+// powerOffAndDestroy reads a VM's power state, powers it off when it is
+// on and destroys it.
+func (p *Provider) powerOffAndDestroy(ctx context.Context, vm *object.VirtualMachine) error {
+	var o mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"runtime.powerState", "recentTask"}, &o); err != nil {
+		return err
+	}
+	settleTasks(ctx, vm.Client(), o.RecentTask)
 	if o.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn || o.Runtime.PowerState == types.VirtualMachinePowerStateSuspended {
 		err := wait(ctx, func() (*object.Task, error) { return vm.PowerOff(ctx) })
 		if err != nil && !isNotFound(err) && !fault.Is(err, &types.InvalidPowerState{}) {
-			return fmt.Errorf("power off %s: %w", o.Name, err)
+			return fmt.Errorf("power off: %w", err)
 		}
 	}
-	if err := wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) }); err != nil && !isNotFound(err) {
-		return fmt.Errorf("destroy %s: %w", o.Name, err)
+	return wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) })
+}
+
+// settleTasks waits (at most CloneSettle) for those of tasks that are
+// queued or running to end; how they end is theirs to report.
+func settleTasks(ctx context.Context, c *vim25.Client, tasks []types.ManagedObjectReference) {
+	if len(tasks) == 0 {
+		return
 	}
-	return nil
+	var infos []mo.Task
+	if err := property.DefaultCollector(c).Retrieve(ctx, tasks, []string{"info.state"}, &infos); err != nil {
+		return // tasks vCenter forgot meanwhile have ended
+	}
+	sctx, cancel := context.WithTimeout(ctx, CloneSettle)
+	defer cancel()
+	for _, t := range infos {
+		if t.Info.State == types.TaskInfoStateQueued || t.Info.State == types.TaskInfoStateRunning {
+			_ = object.NewTask(c, t.Self).Wait(sctx) // its failure is not this destroy's
+		}
+	}
 }
 
 // removeFolderIfEmpty removes owner's folder once nothing is in it and
@@ -647,9 +741,12 @@ func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, owne
 	return nil
 }
 
-// List finds every VM whose annotation carries o's exact tag (lab and
-// workspace; for an owner without a workspace, lab 0.1's exact lab id),
-// and every link of o that a switch's MTU record still names.
+// List finds every VM whose tag (annotation, or the owner option a clone
+// is born with: see vmTag) names o (lab and workspace; for an owner
+// without a workspace, lab 0.1's exact lab id), and every link of o that
+// a switch's MTU record still names. Each instance carries the owner its
+// own tag names — with o.Workspace AnyWorkspace, the real workspace of
+// each object, never "*".
 func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
 	c, _, err := p.session(ctx)
 	if err != nil {
@@ -662,21 +759,36 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	}
 	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }() // a view left behind ends with the session
 	var vms []mo.VirtualMachine
-	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation"}, &vms); err != nil {
+	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation", "config.extraConfig"}, &vms); err != nil {
 		return nil, fmt.Errorf("list VMs: %w", err)
 	}
 	var out []providers.Instance
 	for _, vm := range vms {
-		if vm.Config == nil || ownsVM(o, vm.Name, vm.Self.Value, vm.Config.Annotation) != nil {
+		ann := vmTag(vm)
+		if vm.Config == nil || !listed(o, ann) {
 			continue
 		}
-		tag, _ := annotationTag(vm.Config.Annotation)
-		_, addr, _ := providers.ParseTag(tag)
-		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: o,
-			Attrs: map[string]string{"lab_id": o.Lab, "moref": vm.Self.Value}})
+		tag, _ := annotationTag(ann)
+		owner, addr, ok := providers.ParseTag(tag)
+		if !ok {
+			owner = o // lab 0.1's tag names no workspace
+		}
+		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: owner,
+			Attrs: map[string]string{"lab_id": owner.Lab, "moref": vm.Self.Value}})
 	}
 	links, err := listLinks(ctx, c.Client, o)
 	return append(out, links...), err
+}
+
+// listed reports whether a VM tagged ann is one List(o) reports: o's
+// own (see ownsVM), or with o.Workspace AnyWorkspace any workspace's of
+// o's lab.
+func listed(o providers.Owner, ann string) bool {
+	if o.Workspace == providers.AnyWorkspace {
+		tag, _ := annotationTag(ann)
+		return o.Owns(tag)
+	}
+	return ownsVM(o, "", "", ann) == nil
 }
 
 func isNotFound(err error) bool {

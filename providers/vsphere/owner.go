@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -92,6 +93,10 @@ func (e *NotOwnedError) Error() string {
 		e.Kind, e.Name, e.Ref, e.Owner.Lab, e.Owner.Workspace, tag)
 }
 
+// Is makes errors.Is(err, providers.ErrNotOwned) true: the engine records
+// nothing for a create refused this way (the VM is not lab's to delete).
+func (e *NotOwnedError) Is(target error) bool { return target == providers.ErrNotOwned }
+
 // ownerOption is the VMX option (extraConfig) that carries the owner tag
 // too (in the guestinfo namespace, which every ESXi keeps in the VMX; the
 // guest may read it, and it holds nothing secret): the clone spec sets it and the annotation, so a VM is tagged from
@@ -121,9 +126,12 @@ func vmTag(o mo.VirtualMachine) (ann string) {
 // ownsVM checks a VM's tag (see vmTag) against o: the exact owner tag, or
 // for an owner without a workspace (a state of lab 0.1) the exact legacy
 // lab id.
+//
+// An owner whose workspace is AnyWorkspace owns nothing: "*" is for
+// reporting other workspaces' objects, never for touching them.
 func ownsVM(o providers.Owner, name, ref, ann string) error {
 	tag, legacy := annotationTag(ann)
-	if o.Lab != "" && (o.Owns(tag) || o.Workspace == "" && tag == "" && legacy == o.Lab) {
+	if o.Lab != "" && o.Workspace != providers.AnyWorkspace && (o.Owns(tag) || o.Workspace == "" && tag == "" && legacy == o.Lab) {
 		return nil
 	}
 	if tag == "" && legacy != "" {
@@ -170,6 +178,10 @@ func fieldKey(ctx context.Context, c *object.Common, name, moType string) (key i
 	def, aerr := m.Add(ctx, name, moType, nil, nil)
 	if aerr == nil {
 		fieldKeys.Store(fieldKeyID{c.Client(), name}, def.Key)
+		// Listed as lab's, so the last destroy removes it (definitions.go).
+		if err := noteMade(ctx, c.Client(), name); err != nil {
+			return 0, false, fmt.Errorf("custom attribute %q: %w", name, err)
+		}
 		return def.Key, true, nil
 	}
 	// Another create may have added it meanwhile.
@@ -179,13 +191,21 @@ func fieldKey(ctx context.Context, c *object.Common, name, moType string) (key i
 	return key, true, nil
 }
 
-// setField writes a custom attribute's value on an entity.
+// setField writes a custom attribute's value on an entity. A key that
+// no longer exists (another lab process's last destroy removed the
+// definition after this one looked it up) is looked up, or added, again.
 func setField(ctx context.Context, c object.Common, name, moType, value string) error {
-	key, ok, err := fieldKey(ctx, &c, name, moType)
-	if err != nil || !ok {
-		return err
+	for try := 1; ; try++ {
+		key, ok, err := fieldKey(ctx, &c, name, moType)
+		if err != nil || !ok {
+			return err
+		}
+		err = object.NewCustomFieldsManager(c.Client()).Set(ctx, c.Reference(), key, value)
+		if err == nil || try == 2 || !fault.Is(err, &types.InvalidArgument{}) && !isNotFound(err) {
+			return err
+		}
+		fieldKeys.Delete(fieldKeyID{c.Client(), name})
 	}
-	return object.NewCustomFieldsManager(c.Client()).Set(ctx, c.Reference(), key, value)
 }
 
 // getField reads a custom attribute's value on an entity ("" when unset);

@@ -88,7 +88,10 @@ const mtuField = "lab-mtu"
 // record with a port group is a vSwitch lab made in own-switch mode (see
 // ownLink), with that port group, for its one holder.
 type mtuRecord struct {
-	Prev      int      `json:"prev"`
+	Prev int `json:"prev"`
+	// PrevUnset: the switch reported no MTU (its default, Prev) when
+	// found; the restore leaves it unset again.
+	PrevUnset bool     `json:"prev_unset,omitempty"`
 	MTU       int      `json:"mtu"`
 	Holders   []string `json:"holders"`
 	Portgroup string   `json:"portgroup,omitempty"`
@@ -144,7 +147,7 @@ func writeRecord(ctx context.Context, c *vim25.Client, sw switchRef, recs map[st
 // switch's MTU and sets the new one; later ones join when the MTU is the
 // same and are refused when it differs (one switch, one MTU).
 func acquire(ctx context.Context, c *vim25.Client, sw switchRef, mtu int, holder string) error {
-	cur, err := switchMTU(ctx, c, sw, "")
+	cur, unset, err := foundMTU(ctx, c, sw)
 	if err != nil {
 		return err
 	}
@@ -161,7 +164,7 @@ func acquire(ctx context.Context, c *vim25.Client, sw switchRef, mtu int, holder
 	case len(rec.Holders) == 0 && cur == mtu:
 		return nil // nothing to change, nothing to restore
 	case len(rec.Holders) == 0:
-		rec = mtuRecord{Prev: cur, MTU: mtu}
+		rec = mtuRecord{Prev: cur, PrevUnset: unset, MTU: mtu}
 	}
 	if !contains(rec.Holders, holder) {
 		rec.Holders = append(rec.Holders, holder)
@@ -190,17 +193,63 @@ func release(ctx context.Context, c *vim25.Client, sw switchRef, holder string) 
 	}
 	rec.Holders = slices.DeleteFunc(rec.Holders, func(h string) bool { return h == holder })
 	if len(rec.Holders) == 0 {
-		cur, err := switchMTU(ctx, c, sw, "")
+		cur, unset, err := foundMTU(ctx, c, sw)
 		if err != nil {
 			return err
 		}
-		if cur != rec.Prev {
+		switch {
+		case rec.PrevUnset && !sw.isDVS() && !unset:
+			// Exactly as found: the vSwitch's spec without an MTU (a
+			// distributed switch's reconfigure cannot unset MaxMtu; it
+			// gets Prev, the default it ran at).
+			if err := setVSwitchMTU(ctx, c, sw, 0); err != nil {
+				return fmt.Errorf("restore: %w", err)
+			}
+		case cur != rec.Prev && !(rec.PrevUnset && !sw.isDVS()):
 			if err := setSwitchMTU(ctx, c, sw, rec.Prev); err != nil {
 				return fmt.Errorf("restore: %w", err)
 			}
 		}
 	}
 	return writeRecord(ctx, c, sw, recs, rec)
+}
+
+// foundMTU reads a switch's MTU as switchMTU does, and whether the switch
+// reports none (unset: it runs at the default).
+func foundMTU(ctx context.Context, c *vim25.Client, sw switchRef) (mtu int, unset bool, err error) {
+	if sw.isDVS() {
+		var d mo.DistributedVirtualSwitch
+		if err := object.NewCommon(c, sw.dvs).Properties(ctx, sw.dvs, []string{"config"}, &d); err != nil {
+			return 0, false, fmt.Errorf("read switch %s: %w", sw.dvs.Value, err)
+		}
+		if v, ok := d.Config.(*types.VMwareDVSConfigInfo); ok && v.MaxMtu > 0 {
+			return int(v.MaxMtu), false, nil
+		}
+		return defaultMTU, true, nil
+	}
+	_, v, err := hostVSwitch(ctx, c, sw, "")
+	if err != nil {
+		return 0, false, err
+	}
+	if v.Mtu == 0 {
+		return defaultMTU, true, nil
+	}
+	return int(v.Mtu), false, nil
+}
+
+// setVSwitchMTU replaces a standard vSwitch's spec with one whose MTU is
+// mtu (0: none, the default), keeping the rest of the spec.
+func setVSwitchMTU(ctx context.Context, c *vim25.Client, sw switchRef, mtu int) error {
+	ns, v, err := hostVSwitch(ctx, c, sw, "")
+	if err == nil {
+		spec := v.Spec
+		spec.Mtu = int32(mtu)
+		err = ns.UpdateVirtualSwitch(ctx, sw.name, spec)
+	}
+	if err != nil {
+		return fmt.Errorf("set MTU %d on %s: %w", mtu, sw, err)
+	}
+	return nil
 }
 
 // switchMTU reads a switch's MTU; a vSwitch may be named by a port group
@@ -247,16 +296,8 @@ func setSwitchMTU(ctx context.Context, c *vim25.Client, sw switchRef, mtu int) e
 		if err != nil {
 			return fmt.Errorf("set MaxMtu %d on %s: %w", mtu, sw, err)
 		}
-	} else {
-		ns, v, err := hostVSwitch(ctx, c, sw, "")
-		if err == nil {
-			spec := v.Spec
-			spec.Mtu = int32(mtu)
-			err = ns.UpdateVirtualSwitch(ctx, sw.name, spec)
-		}
-		if err != nil {
-			return fmt.Errorf("set MTU %d on %s: %w", mtu, sw, err)
-		}
+	} else if err := setVSwitchMTU(ctx, c, sw, mtu); err != nil {
+		return err
 	}
 	got, err := switchMTU(ctx, c, sw, "")
 	if err != nil {

@@ -114,8 +114,32 @@ func (p *Provider) dropTag(ctx context.Context, o providers.Owner) error {
 	if err := m.DeleteTag(ctx, t); err != nil {
 		return fmt.Errorf("delete tag %q: %w", t.Name, err)
 	}
+	return dropCategory(ctx, m, cat)
+}
+
+// dropCategory deletes the category when lab made it (its description is
+// categoryDescription) and it holds no tag any more; a category of that
+// name made by hand stays.
+func dropCategory(ctx context.Context, m *tags.Manager, id string) error {
+	c, err := m.GetCategory(ctx, id)
+	if err != nil {
+		return fmt.Errorf("read tag category: %w", err)
+	}
+	if c.Description != categoryDescription {
+		return nil
+	}
+	ts, err := m.GetTagsForCategory(ctx, id)
+	if err != nil || len(ts) > 0 {
+		return err
+	}
+	if err := m.DeleteCategory(ctx, c); err != nil {
+		return fmt.Errorf("delete tag category %s: %w", c.Name, err)
+	}
 	return nil
 }
+
+// categoryDescription marks a tag category lab made.
+const categoryDescription = "Owner tags of lab (github.com/lab-bench/lab)"
 
 // category returns the id of tag_category, creating it when create is
 // set ("" when it does not exist and create is not set).
@@ -137,7 +161,7 @@ func (p *Provider) category(ctx context.Context, m *tags.Manager, create bool) (
 	if err != nil || id != "" || !create {
 		return id, err
 	}
-	id, err = m.CreateCategory(ctx, &tags.Category{Name: name, Description: "Owner tags of lab (github.com/lab-bench/lab)",
+	id, err = m.CreateCategory(ctx, &tags.Category{Name: name, Description: categoryDescription,
 		Cardinality: "MULTIPLE", AssociableTypes: []string{"VirtualMachine"}})
 	if err != nil {
 		// Another lab process may have made it meanwhile.

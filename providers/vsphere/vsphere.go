@@ -245,6 +245,17 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if c.DRSOverride && c.KeepTogether {
 		errAt("Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
 	}
+	for _, a := range []struct {
+		name string
+		set  bool
+	}{{"drs_override", c.DRSOverride}, {"keep_together", c.KeepTogether}} {
+		if a.set && c.Host != "" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: a.name + " with a pinned host",
+				Detail: fmt.Sprintf("%s acts through DRS, and with host set every VM is placed on that host: DRS neither moves nor places them, "+
+					"so %s would do nothing. Remove %s, or remove host and let DRS place the VMs in cluster.", a.name, a.name, a.name),
+				Subject: attrRange(body, a.name)})
+		}
+	}
 	if c.CoresPerSocket < 0 {
 		errAt("Invalid cores_per_socket", "cores_per_socket must be positive.")
 	}
