@@ -507,6 +507,12 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) (err error
 // overlay its metadata names. A domain without that tag is refused
 // (*providers.NotOwnedError). With no domain of this name, nothing proves a
 // volume of the overlay's name lab's: it is left alone.
+//
+// The order mirrors Create's (define the tagged domain, then its volumes):
+// the domain is stopped, its volumes deleted, and only then is the domain
+// — the one thing that proves them lab's — undefined. Interrupted at any
+// point, what is left is either nothing or a tagged domain that List and
+// the next delete find; never a volume nobody can prove lab's.
 func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in providers.Instance) error {
 	dom, err := l.DomainLookupByName(in.Name)
 	if isNotFound(err) {
@@ -521,18 +527,17 @@ func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in p
 	if err := l.DomainDestroyFlags(dom, 0); err != nil && !isNotFound(err) && !isNotRunning(err) {
 		return callErr("DomainDestroy", in.Name, err)
 	}
+	if meta.Pool != "" {
+		for _, name := range []string{meta.Volume, meta.Seed} {
+			if err := deleteVolume(l, meta.Pool, name); err != nil {
+				return err
+			}
+		}
+	}
 	flags := golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineSnapshotsMetadata |
 		golibvirt.DomainUndefineNvram | golibvirt.DomainUndefineCheckpointsMetadata
 	if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
 		return callErr("DomainUndefineFlags", in.Name, err)
-	}
-	if meta.Pool == "" {
-		return nil
-	}
-	for _, name := range []string{meta.Volume, meta.Seed} {
-		if err := deleteVolume(l, meta.Pool, name); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -570,7 +575,11 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 	return parseMeta(s)
 }
 
-// List finds o's domains and networks by the tag in their metadata.
+// List finds o's domains and networks by the tag in their metadata. Each
+// instance carries the owner its own tag names, not o: asked for every
+// workspace of a lab (providers.AnyWorkspace), the answer says which
+// workspace each object is really in. A domain's volumes are in its
+// instance's Attrs (volumes carry no tag: their domain's is theirs).
 func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.Instance, err error) {
 	defer p.explain(&err)
 	l, err := p.conn()
@@ -587,8 +596,7 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.I
 		if err != nil || !owns(o, meta.Tag, meta.LabID) {
 			continue
 		}
-		out = append(out, providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name, Owner: o,
-			Attrs: map[string]string{attrLabID: o.Lab, attrVolume: meta.Volume, attrPool: meta.Pool}})
+		out = append(out, domainInstance(o, d, meta))
 	}
 	nets, _, err := l.ConnectListAllNetworks(1, 0)
 	if err != nil {
@@ -599,15 +607,34 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.I
 		if err != nil {
 			continue // gone since the listing
 		}
-		tag := networkTag(x)
-		if !o.Owns(tag) {
-			continue
+		if tag := networkTag(x); o.Owns(tag) {
+			out = append(out, networkInstance(n, tag))
 		}
-		_, addr, _ := providers.ParseTag(tag)
-		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: uuidString(n.UUID), Name: strings.TrimPrefix(n.Name, networkPrefix), Owner: o,
-			Attrs: map[string]string{attrLabID: o.Lab, attrNetwork: n.Name, attrOwned: "true"}})
 	}
 	return out, nil
+}
+
+// domainInstance is a listed domain of o's, with the owner its metadata's
+// tag names (o itself for a domain of lab 0.1, matched by lab id).
+func domainInstance(o providers.Owner, d golibvirt.Domain, meta labMeta) providers.Instance {
+	owner := o
+	if t, _, ok := providers.ParseTag(meta.Tag); ok {
+		owner = t
+	}
+	attrs := map[string]string{attrLabID: owner.Lab, attrVolume: meta.Volume, attrPool: meta.Pool}
+	if meta.Seed != "" {
+		attrs[attrSeed] = meta.Seed
+	}
+	return providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name,
+		Owner: owner, Attrs: attrs}
+}
+
+// networkInstance is a listed network with the owner and address its tag
+// names (tag is a valid lab tag: List matched it).
+func networkInstance(n golibvirt.Network, tag string) providers.Instance {
+	owner, addr, _ := providers.ParseTag(tag)
+	return providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: uuidString(n.UUID), Name: strings.TrimPrefix(n.Name, networkPrefix),
+		Owner: owner, Attrs: map[string]string{attrLabID: owner.Lab, attrNetwork: n.Name, attrOwned: "true"}}
 }
 
 func uuidString(u golibvirt.UUID) string {
