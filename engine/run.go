@@ -82,9 +82,9 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			continue
 		}
 		out.Runs++
-		watched := []providers.Instance{server.in, client.in}
+		watched := []end{server, client}
 		if router != nil {
-			watched = append(watched, router.in)
+			watched = append(watched, *router)
 		}
 		release := func() {}
 		if e.HostLock != nil && prov.Capabilities().OnThisHost {
