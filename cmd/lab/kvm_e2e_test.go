@@ -247,6 +247,10 @@ func TestKVM(t *testing.T) {
 		kvmNetworkGone(t, e)
 	})
 
+	t.Run("killed between steps: a create or delete stopped by SIGKILL leaves only tagged objects, which destroy finds", func(t *testing.T) {
+		kvmKilledBetweenSteps(t, e)
+	})
+
 	t.Run("network destroyed mid-run fails the run within seconds, naming the network", func(t *testing.T) {
 		kvmNetworkGoneMidRun(t, e)
 	})
@@ -595,6 +599,76 @@ func kvmNetworkGone(t *testing.T, e kvmEnv) {
 	if left := leftovers(t, e, names.Group); len(left) > 0 {
 		t.Errorf("left: %v", left)
 	}
+}
+
+// kvmKilledBetweenSteps (issue 20, item 1): lab is killed (SIGKILL, no
+// cleanup) at each point between two libvirt steps of a create — after a
+// domain's definition, before its overlay; after the overlay, before the
+// start — and of a delete — after a domain's volumes, before its
+// undefinition. Each time, every object left in libvirt carries lab's tag
+// (a domain lab's metadata; a volume only beside the tagged domain naming
+// it), and a plain `lab destroy` then leaves nothing. No guest boots.
+func kvmKilledBetweenSteps(t *testing.T, e kvmEnv) {
+	run := func(dir, fault string, args ...string) string {
+		cmd := e.cmd(dir, args...)
+		cmd.Env = append(os.Environ(), libvirt.FaultEnv+"="+fault)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("%v with %s=%s: want lab killed there, got %v\n%s", args, libvirt.FaultEnv, fault, err, out)
+		}
+		return string(out)
+	}
+	// tagged checks that every domain left is lab's and every volume left
+	// is named by such a domain; it returns what is left.
+	tagged := func(names kvmNames) []string {
+		left := leftovers(t, e, names.Group)
+		doms := map[string]bool{}
+		for _, l := range left {
+			if d, ok := strings.CutPrefix(l, "domain "); ok {
+				doms[d] = true
+				if out, ok := virshDo("metadata", d, libvirt.MetadataNS); !ok || !strings.Contains(out, "lab/1 lab=kvm-fault ") {
+					t.Errorf("domain %s left without lab's tag: %s", d, out)
+				}
+			}
+		}
+		for _, l := range left {
+			if v, ok := strings.CutPrefix(l, "volume "); ok && !doms[strings.TrimSuffix(strings.TrimSuffix(v, ".qcow2"), "-cidata.iso")] {
+				t.Errorf("volume %s left with no tagged domain naming it: nothing proves it lab's (left: %v)", v, left)
+			}
+		}
+		return left
+	}
+	destroy := func(dir string, names kvmNames) {
+		if out, err := e.cmd(dir, "destroy", "-auto-approve").CombinedOutput(); err != nil {
+			t.Errorf("destroy after the kill: %v\n%s", err, out)
+		}
+		if left := leftovers(t, e, names.Group); len(left) > 0 {
+			t.Errorf("destroy after the kill left %v", left)
+		}
+	}
+	for _, fault := range []string{"libvirt-after-define", "libvirt-after-overlay"} {
+		t.Run(fault, func(t *testing.T) {
+			dir := kvmLab(t, "kvm-fault", "jumbo")
+			names := kvmPlan(t, e, dir)
+			run(dir, fault, "apply", "-auto-approve", names.File)
+			left := tagged(names)
+			t.Logf("killed at %s: left %v", fault, left)
+			if !slices.ContainsFunc(left, func(s string) bool { return strings.HasPrefix(s, "domain ") }) {
+				t.Errorf("killed at %s, no domain was left: the fault point was not reached (left %v)", fault, left)
+			}
+			destroy(dir, names)
+		})
+	}
+	t.Run("libvirt-after-volumes-delete", func(t *testing.T) {
+		dir := kvmLab(t, "kvm-fault", "jumbo")
+		names := kvmPlan(t, e, dir)
+		run(dir, "libvirt-after-overlay", "apply", "-auto-approve", names.File)
+		run(dir, "libvirt-after-volumes-delete", "destroy", "-auto-approve")
+		left := tagged(names)
+		t.Logf("killed between a domain's volumes and its undefinition: left %v", left)
+		destroy(dir, names)
+	})
 }
 
 // kvmOneRun rewrites dir's spec to one run (MTU 1500, no expectations),

@@ -231,6 +231,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	}
 	in.ID = uuidString(dom.UUID)
 	trace("%s define %v", m.Name, time.Since(t0))
+	faultAt(faultAfterDefine)
 	if err := p.makeOverlay(l, pool, m.Template.Source, volumeName(m.Name)); err != nil {
 		if _, lerr := l.StorageVolLookupByName(pool, volumeName(m.Name)); lerr == nil {
 			// Someone made a volume of this name since the check above: it
@@ -243,6 +244,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
 	trace("%s overlay %v", m.Name, time.Since(t0))
+	faultAt(faultAfterOverlay)
 	if pubKey != "" {
 		nics := []seedNIC{{"link", mac}}
 		if mgmtNet != "" {
@@ -538,6 +540,7 @@ func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in p
 			}
 		}
 	}
+	faultAt(faultAfterVolumesDelete)
 	flags := golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineSnapshotsMetadata |
 		golibvirt.DomainUndefineNvram | golibvirt.DomainUndefineCheckpointsMetadata
 	if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
