@@ -2,6 +2,7 @@ package libvirt
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,7 +63,7 @@ func (h kvmHost) hardwareVirt() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -103,6 +104,15 @@ func accelError(probe error) error {
 		return nil
 	}
 	return fmt.Errorf(`accel = "kvm" (the default) cannot boot guests on this host: %v. Set accel = "tcg" in the libvirt provider block (QEMU emulation: slower, the same guests), or use a host with hardware virtualisation (vmx or svm)`, probe)
+}
+
+// bootHint is "; " and qemuLogHint for a boot that failed on its own;
+// nothing when lab was interrupted (ctx done).
+func bootHint(ctx context.Context, name string) string {
+	if ctx.Err() != nil {
+		return ""
+	}
+	return "; " + qemuLogHint(name)
 }
 
 // qemuLogHint says where libvirt keeps what QEMU and the guest's console

@@ -121,3 +121,19 @@ func TestKVMProbeThisHost(t *testing.T) {
 		}
 	}
 }
+
+// A failed boot names the domain's QEMU and console logs; an interrupted
+// one does not send the user looking there.
+func TestBootHint(t *testing.T) {
+	got := bootHint(context.Background(), "kvm-p-s")
+	for _, want := range []string{"/var/log/libvirt/qemu/kvm-p-s.log", "/var/log/libvirt/qemu/kvm-p-s-console.log"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("hint %q does not name %s", got, want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := bootHint(ctx, "kvm-p-s"); got != "" {
+		t.Errorf("interrupted boot: hint %q, want none", got)
+	}
+}

@@ -288,14 +288,14 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	sshHost := ""
 	if mgmtNet != "" {
 		if sshHost, err = p.waitAddress(wctx, l, dom, mgmtNet, mgmtMAC); err != nil {
-			return in, fmt.Errorf("%s (domain %s, management NIC): %w; %s", m.Address, m.Name, bootErr(ctx, wctx, err), qemuLogHint(m.Name))
+			return in, fmt.Errorf("%s (domain %s, management NIC): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 		}
 		in.Attrs[attrMgmtAddr] = sshHost
 	}
 	addr := staticAddr
 	if linkType == "" {
 		if addr, err = p.waitAddress(wctx, l, dom, network, mac); err != nil {
-			return in, fmt.Errorf("%s (domain %s): %w; %s", m.Address, m.Name, bootErr(ctx, wctx, err), qemuLogHint(m.Name))
+			return in, fmt.Errorf("%s (domain %s): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 		}
 	}
 	if sshHost == "" {
@@ -305,7 +305,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	trace("%s lease %s %v", m.Name, addr, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
-		return in, fmt.Errorf("%s (domain %s, %s): %w; %s", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err), qemuLogHint(m.Name))
+		return in, fmt.Errorf("%s (domain %s, %s): %w%s", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	id := <-idc
