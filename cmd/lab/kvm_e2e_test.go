@@ -516,6 +516,47 @@ func kvmOwnership(t *testing.T, e kvmEnv) {
 	if _, ok := virshDo("net-info", orphan); ok {
 		t.Errorf("destroy -orphans left lab %q's own orphan network %s", id, orphan)
 	}
+	kvmListRealOwner(t, tagged)
+}
+
+// kvmListRealOwner: the libvirt provider's List, asked for every workspace
+// of a lab, returns each network with the workspace its own tag names —
+// never the "*" it was asked with (issue 20, item 7).
+func kvmListRealOwner(t *testing.T, tagged func(name, bridge string, o providers.Owner) string) {
+	theirs := providers.Owner{Lab: "kvm-own", Workspace: "ffffffff"}
+	name := "lab-kvm-own-otherws"
+	if out, ok := virshDo("net-create", tagged(name, "labhand3", theirs)); !ok {
+		t.Fatalf("net-create %s: %s", name, out)
+	}
+	defer virshDo("net-destroy", name)
+	p := libvirt.New()
+	f, d := hclsyntax.ParseConfig([]byte(`accel = "tcg"`), "lab.hcl", hcl.InitialPos)
+	if d.HasErrors() {
+		t.Fatal(d)
+	}
+	if d := p.Configure(context.Background(), f.Body); d.HasErrors() {
+		t.Fatal(d)
+	}
+	defer p.Close(context.Background())
+	ins, err := p.List(context.Background(), providers.Owner{Lab: "kvm-own", Workspace: providers.AnyWorkspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, in := range ins {
+		if in.Owner.Workspace == providers.AnyWorkspace {
+			t.Errorf("listed %s %s with workspace %q, not its own", in.Kind, in.Name, in.Owner.Workspace)
+		}
+		if in.Kind == "link" && in.Name == strings.TrimPrefix(name, "lab-") {
+			found = true
+			if in.Owner != theirs {
+				t.Errorf("network %s listed with owner %+v, want %+v", name, in.Owner, theirs)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("List(kvm-own, *) did not find network %s: %+v", name, ins)
+	}
 }
 
 // kvmEvents starts cmd with -json output and calls on for each event, in
