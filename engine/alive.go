@@ -21,23 +21,43 @@ type aliveChecker interface {
 var aliveEvery = time.Second
 
 // watchRun returns the context run index runs under. With a provider that
-// can tell, it ends as soon as one of ins stops, and stop then returns why
-// ("domain x shut off during run 3"); otherwise it is ctx and stop returns
-// nil. A machine already down fails the run before it starts.
-func watchRun(ctx context.Context, prov providers.Provider, index int, ins ...providers.Instance) (context.Context, func() error) {
+// can tell, it ends as soon as one of ends' machines stops (or loses its
+// network), and stop then returns why ("domain x shut off during run 3");
+// otherwise it is ctx and stop returns nil. A machine already down fails
+// the run before it starts.
+//
+// A machine found down also has its transport closed, right after the
+// run's context ends: a command on it would otherwise wait for a peer that
+// is gone — the SSH session's close and the remote kill each wait out
+// their bound (seconds) before the run can end. Its later runs fail before
+// they start, so nothing needs the transport again.
+func watchRun(ctx context.Context, prov providers.Provider, index int, ends ...end) (context.Context, func() error) {
 	ac, ok := prov.(aliveChecker)
 	if !ok {
 		return ctx, func() error { return nil }
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	check := func() bool {
-		for _, in := range ins {
-			if err := ac.Alive(rctx, in); err != nil && rctx.Err() == nil {
-				cancel(fmt.Errorf("%w during run %d", err, index))
-				return false
+		var first error
+		var down []end
+		for _, e := range ends {
+			if err := ac.Alive(rctx, e.in); err != nil && rctx.Err() == nil {
+				if first == nil {
+					first = err
+				}
+				down = append(down, e)
 			}
 		}
-		return true
+		if first == nil {
+			return true
+		}
+		cancel(fmt.Errorf("%w during run %d", first, index))
+		for _, e := range down {
+			if e.t != nil {
+				_ = e.t.Close() // the peer is gone: nothing to say goodbye to
+			}
+		}
+		return false
 	}
 	done := make(chan struct{})
 	finished := make(chan struct{})

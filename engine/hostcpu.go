@@ -19,6 +19,12 @@ func (e *Engine) meterPair(ctx context.Context, prov providers.Provider, server,
 	stopS, errS := m.MeterCPU(ctx, server)
 	stopC, errC := m.MeterCPU(ctx, client)
 	return func(ctx context.Context) *results.HostCPUPair {
+		if ctx.Err() != nil {
+			// The run was cut short (a machine stopped, an interrupt): it
+			// fails with that reason, and a CPU share of a stopped machine
+			// — libvirt's counter is 0 once QEMU is gone — means nothing.
+			return nil
+		}
 		if errS != nil || errC != nil {
 			for _, err := range []error{errS, errC} {
 				if err != nil {

@@ -81,9 +81,9 @@ func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome)
 			e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
 			continue
 		}
-		watched := []providers.Instance{server.in, client.in}
+		watched := []end{server, client}
 		if router != nil {
-			watched = append(watched, router.in)
+			watched = append(watched, *router)
 		}
 		release := func() {}
 		if e.HostLock != nil && prov.Capabilities().OnThisHost {

@@ -36,7 +36,15 @@
 # from this machine's apt sources; none is written here.
 #
 # Needs root, debootstrap, qemu-utils (qemu-img) and e2fsprogs (mkfs.ext4 -d).
+#
+# Every path it deletes, unmounts or chroots into is written ${var:?}: with
+# the variable unset (the script sourced, or a line pasted into a root
+# shell) the command fails instead of acting on the host's own /etc, /var
+# or /dev. Work directories are deleted by rm_tree (scripts/safe-rm.sh),
+# which refuses while anything below them is still mounted.
 set -euo pipefail
+# shellcheck source=scripts/safe-rm.sh
+. "$(dirname "${BASH_SOURCE[0]}")/safe-rm.sh"
 
 # -c: the cloud variant (a cloud image as lab's cloud_init {} templates
 # expect): the default image with cloud-init installed (NoCloud only, one
@@ -52,60 +60,64 @@ build_cloud_variant() {
   exec 3>&1 1>&2
   vhash=$( { cat "$0"; cat "$base/done"; } | sha256sum | cut -c1-16)
   vdest=$out/$suite-cloud-$vhash
-  if [ -f "$vdest/done" ]; then
-    echo "$vdest" >&3
+  if [ -f "${vdest:?}/done" ]; then
+    echo "${vdest:?}" >&3
     return 0
   fi
   cloud_t0=$(date +%s)
   cloud_work=$(mktemp -d "$out/.build-cloud.XXXXXX")
-  [ -n "$cloud_work" ] && [ -d "$cloud_work" ] || exit 1
+  [ -n "${cloud_work:?}" ] && [ -d "${cloud_work:?}" ] || exit 1
   cloud_root=$cloud_work/root
   trap cloud_cleanup EXIT
   echo "build-kvm-image: cloud variant of $base" >&2
-  mkdir -p "$cloud_root" "$cloud_work/out"
-  qemu-img convert -O raw "$base/base.qcow2" "$cloud_work/root.img"
-  mount -o loop "$cloud_work/root.img" "$cloud_root"
-  mount -t proc proc "$cloud_root/proc"
-  mount -t sysfs sys "$cloud_root/sys"
-  mount --bind /dev "$cloud_root/dev"
-  mount --bind /dev/pts "$cloud_root/dev/pts"
-  printf '#!/bin/sh\nexit 101\n' >"$cloud_root/usr/sbin/policy-rc.d"
-  chmod 755 "$cloud_root/usr/sbin/policy-rc.d"
-  { LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$cloud_root" sh -c \
-      'apt-get update -qq && apt-get install -y -qq --no-install-recommends cloud-init' >"$cloud_work/apt.log" 2>&1; } ||
-    { tail -n 30 "$cloud_work/apt.log" >&2; exit 1; }
-  mkdir -p "$cloud_root/etc/cloud/cloud.cfg.d"
+  mkdir -p "${cloud_root:?}" "${cloud_work:?}/out"
+  qemu-img convert -O raw "$base/base.qcow2" "${cloud_work:?}/root.img"
+  mount -o loop "${cloud_work:?}/root.img" "${cloud_root:?}"
+  mount -t proc proc "${cloud_root:?}/proc"
+  mount -t sysfs sys "${cloud_root:?}/sys"
+  mount --bind /dev "${cloud_root:?}/dev"
+  mount --bind /dev/pts "${cloud_root:?}/dev/pts"
+  printf '#!/bin/sh\nexit 101\n' >"${cloud_root:?}/usr/sbin/policy-rc.d"
+  chmod 755 "${cloud_root:?}/usr/sbin/policy-rc.d"
+  { LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "${cloud_root:?}" sh -c \
+      'apt-get update -qq && apt-get install -y -qq --no-install-recommends cloud-init' >"${cloud_work:?}/apt.log" 2>&1; } ||
+    { tail -n 30 "${cloud_work:?}/apt.log" >&2; exit 1; }
+  mkdir -p "${cloud_root:?}/etc/cloud/cloud.cfg.d"
   # The seed is a NoCloud CD-ROM; one ed25519 host key per instance (RSA
   # generation takes seconds under emulation).
-  printf '%s\n' 'datasource_list: [NoCloud, None]' 'ssh_genkeytypes: [ed25519]' >"$cloud_root/etc/cloud/cloud.cfg.d/90-lab.cfg"
-  rm -f "$cloud_root/root/.ssh/authorized_keys" "$cloud_root"/etc/ssh/ssh_host_*
-  LANG=C.UTF-8 chroot "$cloud_root" apt-get clean
-  rm -rf "$cloud_root"/var/lib/apt/lists/* "$cloud_root/usr/sbin/policy-rc.d"
-  cloud_unmount
-  qemu-img convert -O qcow2 "$cloud_work/root.img" "$cloud_work/out/base.qcow2"
-  cp "$base/vmlinux" "$base/initrd.img" "$cloud_work/out/"
-  echo "variant=cloud of=$base built=$(date -u +%FT%TZ) seconds=$(($(date +%s) - cloud_t0))" >"$cloud_work/out/done"
-  rm -rf "$vdest"
-  mv "$cloud_work/out" "$vdest"
+  printf '%s\n' 'datasource_list: [NoCloud, None]' 'ssh_genkeytypes: [ed25519]' >"${cloud_root:?}/etc/cloud/cloud.cfg.d/90-lab.cfg"
+  rm -f "${cloud_root:?}/root/.ssh/authorized_keys" "${cloud_root:?}"/etc/ssh/ssh_host_*
+  LANG=C.UTF-8 chroot "${cloud_root:?}" apt-get clean
+  rm -rf "${cloud_root:?}"/var/lib/apt/lists/* "${cloud_root:?}/usr/sbin/policy-rc.d"
+  cloud_unmount || exit 1
+  qemu-img convert -O qcow2 "${cloud_work:?}/root.img" "${cloud_work:?}/out/base.qcow2"
+  cp "$base/vmlinux" "$base/initrd.img" "${cloud_work:?}/out/"
+  echo "variant=cloud of=$base built=$(date -u +%FT%TZ) seconds=$(($(date +%s) - cloud_t0))" >"${cloud_work:?}/out/done"
+  rm_tree "${vdest:?}"
+  mv "${cloud_work:?}/out" "${vdest:?}"
   echo "build-kvm-image: cloud variant done in $(($(date +%s) - cloud_t0)) s: $vdest" >&2
-  echo "$vdest" >&3
+  echo "${vdest:?}" >&3
 }
 
-# cloud_unmount undoes the variant's mounts, innermost first; only under
-# its own work directory (never a bare /dev or /proc).
+# cloud_unmount undoes the variant's mounts (the image, then /proc, /sys,
+# /dev and /dev/pts of the host inside it), innermost first; only under its
+# own work directory (never a bare /dev or /proc). It fails when anything
+# stays mounted there.
 cloud_unmount() {
-  local m
-  [ -n "${cloud_root:-}" ] && [ "$cloud_root" != / ] || return 0
-  for m in dev/pts dev sys proc; do
-    mountpoint -q "$cloud_root/$m" 2>/dev/null && umount "$cloud_root/$m"
-  done
-  mountpoint -q "$cloud_root" 2>/dev/null && umount "$cloud_root"
-  return 0
+  [ -n "${cloud_root:-}" ] || return 0
+  unmount_below "${cloud_root:?}"
 }
 
+# cloud_cleanup deletes the variant's work directory, unless something is
+# still mounted below it: then it leaves it, saying so (deleting it would
+# walk into the host's /dev).
 cloud_cleanup() {
-  cloud_unmount || true
-  [ -n "${cloud_work:-}" ] && [ -d "$cloud_work" ] && rm -rf "$cloud_work"
+  [ -n "${cloud_work:-}" ] && [ -d "${cloud_work:?}" ] || return 0
+  if ! unmount_below "${cloud_work:?}"; then
+    echo "build-kvm-image: $cloud_work left in place: unmount what is listed above, then delete it" >&2
+    return 1
+  fi
+  rm_tree "${cloud_work:?}"
 }
 
 out=/var/cache/lab-kvm
@@ -167,53 +179,59 @@ packages=systemd-sysv,udev,openssh-server,ethtool,iproute2,procps,linux-image-am
 # mirror is left out on purpose (any mirror of the suite builds the same guest).
 hash=$( { cat "$0"; cat "$pubkey"; echo "$suite $packages"; } | sha256sum | cut -c1-16)
 dest=$out/$suite-$hash
-if [ -f "$dest/done" ]; then
-  echo "$dest" >&3
+if [ -f "${dest:?}/done" ]; then
+  echo "${dest:?}" >&3
   exit 0
 fi
 mkdir -p "$out"
 
 work=$(mktemp -d "$out/.build.XXXXXX")
 root=$work/root
+# cleanup unmounts what the build mounted in the chroot (and anything
+# debootstrap left mounted there when it was interrupted), then deletes the
+# work directory; while something stays mounted below it, it is left in
+# place, never deleted.
 cleanup() {
-  for m in proc sys dev/pts dev; do
-    mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m" || true
-  done
-  rm -rf "$work"
+  [ -n "${work:-}" ] && [ -d "${work:?}" ] || return 0
+  if ! unmount_below "${work:?}"; then
+    echo "build-kvm-image: $work left in place: unmount what is listed above, then delete it" >&2
+    return 1
+  fi
+  rm_tree "${work:?}"
 }
 trap cleanup EXIT
 log() { echo "build-kvm-image: $*" >&2; }
 
 t0=$(date +%s)
 log "debootstrap $suite from $url"
-debootstrap --variant=minbase --include="$packages" "$suite" "$root" "$url" >"$work/debootstrap.log" 2>&1 ||
-  { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
+debootstrap --variant=minbase --include="$packages" "$suite" "${root:?}" "$url" >"${work:?}/debootstrap.log" 2>&1 ||
+  { tail -n 30 "${work:?}/debootstrap.log" >&2; exit 1; }
 
-mount -t proc proc "$root/proc"
-mount -t sysfs sys "$root/sys"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
-in_root() { LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$root" "$@"; }
+mount -t proc proc "${root:?}/proc"
+mount -t sysfs sys "${root:?}/sys"
+mount --bind /dev "${root:?}/dev"
+mount --bind /dev/pts "${root:?}/dev/pts"
+in_root() { LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "${root:?}" "$@"; }
 
 # Nothing starts inside the chroot.
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
+printf '#!/bin/sh\nexit 101\n' >"${root:?}/usr/sbin/policy-rc.d"
+chmod 755 "${root:?}/usr/sbin/policy-rc.d"
 
 # iperf3 asks whether to start a daemon: answer no before installing it.
 log "iperf3 (debconf pre-answered)"
 echo "iperf3 iperf3/start_daemon boolean false" | in_root debconf-set-selections
-in_root apt-get install -y -qq --no-install-recommends iperf3 >"$work/iperf3.log" 2>&1 ||
-  { tail -n 30 "$work/iperf3.log" >&2; exit 1; }
+in_root apt-get install -y -qq --no-install-recommends iperf3 >"${work:?}/iperf3.log" 2>&1 ||
+  { tail -n 30 "${work:?}/iperf3.log" >&2; exit 1; }
 
 log "configure"
-echo lab-guest >"$root/etc/hostname"
-printf '127.0.0.1 localhost\n127.0.1.1 lab-guest\n' >"$root/etc/hosts"
-echo '/dev/vda / ext4 defaults,noatime 0 0' >"$root/etc/fstab" # no fsck: every guest's disk is a fresh overlay
+echo lab-guest >"${root:?}/etc/hostname"
+printf '127.0.0.1 localhost\n127.0.1.1 lab-guest\n' >"${root:?}/etc/hosts"
+echo '/dev/vda / ext4 defaults,noatime 0 0' >"${root:?}/etc/fstab" # no fsck: every guest's disk is a fresh overlay
 
 # DHCP on every Ethernet NIC; the client id is the MAC so the host's lease
 # table is searchable by MAC.
-mkdir -p "$root/etc/systemd/network"
-cat >"$root/etc/systemd/network/20-lab-dhcp.network" <<'EOF'
+mkdir -p "${root:?}/etc/systemd/network"
+cat >"${root:?}/etc/systemd/network/20-lab-dhcp.network" <<'EOF'
 [Match]
 Name=en* eth*
 
@@ -242,14 +260,14 @@ done
 # systemd's generators for what this guest does not have: each is a
 # process run before any unit starts (1-2 s of TCG together). The fstab
 # generator (the root mount) stays.
-mkdir -p "$root/etc/systemd/system-generators"
+mkdir -p "${root:?}/etc/systemd/system-generators"
 for g in cryptsetup debug getty gpt-auto hibernate-resume integritysetup rc-local run system-update sysv veritysetup; do
-  ln -sf /dev/null "$root/etc/systemd/system-generators/systemd-$g-generator"
+  ln -sf /dev/null "${root:?}/etc/systemd/system-generators/systemd-$g-generator"
 done
 
 # Drivers udev would load for the pc machine's devices a benchmark guest
 # does not use: seconds of the one vCPU under TCG, before networkd runs.
-cat >"$root/etc/modprobe.d/lab-blacklist.conf" <<'EOF'
+cat >"${root:?}/etc/modprobe.d/lab-blacklist.conf" <<'EOF'
 blacklist floppy
 blacklist ata_piix
 blacklist ata_generic
@@ -273,17 +291,17 @@ blacklist qemu_fw_cfg
 blacklist sg
 EOF
 # Modules for hardware no virtual machine has.
-kdir=$(echo "$root"/usr/lib/modules/*/kernel)
+kdir=$(echo "${root:?}"/usr/lib/modules/*/kernel)
 for d in sound drivers/gpu drivers/media drivers/infiniband drivers/net/wireless drivers/staging drivers/bluetooth \
   drivers/iio drivers/isdn drivers/mmc drivers/mtd drivers/nfc net/wireless net/mac80211 net/bluetooth; do
   rm -rf "${kdir:?}/$d"
 done
-in_root depmod -a "$(basename "$(dirname "$kdir")")"
+in_root depmod -a "$(basename "$(dirname "${kdir:?}")")"
 
 # SSH: root with the key only; host keys made at first boot, per guest.
-install -d -m 700 "$root/root/.ssh"
-install -m 600 "$pubkey" "$root/root/.ssh/authorized_keys"
-cat >"$root/etc/ssh/sshd_config.d/lab.conf" <<'EOF'
+install -d -m 700 "${root:?}/root/.ssh"
+install -m 600 "$pubkey" "${root:?}/root/.ssh/authorized_keys"
+cat >"${root:?}/etc/ssh/sshd_config.d/lab.conf" <<'EOF'
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 UseDNS no
@@ -296,34 +314,34 @@ UsePAM no
 # tells lab's wait for the guest from sshd's own handshake with it.
 LogLevel VERBOSE
 EOF
-rm -f "$root"/etc/ssh/ssh_host_*
+rm -f "${root:?}"/etc/ssh/ssh_host_*
 in_root ssh-keygen -q -t ed25519 -N '' -C lab-guest -f /etc/ssh/ssh_host_ed25519_key
 # The config is checked here, once, not by an `sshd -t` before every
 # start (another sshd exec on the way to SSH-ready, ~0.3 s under TCG).
-mkdir -p "$root/run/sshd" && in_root /usr/sbin/sshd -t && rmdir "$root/run/sshd"
-mkdir -p "$root/etc/systemd/system/ssh.service.d"
-printf '[Service]\nExecStartPre=\n' >"$root/etc/systemd/system/ssh.service.d/lab.conf"
+mkdir -p "${root:?}/run/sshd" && in_root /usr/sbin/sshd -t && rmdir "${root:?}/run/sshd"
+mkdir -p "${root:?}/etc/systemd/system/ssh.service.d"
+printf '[Service]\nExecStartPre=\n' >"${root:?}/etc/systemd/system/ssh.service.d/lab.conf"
 in_root systemctl enable ssh.service >/dev/null 2>&1
 
 # Every guest is a new machine: systemd makes a machine id at boot.
-: >"$root/etc/machine-id"
-rm -f "$root/var/lib/dbus/machine-id"
+: >"${root:?}/etc/machine-id"
+rm -f "${root:?}/var/lib/dbus/machine-id"
 
 # A small initrd with just what a virtio disk boot needs.
 log "initrd"
-sed -i 's/^MODULES=.*/MODULES=list/; s/^#\?COMPRESS=.*/COMPRESS=zstd/' "$root/etc/initramfs-tools/initramfs.conf"
+sed -i 's/^MODULES=.*/MODULES=list/; s/^#\?COMPRESS=.*/COMPRESS=zstd/' "${root:?}/etc/initramfs-tools/initramfs.conf"
 # virtio_rng seeds the kernel's random pool early (sshd waits for it).
-printf 'virtio_pci\nvirtio_blk\nvirtio_net\nvirtio_rng\next4\n' >>"$root/etc/initramfs-tools/modules"
+printf 'virtio_pci\nvirtio_blk\nvirtio_net\nvirtio_rng\next4\n' >>"${root:?}/etc/initramfs-tools/modules"
 # No udev in the initrd: the modules above are loaded by list and devtmpfs
 # makes /dev/vda; starting udevd and waiting for its coldplug to settle
 # costs seconds under TCG. The real root's udev starts as usual.
-cat >"$root/etc/initramfs-tools/hooks/lab-no-udev" <<'EOF'
+cat >"${root:?}/etc/initramfs-tools/hooks/lab-no-udev" <<'EOF'
 #!/bin/sh
 PREREQS="udev"
 prereqs() { echo "$PREREQS"; }
 case "$1" in prereqs) prereqs; exit 0 ;; esac
-rm -f "$DESTDIR/scripts/init-top/udev" "$DESTDIR/lib/systemd/systemd-udevd" "$DESTDIR/bin/udevadm"
-rm -rf "$DESTDIR/lib/udev" "$DESTDIR/etc/udev"
+rm -f "${DESTDIR:?}/scripts/init-top/udev" "${DESTDIR:?}/lib/systemd/systemd-udevd" "${DESTDIR:?}/bin/udevadm"
+rm -rf "${DESTDIR:?}/lib/udev" "${DESTDIR:?}/etc/udev"
 # What udev's init-bottom script did besides stopping udevd: hand /dev to the root.
 cat >"$DESTDIR/scripts/init-bottom/udev" <<'EOS'
 #!/bin/sh
@@ -332,38 +350,40 @@ mount -n -o move /dev "${rootmnt:?}/dev"
 EOS
 chmod 755 "$DESTDIR/scripts/init-bottom/udev"
 EOF
-chmod 755 "$root/etc/initramfs-tools/hooks/lab-no-udev"
-in_root update-initramfs -u -k all >"$work/initramfs.log" 2>&1 || { tail -n 30 "$work/initramfs.log" >&2; exit 1; }
+chmod 755 "${root:?}/etc/initramfs-tools/hooks/lab-no-udev"
+in_root update-initramfs -u -k all >"${work:?}/initramfs.log" 2>&1 || { tail -n 30 "${work:?}/initramfs.log" >&2; exit 1; }
 
 in_root apt-get clean
-rm -rf "$root"/var/lib/apt/lists/* "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/var/log/*.log
-rm -f "$root/usr/sbin/policy-rc.d"
-for m in dev/pts dev sys proc; do umount "$root/$m"; done
+rm -rf "${root:?}"/var/lib/apt/lists/* "${root:?}"/usr/share/doc/* "${root:?}"/usr/share/man/* "${root:?}"/var/log/*.log
+rm -f "${root:?}/usr/sbin/policy-rc.d"
+for m in dev/pts dev sys proc; do umount "${root:?}/$m"; done
+# mkfs.ext4 -d copies the tree: nothing of the host may be mounted in it.
+[ -z "$(mounts_below "${root:?}")" ] || { log "still mounted in $root: $(mounts_below "${root:?}")"; exit 1; }
 
-mkdir -p "$work/out"
+mkdir -p "${work:?}/out"
 # The kernel uncompressed (Debian's bzImage holds an xz stream): QEMU boots
 # an ELF with a PVH note directly. Without CONFIG_PVH the bzImage it is.
-vmlinuz=$(readlink -f "$root/vmlinuz")
-if grep -qx 'CONFIG_PVH=y' "$root/boot/config-${vmlinuz##*/vmlinuz-}"; then
+vmlinuz=$(readlink -f "${root:?}/vmlinuz")
+if grep -qx 'CONFIG_PVH=y' "${root:?}/boot/config-${vmlinuz##*/vmlinuz-}"; then
   off=$(LC_ALL=C grep -abo -m1 $'\xfd7zXZ' "$vmlinuz" | head -n1 | cut -d: -f1 || true)
-  [ -z "$off" ] || tail -c +$((off + 1)) "$vmlinuz" | xz -dc --single-stream >"$work/out/vmlinux" 2>/dev/null || true
-  [ "$(head -c 4 "$work/out/vmlinux" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 7f454c46 ] ||
-    { log "no xz-compressed ELF kernel in $vmlinuz: shipping it compressed"; cp "$vmlinuz" "$work/out/vmlinux"; }
+  [ -z "$off" ] || tail -c +$((off + 1)) "$vmlinuz" | xz -dc --single-stream >"${work:?}/out/vmlinux" 2>/dev/null || true
+  [ "$(head -c 4 "${work:?}/out/vmlinux" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 7f454c46 ] ||
+    { log "no xz-compressed ELF kernel in $vmlinuz: shipping it compressed"; cp "$vmlinuz" "${work:?}/out/vmlinux"; }
 else
   log "kernel without CONFIG_PVH: shipping it compressed"
-  cp "$vmlinuz" "$work/out/vmlinux"
+  cp "$vmlinuz" "${work:?}/out/vmlinux"
 fi
-cp "$(readlink -f "$root/initrd.img")" "$work/out/initrd.img"
+cp "$(readlink -f "${root:?}/initrd.img")" "${work:?}/out/initrd.img"
 
 log "ext4 + qcow2"
-used=$(du -sm "$root" | cut -f1)
+used=$(du -sm "${root:?}" | cut -f1)
 size=$((used + used / 2 + 512))
-mkfs.ext4 -q -L labroot -d "$root" "$work/root.img" "${size}M"
-qemu-img convert -O qcow2 "$work/root.img" "$work/out/base.qcow2"
-rm -f "$work/root.img"
-echo "suite=$suite hash=$hash mirror=$url built=$(date -u +%FT%TZ) seconds=$(($(date +%s) - t0))" >"$work/out/done"
+mkfs.ext4 -q -L labroot -d "${root:?}" "${work:?}/root.img" "${size}M"
+qemu-img convert -O qcow2 "${work:?}/root.img" "${work:?}/out/base.qcow2"
+rm -f "${work:?}/root.img"
+echo "suite=$suite hash=$hash mirror=$url built=$(date -u +%FT%TZ) seconds=$(($(date +%s) - t0))" >"${work:?}/out/done"
 
-rm -rf "$dest"
-mv "$work/out" "$dest"
+rm_tree "${dest:?}"
+mv "${work:?}/out" "${dest:?}"
 log "done in $(($(date +%s) - t0)) s: $dest"
-echo "$dest" >&3
+echo "${dest:?}" >&3

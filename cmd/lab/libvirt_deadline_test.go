@@ -52,7 +52,7 @@ func TestLibvirtSilentDaemonDoesNotHang(t *testing.T) {
 	uri := "qemu+unix:///system?socket=" + sock
 	start := time.Now()
 	var stdout, stderr bytes.Buffer
-	code := Main([]string{"-chdir=" + dir, "plan", "-var", "uri=" + uri}, strings.NewReader(""), &stdout, &stderr, nil)
+	code := Main([]string{"-chdir=" + dir, "plan", "-var", "uri=" + uri, "-var", "accel=tcg"}, strings.NewReader(""), &stdout, &stderr, nil)
 	took := time.Since(start)
 	if code == 0 || !strings.Contains(stderr.String(), "libvirtd at "+uri+" did not answer") {
 		t.Fatalf("plan against a silent libvirtd: exit %d after %v\n%s%s", code, took, stdout.String(), stderr.String())

@@ -23,6 +23,10 @@ variable "image" {
   type    = string
   default = "debian-12-genericcloud-amd64.qcow2"
 }
+variable "accel" {
+  type    = string
+  default = "kvm" # "tcg" where KVM cannot boot the guests (lab plan says so)
+}
 variable "ssh_key" {
   type    = string
   default = "~/.ssh/lab_ed25519" # its public half is what the seed authorises
@@ -30,6 +34,7 @@ variable "ssh_key" {
 
 provider "libvirt" "host" {
   uri        = var.uri
+  accel      = var.accel
   pool       = var.pool
   management = "lab" # SSH and package downloads over a NIC of their own
   nat        = true  # the management network reaches out; the link does not

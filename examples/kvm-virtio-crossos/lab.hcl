@@ -27,13 +27,18 @@ variable "freebsd_image" {
   type    = string
   default = "freebsd-11.2.qcow2"
 }
+variable "accel" {
+  type    = string
+  default = "kvm" # "tcg" where KVM cannot boot the guests (lab plan says so)
+}
 variable "ssh_key" {
   type    = string
   default = "~/.ssh/lab_ed25519"
 }
 
 provider "libvirt" "host" {
-  pool = var.pool
+  pool  = var.pool
+  accel = var.accel
 }
 
 template "fedora" {

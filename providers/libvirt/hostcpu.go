@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	golibvirt "github.com/digitalocean/go-libvirt"
+
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/results"
 )
@@ -33,9 +35,15 @@ func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (_ func(
 	t0 := time.Now()
 	return func(ctx context.Context) (_ results.HostCPU, err error) {
 		defer p.explain(&err)
-		_, _, _, _, cpu1, err := l.DomainGetInfo(dom)
+		state, _, _, _, cpu1, err := l.DomainGetInfo(dom)
 		if err != nil {
 			return results.HostCPU{}, callErr("DomainGetInfo", in.Name, err)
+		}
+		switch golibvirt.DomainState(state) {
+		case golibvirt.DomainRunning, golibvirt.DomainBlocked:
+		default:
+			// QEMU is gone and its CPU time with it (libvirt reports 0).
+			return results.HostCPU{}, fmt.Errorf("domain %s %s during the measurement: no CPU time to report", in.Name, stateName(int32(state)))
 		}
 		return busy(cpu0, cpu1, time.Since(t0), int(vcpus))
 	}, nil

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/url"
 
+	golibvirt "github.com/digitalocean/go-libvirt"
+
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -54,11 +56,22 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (_ strin
 	if err != nil {
 		return "", callErr("StorageVolLookupByName", fmt.Sprintf("%s in pool %s (the template's source)", source, p.cfg.Pool), err)
 	}
+	// The volume's size in the pool (the file's, for a qcow2 its physical
+	// size): what a whole download must bring. Older daemons lack the
+	// flag: then only an empty download is caught.
+	var size uint64
+	if _, _, phys, err := l.StorageVolGetInfoFlags(vol, uint32(golibvirt.StorageVolGetPhysical)); err == nil {
+		size = phys
+	}
 	h := sha256.New()
-	if err := l.StorageVolDownload(vol, ctxWriter{ctx, h}, 0, 0, 0); err != nil {
+	cw := &ctxWriter{ctx: ctx, w: h}
+	if err := l.StorageVolDownload(vol, cw, 0, 0, 0); err != nil {
 		return "", callErr("StorageVolDownload", source, err)
 	}
 	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := checkDownload(source, cw.n, size); err != nil {
 		return "", err
 	}
 	id := "sha256:" + hex.EncodeToString(h.Sum(nil))
@@ -76,16 +89,38 @@ func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (_ strin
 // it the next packet; see rpc.go), and every later call on it hangs. A
 // create whose context ended during the hash then never returned.
 // TemplateID reports ctx's error once the stream is over.
+// n counts the bytes that reached w.
 type ctxWriter struct {
 	ctx context.Context
 	w   io.Writer
+	n   uint64
 }
 
-func (c ctxWriter) Write(b []byte) (int, error) {
+func (c *ctxWriter) Write(b []byte) (int, error) {
 	if c.ctx.Err() != nil {
 		return len(b), nil
 	}
-	return c.w.Write(b)
+	n, err := c.w.Write(b)
+	c.n += uint64(n)
+	return n, err
+}
+
+// checkDownload refuses a template identity computed from less than the
+// whole volume: got bytes hashed of a volume of size bytes (0: unknown).
+// go-libvirt ends a download without an error when libvirtd sends an empty
+// stream packet (processIncomingStream takes it for the end), so a stream
+// that failed on the daemon's side could hash nothing and yield the
+// SHA-256 of empty input (e3b0c442…) as the template's identity — pinned
+// in the lock file, and later reported as drift. The identity is then
+// unknown: an error, never a hash.
+func checkDownload(volume string, got, size uint64) error {
+	switch {
+	case got == 0:
+		return fmt.Errorf("volume %s: libvirt's download brought no data: its identity is unknown (not hashed)", volume)
+	case size > 0 && got != size:
+		return fmt.Errorf("volume %s: libvirt's download brought %d of its %d bytes: its identity is unknown (not hashed)", volume, got, size)
+	}
+	return nil
 }
 
 // onThisHost reports whether uri reaches a libvirtd on this machine

@@ -146,6 +146,9 @@ type Provider struct {
 	ids  map[string]string // TemplateID by source volume
 
 	pin *pinning // cpu_pin {}, nil without one
+
+	// kvmProbe replaces the probe of this machine's KVM in tests (accel.go).
+	kvmProbe func() error
 }
 
 var _ providers.Provider = (*Provider)(nil)

@@ -74,6 +74,10 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	if m.Template.Source == "" {
 		return in, fmt.Errorf("%s: template %q has no source (the base volume's name in pool %q)", m.Address, m.Template.Name, p.cfg.Pool)
 	}
+	if err := p.checkAccel(); err != nil {
+		// Before anything is made: nothing to record.
+		return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, err)
+	}
 	model := m.NIC.Model
 	if model == "" {
 		model = "virtio"
@@ -227,6 +231,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	}
 	in.ID = uuidString(dom.UUID)
 	trace("%s define %v", m.Name, time.Since(t0))
+	faultAt(faultAfterDefine)
 	if err := p.makeOverlay(l, pool, m.Template.Source, volumeName(m.Name)); err != nil {
 		if _, lerr := l.StorageVolLookupByName(pool, volumeName(m.Name)); lerr == nil {
 			// Someone made a volume of this name since the check above: it
@@ -239,6 +244,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 		return in, fmt.Errorf("%s: %w", m.Address, err)
 	}
 	trace("%s overlay %v", m.Name, time.Since(t0))
+	faultAt(faultAfterOverlay)
 	if pubKey != "" {
 		nics := []seedNIC{{"link", mac}}
 		if mgmtNet != "" {
@@ -282,14 +288,14 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	sshHost := ""
 	if mgmtNet != "" {
 		if sshHost, err = p.waitAddress(wctx, l, dom, mgmtNet, mgmtMAC); err != nil {
-			return in, fmt.Errorf("%s (domain %s, management NIC): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
+			return in, fmt.Errorf("%s (domain %s, management NIC): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 		}
 		in.Attrs[attrMgmtAddr] = sshHost
 	}
 	addr := staticAddr
 	if linkType == "" {
 		if addr, err = p.waitAddress(wctx, l, dom, network, mac); err != nil {
-			return in, fmt.Errorf("%s (domain %s): %w", m.Address, m.Name, bootErr(ctx, wctx, err))
+			return in, fmt.Errorf("%s (domain %s): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 		}
 	}
 	if sshHost == "" {
@@ -299,7 +305,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	trace("%s lease %s %v", m.Name, addr, time.Since(t0))
 	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
-		return in, fmt.Errorf("%s (domain %s, %s): %w", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err))
+		return in, fmt.Errorf("%s (domain %s, %s): %w%s", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 	}
 	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	id := <-idc
@@ -507,6 +513,12 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) (err error
 // overlay its metadata names. A domain without that tag is refused
 // (*providers.NotOwnedError). With no domain of this name, nothing proves a
 // volume of the overlay's name lab's: it is left alone.
+//
+// The order mirrors Create's (define the tagged domain, then its volumes):
+// the domain is stopped, its volumes deleted, and only then is the domain
+// — the one thing that proves them lab's — undefined. Interrupted at any
+// point, what is left is either nothing or a tagged domain that List and
+// the next delete find; never a volume nobody can prove lab's.
 func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in providers.Instance) error {
 	dom, err := l.DomainLookupByName(in.Name)
 	if isNotFound(err) {
@@ -521,18 +533,18 @@ func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in p
 	if err := l.DomainDestroyFlags(dom, 0); err != nil && !isNotFound(err) && !isNotRunning(err) {
 		return callErr("DomainDestroy", in.Name, err)
 	}
+	if meta.Pool != "" {
+		for _, name := range []string{meta.Volume, meta.Seed} {
+			if err := deleteVolume(l, meta.Pool, name); err != nil {
+				return err
+			}
+		}
+	}
+	faultAt(faultAfterVolumesDelete)
 	flags := golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineSnapshotsMetadata |
 		golibvirt.DomainUndefineNvram | golibvirt.DomainUndefineCheckpointsMetadata
 	if err := l.DomainUndefineFlags(dom, flags); err != nil && !isNotFound(err) {
 		return callErr("DomainUndefineFlags", in.Name, err)
-	}
-	if meta.Pool == "" {
-		return nil
-	}
-	for _, name := range []string{meta.Volume, meta.Seed} {
-		if err := deleteVolume(l, meta.Pool, name); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -570,7 +582,11 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 	return parseMeta(s)
 }
 
-// List finds o's domains and networks by the tag in their metadata.
+// List finds o's domains and networks by the tag in their metadata. Each
+// instance carries the owner its own tag names, not o: asked for every
+// workspace of a lab (providers.AnyWorkspace), the answer says which
+// workspace each object is really in. A domain's volumes are in its
+// instance's Attrs (volumes carry no tag: their domain's is theirs).
 func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.Instance, err error) {
 	defer p.explain(&err)
 	l, err := p.conn()
@@ -587,8 +603,7 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.I
 		if err != nil || !owns(o, meta.Tag, meta.LabID) {
 			continue
 		}
-		out = append(out, providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name, Owner: o,
-			Attrs: map[string]string{attrLabID: o.Lab, attrVolume: meta.Volume, attrPool: meta.Pool}})
+		out = append(out, domainInstance(o, d, meta))
 	}
 	nets, _, err := l.ConnectListAllNetworks(1, 0)
 	if err != nil {
@@ -599,15 +614,34 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.I
 		if err != nil {
 			continue // gone since the listing
 		}
-		tag := networkTag(x)
-		if !o.Owns(tag) {
-			continue
+		if tag := networkTag(x); o.Owns(tag) {
+			out = append(out, networkInstance(n, tag))
 		}
-		_, addr, _ := providers.ParseTag(tag)
-		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: uuidString(n.UUID), Name: strings.TrimPrefix(n.Name, networkPrefix), Owner: o,
-			Attrs: map[string]string{attrLabID: o.Lab, attrNetwork: n.Name, attrOwned: "true"}})
 	}
 	return out, nil
+}
+
+// domainInstance is a listed domain of o's, with the owner its metadata's
+// tag names (o itself for a domain of lab 0.1, matched by lab id).
+func domainInstance(o providers.Owner, d golibvirt.Domain, meta labMeta) providers.Instance {
+	owner := o
+	if t, _, ok := providers.ParseTag(meta.Tag); ok {
+		owner = t
+	}
+	attrs := map[string]string{attrLabID: owner.Lab, attrVolume: meta.Volume, attrPool: meta.Pool}
+	if meta.Seed != "" {
+		attrs[attrSeed] = meta.Seed
+	}
+	return providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name,
+		Owner: owner, Attrs: attrs}
+}
+
+// networkInstance is a listed network with the owner and address its tag
+// names (tag is a valid lab tag: List matched it).
+func networkInstance(n golibvirt.Network, tag string) providers.Instance {
+	owner, addr, _ := providers.ParseTag(tag)
+	return providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: uuidString(n.UUID), Name: strings.TrimPrefix(n.Name, networkPrefix),
+		Owner: owner, Attrs: map[string]string{attrLabID: owner.Lab, attrNetwork: n.Name, attrOwned: "true"}}
 }
 
 func uuidString(u golibvirt.UUID) string {

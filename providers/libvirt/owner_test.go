@@ -1,9 +1,12 @@
 package libvirt
 
 import (
+	"encoding/xml"
 	"errors"
 	"strings"
 	"testing"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
 
 	"github.com/lab-bench/lab/providers"
 )
@@ -59,5 +62,59 @@ func TestNotOwnedNamesTheObject(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not say %q", err, want)
 		}
+	}
+}
+
+// TestListedOwnerIsTheObjects: asked for every workspace of a lab, List
+// reports the workspace each object's own tag names, never the "*" it was
+// asked with (a hint built from it named no real workspace).
+func TestListedOwnerIsTheObjects(t *testing.T) {
+	every := providers.Owner{Lab: "kvm", Workspace: providers.AnyWorkspace}
+	theirs := providers.Owner{Lab: "kvm", Workspace: "ffffffff"}
+	meta := labMeta{LabID: "kvm", Address: "pair.p.server", Volume: "kvm-p-s.qcow2", Pool: "lab", Seed: "kvm-p-s-cidata.img", Tag: theirs.Tag("pair.p.server")}
+	if !owns(every, meta.Tag, meta.LabID) {
+		t.Fatal("the any-workspace owner does not match the domain")
+	}
+	in := domainInstance(every, golibvirt.Domain{Name: "kvm-p-s"}, meta)
+	if in.Owner != theirs || in.Address != "pair.p.server" || in.Attrs[attrVolume] != meta.Volume || in.Attrs[attrSeed] != meta.Seed || in.Attrs[attrLabID] != "kvm" {
+		t.Errorf("domain listed as %+v, want owner %+v with its volumes", in, theirs)
+	}
+	old := domainInstance(providers.Owner{Lab: "kvm"}, golibvirt.Domain{Name: "kvm-p-s"}, labMeta{LabID: "kvm", Address: "pair.p.server"})
+	if old.Owner != (providers.Owner{Lab: "kvm"}) {
+		t.Errorf("a lab 0.1 domain (no tag) listed with owner %+v, want the lab-id owner it was matched by", old.Owner)
+	}
+	net := networkInstance(golibvirt.Network{Name: "lab-kvm-p-1"}, theirs.Tag("pair.p.link"))
+	if net.Owner != theirs || net.Address != "pair.p.link" || net.Name != "kvm-p-1" || net.Attrs[attrNetwork] != "lab-kvm-p-1" {
+		t.Errorf("network listed as %+v, want owner %+v", net, theirs)
+	}
+}
+
+// TestDefiningXMLCarriesTheTag: a domain and a network carry their owner's
+// tag in the very XML that creates them (DomainDefineXML,
+// NetworkCreateXML), so no interrupt can leave one untagged; an overlay or
+// seed volume is named in its domain's tag-carrying metadata before it is
+// created.
+func TestDefiningXMLCarriesTheTag(t *testing.T) {
+	o := providers.Owner{Lab: "kvm", Workspace: "0a1b2c3d"}
+	x, err := domainXML(domainSpec{Name: "kvm-p-s", Type: "qemu", Pool: "lab", Volume: "kvm-p-s.qcow2", Seed: "kvm-p-s-cidata.img", Network: "lab-kvm-p", MAC: "52:54:00:00:00:01", Model: "virtio",
+		Meta: labMeta{LabID: "kvm", Address: "pair.p.server", Volume: "kvm-p-s.qcow2", Seed: "kvm-p-s-cidata.img", Pool: "lab", Tag: o.Tag("pair.p.server")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dom struct {
+		Metadata struct {
+			Inner string `xml:",innerxml"`
+		} `xml:"metadata"`
+	}
+	if err := xml.Unmarshal([]byte(x), &dom); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := parseMeta(dom.Metadata.Inner)
+	if err != nil || !owns(o, meta.Tag, meta.LabID) || meta.Volume != "kvm-p-s.qcow2" || meta.Seed != "kvm-p-s-cidata.img" {
+		t.Errorf("the domain's defining XML does not prove it and its volumes %+v's: %+v (%v)\n%s", o, meta, err, x)
+	}
+	n := networkXML(networkSpec{Name: "lab-kvm-p", Bridge: "lab1", Network: [3]byte{198, 18, 1}, Tag: o.Tag("pair.p.link")})
+	if !o.Owns(networkTag(n)) {
+		t.Errorf("the network's defining XML carries no tag of %+v:\n%s", o, n)
 	}
 }

@@ -234,13 +234,17 @@ func (p *Provider) hostCPUs() (int, error) {
 	return int(cpus), nil
 }
 
-// CheckTemplate is the plan's look at the libvirt host, made only when
-// cpu_pin {} asks for host CPUs: a CPU the host does not have fails the
+// CheckTemplate is the plan's look at the libvirt host: whether accel =
+// "kvm" can boot guests on this machine (accel.go, no dial), and, when
+// cpu_pin {} asks for host CPUs, a CPU the host does not have fails the
 // plan at the spec line that asks for it. With no daemon to dial (no
 // socket, connection refused) the plan stays offline and the check waits
 // for apply; a daemon that accepts and does not answer fails the plan
 // within call_timeout.
 func (p *Provider) CheckTemplate(ctx context.Context, m providers.Machine) (err error) {
+	if err := p.checkAccel(); err != nil {
+		return err
+	}
 	if p.pin == nil {
 		return nil
 	}

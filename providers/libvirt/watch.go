@@ -117,10 +117,14 @@ func bootErr(ctx, wctx context.Context, err error) error {
 	return err
 }
 
-// Alive reports whether a created machine still runs: an error naming the
-// domain and its state ("domain x shut off") when libvirt says it does not,
-// nil otherwise (a failed call is no verdict). The engine asks while a run
-// goes on and ends the run at once when the answer is an error.
+// Alive reports whether a created machine can still take part in a run:
+// an error naming the domain and its state ("domain x shut off") when
+// libvirt says it does not run, or naming a network its NICs are on when
+// that network is gone or inactive ("network lab-x is gone (the link of
+// domain y)": a `virsh net-destroy` mid-run, which leaves the guests
+// running but cut off). nil otherwise; a failed call is no verdict. The
+// engine asks every second while a run goes on and ends the run at once
+// when the answer is an error.
 func (p *Provider) Alive(ctx context.Context, in providers.Instance) error {
 	if in.Kind != "machine" {
 		return nil
@@ -132,5 +136,24 @@ func (p *Provider) Alive(ctx context.Context, in providers.Instance) error {
 	if down, _ := domainDown(l, in.Name); down != "" {
 		return errors.New(down)
 	}
+	for _, n := range machineNetworks(in) {
+		if down, _ := networkDown(l, n.name); down != "" {
+			return fmt.Errorf("%s (the %s of domain %s)", down, n.role, in.Name)
+		}
+	}
 	return nil
+}
+
+// machineNetworks are the libvirt networks a machine's NICs are on, as
+// its instance records them: the link's (none when the link is a host
+// device lab does not own) and the management network's.
+func machineNetworks(in providers.Instance) []struct{ name, role string } {
+	var out []struct{ name, role string }
+	if n := in.Attrs[attrNetwork]; n != "" && in.Attrs[attrLinkType] == "" {
+		out = append(out, struct{ name, role string }{n, "link"})
+	}
+	if n := in.Attrs[attrMgmtNetwork]; n != "" {
+		out = append(out, struct{ name, role string }{n, "management network"})
+	}
+	return out
 }

@@ -41,3 +41,26 @@ func TestWrongOS(t *testing.T) {
 		}
 	}
 }
+
+// The networks a run's liveness watch checks: the link's (unless it is a
+// host device) and the management network.
+func TestMachineNetworks(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		attrs map[string]string
+		want  string
+	}{
+		{"lab's network", map[string]string{attrNetwork: "lab-kvm-p"}, "lab-kvm-p link"},
+		{"with management", map[string]string{attrNetwork: "lab-kvm-p", attrMgmtNetwork: "lab-kvm-p-mgmt"}, "lab-kvm-p link, lab-kvm-p-mgmt management network"},
+		{"host bridge link", map[string]string{attrLinkType: "bridge", attrLinkDev: "br0", attrMgmtNetwork: "default"}, "default management network"},
+		{"nothing recorded", nil, ""},
+	} {
+		var got []string
+		for _, n := range machineNetworks(providers.Instance{Kind: "machine", Attrs: tc.attrs}) {
+			got = append(got, n.name+" "+n.role)
+		}
+		if strings.Join(got, ", ") != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, strings.Join(got, ", "), tc.want)
+		}
+	}
+}

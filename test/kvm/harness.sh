@@ -25,8 +25,10 @@ POOL=${LAB_KVM_POOL:-lab-e2e}
 POOLDIR=${LAB_KVM_POOLDIR:-/var/lib/lab-kvm-e2e/pool}
 CACHE=${LAB_KVM_CACHE:-/var/cache/lab-kvm}
 URI=qemu:///system
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=scripts/safe-rm.sh
+. "$repo/scripts/safe-rm.sh"
 virsh() { command virsh -q -c "$URI" "$@"; }
 log() { echo "kvm-harness: $*" >&2; }
 
@@ -34,6 +36,17 @@ pid_of() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null && cat "$1"; }
 
 # in_ns PID: is the process in our namespace?
 in_ns() { [ "$(stat -Lc %i "/proc/$1/ns/net" 2>/dev/null)" = "$(stat -Lc %i "/run/netns/$NS" 2>/dev/null)" ]; }
+
+# own_daemon: is the libvirtd that answers on $URI the one start started
+# (its pid file names a live libvirtd inside namespace $NS)? Anything else —
+# a system libvirtd, one of another harness, one without a pid file — is not
+# this harness's to clean: stop must not destroy its domains or networks.
+own_daemon() {
+  local pid
+  pid=$(pid_of /run/libvirtd.pid) || { log "no live libvirtd in /run/libvirtd.pid"; return 1; }
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = libvirtd ] || { log "pid $pid in /run/libvirtd.pid is not libvirtd"; return 1; }
+  in_ns "$pid" || { log "libvirtd (pid $pid) runs outside namespace $NS"; return 1; }
+}
 
 start() {
   [ "$(id -u)" -eq 0 ] || { log "needs root"; exit 1; }
@@ -68,6 +81,9 @@ start() {
     sleep 0.2
   done
   virsh version >/dev/null 2>&1 || { log "libvirtd does not answer on $URI"; exit 1; }
+  # The daemon that answers must be the one in the namespace (a system
+  # libvirtd holding the socket would answer too): stop checks the same.
+  own_daemon || { log "the libvirtd answering on $URI is not the one in namespace $NS: not using it"; exit 1; }
 
   # The test image, built once and cached by content hash.
   key=$CACHE/test_ed25519
@@ -90,7 +106,7 @@ start() {
   fi
   for f in base.qcow2 vmlinux initrd.img; do
     if ! cmp -s "$img/$f" "$POOLDIR/$f"; then
-      rm -f "$POOLDIR/$f"
+      rm -f "${POOLDIR:?}/$f"
       cp --reflink=auto "$img/$f" "$POOLDIR/$f.tmp" && mv "$POOLDIR/$f.tmp" "$POOLDIR/$f"
     fi
   done
@@ -102,7 +118,11 @@ start() {
 }
 
 stop() {
-  if virsh version >/dev/null 2>&1; then
+  if ! virsh version >/dev/null 2>&1; then
+    :
+  elif ! own_daemon; then
+    log "the libvirtd answering on $URI is not this harness's: its domains, networks and pools are left alone"
+  else
     for d in $(virsh list --all --name | grep -E '^[a-z0-9].*-[sc](-|$)' || true); do
       if virsh metadata "$d" https://github.com/lab-bench/lab/libvirt/1 >/dev/null 2>&1; then
         log "removing leftover domain $d"
@@ -135,9 +155,9 @@ stop() {
   for pf in /run/libvirt/network/lab-*.pid /var/run/libvirt/network/lab-*.pid; do
     [ -f "$pf" ] || continue
     pid=$(cat "$pf"); in_ns "$pid" && kill "$pid" 2>/dev/null || true
-    rm -f "$pf"
+    rm -f "${pf:?}"
   done
-  rm -rf "$POOLDIR"
+  rm_tree "${POOLDIR:?}"
   ip netns list | grep -qw "^$NS" && ip netns del "$NS" || true
 }
 

@@ -1,0 +1,122 @@
+package libvirt
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// The accel = "kvm" probe. A host can offer /dev/kvm and still not boot a
+// stock guest kernel under it: KVM on PVM (the kvm_pvm module, KVM without
+// the CPU's vmx/svm, as in some cloud sandboxes) runs only kernels built
+// for PVM, and a Debian kernel stops early with a KVM emulation failure
+// (`lock cmpxchg16b`). libvirt reports such a /dev/kvm usable, and the
+// guests then fail their boot a minute or two later. lab looks once, at
+// plan (CheckTemplate) and before the first create, when the libvirt host
+// is this machine, and fails at once saying what to do. A remote host is
+// not looked at: a boot that fails there points at the domain's QEMU log.
+
+// kvmHost is where the probe looks; tests point it at a directory.
+type kvmHost struct {
+	dev     string // /dev/kvm
+	modules string // /sys/module
+	cpuinfo string // /proc/cpuinfo
+}
+
+var thisHost = kvmHost{dev: "/dev/kvm", modules: "/sys/module", cpuinfo: "/proc/cpuinfo"}
+
+// localKVM remembers the probe of this machine: it does not change while
+// lab runs.
+var localKVM = sync.OnceValue(func() error { return thisHost.probe() })
+
+// probe says why KVM on h cannot boot a stock guest kernel; nil when it
+// looks able to.
+func (h kvmHost) probe() error {
+	f, err := os.OpenFile(h.dev, os.O_RDWR, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist (no KVM module loaded, or no virtualisation offered to this machine)", h.dev)
+	case err != nil:
+		return fmt.Errorf("%s cannot be opened read-write (%v): run lab as root or as a member of the kvm group", h.dev, err)
+	}
+	_ = f.Close()
+	hw, err := h.hardwareVirt()
+	if err != nil || hw {
+		return nil // cannot tell: libvirt and the boot will
+	}
+	if _, err := os.Stat(filepath.Join(h.modules, "kvm_pvm")); err == nil {
+		return fmt.Errorf("%s is KVM on PVM (module kvm_pvm; this CPU shows neither vmx nor svm): it boots only guest kernels built for PVM, and a stock kernel stops with a KVM emulation failure (lock cmpxchg16b)", h.dev)
+	}
+	return nil
+}
+
+// hardwareVirt reports whether the CPU flags in h.cpuinfo include vmx
+// (Intel VT-x) or svm (AMD-V).
+func (h kvmHost) hardwareVirt() (bool, error) {
+	f, err := os.Open(h.cpuinfo)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = f.Close() }() // read only
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok || strings.TrimSpace(key) != "flags" {
+			continue
+		}
+		for _, fl := range strings.Fields(val) {
+			if fl == "vmx" || fl == "svm" {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return false, sc.Err()
+}
+
+// checkAccel fails when accel = "kvm" on this machine cannot boot the
+// guests, saying what to do. It does not dial libvirtd.
+func (p *Provider) checkAccel() error {
+	if p.cfg.Accel != "kvm" || !onThisHost(p.cfg.URI) {
+		return nil
+	}
+	return accelError(p.probeKVM())
+}
+
+// probeKVM is localKVM, replaced in tests.
+func (p *Provider) probeKVM() error {
+	if p.kvmProbe != nil {
+		return p.kvmProbe()
+	}
+	return localKVM()
+}
+
+// accelError turns a failed probe into what the user reads.
+func accelError(probe error) error {
+	if probe == nil {
+		return nil
+	}
+	return fmt.Errorf(`accel = "kvm" (the default) cannot boot guests on this host: %v. Set accel = "tcg" in the libvirt provider block (QEMU emulation: slower, the same guests), or use a host with hardware virtualisation (vmx or svm)`, probe)
+}
+
+// bootHint is "; " and qemuLogHint for a boot that failed on its own;
+// nothing when lab was interrupted (ctx done).
+func bootHint(ctx context.Context, name string) string {
+	if ctx.Err() != nil {
+		return ""
+	}
+	return "; " + qemuLogHint(name)
+}
+
+// qemuLogHint says where libvirt keeps what QEMU and the guest's console
+// printed for domain name: the first place to look when a boot fails.
+func qemuLogHint(name string) string {
+	return fmt.Sprintf("QEMU's log: %s/%s.log, the guest's console: %s/%s-console.log (on the libvirt host)", consoleLogDir, name, consoleLogDir, name)
+}

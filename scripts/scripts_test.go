@@ -1,0 +1,191 @@
+// Package scripts holds lab's root shell scripts; its tests check that they
+// cannot delete, unmount or chroot into the host's own directories.
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// rootScripts are the shell scripts that run as root.
+var rootScripts = []string{"build-kvm-image.sh", "install-deps.sh", "safe-rm.sh", "../test/kvm/harness.sh"}
+
+// unguarded finds a word that starts with a bare $var or ${var} (not
+// ${var:?}): with var unset or empty, the path that word makes is the
+// host's own.
+var unguarded = regexp.MustCompile(`(^|[\s"'=])\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)`)
+
+// dangerous are the commands whose path arguments must be guarded.
+var dangerous = regexp.MustCompile(`(^|[\s;&|({])(rm|umount|chroot)\s`)
+
+func TestRootScriptsParseAndGuardPaths(t *testing.T) {
+	for _, name := range rootScripts {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			if out, err := exec.Command("bash", "-n", name).CombinedOutput(); err != nil {
+				t.Fatalf("bash -n %s: %v\n%s", name, err, out)
+			}
+			b, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				code, _, _ := strings.Cut(line, " #") // a trailing comment
+				if strings.HasPrefix(strings.TrimSpace(code), "#") || !dangerous.MatchString(code) {
+					continue
+				}
+				rest := code[dangerous.FindStringIndex(code)[0]:]
+				if m := unguarded.FindString(rest); m != "" {
+					t.Errorf("%s:%d: %q starts a path with %s: write ${var:?}", name, i+1, strings.TrimSpace(line), strings.TrimSpace(m))
+				}
+			}
+		})
+	}
+}
+
+// TestUnguardedFinds keeps the check above honest: it must flag the lines
+// that deleted a development machine's files.
+func TestUnguardedFinds(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		bad  bool
+	}{
+		{`rm -f "$root"/etc/ssh/ssh_host_*`, true},
+		{`rm -rf "$cloud_root"/var/lib/apt/lists/*`, true},
+		{`  for m in proc sys; do umount "$root/$m"; done`, true},
+		{`chroot ${root} true`, true},
+		{`rm -f "${root:?}"/etc/ssh/ssh_host_*`, false},
+		{`umount "${root:?}/$m"`, false},
+		{`rm -f /var/cache/libvirt/qemu/capabilities/*.xml`, false},
+	} {
+		rest := tc.line
+		if loc := dangerous.FindStringIndex(rest); loc != nil {
+			rest = rest[loc[0]:]
+		} else {
+			rest = ""
+		}
+		if got := unguarded.MatchString(rest); got != tc.bad {
+			t.Errorf("%q: flagged %v, want %v", tc.line, got, tc.bad)
+		}
+	}
+}
+
+// inMountNS runs script with bash in a private mount namespace (its mounts
+// vanish with it), with scripts/safe-rm.sh sourced and dir as $1.
+func inMountNS(t *testing.T, dir, script string) (string, error) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (unshare -m, mount --bind)")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("needs unshare (util-linux)")
+	}
+	lib, err := filepath.Abs("safe-rm.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("unshare", "-m", "--propagation", "private", "bash", "-c", "set -u; . "+lib+"\n"+script, "bash", dir)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// hostTree makes dir/host/keep (standing for the host's /dev) and
+// dir/work/root/dev, where the scripts bind-mount it.
+func hostTree(t *testing.T) (dir, keep string) {
+	dir = t.TempDir()
+	keep = filepath.Join(dir, "host", "keep")
+	for _, d := range []string{filepath.Join(dir, "host"), filepath.Join(dir, "work", "root", "dev"), filepath.Join(dir, "work", "root", "proc")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(keep, []byte("the host's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, keep
+}
+
+func TestRmTreeRefusesWhileMounted(t *testing.T) {
+	dir, keep := hostTree(t)
+	out, err := inMountNS(t, dir, `mount --bind "$1/host" "$1/work/root/dev" && rm_tree "$1/work"`)
+	if err == nil {
+		t.Errorf("rm_tree deleted a directory with a mount below it:\n%s", out)
+	}
+	if !strings.Contains(out, "refusing to delete") || !strings.Contains(out, "work/root/dev") {
+		t.Errorf("the refusal does not name the mount:\n%s", out)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatalf("the bind-mounted tree lost its file: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "work")); err != nil {
+		t.Errorf("the refused directory is gone: %v", err)
+	}
+}
+
+func TestRmTreeRefusesEmptyAndRoot(t *testing.T) {
+	dir, _ := hostTree(t)
+	for _, tc := range []struct{ script, want string }{
+		{`unset work; rm_tree "${work:-}"`, "no directory given"},
+		{`rm_tree ""`, "no directory given"},
+		{`rm_tree /`, "it is /"},
+		{`rm_tree "$1/work/../../../../../../../../.."`, "it is /"},
+		{`unmount_below /`, "below /"},
+	} {
+		out, err := inMountNS(t, dir, tc.script)
+		if err == nil || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: err %v, output %q; want a refusal saying %q", tc.script, err, out, tc.want)
+		}
+	}
+}
+
+// scriptFunc is the text of shell function name in file, from "name() {"
+// to the first line that is just "}".
+func scriptFunc(t *testing.T, file, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?ms)^` + regexp.QuoteMeta(name) + `\(\) \{\n.*?^\}\n`).Find(b)
+	if m == nil {
+		t.Fatalf("%s: no function %s", file, name)
+	}
+	return string(m)
+}
+
+// TestBuildCleanup runs build-kvm-image.sh's own cleanup functions: with
+// their variables unset they do nothing; with the host's tree still
+// bind-mounted in the chroot they unmount it first, so deleting the work
+// directory never reaches the host's files.
+func TestBuildCleanup(t *testing.T) {
+	for _, tc := range []struct{ fn, vars string }{
+		{"cleanup", `work="$1/work"; root="$work/root"`},
+		{"cloud_cleanup", `cloud_work="$1/work"; cloud_root="$cloud_work/root"`},
+	} {
+		t.Run(tc.fn, func(t *testing.T) {
+			body := scriptFunc(t, "build-kvm-image.sh", tc.fn)
+			dir, keep := hostTree(t)
+			out, err := inMountNS(t, dir, body+"\n"+tc.fn)
+			if err != nil {
+				t.Errorf("%s with its variables unset: %v\n%s", tc.fn, err, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "work", "root", "dev")); err != nil {
+				t.Fatalf("%s with its variables unset deleted something: %v", tc.fn, err)
+			}
+			out, err = inMountNS(t, dir, body+"\n"+tc.vars+`
+mount --bind "$1/host" "$1/work/root/dev" && mount -t tmpfs none "$1/work/root/proc" && `+tc.fn+` && ! findmnt -rn -o TARGET | grep -F "$1/work"`)
+			if err != nil {
+				t.Errorf("%s: %v\n%s", tc.fn, err, out)
+			}
+			if _, err := os.Stat(keep); err != nil {
+				t.Fatalf("%s deleted the bind-mounted host tree's file: %v\n%s", tc.fn, err, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "work")); !os.IsNotExist(err) {
+				t.Errorf("%s left its work directory: %v", tc.fn, err)
+			}
+		})
+	}
+}
