@@ -66,10 +66,12 @@ var publishedMetrics = map[string]map[string]string{
 }
 
 // toolSides are the sides of a throughput figure each tool's record
-// carries. iperf3 reports both ends (end.sum_sent, end.sum_received);
-// iperf 2's client prints the sending side's report only (lab does not
-// read the server's), and netperf's TCP_STREAM/UDP_STREAM THROUGHPUT is
-// the one figure of the sending, local end.
+// carries. iperf3 reports both ends (end.sum_sent, end.sum_received).
+// iperf 2's client prints its own, sending side's report only (lab runs
+// no -R with iperf 2 and does not read the server's), and netperf prints
+// one THROUGHPUT per test, run from the sending end; lab records that one
+// figure as both throughput_bps and the sender's, so it is not a
+// receiver's figure to compare a post's with.
 var toolSides = map[string][]string{
 	"iperf3":  {SideSender, SideReceiver},
 	"iperf2":  {SideSender},
