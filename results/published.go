@@ -34,6 +34,9 @@ func (v Verdict) Settled() bool {
 	return v == VerdictPass || v == VerdictReproduced || v == VerdictNotComparable
 }
 
+// Class is the verdict as one word, for CSS classes ("not-reproduced").
+func (v Verdict) Class() string { return strings.ReplaceAll(string(v), " ", "-") }
+
 // PublishedTable is a published block in the results' terms: a post's
 // numbers for cells of one experiment.
 type PublishedTable struct {

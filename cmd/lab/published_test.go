@@ -152,6 +152,7 @@ func TestCheckPublished(t *testing.T) {
 			}
 			writePublishedRun(t, dir)
 			code, out, errOut := runMain(dir, append([]string{"check"}, tt.args...)...)
+			t.Log(out)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
 			}
