@@ -130,6 +130,7 @@ func (l *loader) decodePublishedBlock(b *hcl.Block) (*Published, hcl.Diagnostics
 	content, d := b.Body.Content(publishedSchema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
+	evaluated := map[string]bool{}
 	for _, n := range []string{"source", "hardware", "tool", "side", "metric"} {
 		a := attrs[n]
 		if a == nil {
@@ -140,18 +141,19 @@ func (l *loader) decodePublishedBlock(b *hcl.Block) (*Published, hcl.Diagnostics
 		if d.HasErrors() {
 			continue
 		}
+		evaluated[n] = true
 		if strings.TrimSpace(s) == "" && (n == "source" || n == "hardware") {
 			diags = append(diags, attrErr(a, "Empty "+n, "A published table needs its %s: %s.", n,
 				map[string]string{"source": "which post, table and author", "hardware": "what machine produced the numbers"}[n]))
 		}
 		*map[string]*string{"source": &p.Source, "hardware": &p.Hardware, "tool": &p.Tool, "side": &p.Side, "metric": &p.Metric}[n] = s
 	}
-	if a := attrs["metric"]; a != nil && publishedMetrics[p.Metric] == nil {
+	if a := attrs["metric"]; evaluated["metric"] && publishedMetrics[p.Metric] == nil {
 		diags = append(diags, attrErr(a, "Unsupported metric",
 			"metric is %s, not %q.", joinNames(slices.Sorted(maps.Keys(publishedMetrics))), truncate(p.Metric, 40)))
 		p.Metric = ""
 	}
-	if a := attrs["side"]; a != nil && p.Side != SideSender && p.Side != SideReceiver && !diags.HasErrors() {
+	if a := attrs["side"]; evaluated["side"] && p.Side != SideSender && p.Side != SideReceiver {
 		diags = append(diags, attrErr(a, "Invalid side",
 			"side is %q (the post reports what the sending end measured) or %q (the receiving end), not %q.",
 			SideSender, SideReceiver, truncate(p.Side, 40)))
