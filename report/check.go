@@ -16,6 +16,10 @@ var verdictColor = map[results.Verdict]string{
 	results.VerdictFail:         "\x1b[31m",
 	results.VerdictInconclusive: ansiYellow,
 	results.VerdictIncomplete:   ansiYellow,
+	// A published table's cells: reproduced as a pass, not reproduced as a
+	// fail; not comparable is no judgement (uncoloured).
+	results.VerdictReproduced:    "\x1b[32m",
+	results.VerdictNotReproduced: "\x1b[31m",
 }
 
 // RenderChecks writes the expectation verdicts as a table: one row per
@@ -53,7 +57,13 @@ func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options
 	for _, o := range outs {
 		counts[o.Verdict]++
 	}
-	_, err := fmt.Fprintf(w, "%d expectation(s): %d pass, %d fail, %d inconclusive, %d incomplete\n", len(outs),
-		counts[results.VerdictPass], counts[results.VerdictFail], counts[results.VerdictInconclusive], counts[results.VerdictIncomplete])
+	published := ""
+	for _, v := range []results.Verdict{results.VerdictReproduced, results.VerdictNotReproduced, results.VerdictNotComparable} {
+		if counts[v] > 0 {
+			published += fmt.Sprintf(", %d %s", counts[v], v)
+		}
+	}
+	_, err := fmt.Fprintf(w, "%d expectation(s): %d pass, %d fail, %d inconclusive, %d incomplete%s\n", len(outs),
+		counts[results.VerdictPass], counts[results.VerdictFail], counts[results.VerdictInconclusive], counts[results.VerdictIncomplete], published)
 	return err
 }

@@ -45,7 +45,9 @@ type junitMessage struct {
 // systems: one testsuite per expectation, one testcase per check (cell,
 // or cell pair for a ratio), named "pair cell". A fail is a <failure>;
 // inconclusive and incomplete are <skipped> — or <failure> with strict,
-// matching `lab check -strict`'s exit status. The message is the reason.
+// matching `lab check -strict`'s exit status. A published cell reproduced
+// passes, not reproduced fails, not comparable is always <skipped>. The
+// message is the reason.
 func WriteJUnit(w io.Writer, runID string, outs []results.Outcome, strict bool) error {
 	root := junitSuites{Name: "lab check " + runID}
 	for _, o := range outs {
@@ -59,8 +61,11 @@ func WriteJUnit(w io.Writer, runID string, outs []results.Outcome, strict bool) 
 				SystemOut: fmt.Sprintf("measured %s, expected %s: %s", c.Measured, c.Expected, c.Verdict)}
 			msg := &junitMessage{Message: c.Reason, Type: string(c.Verdict), Text: c.Reason}
 			switch {
-			case c.Verdict == results.VerdictPass:
-			case c.Verdict == results.VerdictFail || strict:
+			case c.Verdict == results.VerdictPass || c.Verdict == results.VerdictReproduced:
+			case c.Verdict == results.VerdictNotComparable:
+				tc.Skipped = msg // no judgement, not even with strict
+				s.Skipped++
+			case c.Verdict.Failing() || strict:
 				tc.Failure = msg
 				s.Failures++
 			default:

@@ -26,10 +26,14 @@ const (
 	VerdictFail Verdict = "fail"
 )
 
-// verdictRank orders verdicts from best (0) to worst.
-var verdictRank = map[Verdict]int{VerdictPass: 0, VerdictInconclusive: 1, VerdictIncomplete: 2, VerdictFail: 3}
+// verdictRank orders verdicts from best (0) to worst; a published cell's
+// verdicts rank with their counterparts (reproduced with pass, not
+// reproduced with fail), not comparable between pass and inconclusive.
+var verdictRank = map[Verdict]int{VerdictPass: 0, VerdictReproduced: 0, VerdictNotComparable: 1, VerdictInconclusive: 2,
+	VerdictIncomplete: 3, VerdictFail: 4, VerdictNotReproduced: 4}
 
-// worse returns the worse of two verdicts (fail > incomplete > inconclusive > pass).
+// worse returns the worse of two verdicts (fail > incomplete >
+// inconclusive > not comparable > pass; of two equally bad, the first).
 func worse(a, b Verdict) Verdict {
 	if verdictRank[b] > verdictRank[a] {
 		return b
@@ -58,6 +62,10 @@ type Expectation struct {
 	// Metrics are expectations on other metrics of the catalogue
 	// (latency, transactions/s, loss, jitter, CPU).
 	Metrics []MetricTarget
+	// Published checks every cell of a published table (that Where
+	// allows) for equivalence; Order checks the table's ordering.
+	Published *PublishedTarget
+	Order     *PublishedTarget
 }
 
 // MetricTarget is an expectation on one metric of the catalogue (Metrics),
@@ -82,6 +90,11 @@ type RatioTarget struct {
 	Of, Over Selector
 	AtLeast  float64    // 0 when Between is used
 	Between  [2]float64 // zero when AtLeast is used
+	// Published, when set, gives the expected ratio instead: the table's
+	// ratio of the same two cells, within × (1 ± Margin), judged on the
+	// table's metric (judgePublishedRatio).
+	Published *PublishedTable
+	Margin    float64
 }
 
 // Selector is one "key=value" cell selector.
@@ -120,6 +133,13 @@ type Check struct {
 	// Noisy marks a check on a cell (either cell, for a ratio) whose CI
 	// half-width exceeds NoisyRatio of its mean.
 	Noisy bool `json:"noisy,omitempty"`
+	// Table, Published, Margin and Metric are set for checks against a
+	// published table: its name, the published value (for a ratio or
+	// order: the published ratio), the relative margin and the metric key.
+	Table     string  `json:"table,omitempty"`
+	Published float64 `json:"published,omitempty"`
+	Margin    float64 `json:"margin,omitempty"`
+	Metric    string  `json:"metric,omitempty"`
 }
 
 // Outcome is one expectation with its checks and overall verdict (the
@@ -189,22 +209,40 @@ func Evaluate(groups []CellGroup, exps []Expectation) []Outcome {
 				o.Checks = append(o.Checks, checkMetric(e, t, g))
 			}
 		}
+		if e.Published != nil {
+			o.Checks = append(o.Checks, checkPublished(e, sel)...)
+		}
+		if e.Order != nil {
+			o.Checks = append(o.Checks, checkOrder(e, sel)...)
+		}
 		if len(o.Checks) == 0 {
 			o.Verdict = VerdictInconclusive
 			o.Checks = append(o.Checks, Check{Expectation: e.Name, Experiment: e.Experiment, Verdict: VerdictInconclusive,
 				Kind: kindOf(e), Measured: "-", Expected: expectedText(e), Reason: "no run of this run matches the expectation's cells"})
 		}
-		for _, c := range o.Checks {
-			o.Verdict = worse(o.Verdict, c.Verdict)
-		}
+		o.Verdict = overall(o.Checks)
 		out = append(out, o)
 	}
 	return out
 }
 
-// Failed reports whether any outcome failed.
+// overall is an outcome's verdict: the worst of its checks; reproduced
+// when every check is a pass or reproduced and one is reproduced, not
+// comparable when none is worse and every cell is not comparable.
+func overall(checks []Check) Verdict {
+	v := VerdictPass
+	if len(checks) > 0 {
+		v = checks[0].Verdict
+	}
+	for _, c := range checks {
+		v = worse(v, c.Verdict)
+	}
+	return v
+}
+
+// Failed reports whether any outcome failed (or was not reproduced).
 func Failed(outs []Outcome) bool {
-	return slices.ContainsFunc(outs, func(o Outcome) bool { return o.Verdict == VerdictFail })
+	return slices.ContainsFunc(outs, func(o Outcome) bool { return o.Verdict.Failing() })
 }
 
 func kindOf(e Expectation) string {
@@ -215,6 +253,10 @@ func kindOf(e Expectation) string {
 		return "retransmits"
 	case e.Ratio == nil && len(e.Metrics) > 0:
 		return e.Metrics[0].Metric
+	case e.Ratio == nil && e.Published != nil:
+		return "published"
+	case e.Ratio == nil && e.Order != nil:
+		return "order"
 	}
 	return "ratio"
 }
@@ -229,6 +271,10 @@ func expectedText(e Expectation) string {
 		return ratioExpected(*e.Ratio)
 	case len(e.Metrics) > 0:
 		return metricExpected(e.Metrics[0])
+	case e.Published != nil:
+		return fmt.Sprintf("published.%s ± %s%%", e.Published.Table.Name, num(100*e.Published.Margin))
+	case e.Order != nil:
+		return "the ordering of published." + e.Order.Table.Name
 	}
 	return ""
 }
@@ -448,7 +494,7 @@ func incomplete(c Check, gs ...CellGroup) Check {
 		parts = append(parts, fmt.Sprintf("%d of %d runs missing", missing, total))
 	}
 	what := strings.Join(parts, ", ")
-	if c.Verdict == VerdictFail {
+	if c.Verdict.Failing() || c.Verdict == VerdictNotComparable {
 		c.Reason += " (" + what + ")"
 		return c
 	}
@@ -465,15 +511,12 @@ func MarkIncomplete(outs []Outcome, why string) {
 		o := &outs[i]
 		for j := range o.Checks {
 			c := &o.Checks[j]
-			if c.Verdict != VerdictFail {
+			if !c.Verdict.Failing() && c.Verdict != VerdictNotComparable {
 				c.Reason = fmt.Sprintf("%s (the runs say: %s — %s)", why, c.Verdict, c.Reason)
 				c.Verdict = VerdictIncomplete
 			}
 		}
-		o.Verdict = VerdictPass
-		for _, c := range o.Checks {
-			o.Verdict = worse(o.Verdict, c.Verdict)
-		}
+		o.Verdict = overall(o.Checks)
 	}
 }
 
@@ -491,6 +534,9 @@ func checkRatios(e Expectation, sel []CellGroup) []Check {
 			continue
 		}
 		over, ok := companion(sel, of, r.Of.Key, r.Over)
+		if ok && r.Published != nil && !r.Published.publishes(of, over) {
+			continue // the table says nothing about this pair of cells
+		}
 		c := Check{Expectation: e.Name, Experiment: of.Experiment, Pair: of.Pair, Kind: "ratio",
 			Cell: of.CellKey, Expected: ratioExpected(r)}
 		if !ok {
@@ -500,6 +546,10 @@ func checkRatios(e Expectation, sel []CellGroup) []Check {
 			continue
 		}
 		c.Cell = of.CellKey + " / " + over.CellKey
+		if r.Published != nil {
+			checks = append(checks, publishedRatioCheck(c, r, of, over))
+			continue
+		}
 		c.Noisy = of.ThroughputBps.Noisy() || over.ThroughputBps.Noisy()
 		checks = append(checks, incomplete(judgeRatio(c, of.ThroughputBps, over.ThroughputBps, r), of, over))
 	}
@@ -571,6 +621,9 @@ func judgeRatio(c Check, of, over Summary, r RatioTarget) Check {
 }
 
 func ratioExpected(r RatioTarget) string {
+	if r.Published != nil {
+		return fmt.Sprintf("%s / %s as published.%s ± %s%%", r.Of, r.Over, r.Published.Name, num(100*r.Margin))
+	}
 	if r.AtLeast > 0 {
 		return fmt.Sprintf("%s / %s ≥ %s", r.Of, r.Over, num(r.AtLeast))
 	}

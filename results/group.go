@@ -229,6 +229,7 @@ func PoolRuns(runs map[string][]Record) []Record {
 				continue
 			}
 			rec.Metrics.ThroughputBps = g.ThroughputBps.Mean
+			rec.Metrics.SenderBps = g.Metric(MetricSenderThroughput).Mean
 			rec.Metrics.Retransmits = int64(math.Round(g.Retransmits.Mean))
 			rec.Metrics.ServerCPU.Busy, rec.Metrics.ClientCPU.Busy = g.ServerCPU.Mean, g.ClientCPU.Mean
 			out = append(out, rec)

@@ -30,6 +30,11 @@ type Metric struct {
 	// Always says the metric is shown even when no run measured it (the
 	// throughput, retransmit and CPU columns every table has had).
 	Always bool
+	// Hidden keeps the metric out of the summary tables (it is in JSON,
+	// per-run CSV, `lab compare -metric` and checks): the sender's
+	// throughput, which a table would show next to the receiver's for
+	// every TCP run, nearly always the same.
+	Hidden bool
 	// Value is a successful run's value and whether the run measured it.
 	Value func(Record) (float64, bool) `json:"-"`
 }
@@ -39,27 +44,32 @@ func (m Metric) Display(v float64) float64 { return v * m.Scale }
 
 // Metric keys used by code outside the catalogue.
 const (
-	MetricThroughput   = "throughput_bps"
-	MetricRetransmits  = "retransmits"
-	MetricServerCPU    = "server_cpu_pct"
-	MetricClientCPU    = "client_cpu_pct"
-	MetricRouterCPU    = "router_cpu_pct"
-	MetricServerCPB    = "server_cycles_per_bit"
-	MetricClientCPB    = "client_cycles_per_bit"
-	MetricLatencyMean  = "latency_mean_us"
-	MetricLatencyP50   = "latency_p50_us"
-	MetricLatencyP90   = "latency_p90_us"
-	MetricLatencyP99   = "latency_p99_us"
-	MetricTransactions = "transactions_per_sec"
-	MetricLoss         = "loss_pct"
-	MetricJitter       = "jitter_ms"
-	MetricPackets      = "packets_per_sec"
+	MetricThroughput = "throughput_bps"
+	// MetricSenderThroughput is the sending end's throughput (iperf3's
+	// end.sum_sent; iperf 2's and netperf's one figure, the sender's).
+	MetricSenderThroughput = "sender_throughput_bps"
+	MetricRetransmits      = "retransmits"
+	MetricServerCPU        = "server_cpu_pct"
+	MetricClientCPU        = "client_cpu_pct"
+	MetricRouterCPU        = "router_cpu_pct"
+	MetricServerCPB        = "server_cycles_per_bit"
+	MetricClientCPB        = "client_cycles_per_bit"
+	MetricLatencyMean      = "latency_mean_us"
+	MetricLatencyP50       = "latency_p50_us"
+	MetricLatencyP90       = "latency_p90_us"
+	MetricLatencyP99       = "latency_p99_us"
+	MetricTransactions     = "transactions_per_sec"
+	MetricLoss             = "loss_pct"
+	MetricJitter           = "jitter_ms"
+	MetricPackets          = "packets_per_sec"
 )
 
 // Metrics is the catalogue, in the order tables show the metrics.
 var Metrics = []Metric{
 	{Key: MetricThroughput, Label: "throughput Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Always: true,
 		Value: func(r Record) (float64, bool) { return r.Metrics.ThroughputBps, true }},
+	{Key: MetricSenderThroughput, Label: "sender Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Hidden: true,
+		Value: func(r Record) (float64, bool) { v := r.Metrics.SenderBps; return v, v > 0 }},
 	{Key: MetricRetransmits, Label: "retransmits", Unit: "", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true,
 		Value: func(r Record) (float64, bool) { return float64(r.Metrics.Retransmits), true }},
 	{Key: MetricServerCPU, Label: "server CPU %", Unit: "%", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true, Max: 100,
@@ -152,6 +162,9 @@ func (g CellGroup) Metric(key string) Summary {
 func Measured(groups []CellGroup) []Metric {
 	var out []Metric
 	for _, m := range Metrics {
+		if m.Hidden {
+			continue
+		}
 		if m.Always || slices.ContainsFunc(groups, func(g CellGroup) bool { return g.Metrics[m.Key].N > 0 }) {
 			out = append(out, m)
 		}

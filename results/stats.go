@@ -151,10 +151,7 @@ func Fieller(x, y Summary, alpha float64) (lo, hi float64, ok bool) {
 	if va+vb == 0 {
 		return r, r, true
 	}
-	t := tCritical(alpha, float64(min(x.N, y.N)-1))
-	if alpha == 0.05 {
-		t = TCritical95(min(x.N, y.N) - 1)
-	}
+	t := tCriticalAt(alpha, min(x.N, y.N)-1)
 	den := b*b - t*t*vb
 	if den <= 0 {
 		return 0, 0, false

@@ -106,7 +106,9 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		}
 	}
 	for _, o := range outs {
-		if o.Verdict == results.VerdictFail || opt.strict && o.Verdict != results.VerdictPass {
+		// Not reproduced fails like a fail; not comparable never does (the
+		// run is not on the post's hardware: only shapes were judged).
+		if o.Verdict.Failing() || opt.strict && !o.Verdict.Settled() {
 			return reported{exitExpect}
 		}
 	}
@@ -129,6 +131,7 @@ func writeJUnit(path, runID string, outs []results.Outcome, strict bool) error {
 // terms: selector values rendered the way record cells are.
 func expectations(lab *spec.Lab) ([]results.Expectation, error) {
 	var out []results.Expectation
+	tables := publishedTables(lab)
 	for _, e := range lab.Experiments {
 		for _, x := range e.Expects {
 			r := results.Expectation{Name: x.Name, Experiment: e.Name, Where: map[string]string{}}
@@ -155,11 +158,39 @@ func expectations(lab *spec.Lab) ([]results.Expectation, error) {
 				}
 				of.Value, over.Value = unquote(of.Value), unquote(over.Value)
 				r.Ratio = &results.RatioTarget{Of: of, Over: over, AtLeast: q.AtLeast, Between: q.Between}
+				if q.Published != "" {
+					r.Ratio.Published, r.Ratio.Margin = tables[q.Published], q.Margin
+				}
+			}
+			if p := x.Published; p != nil {
+				r.Published = &results.PublishedTarget{Table: tables[p.Table], Margin: p.Margin}
+			}
+			if p := x.Order; p != nil {
+				r.Order = &results.PublishedTarget{Table: tables[p.Table], Margin: p.Margin}
 			}
 			out = append(out, r)
 		}
 	}
 	return out, nil
+}
+
+// publishedTables turns the spec's published blocks into the results'
+// terms, by name.
+func publishedTables(lab *spec.Lab) map[string]*results.PublishedTable {
+	out := map[string]*results.PublishedTable{}
+	for name, p := range lab.Published {
+		t := &results.PublishedTable{Name: name, Source: p.Source, Hardware: p.Hardware, Tool: p.Tool,
+			Side: p.Side, Metric: p.MetricKey(), Match: p.Match}
+		for _, c := range p.Cells {
+			pc := results.PublishedCell{Where: map[string]string{}, Value: c.Value}
+			for k, v := range c.Where {
+				pc.Where[k] = plan.Render(v)
+			}
+			t.Cells = append(t.Cells, pc)
+		}
+		out[name] = t
+	}
+	return out
 }
 
 // unquote drops the quotes of a selector value written "cc=\"reno\"".
