@@ -297,6 +297,10 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem, ref hcl.Express
 	case ref == nil && haveAtLeast == haveBetween:
 		diags = append(diags, errorf(a.Expr.Range(), "Invalid ratio",
 			"ratio needs exactly one of at_least = …, between = [low, high] or published = published.<name>."))
+	case r.Of != "" && r.Over != "" && sel[0].same(sel[1]):
+		diags = append(diags, errorf(sel[1].rng, "Ratio of a cell over itself",
+			"of = %q and over = %q select the same cells, so every cell would be divided by itself (a ratio of 1): over must name another value of %s.",
+			truncate(r.Of, 40), truncate(r.Over, 40), sel[0].key))
 	}
 	if ref != nil && !haveMargin {
 		r.Margin = DefaultRatioMargin
