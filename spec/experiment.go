@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -207,6 +208,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	// guest applies to every guest of the pair (the router too, when the
 	// pair goes via one); server, client and router to one guest, after it.
 	hostKernel := l.hostKernelEnds(e.Pairs)
+	var lossPorts []*cellAttr
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
 		diags = append(diags, d...)
@@ -218,7 +220,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		ends := map[string][]int{"guest": {0, 1, 2}, "server": {0}, "client": {1}, "router": {2}}[role]
 		for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
 			set := settingsAttrs[n]
-			add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+			ca := add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 				for _, i := range ends {
 					if n == "sysctl" && hostKernel[i] {
 						if d := checkHostSysctls(v, a.Expr.Range()); d != nil {
@@ -231,6 +233,9 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 				}
 				return nil
 			})
+			if n == "loss_port" && ca != nil {
+				lossPorts = append(lossPorts, ca)
+			}
 		}
 	}
 
@@ -280,7 +285,52 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		}
 		ce.checks = append(ce.checks, check)
 	}
+	if len(lossPorts) > 0 {
+		ce.checks = append(ce.checks, lossPortCheck(lossPorts, byName, bb))
+	}
 	return ce, ok, diags
+}
+
+// lossPortCheck checks loss_port against the benchmark: the loss rule
+// matches one TCP destination port, so the benchmark must use exactly that
+// port (set, not picked: a runner picks the first free port from its
+// default up, and a busy default would leave the benchmark's packets
+// unmatched — no loss at all, silently) over TCP.
+func lossPortCheck(lossPorts []*cellAttr, benchAttrs map[string]*cellAttr, bb *hcl.Block) *cellCheck {
+	attrs := slices.Clone(lossPorts)
+	for _, n := range []string{"port", "udp"} {
+		if a := benchAttrs[n]; a != nil {
+			attrs = append(attrs, a)
+		}
+	}
+	return &cellCheck{attrs: attrs, check: func(cs *cellState) *hcl.Diagnostic {
+		for _, a := range lossPorts {
+			for _, e := range cs.ends {
+				lp := e.lossPort
+				switch {
+				case lp == 0:
+				case cs.bench.Tool == "netperf":
+					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
+						"loss_port filters TCP packets to one port, but netperf's data connection uses a port netserver picks, not its control port; leave loss_port out for netperf.")
+				case cs.bench.UDP:
+					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
+						"loss_port filters TCP packets (as seed 003's `-p tcp --dport 5001` did); this benchmark runs UDP.")
+				case cs.bench.Port != lp:
+					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
+						"loss_port = %d, but the %s block's port is %s: set port = %d in the %s block, so that the benchmark's packets are the ones the loss rule counts.",
+						lp, bb.Type, portText(cs.bench.Port), lp, bb.Type)
+				}
+			}
+		}
+		return nil
+	}}
+}
+
+func portText(p int) string {
+	if p == 0 {
+		return "not set (the runner picks the first free one)"
+	}
+	return fmt.Sprint(p)
 }
 
 // hostKernelProviders are the provider types whose guests share this
