@@ -271,6 +271,12 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
 		set := kind.Attrs[n]
 		byName[n] = add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+			if v.IsNull() {
+				// Terraform's meaning of null: as if the attribute were
+				// not written, so the tool's default applies
+				// (send_size = matrix.msg == "default" ? null : matrix.msg).
+				return nil
+			}
 			return set(&cs.bench, v, a)
 		})
 	}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/zclconf/go-cty/cty"
 	"strings"
 	"testing"
 )
@@ -44,5 +45,27 @@ func TestLossPort(t *testing.T) {
 				t.Errorf("server loss %+v, want port 5001", cs.Server.Loss)
 			}
 		})
+	}
+}
+
+// TestBenchNullIsDefault: a benchmark attribute whose value is null is not
+// written: the tool's default applies (netperf's message size is its send
+// buffer's), as in seed 004's "netperf with its defaults" cell.
+func TestBenchNullIsDefault(t *testing.T) {
+	src := "lab \"x\" {}\ntemplate \"t\" {}\npair \"p\" { template = template.t }\n" +
+		"experiment \"e\" {\n  pairs = [pair.p]\n  matrix = { msg = [\"default\", \"64\"] }\n" +
+		"  netperf {\n    send_size = matrix.msg == \"default\" ? null : matrix.msg\n  }\n}\n"
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for msg, want := range map[string]string{"default": "", "64": "64"} {
+		cs, d := l.Experiments[0].Eval(map[string]cty.Value{"msg": cty.StringVal(msg)})
+		if d.HasErrors() {
+			t.Fatal(d)
+		}
+		if got := cs.Bench.Netperf.SendSize; got != want {
+			t.Errorf("msg=%s: send size %q, want %q", msg, got, want)
+		}
 	}
 }
