@@ -15,6 +15,7 @@ var expectSchema = &hcl.BodySchema{
 		{Name: "where"}, {Name: "throughput"}, {Name: "retransmits"}, {Name: "ratio"},
 		{Name: "latency"}, {Name: "transactions"}, {Name: "loss"}, {Name: "jitter"},
 		{Name: "packets"}, {Name: "cpu"}, {Name: "cycles_per_bit"},
+		{Name: "published"}, {Name: "margin"}, {Name: "order"},
 	},
 }
 
@@ -67,13 +68,18 @@ func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 			"An expect block needs a name saying what is expected."))
 	}
 	attrs := content.Attributes
+	diags = append(diags, x.publishedAttrs(ex, attrs)...)
 	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[n]
-		if _, d := x.l.checkRefs(a.Expr, nil); d.HasErrors() {
+		if n == "published" || n == "margin" {
+			continue // publishedAttrs
+		}
+		expr, ref := takeRefItem(a.Expr, "published")
+		if _, d := x.l.checkRefs(expr, nil); d.HasErrors() {
 			diags = append(diags, d...)
 			continue
 		}
-		items, d := objectItems(a.Expr, x.l.ctx, a.Name)
+		items, d := objectItems(expr, x.l.ctx, a.Name)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -86,7 +92,9 @@ func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 		case "retransmits":
 			ex.Retransmits, d = absolute(a, items, "max", false)
 		case "ratio":
-			ex.Ratio, d = x.ratio(a, items)
+			ex.Ratio, d = x.ratio(a, items, ref)
+		case "order":
+			ex.Order, d = publishedOrder(a, items, ref)
 		default:
 			var m MetricExpect
 			m, d = metricExpect(a, items)
@@ -96,9 +104,15 @@ func (x *expectDecoder) decode(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 		}
 		diags = append(diags, d...)
 	}
-	if len(attrs) == 0 || len(attrs) == 1 && attrs["where"] != nil {
+	checks := len(attrs)
+	for _, n := range []string{"where", "margin"} {
+		if attrs[n] != nil {
+			checks--
+		}
+	}
+	if checks == 0 {
 		diags = append(diags, errorf(b.DefRange, "Empty expectation",
-			"An expect block needs throughput, retransmits, ratio, latency, transactions, loss, jitter, packets, cpu or cycles_per_bit = {…}."))
+			"An expect block needs published = published.<name>, throughput, retransmits, ratio, order, latency, transactions, loss, jitter, packets, cpu or cycles_per_bit = {…}."))
 	}
 	return ex, diags
 }
@@ -197,13 +211,30 @@ func absolute(a *hcl.Attribute, items []objItem, valueKey string, withTolerance 
 }
 
 // ratio decodes { of = "lro=true", over = "lro=false", at_least = 2.5 }
-// (or between = [lo, hi]).
-func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Diagnostics) {
+// (or between = [lo, hi], or published = published.<name> with an
+// optional margin; ref is the published item taken out of the object).
+func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem, ref hcl.Expression) (*Ratio, hcl.Diagnostics) {
 	r := &Ratio{}
 	var diags hcl.Diagnostics
-	var haveAtLeast, haveBetween, unknownSel bool
+	var haveAtLeast, haveBetween, unknownSel, haveMargin bool
+	if ref != nil {
+		r.PublishedRange = ref.Range()
+		names, d := refTraversal(ref, "published", 1)
+		if d != nil {
+			diags = append(diags, d)
+		} else {
+			r.Published = names[0]
+		}
+	}
 	for _, it := range items {
 		switch it.Key {
+		case "margin":
+			m, d := parseMargin(it)
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			r.Margin, haveMargin = m, true
 		case "of", "over":
 			if !it.Value.IsKnown() {
 				unknownSel = true // checked once it is known
@@ -245,7 +276,7 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Di
 			r.Between, haveBetween = b, true
 		default:
 			diags = append(diags, errorf(it.KeyRange, "Unsupported key",
-				"ratio has no key %q (keys: of, over, at_least, between).", truncate(it.Key, 40)))
+				"ratio has no key %q (keys: of, over, at_least, between, published, margin).", truncate(it.Key, 40)))
 		}
 	}
 	if diags.HasErrors() {
@@ -255,9 +286,18 @@ func (x *expectDecoder) ratio(a *hcl.Attribute, items []objItem) (*Ratio, hcl.Di
 	case (r.Of == "" || r.Over == "") && !unknownSel:
 		diags = append(diags, errorf(a.Expr.Range(), "Missing key",
 			`ratio needs of = "key=value" and over = "key=value".`))
-	case haveAtLeast == haveBetween:
+	case ref != nil && (haveAtLeast || haveBetween):
 		diags = append(diags, errorf(a.Expr.Range(), "Invalid ratio",
-			"ratio needs exactly one of at_least = … or between = [low, high]."))
+			"ratio takes published = … (the expected ratio is the table's) or at_least / between, not both."))
+	case ref == nil && haveMargin:
+		diags = append(diags, errorf(a.Expr.Range(), "Invalid ratio",
+			"margin is the band around a published ratio: it needs published = published.<name>."))
+	case ref == nil && haveAtLeast == haveBetween:
+		diags = append(diags, errorf(a.Expr.Range(), "Invalid ratio",
+			"ratio needs exactly one of at_least = …, between = [low, high] or published = published.<name>."))
+	}
+	if ref != nil && !haveMargin {
+		r.Margin = DefaultRatioMargin
 	}
 	return r, diags
 }

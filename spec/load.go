@@ -51,6 +51,8 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "template", LabelNames: []string{"name"}},
 		{Type: "pair", LabelNames: []string{"name"}},
 		{Type: "experiment", LabelNames: []string{"name"}},
+		{Type: "published", LabelNames: []string{"name"}},
+		{Type: "expect", LabelNames: []string{"name"}},
 	},
 }
 
@@ -124,6 +126,7 @@ func newLab(dir string) *Lab {
 		Providers: map[string]*Provider{},
 		Templates: map[string]*Template{},
 		Pairs:     map[string]*Pair{},
+		Published: map[string]*Published{},
 	}
 }
 
@@ -178,6 +181,9 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 	diags = append(diags, l.decodeTemplates(byType["template"])...)
 	diags = append(diags, l.decodePairs(byType["pair"])...)
 	diags = append(diags, l.decodeExperiments(byType["experiment"])...)
+	diags = append(diags, l.decodePublished(byType["published"])...)
+	diags = append(diags, l.decodeTopExpects(byType["expect"])...)
+	diags = append(diags, l.resolvePublished()...)
 	// A lab without experiments would validate and then do nothing; said
 	// only when nothing else is wrong (a broken block may be the one).
 	if len(l.lab.Experiments) == 0 && len(byType["lab"]) > 0 && !diags.HasErrors() {

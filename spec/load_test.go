@@ -68,6 +68,20 @@ type goldenLab struct {
 	Templates   map[string]*Template
 	Pairs       map[string]*Pair
 	Experiments []goldenExperiment
+	Published   []goldenPublished `json:",omitempty"`
+}
+
+// goldenPublished is a published table with its cells' selectors rendered.
+type goldenPublished struct {
+	Name, Source, Hardware, Tool, Side, Metric, MetricKey, Experiment string
+	Match                                                             map[string]string
+	Cells                                                             []goldenCell
+}
+
+type goldenCell struct {
+	Where map[string]string
+	Value float64
+	Line  int
 }
 
 type goldenExperiment struct {
@@ -92,6 +106,8 @@ type goldenExpect struct {
 	Throughput  *Absolute
 	Retransmits *Absolute
 	Ratio       *Ratio
+	Published   *PublishedCheck `json:",omitempty"`
+	Order       *PublishedCheck `json:",omitempty"`
 }
 
 func goldenView(t *testing.T, l *Lab) goldenLab {
@@ -120,7 +136,7 @@ func goldenView(t *testing.T, l *Lab) goldenLab {
 		}
 		for _, x := range e.Expects {
 			gx := goldenExpect{Name: x.Name, Where: map[string]string{}, Throughput: x.Throughput,
-				Retransmits: x.Retransmits, Ratio: x.Ratio}
+				Retransmits: x.Retransmits, Ratio: x.Ratio, Published: x.Published, Order: x.Order}
 			for k, v := range x.Where {
 				gx.Where[k] = displayValue(v)
 			}
@@ -136,6 +152,19 @@ func goldenView(t *testing.T, l *Lab) goldenLab {
 			t.Fatalf("Eval last cell: %s", writeDiags(t, l, diags))
 		}
 		g.Experiments = append(g.Experiments, ge)
+	}
+	for _, n := range slices.Sorted(maps.Keys(l.Published)) {
+		p := l.Published[n]
+		gp := goldenPublished{Name: p.Name, Source: p.Source, Hardware: p.Hardware, Tool: p.Tool, Side: p.Side,
+			Metric: p.Metric, MetricKey: p.MetricKey(), Experiment: p.Experiment, Match: p.Match}
+		for _, c := range p.Cells {
+			gc := goldenCell{Where: map[string]string{}, Value: c.Value, Line: c.Range.Start.Line}
+			for k, v := range c.Where {
+				gc.Where[k] = displayValue(v)
+			}
+			gp.Cells = append(gp.Cells, gc)
+		}
+		g.Published = append(g.Published, gp)
 	}
 	return g
 }

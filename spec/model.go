@@ -30,6 +30,8 @@ type Lab struct {
 	Pairs     map[string]*Pair
 	// Experiments in the order they appear (files sorted by name).
 	Experiments []*Experiment
+	// Published are the published tables by name.
+	Published map[string]*Published
 
 	evalCtx *hcl.EvalContext
 }
@@ -152,8 +154,21 @@ type Expect struct {
 	Ratio       *Ratio
 	// Metrics are expectations on other metrics (latency, transactions,
 	// loss, jitter), in the results' metric keys.
-	Metrics   []MetricExpect
+	Metrics []MetricExpect
+	// Published checks every cell of a published table (those Where
+	// selects) for equivalence within ± Margin; Order checks that the
+	// table's ordering of its cells holds (published.go).
+	Published *PublishedCheck
+	Order     *PublishedCheck
 	DeclRange hcl.Range
+}
+
+// PublishedCheck refers to a published table (by name) with a relative
+// margin (a fraction: 0.10 for "10%").
+type PublishedCheck struct {
+	Table  string
+	Margin float64
+	Range  hcl.Range `json:"-"`
 }
 
 // MetricExpect is an expectation on one metric, named by its key in the
@@ -172,10 +187,17 @@ type Absolute struct {
 	Tolerance float64 // fraction: 0.15 for "15%"
 }
 
-// Ratio compares two groups of cells: mean(of) / mean(over).
+// Ratio compares two groups of cells: mean(of) / mean(over). With
+// Published, the expected ratio is the published table's ratio of the
+// same two cells, within ×(1 ± Margin); AtLeast and Between are then unset.
 type Ratio struct {
 	Of      string // "lro=true"
 	Over    string // "lro=false"
 	AtLeast float64
 	Between [2]float64 // zero when unset
+	// Published is a published table's name ("" when unset).
+	Published string  `json:",omitempty"`
+	Margin    float64 `json:",omitempty"`
+	// PublishedRange is where the reference is written.
+	PublishedRange hcl.Range `json:"-"`
 }

@@ -1,0 +1,27 @@
+lab "bad" {}
+template "t" {}
+pair "p" { template = template.t }
+pair "q" { template = template.t }
+experiment "e" {
+  pairs  = [pair.p, pair.q]
+  matrix = { lro = [false, true], mtu = [1500, 9000] }
+  guest {
+    lro = matrix.lro
+    mtu = matrix.mtu
+  }
+  iperf3 { duration = "1s" }
+}
+published "t" {
+  source     = "a post"
+  hardware   = "a laptop"
+  side       = "sender"
+  experiment = experiment.e
+  cells = [
+    { where = { pair = "p", lro = false, mtu = 1500 }, value = 1 },
+    { where = { pair = "p", lro = true, mtu = 1500 }, value = 3 },
+  ]
+}
+expect "MTU helps as published" {
+  where = { pair = "p", lro = true }
+  ratio = { of = "mtu=9000", over = "mtu=1500", published = published.t } # ERROR: Ratio not published
+}
