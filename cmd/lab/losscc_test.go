@@ -77,7 +77,7 @@ func TestLossCCForReal(t *testing.T) {
 
 	// The check on its own agrees with the one apply ran.
 	out, _, err := lab(t, dir, "check")
-	if code := exitStatus(err); code != 0 && code != exitExpect || !strings.Contains(out, "1 expectation(s)") {
+	if code := exitStatus(err); code != 0 && code != exitExpect || !strings.Contains(out, "4 expectation(s)") {
 		t.Errorf("check: %v\n%s", err, out)
 	}
 	// veth in a namespace does not give 1000 Gb/s: the whole CI lies below
