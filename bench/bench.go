@@ -24,6 +24,20 @@ type Endpoint struct {
 	OS string
 }
 
+// SocketSizes are a stream test's buffer sizes in bytes as the tool
+// reports them (0: not reported).
+type SocketSizes struct {
+	// LocalSend is the sender's socket send buffer (netperf "Send Socket
+	// Size", LSS_SIZE_END).
+	LocalSend int64 `json:"local_send,omitempty"`
+	// RemoteRecv is the receiver's socket receive buffer (netperf "Recv
+	// Socket Size", RSR_SIZE_END).
+	RemoteRecv int64 `json:"remote_recv,omitempty"`
+	// SendMessage is the size of each send() (netperf "Send Message
+	// Size", LOCAL_SEND_SIZE; netperf's default is the send buffer's size).
+	SendMessage int64 `json:"send_message,omitempty"`
+}
+
 // Params are one run's benchmark parameters.
 type Params struct {
 	Tool     string        `json:"tool"` // "iperf3"
@@ -146,6 +160,12 @@ type Sample struct {
 	// transferred, or per transaction), local and remote.
 	LocalSD  float64 `json:"local_sd_us_per_kb,omitempty"`
 	RemoteSD float64 `json:"remote_sd_us_per_kb,omitempty"`
+	// Sizes are the socket buffer and message sizes the tool says it
+	// used (netperf: the classic table's "Recv Socket / Send Socket /
+	// Send Message" columns, or LSS_SIZE_END, RSR_SIZE_END and
+	// LOCAL_SEND_SIZE): what seed 004 swept, so the record shows whether
+	// the sysctl or -s/-m really reached the socket.
+	Sizes *SocketSizes `json:"socket_sizes,omitempty"`
 	// TransactionsPerSec is the request/response rate (netperf TCP_RR,
 	// iperf 2 --bounceback).
 	TransactionsPerSec float64 `json:"transactions_per_sec,omitempty"`

@@ -22,13 +22,17 @@ const (
 //
 // FreeBSD has no ss. sockstat(1) (usr.bin/sockstat/sockstat.c): -4 and -6
 // keep IPv4 and IPv6 sockets (tcp46 too), -l alone keeps listening ones
-// (gather_inet skips a socket with a foreign port unless -c), -q drops
-// the header line (FreeBSD 13.0 and later), -P tcp the protocol and -p
-// the port, local or foreign (check_ports).
+// (gather_inet skips a socket with a foreign port unless -c), -P tcp the
+// protocol and -p the port, local or foreign (check_ports). All of these
+// are in sockstat since FreeBSD 7.0 (its sockstat(1) synopsis reads
+// [-46clu] [-p ports] [-P protocols]). lab does not pass -q: it appeared
+// only in FreeBSD 12 (display() of 11.x prints the header unconditionally),
+// so FreeBSD 11.2 — the version of seed 002 — would refuse the whole
+// command. The header is dropped by Listening instead (headerLine).
 func ListenCmd(os string, port int) guest.Cmd {
 	p := strconv.Itoa(port)
 	if os == FreeBSD {
-		return guest.Cmd{Argv: []string{"sockstat", "-46lq", "-P", "tcp", "-p", p}}
+		return guest.Cmd{Argv: []string{"sockstat", "-46l", "-P", "tcp", "-p", p}}
 	}
 	return guest.Cmd{Argv: []string{"ss", "-Hltn", "sport", "=", ":" + p}}
 }
@@ -37,7 +41,23 @@ func ListenCmd(os string, port int) guest.Cmd {
 // (ListenCmd for ep's OS).
 func Listening(ctx context.Context, ep Endpoint, port int) (bool, error) {
 	res, err := ep.T.Run(ctx, ListenCmd(ep.OS, port))
-	return strings.TrimSpace(string(res.Stdout)) != "", err
+	for _, line := range strings.Split(string(res.Stdout), "\n") {
+		if strings.TrimSpace(line) != "" && !headerLine(line) {
+			return true, err
+		}
+	}
+	return false, err
+}
+
+// headerLine reports whether line is sockstat's column header. display()
+// in usr.bin/sockstat/sockstat.c has printed it as
+// printf("%-8s %-10s …", "USER", "COMMAND", "PID", "FD", "PROTO", …) in
+// every release; without -q it is the first line, also when no socket
+// matches. ss -H never prints one, and no user is called USER with a
+// command called COMMAND.
+func headerLine(line string) bool {
+	f := strings.Fields(line)
+	return len(f) >= 2 && f[0] == "USER" && f[1] == "COMMAND"
 }
 
 // Pin prefixes argv with the command pinning it to cpus on os, when cpus

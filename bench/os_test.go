@@ -33,17 +33,22 @@ func TestPin(t *testing.T) {
 }
 
 func TestListening(t *testing.T) {
-	// sockstat's row for a listening socket: usr.bin/sockstat/sockstat.c
-	// display() prints USER COMMAND PID FD PROTO LOCAL FOREIGN; -q drops
-	// the header, so nothing at all is printed when no socket matches.
+	// sockstat's header and row for a listening socket:
+	// usr.bin/sockstat/sockstat.c display() prints the header
+	// printf("%-8s %-10s %-5s %-2s %-6s %-21s %-21s\n", "USER", "COMMAND",
+	// "PID", "FD", "PROTO", "LOCAL ADDRESS", "FOREIGN ADDRESS") — always
+	// in 11.x, unless -q from 12.0 on; lab never passes -q — then one row
+	// per socket. With no socket matching only the header is printed.
+	const header = "USER     COMMAND    PID   FD PROTO  LOCAL ADDRESS         FOREIGN ADDRESS      \n"
 	const row = "root     iperf3      1187 3   tcp4   10.0.0.1:5201         *:*\n"
 	for _, c := range []struct {
 		name, os, out string
 		want          bool
 		cmd           string
 	}{
-		{"freebsd-listening", FreeBSD, row, true, "sockstat -46lq -P tcp -p 5201"},
-		{"freebsd-free", FreeBSD, "", false, "sockstat -46lq -P tcp -p 5201"},
+		{"freebsd-listening", FreeBSD, header + row, true, "sockstat -46l -P tcp -p 5201"},
+		{"freebsd-free", FreeBSD, header, false, "sockstat -46l -P tcp -p 5201"},
+		{"freebsd-free-no-output", FreeBSD, "", false, "sockstat -46l -P tcp -p 5201"},
 		{"linux-listening", Linux, "LISTEN 0      5        10.0.0.2:5201      0.0.0.0:*\n", true, "ss -Hltn sport = :5201"},
 		{"unknown-os-is-linux", "", "", false, "ss -Hltn sport = :5201"},
 	} {
@@ -72,8 +77,11 @@ func TestReadMHz(t *testing.T) {
 
 // bsdHost answers a FreeBSD end for StartServer: sockstat lists the
 // server's socket once its command runs (usr.bin/sockstat/sockstat.c,
-// display(): one row per listening socket, no header with -q), and the
+// display(): the header line, then one row per listening socket), and the
 // server runs until it is stopped.
+// sockstatHeader is display()'s header line (usr.bin/sockstat/sockstat.c).
+const sockstatHeader = "USER     COMMAND    PID   FD PROTO  LOCAL ADDRESS         FOREIGN ADDRESS      \n"
+
 type bsdHost struct {
 	mu      sync.Mutex
 	log     []string
@@ -86,10 +94,10 @@ func (h *bsdHost) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) {
 		select {
 		case <-h.started:
 			h.record(line)
-			return guest.Result{Stdout: []byte("root     iperf       1201 3   tcp4   198.18.0.1:5001       *:*\n")}, nil
+			return guest.Result{Stdout: []byte(sockstatHeader + "root     iperf       1201 3   tcp4   198.18.0.1:5001       *:*\n")}, nil
 		case <-time.After(time.Second):
 			h.record(line)
-			return guest.Result{}, nil
+			return guest.Result{Stdout: []byte(sockstatHeader)}, nil
 		}
 	}
 	h.record(line)
@@ -119,7 +127,7 @@ func TestStartServerFreeBSD(t *testing.T) {
 	if out := srv.Stop(); out != "server output\n" {
 		t.Errorf("server printed %q", out)
 	}
-	want := "cpuset -l 1 iperf -s -p 5001\nsockstat -46lq -P tcp -p 5001"
+	want := "cpuset -l 1 iperf -s -p 5001\nsockstat -46l -P tcp -p 5001"
 	if got := strings.Join(h.log, "\n"); got != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}

@@ -103,6 +103,12 @@ type Loss struct {
 	// seed-003 method) or "random" (iptables statistic --mode random) or
 	// "netem" (tc qdisc netem; needs the sch_netem module).
 	Method string `json:"method"`
+	// Port, when set, limits the drop to TCP packets to this destination
+	// port, as seed 003's rule did (iptables -p tcp --dport 5001): on a
+	// guest whose benchmark NIC also carries lab's SSH session, the nth
+	// counter then counts only the benchmark's packets and lab's own are
+	// never dropped. 0: every packet arriving on the interface.
+	Port int `json:"port,omitempty"`
 }
 
 // Observed is what a guest reported after settings were applied.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -209,6 +210,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	hostKernel := l.hostKernelEnds(e.Pairs)
 	freeBSD := l.endsWhere(e.Pairs, func(t *Template) bool { return t.OS == "freebsd" })
 	link := l.smallestLinkMTU(e.Pairs)
+	var lossPorts []*cellAttr
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
 		diags = append(diags, d...)
@@ -220,7 +222,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		ends := map[string][]int{"guest": {0, 1, 2}, "server": {0}, "client": {1}, "router": {2}}[role]
 		for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
 			set := settingsAttrs[n]
-			add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+			ca := add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 				for _, i := range ends {
 					if n == "sysctl" && hostKernel[i] {
 						if d := checkHostSysctls(v, a.Expr.Range()); d != nil {
@@ -243,6 +245,9 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 				}
 				return nil
 			})
+			if n == "loss_port" && ca != nil {
+				lossPorts = append(lossPorts, ca)
+			}
 		}
 	}
 
@@ -278,6 +283,12 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
 		set := kind.Attrs[n]
 		byName[n] = add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+			if v.IsNull() {
+				// Terraform's meaning of null: as if the attribute were
+				// not written, so the tool's default applies
+				// (send_size = matrix.msg == "default" ? null : matrix.msg).
+				return nil
+			}
 			return set(&cs.bench, v, a)
 		})
 	}
@@ -292,7 +303,52 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		}
 		ce.checks = append(ce.checks, check)
 	}
+	if len(lossPorts) > 0 {
+		ce.checks = append(ce.checks, lossPortCheck(lossPorts, byName, bb))
+	}
 	return ce, ok, diags
+}
+
+// lossPortCheck checks loss_port against the benchmark: the loss rule
+// matches one TCP destination port, so the benchmark must use exactly that
+// port (set, not picked: a runner picks the first free port from its
+// default up, and a busy default would leave the benchmark's packets
+// unmatched — no loss at all, silently) over TCP.
+func lossPortCheck(lossPorts []*cellAttr, benchAttrs map[string]*cellAttr, bb *hcl.Block) *cellCheck {
+	attrs := slices.Clone(lossPorts)
+	for _, n := range []string{"port", "udp"} {
+		if a := benchAttrs[n]; a != nil {
+			attrs = append(attrs, a)
+		}
+	}
+	return &cellCheck{attrs: attrs, check: func(cs *cellState) *hcl.Diagnostic {
+		for _, a := range lossPorts {
+			for _, e := range cs.ends {
+				lp := e.lossPort
+				switch {
+				case lp == 0:
+				case cs.bench.Tool == "netperf":
+					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
+						"loss_port filters TCP packets to one port, but netperf's data connection uses a port netserver picks, not its control port; leave loss_port out for netperf.")
+				case cs.bench.UDP:
+					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
+						"loss_port filters TCP packets (as seed 003's `-p tcp --dport 5001` did); this benchmark runs UDP.")
+				case cs.bench.Port != lp:
+					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
+						"loss_port = %d, but the %s block's port is %s: set port = %d in the %s block, so that the benchmark's packets are the ones the loss rule counts.",
+						lp, bb.Type, portText(cs.bench.Port), lp, bb.Type)
+				}
+			}
+		}
+		return nil
+	}}
+}
+
+func portText(p int) string {
+	if p == 0 {
+		return "not set (the runner picks the first free one)"
+	}
+	return fmt.Sprint(p)
 }
 
 // hostKernelProviders are the provider types whose guests share this

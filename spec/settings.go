@@ -22,6 +22,7 @@ type endState struct {
 	lossSet    bool
 	lossPct    float64
 	lossMethod string
+	lossPort   int
 }
 
 // endSetter applies one guest/server/client attribute's value to an end.
@@ -38,6 +39,7 @@ var settingsAttrs = func() map[string]endSetter {
 		"sysctl":             setSysctl,
 		"loss":               setLoss,
 		"loss_method":        setLossMethod,
+		"loss_port":          setLossPort,
 		"strict":             setStrict,
 		"firewall":           setFirewall,
 		"rx_ring":            setRing("rx_ring", func(s *guest.Settings, n int) { s.RxRing = n }),
@@ -211,6 +213,16 @@ func setLossMethod(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	return errorf(a.Expr.Range(), "Invalid loss method", `loss_method must be "nth", "random" or "netem", got %q.`, truncate(s, 40))
 }
 
+// setLossPort limits the loss to TCP packets to one destination port
+// (seed 003: iptables -p tcp --dport 5001).
+func setLossPort(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	n, d := toInt(v, a.Expr.Range(), a.Name, 1, 65535)
+	if d == nil {
+		e.lossPort = n
+	}
+	return d
+}
+
 func setStrict(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	b, d := toBool(v, a.Expr.Range(), a.Name)
 	if d == nil {
@@ -285,7 +297,7 @@ func (e *endState) finish() guest.Settings {
 		if m == "" {
 			m = "nth"
 		}
-		s.Loss = &guest.Loss{Percent: e.lossPct, Method: m}
+		s.Loss = &guest.Loss{Percent: e.lossPct, Method: m, Port: e.lossPort}
 	}
 	return s
 }

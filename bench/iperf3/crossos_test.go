@@ -26,8 +26,8 @@ import (
 type fakeHost struct {
 	name, os string
 	// row is what ListenCmd prints for a socket listening on port (a
-	// format taking the port).
-	row string
+	// format taking the port); none what it prints when nothing listens.
+	row, none string
 	// cpu are successive replies to the CPU-times read (the last repeats).
 	cpu                  []string
 	serverOut, clientOut string
@@ -81,7 +81,7 @@ func (h *fakeHost) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) {
 				if ok {
 					return guest.Result{Stdout: []byte(fmt.Sprintf(h.row, port))}, nil
 				}
-				return guest.Result{}, nil
+				return guest.Result{Stdout: []byte(h.none)}, nil
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -136,14 +136,15 @@ func (h *fakeHost) transcript() string {
 	return fmt.Sprintf("== %s (%s)\n%s\n", h.name, h.os, strings.Join(h.log, "\n"))
 }
 
-// Replies of the FreeBSD end. sockstat -46lq -P tcp -p PORT prints one row
+// Replies of the FreeBSD end. sockstat -46l -P tcp -p PORT prints one row
 // per listening socket and no header (usr.bin/sockstat/sockstat.c,
 // display(): USER COMMAND PID FD PROTO LOCAL-ADDRESS FOREIGN-ADDRESS).
 // sysctl -n kern.cp_times prints five longs per CPU (user nice sys intr
 // idle, sys/kern/kern_clock.c sysctl_kern_cp_times) separated by spaces
 // (sbin/sysctl/sysctl.c show_var).
 const (
-	bsdRow    = "root     iperf3      1187 3   tcp4   198.18.0.1:%d        *:*\n"
+	bsdHeader = "USER     COMMAND    PID   FD PROTO  LOCAL ADDRESS         FOREIGN ADDRESS      \n"
+	bsdRow    = bsdHeader + "root     iperf3      1187 3   tcp4   198.18.0.1:%d        *:*\n"
 	bsdCPU0   = "2100 0 1200 90 96610 1900 0 1100 80 96920\n"
 	bsdCPU1   = "2300 0 1700 140 96860 2000 0 1500 120 97380\n"
 	linuxRow  = "LISTEN 0      5         198.18.0.1:%d      0.0.0.0:*\n"
@@ -168,7 +169,9 @@ func TestCrossOS(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			host := func(name, os string) *fakeHost {
 				if os == bench.FreeBSD {
-					return newFakeHost(name, os, bsdRow, bsdCPU0, bsdCPU1)
+					h := newFakeHost(name, os, bsdRow, bsdCPU0, bsdCPU1)
+					h.none = bsdHeader
+					return h
 				}
 				return newFakeHost(name, os, linuxRow, linuxCPU0, linuxCPU1)
 			}

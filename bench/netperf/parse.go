@@ -88,7 +88,16 @@ func FromKeyval(kv map[string]string) (bench.Sample, error) {
 	s.ToolCPUSender, s.ToolCPUReceiver = f("LOCAL_CPU_UTIL"), f("REMOTE_CPU_UTIL")
 	s.LocalSD, s.RemoteSD = f("LOCAL_SD"), f("REMOTE_SD")
 	s.Retransmits = int64(f("LOCAL_TRANSPORT_RETRANS"))
+	s.Sizes = sizes(f("LSS_SIZE_END"), f("RSR_SIZE_END"), f("LOCAL_SEND_SIZE"))
 	return s, nil
+}
+
+// sizes is the sample's socket sizes, nil when the tool reported none.
+func sizes(localSend, remoteRecv, message float64) *bench.SocketSizes {
+	if localSend <= 0 && remoteRecv <= 0 && message <= 0 {
+		return nil
+	}
+	return &bench.SocketSizes{LocalSend: int64(max(0, localSend)), RemoteRecv: int64(max(0, remoteRecv)), SendMessage: int64(max(0, message))}
 }
 
 // ParseClassic reads the classic TCP_STREAM result table:
@@ -130,6 +139,7 @@ func ParseClassic(text string) (bench.Sample, error) {
 		if ok {
 			s.ThroughputBps = v[4] * scale
 			s.SenderBps = s.ThroughputBps
+			s.Sizes = sizes(v[1], v[0], v[2]) // Recv Socket, Send Socket, Send Message
 			return s, nil
 		}
 	}

@@ -1,10 +1,23 @@
 # Seed 003 (FreeBSD review notes, 2024) on its own hardware kind: two bhyve
 # VMs, a FreeBSD sender and a Linux (Ubuntu) receiver; the receiver drops
-# every 100th arriving packet
-#   iptables … -m statistic --mode nth --every 100 --packet 0 -j DROP
-# and the sender runs `iperf -c … -l 1M -t 10 -i 1 -e` with CUBIC and with
-# NewReno. Published (FreeBSD 15-CURRENT sender, bhyve VMs, 1 GbE):
-#   CUBIC (base) 193 Mb/s, NewReno 918 Mb/s.
+# every 100th arriving packet to the benchmark's port
+#   iptables -A INPUT -p tcp --dport 5001 -m statistic --mode nth --every 100 --packet 0 -j DROP
+# (here: loss = "1%", loss_method = "nth", loss_port = 5001) and the sender
+# runs `iperf -B … -c … -l 1M -t 10 -i 1 -e` with CUBIC and with NewReno,
+# without and with the loss. Published (sender, Mb/s):
+#   bhyve VMs, no loss:  CUBIC 940, patched CUBIC 940,  NewReno 940
+#   bhyve VMs, 1 % loss: CUBIC 193, patched CUBIC 23.8, NewReno 918
+#   Emulab bare metal, 1 % loss: CUBIC 712, patched 180, NewReno 783
+#
+# Expressed (docs/SEEDS.md has the full table): guests, congestion control,
+# the loss rule with its port filter, iperf 2's flags, the sender-side
+# metric — exact. Not expressible yet: the post ran each VM on its own mini
+# PC over a 1 GbE hub; a lab pair lives on one provider, so both VMs share
+# this one bhyve host (the link between them is the host's switch, not
+# 1 GbE). The "patched CUBIC" column needs a second FreeBSD template with
+# the patched kernel. siftr traces: iperf 2 -e's per-interval cwnd and RTT
+# are in the records instead. Congestion-event and RTO counts: no counters
+# yet.
 #
 #   lab -chdir=examples/bhyve-cubic-loss apply -var bhyve_host=192.0.2.5
 #
@@ -64,6 +77,29 @@ pair "bhyve" {
   memory = "2GiB"
 }
 
+experiment "no-loss" {
+  pairs  = [pair.bhyve]
+  matrix = { cc = ["cubic", "newreno"] }
+  repeat = 5
+  warmup = 1
+
+  client {
+    congestion_control = matrix.cc # FreeBSD: kldload cc_<algo>, net.inet.tcp.cc.algorithm
+    tso                = false
+  }
+  iperf2 {
+    duration = var.duration
+    interval = "1s"
+    length   = "1M"
+    enhanced = true
+    port     = 5001
+  }
+
+  expect "the post's figures without loss, where the back end matches" {
+    published = published.seed-003-vm-noloss
+  }
+}
+
 experiment "cubic-vs-newreno" {
   pairs  = [pair.bhyve]
   matrix = { cc = ["cubic", "newreno"] }
@@ -71,8 +107,9 @@ experiment "cubic-vs-newreno" {
   warmup = 1
 
   server {
-    loss        = "1%" # every 100th packet arriving at the receiver is dropped
+    loss        = "1%" # every 100th packet to port 5001 arriving at the receiver is dropped
     loss_method = "nth"
+    loss_port   = 5001 # the post's -p tcp --dport 5001: lab's own SSH packets are never counted
   }
   client {
     congestion_control = matrix.cc # FreeBSD: kldload cc_<algo>, net.inet.tcp.cc.algorithm
@@ -84,5 +121,41 @@ experiment "cubic-vs-newreno" {
     interval = "1s"
     length   = "1M"
     enhanced = true
+    port     = 5001 # the port the loss rule matches
   }
+
+  expect "NewReno beats CUBIC under 1 % nth loss by the post's factor (918 / 193 = 4.8)" {
+    ratio = { of = "cc=newreno", over = "cc=cubic", published = published.seed-003-vm-loss, margin = "30%" }
+  }
+  expect "the post's figures under 1 % loss, where the back end matches" {
+    published = published.seed-003-vm-loss
+  }
+}
+
+published "seed-003-vm-noloss" {
+  source     = "seed 003 (FreeBSD review notes, 2024): 'tests in LAN', base and NewReno"
+  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  match      = { provider = "bhyve" }
+  tool       = "iperf2"
+  side       = "sender"
+  metric     = "throughput"
+  experiment = experiment.no-loss
+  cells = [
+    { where = { cc = "cubic" }, value = 0.940 },
+    { where = { cc = "newreno" }, value = 0.940 },
+  ]
+}
+
+published "seed-003-vm-loss" {
+  source     = "seed 003 (FreeBSD review notes, 2024): '1% drop rate test in Linux VM receiver', base and NewReno"
+  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  match      = { provider = "bhyve" }
+  tool       = "iperf2"
+  side       = "sender"
+  metric     = "throughput"
+  experiment = experiment.cubic-vs-newreno
+  cells = [
+    { where = { cc = "cubic" }, value = 0.193 },
+    { where = { cc = "newreno" }, value = 0.918 },
+  ]
 }

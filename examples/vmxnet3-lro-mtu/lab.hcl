@@ -1,7 +1,19 @@
 # Seed 000: "FreeBSD 14.2 tcp throughput" (FreeBSD list, 2025, David Pasek).
 # Two VMs on one ESXi host, vmxnet3 (FreeBSD vmx, Debian vmxnet3), 1 vCPU,
-# iperf -P1/-P2/-P3 with LRO off/on and MTU 1500/9000. The published
-# numbers (home lab, Core i3-6100U) are the expect blocks below.
+# `iperf -P1/-P2/-P3` (the binary of iperf 2) with LRO off/on and MTU
+# 1500/9000, measured on two hardware sets with the same settings: a home
+# lab (Core i3-6100U) and a data centre (Xeon E5-2680 v4). Every number the
+# post gives is a `published` table below, with its hardware; the post's
+# figures are iperf's client report, the sender's rate.
+#
+# What this example expresses of the post (docs/SEEDS.md has the full
+# table): hypervisor, NIC, guests, vCPU (1, and 4/8 for the FreeBSD default
+# install), LRO, MTU, iperf 2 with -P1..3 and the sender-side metric:
+# exact. Duration: not stated in the post, iperf 2's default 10 s. CPU %:
+# recorded per run; the post rounds its figures ("cca 95 %"). The DC
+# table's stream count is not stated: taken as -P1. Nothing of the post is
+# out of reach; its hardware is, so absolute numbers are compared only on a
+# host whose CPU matches a table's `match`, and the shapes everywhere.
 #
 # Credentials come from the environment, as for govc; the endpoint from
 # -var vcenter=… or GOVC_URL:
@@ -78,40 +90,122 @@ experiment "lro-mtu" {
     lro = matrix.lro
   }
 
-  iperf3 {
-    duration = "30s"
-    omit     = "2s"
+  iperf2 {
+    duration = "10s" # iperf 2's default; the post gives none
     parallel = matrix.streams
   }
 
-  expect "FreeBSD: LRO helps, -P1 (published 2.4 -> 8.6 Gb/s, 3.5x)" {
+  # Shapes, checked on any hardware. Each floor sits below both published
+  # tables, so a machine like either of the post's passes it.
+  expect "FreeBSD: LRO multiplies -P1 throughput (home 2.4 -> 8.6 = 3.6x, DC 1.34 -> 7.29 = 5.4x)" {
     where = { pair = "fbsd", mtu = 1500, streams = 1 }
     ratio = { of = "lro=true", over = "lro=false", at_least = 2.5 }
   }
-  expect "FreeBSD: MTU 9000 adds to LRO, -P1 (published 8.6 -> 13.4 Gb/s, +46%)" {
+  expect "FreeBSD: MTU 9000 adds to LRO, -P1 (home +56 %, DC +22 %)" {
     where = { pair = "fbsd", lro = true, streams = 1 }
-    ratio = { of = "mtu=9000", over = "mtu=1500", at_least = 1.3 }
+    ratio = { of = "mtu=9000", over = "mtu=1500", at_least = 1.15 }
   }
-  expect "FreeBSD without LRO: 2.4 Gb/s whatever the streams" {
-    where      = { pair = "fbsd", lro = false, mtu = 1500 }
-    throughput = { gbps = 2.4, tolerance = "15%" }
-  }
-  expect "FreeBSD LRO + MTU 9000, -P3: 16.2 Gb/s" {
-    where      = { pair = "fbsd", lro = true, mtu = 9000, streams = 3 }
-    throughput = { gbps = 16.2, tolerance = "15%" }
-  }
-  expect "Debian without LRO: 14.8 Gb/s" {
-    where      = { pair = "deb", lro = false, mtu = 1500 }
-    throughput = { gbps = 14.8, tolerance = "15%" }
-  }
-  expect "Debian LRO + MTU 9000: 17.5 Gb/s" {
-    where      = { pair = "deb", lro = true, mtu = 9000 }
-    throughput = { gbps = 17.5, tolerance = "15%" }
-  }
-  expect "Debian: more streams do not help" {
+  expect "Debian: more streams do not help (17.5 / 17.5)" {
     where = { pair = "deb", lro = true, mtu = 9000 }
     ratio = { of = "streams=3", over = "streams=1", between = [0.9, 1.1] }
   }
+  expect "the home lab's numbers, where the hardware matches" {
+    published = published.seed-000-home
+  }
+  expect "the data centre's numbers, where the hardware matches" {
+    published = published.seed-000-dc
+  }
+}
+
+# The FreeBSD default install (LRO off, MTU 1500) against vCPUs: the post's
+# data-centre runs needed 4 vCPU for 8.5 Gb/s and 8 for 19.5 Gb/s. It does
+# not say how many iperf streams those runs used: taken as -P1, like the
+# other data-centre figures (an assumption, said in docs/SEEDS.md).
+experiment "fbsd-vcpu" {
+  pairs  = [pair.fbsd]
+  matrix = { vcpu = [1, 4, 8] }
+  repeat = 3
+
+  hardware {
+    vcpu = matrix.vcpu
+  }
+  guest {
+    mtu = 1500
+    lro = false
+  }
+  iperf2 {
+    duration = "10s"
+  }
+
+  expect "the data centre's vCPU figures, where the hardware matches" {
+    published = published.seed-000-dc-vcpu
+  }
+}
+
+# Home lab: Intel NUC, Core i3-6100U, ESXi, two VMs on one host, 1 vCPU.
+published "seed-000-home" {
+  source     = "seed 000 (FreeBSD list, 2025, D. Pasek): 'Vysledky z domaciho labu'"
+  hardware   = "Intel NUC, Core i3-6100U, ESXi, two VMs on one host, vmxnet3, 1 vCPU"
+  match      = { provider = "vsphere", cpu = "i3-6100U" }
+  tool       = "iperf2"
+  side       = "sender"
+  metric     = "throughput"
+  experiment = experiment.lro-mtu
+  cells = [
+    { where = { pair = "fbsd", lro = false, mtu = 1500, streams = 1 }, value = 2.4 },
+    { where = { pair = "fbsd", lro = false, mtu = 1500, streams = 2 }, value = 2.4 },
+    { where = { pair = "fbsd", lro = false, mtu = 1500, streams = 3 }, value = 2.4 },
+    { where = { pair = "fbsd", lro = true, mtu = 1500, streams = 1 }, value = 8.6 },
+    { where = { pair = "fbsd", lro = true, mtu = 1500, streams = 2 }, value = 12.4 },
+    { where = { pair = "fbsd", lro = true, mtu = 1500, streams = 3 }, value = 13.8 },
+    { where = { pair = "fbsd", lro = true, mtu = 9000, streams = 1 }, value = 13.4 },
+    { where = { pair = "fbsd", lro = true, mtu = 9000, streams = 2 }, value = 15.2 },
+    { where = { pair = "fbsd", lro = true, mtu = 9000, streams = 3 }, value = 16.2 },
+    { where = { pair = "deb", lro = false, mtu = 1500, streams = 1 }, value = 14.8 },
+    { where = { pair = "deb", lro = false, mtu = 1500, streams = 2 }, value = 14.8 },
+    { where = { pair = "deb", lro = false, mtu = 1500, streams = 3 }, value = 14.8 },
+    { where = { pair = "deb", lro = true, mtu = 1500, streams = 1 }, value = 16.1 },
+    { where = { pair = "deb", lro = true, mtu = 1500, streams = 2 }, value = 16.1 },
+    { where = { pair = "deb", lro = true, mtu = 1500, streams = 3 }, value = 16.2 },
+    { where = { pair = "deb", lro = true, mtu = 9000, streams = 1 }, value = 17.5 },
+    { where = { pair = "deb", lro = true, mtu = 9000, streams = 2 }, value = 17.5 },
+    { where = { pair = "deb", lro = true, mtu = 9000, streams = 3 }, value = 17.5 },
+  ]
+}
+
+# Data centre: Cisco UCS, Xeon E5-2680 v4, same settings. The post gives
+# these four figures without a stream count: taken as -P1. Debian ran with
+# its default, LRO on, at MTU 1500.
+published "seed-000-dc" {
+  source     = "seed 000 (FreeBSD list, 2025, D. Pasek): data-centre figures in the post's prose"
+  hardware   = "Cisco UCS, Xeon E5-2680 v4, ESXi, two VMs on one host, vmxnet3, 1 vCPU"
+  match      = { provider = "vsphere", cpu = "E5-2680 v4" }
+  tool       = "iperf2"
+  side       = "sender"
+  metric     = "throughput"
+  experiment = experiment.lro-mtu
+  cells = [
+    { where = { pair = "fbsd", lro = false, mtu = 1500, streams = 1 }, value = 1.34 },
+    { where = { pair = "fbsd", lro = true, mtu = 1500, streams = 1 }, value = 7.29 },
+    { where = { pair = "fbsd", lro = true, mtu = 9000, streams = 1 }, value = 8.9 },
+    { where = { pair = "deb", lro = true, mtu = 1500, streams = 1 }, value = 9.5 },
+  ]
+}
+
+# Data centre, FreeBSD default install: "4 vCPU to pass 8.5 Gb/s and 8 vCPU
+# to give 19.5 Gb/s".
+published "seed-000-dc-vcpu" {
+  source     = "seed 000 (FreeBSD list, 2025, D. Pasek): FreeBSD default install, data centre"
+  hardware   = "Cisco UCS, Xeon E5-2680 v4, ESXi, two VMs on one host, vmxnet3"
+  match      = { provider = "vsphere", cpu = "E5-2680 v4" }
+  tool       = "iperf2"
+  side       = "sender"
+  metric     = "throughput"
+  experiment = experiment.fbsd-vcpu
+  cells = [
+    { where = { pair = "fbsd", vcpu = 4 }, value = 8.5 },
+    { where = { pair = "fbsd", vcpu = 8 }, value = 19.5 },
+  ]
 }
 
 # Ring sizes on the Debian guest (Linux: `ethtool -G ens192 rx N tx N`,

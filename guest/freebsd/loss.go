@@ -49,15 +49,22 @@ func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Lo
 	if _, err := run(ctx, t, "ipfw", "pipe", strconv.Itoa(LossPipe), "config", "plr", PLR(l.Percent)); err != nil {
 		return err
 	}
-	_, err := run(ctx, t, LossRuleArgv(iface)...)
+	_, err := run(ctx, t, LossRuleArgv(iface, l.Port)...)
 	return err
 }
 
 // LossRuleArgv is the command that adds lab's loss rule on iface: every
-// packet received on it goes through the loss pipe.
-func LossRuleArgv(iface string) []string {
-	return []string{"ipfw", "add", strconv.Itoa(LossRule), "set", strconv.Itoa(LossSet),
-		"pipe", strconv.Itoa(LossPipe), "ip", "from", "any", "to", "any", "in", "recv", iface}
+// packet received on it goes through the loss pipe — with port > 0 only
+// TCP packets to that destination port (ipfw(8): the protocol "tcp" in
+// place of "ip", and the rule option "dst-port ports").
+func LossRuleArgv(iface string, port int) []string {
+	proto, opts := "ip", []string(nil)
+	if port > 0 {
+		proto, opts = "tcp", []string{"dst-port", strconv.Itoa(port)}
+	}
+	argv := []string{"ipfw", "add", strconv.Itoa(LossRule), "set", strconv.Itoa(LossSet),
+		"pipe", strconv.Itoa(LossPipe), proto, "from", "any", "to", "any"}
+	return append(append(argv, opts...), "in", "recv", iface)
 }
 
 // PLR is dummynet's packet loss rate for a percentage (1 % → "0.01").

@@ -90,6 +90,8 @@ func TestTranscripts(t *testing.T) {
 		{name: "apply-cc-missing-module", s: guest.Settings{CongestionControl: "bbr"}, wantFail: true,
 			replies: map[string][]reply{"kldload -n cc_bbr": {{Code: 1, Stderr: "kldload: can't load cc_bbr: No such file or directory\n"}}}},
 		{name: "apply-loss-ipfw-loaded", s: guest.Settings{Loss: &guest.Loss{Percent: 0.5, Method: "random"}}, replies: loaded},
+		// loss_port: ipfw(8) "tcp from any to any dst-port 5001".
+		{name: "apply-loss-port", s: guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "random", Port: 5001}}, replies: loaded},
 		{name: "apply-loss-deny-default-refused", s: guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "random"}}, wantFail: true,
 			replies: map[string][]reply{"sysctl -n net.inet.ip.fw.default_to_accept": {{Out: "0\n"}}}},
 		{name: "apply-none-removes-loss", s: guest.Settings{},

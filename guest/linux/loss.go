@@ -65,13 +65,20 @@ func resetLossChain(ctx context.Context, t guest.Transport) error {
 
 // LossMatch is the iptables match for an nth or random loss: nth drops
 // every N-th packet with N = round(100/percent) (so the effective loss is
-// 100/N %), random drops with probability percent/100.
+// 100/N %), random drops with probability percent/100. With a port, the
+// protocol and port match come first, as in seed 003's rule
+// (`-p tcp --dport 5001 -m statistic --mode nth …`), so that only those
+// packets advance the nth counter.
 func LossMatch(l guest.Loss) []string {
+	var m []string
+	if l.Port > 0 {
+		m = []string{"-p", "tcp", "--dport", strconv.Itoa(l.Port)}
+	}
 	if l.Method == "nth" {
 		n := max(1, int(math.Round(100/l.Percent)))
-		return []string{"-m", "statistic", "--mode", "nth", "--every", strconv.Itoa(n), "--packet", "0"}
+		return append(m, "-m", "statistic", "--mode", "nth", "--every", strconv.Itoa(n), "--packet", "0")
 	}
-	return []string{"-m", "statistic", "--mode", "random", "--probability", strconv.FormatFloat(l.Percent/100, 'f', -1, 64)}
+	return append(m, "-m", "statistic", "--mode", "random", "--probability", strconv.FormatFloat(l.Percent/100, 'f', -1, 64))
 }
 
 // netemLine returns the netem qdisc line of `tc qdisc show`, "" if none.

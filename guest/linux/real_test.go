@@ -185,3 +185,49 @@ func TestRealRings(t *testing.T) {
 		t.Errorf("Observe without rings: %v", err)
 	}
 }
+
+// TestRealLossPort: with loss_port the nth rule counts and drops only TCP
+// packets to that port, as seed 003's `iptables -A INPUT -p tcp --dport
+// 5001 -m statistic --mode nth --every 100 --packet 0 -j DROP` did: other
+// traffic on the same NIC (lab's own SSH session on a one-NIC guest) never
+// advances the counter.
+func TestRealLossPort(t *testing.T) {
+	p := netnstest.NewPair(t)
+	ctx := context.Background()
+	srv := netns.New("pair.t.server", p.A.NS, nil)
+	cli := netns.New("pair.t.client", p.B.NS, nil)
+	s := guest.Settings{Loss: &guest.Loss{Percent: 50, Method: "nth", Port: 5001}}
+	if err := linux.New().Apply(ctx, srv, p.A.Iface, s); err != nil {
+		t.Fatal(err)
+	}
+	o, err := linux.New().Observe(ctx, srv, p.A.Iface, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(o.Loss, "-p tcp -m tcp --dport 5001 -m statistic --mode nth --every 2") {
+		t.Errorf("observed loss rule %q: want the port match before the nth match", o.Loss)
+	}
+	counted := func() string {
+		res, err := srv.Run(ctx, guest.Cmd{Argv: []string{"iptables", "-w", "-L", "LAB-LOSS", "-v", "-x", "-n"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Fields(lastLine(string(res.Stdout)))[0]
+	}
+	send200(t, cli, p.A.Addr) // UDP to port 9: not the benchmark's packets
+	if n := counted(); n != "0" {
+		t.Errorf("after 200 UDP datagrams the port-5001 rule dropped %s packets, want 0", n)
+	}
+	// Four connection attempts to port 5001 (nothing listens: each SYN
+	// arrives, half of them are dropped, the rest answered with a RST).
+	script := `for i in 1 2 3 4; do timeout 1 bash -c 'exec 3<>/dev/tcp/` + p.A.Addr + `/5001' 2>/dev/null; done; true`
+	if _, err := cli.Run(ctx, guest.Cmd{Argv: []string{"bash", "-c", script}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := counted(); n == "0" {
+		t.Errorf("no SYN to port 5001 was dropped")
+	}
+	if err := linux.New().Apply(ctx, srv, p.A.Iface, guest.Settings{}); err != nil {
+		t.Fatal(err)
+	}
+}

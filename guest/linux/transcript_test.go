@@ -73,6 +73,8 @@ func TestTranscripts(t *testing.T) {
 				"iptables -w -C INPUT -j LAB-LOSS": {},
 			}},
 		{name: "apply-netem", s: guest.Settings{Loss: &guest.Loss{Percent: 0.5, Method: "netem"}}},
+		// Seed 003's rule: -p tcp --dport 5001 before the nth match.
+		{name: "apply-nth-port", s: guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "nth", Port: 5001}}},
 		{name: "apply-none-removes-loss", s: guest.Settings{},
 			replies: map[string]reply{
 				"tc qdisc show dev veth0 root": {Out: "qdisc netem 8001: root refcnt 2 limit 1000 loss 0.5%\n"},
@@ -177,7 +179,8 @@ func TestRejectsInjection(t *testing.T) {
 	}
 	for _, s := range []guest.Settings{{MTU: 67}, {MTU: 65536}, {MTU: -1}, {Loss: &guest.Loss{Percent: 101, Method: "nth"}},
 		{Loss: &guest.Loss{Percent: -1, Method: "nth"}}, {Sysctl: map[string]string{"../../etc/passwd": "1"}}, {Sysctl: map[string]string{"/proc/x": "1"}},
-		{RxRing: -1}, {TxRing: linux.MaxRing + 1}} {
+		{RxRing: -1}, {TxRing: linux.MaxRing + 1}, {Loss: &guest.Loss{Percent: 1, Method: "netem", Port: 5001}},
+		{Loss: &guest.Loss{Percent: 1, Method: "nth", Port: 70000}}} {
 		f := newFake(nil)
 		if err := linux.New().Apply(context.Background(), f, "veth0", s); err == nil || f.Log.Len() > 0 {
 			t.Errorf("%+v accepted", s)

@@ -76,6 +76,14 @@ func Validate(iface string, s guest.Settings) error {
 		if math.IsNaN(l.Percent) || l.Percent < 0 || l.Percent > 100 {
 			bad("loss %v%%: out of range 0..100", l.Percent)
 		}
+		if l.Port != 0 && l.Method == "netem" {
+			// netem is a root qdisc on the interface: it drops whatever
+			// leaves, and lab installs no tc filter to pick one port.
+			bad(`loss_port %d: the netem method drops every packet leaving the interface; use loss_method = "nth" or "random" to limit loss to one port`, l.Port)
+		}
+		if l.Port < 0 || l.Port > 65535 {
+			bad("loss_port %d: out of range 1..65535", l.Port)
+		}
 	}
 	if err := CheckFirewall(s.Firewall); err != nil {
 		errs = append(errs, err)

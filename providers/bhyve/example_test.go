@@ -13,11 +13,13 @@ import (
 	"github.com/lab-bench/lab/state"
 )
 
-// TestExamplesPlan plans the two examples this package came with and
-// checks what they would do: the bhyve one passes the tap-offload check
-// (it toggles no offload on), sends from FreeBSD with the loss on the
-// Linux receiver; the hosts one sweeps netperf send sizes with 8 KB
-// socket buffers on FreeBSD.
+// TestExamplesPlan plans the examples this package came with and checks
+// that they ask their seed's question: the bhyve one (seed 003) passes the
+// tap-offload check (it toggles no offload on), sends from FreeBSD with
+// the post's loss rule (TCP to port 5001, every 100th packet) on the Linux
+// receiver, with and without loss; the hosts ones (seed 004) sweep the
+// client's socket buffers (first poster) and netperf's message size on
+// FreeBSD and Linux with each OS's congestion control (second poster).
 func TestExamplesPlan(t *testing.T) {
 	load := func(name string) (*spec.Lab, *plan.Plan) {
 		dir := filepath.Join("..", "..", "examples", name)
@@ -42,7 +44,8 @@ func TestExamplesPlan(t *testing.T) {
 		t.Errorf("the example fails its own provider's capabilities: %v", diags)
 	}
 	runs := p.Runs()
-	if len(p.Groups) != 1 || len(runs) != 12 {
+	// 2 experiments (no loss, 1 % loss) x 2 algorithms x (1 warm-up + 5).
+	if len(p.Groups) != 1 || len(runs) != 24 {
 		t.Fatalf("%d groups, %d runs", len(p.Groups), len(runs))
 	}
 	g := p.Groups[0]
@@ -51,21 +54,49 @@ func TestExamplesPlan(t *testing.T) {
 	}
 	r := runs[len(runs)-1]
 	if r.Spec.Client.CongestionControl != "newreno" || r.Spec.Server.Loss == nil || r.Spec.Server.Loss.Method != "nth" ||
+		r.Spec.Server.Loss.Port != 5001 || r.Spec.Bench.Port != 5001 ||
 		r.Spec.Bench.Tool != "iperf2" || r.Spec.Bench.Length != "1M" || !r.Spec.Bench.Enhanced {
 		t.Errorf("last run: %+v", r.Spec)
 	}
+	if first := runs[0].Spec; first.Server.Loss != nil {
+		t.Errorf("the no-loss experiment has loss %+v", first.Server.Loss)
+	}
 
-	_, p = load("hosts-netperf-msgsize")
-	var sizes []string
+	// Seed 004, first poster: the client's socket buffers are swept by
+	// sysctl, the server's stay at 8192, netperf keeps its default message.
+	_, p = load("hosts-netperf-sockbuf")
+	var bufs []string
 	for _, r := range p.Runs() {
 		if r.Repeat == 1 {
-			sizes = append(sizes, r.Spec.Bench.Netperf.SendSize)
+			bufs = append(bufs, r.Spec.Client.Sysctl["net.inet.tcp.sendspace"]+"/"+r.Spec.Client.Sysctl["net.inet.tcp.recvspace"])
 		}
-		if r.Spec.Server.Sysctl["net.inet.tcp.sendspace"] != "8192" || r.Spec.Client.Sysctl["net.inet.tcp.recvspace"] != "8192" {
-			t.Fatalf("socket buffers: %+v", r.Spec.Server.Sysctl)
+		if r.Spec.Server.Sysctl["net.inet.tcp.sendspace"] != "8192" || r.Spec.Bench.Netperf.SendSize != "" || r.Spec.Bench.Port != 22113 {
+			t.Fatalf("server buffers %+v, send size %q, port %d", r.Spec.Server.Sysctl, r.Spec.Bench.Netperf.SendSize, r.Spec.Bench.Port)
 		}
 	}
-	if strings.Join(sizes, " ") != "64 128 256 512 1024 2048 4096 8192" || p.Groups[0].Server.Template.OS != "freebsd" {
-		t.Errorf("sizes %v", sizes)
+	if strings.Join(bufs, " ") != "128/128 1024/1024 8192/8192" || p.Groups[0].Server.Template.OS != "freebsd" {
+		t.Errorf("client buffers %v", bufs)
+	}
+
+	// Seed 004, second poster: netperf's default and -m 64…4096, iperf
+	// plain/-d/-P 2, on a FreeBSD pair (NewReno) and a Linux pair (Reno).
+	_, p = load("hosts-netperf-msgsize")
+	sizes := map[string][]string{}
+	for _, r := range p.Runs() {
+		wantCC := map[string]string{"bsd": "newreno", "linux": "reno"}[r.Pair]
+		if r.Spec.Client.CongestionControl != wantCC || r.Spec.Server.CongestionControl != wantCC {
+			t.Errorf("%s/%s: congestion control %q", r.Experiment, r.Pair, r.Spec.Client.CongestionControl)
+		}
+		if r.Repeat == 1 && r.Spec.Bench.Tool == "netperf" {
+			sizes[r.Pair] = append(sizes[r.Pair], r.Spec.Bench.Netperf.SendSize)
+		}
+	}
+	for _, pair := range []string{"bsd", "linux"} {
+		if got := strings.Join(sizes[pair], ","); got != ",64,128,256,512,1024,2048,4096" {
+			t.Errorf("%s message sizes %q (the first is netperf's default)", pair, got)
+		}
+	}
+	if len(p.Groups) != 2 {
+		t.Errorf("%d groups, want 2 (one per OS pair)", len(p.Groups))
 	}
 }

@@ -17,8 +17,9 @@ const seedDir = "../../examples/vmxnet3-lro-mtu"
 
 // TestExampleSeed000 validates and plans examples/vmxnet3-lro-mtu with the
 // provider configured against the simulator: 12 cells on each of 2 pairs are 4
-// clones (the matrix varies only guest settings), and the templates the
-// lab names resolve in the inventory.
+// clones (the matrix varies only guest settings), the FreeBSD vCPU sweep
+// (4 and 8 vCPU) adds two more pairs of clones, and the templates the lab
+// names resolve in the inventory.
 func TestExampleSeed000(t *testing.T) {
 	sim := vspheretest.Start(t)
 	lab, diags := spec.Load(seedDir, spec.Options{KnownProviders: providers.Names()})
@@ -45,10 +46,12 @@ func TestExampleSeed000(t *testing.T) {
 			creates++
 		}
 	}
-	// lro-mtu: 2 pairs x 12 cells x 3 repeats; deb-rings: the Debian pair's
-	// 3 ring sizes x 3 repeats, on the same machines.
-	if want := 2*12*3 + 3*3; len(pl.Groups) != 2 || creates != 4 || len(pl.Runs()) != want {
-		t.Errorf("%d groups, %d clones, %d runs; want 2, 4, %d", len(pl.Groups), creates, len(pl.Runs()), want)
+	// lro-mtu: 2 pairs x 12 cells x 3 repeats; fbsd-vcpu: 3 vCPU counts x
+	// 3 repeats (1 vCPU on lro-mtu's machines, 4 and 8 on their own);
+	// deb-rings: the Debian pair's 3 ring sizes x 3 repeats, on the same
+	// machines.
+	if want := 2*12*3 + 3*3 + 3*3; len(pl.Groups) != 4 || creates != 8 || len(pl.Runs()) != want {
+		t.Errorf("%d groups, %d clones, %d runs; want 4, 8, %d", len(pl.Groups), creates, len(pl.Runs()), want)
 	}
 	c, env, err := p.session(context.Background())
 	if err != nil {
