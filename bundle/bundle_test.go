@@ -197,7 +197,7 @@ func TestPostGolden(t *testing.T) {
 		}
 		recs = append(recs, results.Record{Schema: results.Schema, RunID: "20261201T100000Z", Lab: "demo", Experiment: "mtu", Pair: "veth",
 			Cell: []results.CellValue{{Name: "mtu", Value: mtu}}, CellKey: "mtu=" + mtu, CellIndex: i / 3, Repeat: i%3 + 1,
-			Metrics: bench.Sample{ThroughputBps: mbps * 1e6, Version: "iperf 3.12"},
+			Metrics:    bench.Sample{ThroughputBps: mbps * 1e6, Version: "iperf 3.12"},
 			Provenance: results.Provenance{Provider: "local", Host: "vm", ServerKernel: "6.1.0", ToolVersion: "iperf 3.12"}})
 	}
 	started := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
