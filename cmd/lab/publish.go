@@ -53,7 +53,9 @@ func runPublish(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp) // gone once renamed into place
+	// Gone once renamed into place; after a failure, a leftover
+	// .lab-publish-* directory beside DIR is all a failed removal leaves.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	b := bundle.Info{Format: bundle.Format, Lab: lab.Name, RunID: info.ID, SpecHash: info.SpecHash, LabVersion: info.LabVersion,
 		Published: time.Now().UTC(), Margin: margin.v, BackEnds: backEnds(recs), HostNotes: append(accelNotes(lab), notes...),
 		Reproduce: "lab reproduce " + shellQuote(filepath.Base(filepath.Clean(*out)))}

@@ -164,3 +164,31 @@ func TestReproduceResults(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedBundles keeps the bundles `make reproduce` reproduces intact:
+// each verifies against its manifest and its spec loads with the hash
+// bundle.json states (reproducing them for real is `make reproduce`).
+func TestPinnedBundles(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/bundles/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no pinned bundles: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			if err := bundle.Verify(dir); err != nil {
+				t.Fatal(err)
+			}
+			info, err := bundle.ReadInfo(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, diags := spec.Load(filepath.Join(dir, bundle.SpecDir), spec.Options{})
+			if diags.HasErrors() || l.Hash != info.SpecHash {
+				t.Errorf("spec: %v, hash %s, bundle.json says %s", diags, l.Hash, info.SpecHash)
+			}
+			if _, recs, err := (results.Store{Dir: filepath.Join(dir, bundle.RecordsDir)}).Load(info.RunID); err != nil || len(recs) == 0 {
+				t.Errorf("records: %d, %v", len(recs), err)
+			}
+		})
+	}
+}

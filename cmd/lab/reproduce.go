@@ -81,6 +81,9 @@ func runReproduce(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if lab.Hash != info.SpecHash {
+		return fmt.Errorf("bundle %s: the spec in %s/ hashes to %.12s, %s says %.12s", f.bundleDir, bundle.SpecDir, lab.Hash, bundle.InfoFile, info.SpecHash)
+	}
 	exps, err := expectations(lab)
 	if err != nil {
 		return err
