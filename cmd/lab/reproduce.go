@@ -321,9 +321,15 @@ func (r *reproduction) print(w io.Writer) {
 	if len(r.Shapes) > 0 {
 		fmt.Fprintf(w, "\nShape: each cell over the first cell of its experiment and pair (ratio of means, 95 %% Fieller interval)\n")
 	}
+	interval := func(lo, hi float64) string {
+		if lo == 0 && hi == 0 {
+			return "(interval unbounded)"
+		}
+		return fmt.Sprintf("[%.3g, %.3g]", lo, hi)
+	}
 	for _, s := range r.Shapes {
-		fmt.Fprintf(w, "  %s %s %s / %s: published %.3g [%.3g, %.3g], new %.3g [%.3g, %.3g]: %s\n",
-			s.Experiment, s.Pair, s.CellKey, s.Reference, s.Published, s.PublishedLow, s.PublishedHi, s.New, s.NewLow, s.NewHigh, s.Verdict)
+		fmt.Fprintf(w, "  %s %s %s / %s: published %.3g %s, new %.3g %s: %s\n", s.Experiment, s.Pair, s.CellKey, s.Reference,
+			s.Published, interval(s.PublishedLow, s.PublishedHi), s.New, interval(s.NewLow, s.NewHigh), s.Verdict)
 	}
 	if len(r.Expects) > 0 {
 		fmt.Fprintf(w, "\nThe spec's expect blocks on the new run:\n")
