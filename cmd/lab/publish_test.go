@@ -201,7 +201,9 @@ func TestAccelNotes(t *testing.T) {
 		{`accel = "kvm"`, ""},
 		{``, ""},
 	} {
-		src := "lab \"a\" {}\nprovider \"libvirt\" \"emu\" {\n  " + tt.accel + "\n}\n"
+		src := "lab \"a\" {}\nprovider \"libvirt\" \"emu\" {\n  " + tt.accel + "\n}\n" +
+			"template \"t\" { provider = provider.libvirt.emu }\npair \"p\" { template = template.t }\n" +
+			"experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n"
 		l, diags := spec.LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
 		if diags.HasErrors() {
 			t.Fatal(diags)
