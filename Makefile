@@ -8,7 +8,7 @@ FUZZ := ./spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse ./bench/ip
 	./bench/netperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
 	./guest/freebsd:FuzzParseIfconfig ./lockfile:FuzzParse ./state:FuzzDecode
 
-.PHONY: demo deps build test unit e2e fuzz bench vet clean
+.PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce
 
 ## demo: install prerequisites, build lab, run the quickstart lab for real
 demo: deps build
@@ -53,6 +53,17 @@ vet:
 	$(GO) tool staticcheck ./...
 	$(GO) tool errcheck -ignoretests -exclude .errcheck-excludes ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
+
+## reproduce: reproduce each pinned bundle (testdata/bundles/*) here for real,
+## judged with the margin each bundle states (docs/ci-recipe.md says why);
+## exit 2 when one is not reproduced. REPRODUCE_FLAGS=-strict fails on
+## inconclusive too. Each bundle runs in a new temporary directory (kept).
+REPRODUCE_FLAGS ?=
+reproduce: deps build
+	@set -e; for b in testdata/bundles/*/; do \
+		echo "lab reproduce $(REPRODUCE_FLAGS) $$b"; \
+		./$(BIN) reproduce -auto-approve $(REPRODUCE_FLAGS) "$$b"; \
+	done
 
 ## bench: speed and fidelity figures, printed as ratios against the targets
 bench: deps build

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/bundle"
+	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/spec"
+)
+
+const secretLab = `lab "pub" {}
+variable "token" {
+  type      = string
+  sensitive = true
+}
+variable "secs" {
+  type    = string
+  default = "2s"
+}
+template "host" { os = "linux" }
+pair "veth" { template = template.host }
+experiment "mtu" {
+  pairs  = [pair.veth]
+  matrix = { mtu = [1500, 9000] }
+  repeat = 2
+  guest { mtu = matrix.mtu }
+  iperf3 { duration = var.secs }
+}
+`
+
+// fakeRun writes a complete run of the lab in dir with the given spec
+// hash, through the results store, without running anything.
+func fakeRun(t *testing.T, dir, hash string) string {
+	t.Helper()
+	run, err := results.Store{Dir: filepath.Join(dir, "results")}.NewRun(results.RunInfo{Lab: "pub", SpecHash: hash,
+		Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, bps := range []float64{9e9, 9.2e9, 20e9, 21e9} {
+		mtu := []string{"1500", "9000"}[i/2]
+		rec := results.Record{Lab: "pub", Experiment: "mtu", Pair: "veth", Cell: []results.CellValue{{Name: "mtu", Value: mtu}},
+			CellKey: "mtu=" + mtu, CellIndex: i / 2, Repeat: i%2 + 1, Metrics: bench.Sample{ThroughputBps: bps},
+			Provenance: results.Provenance{Provider: "local"}}
+		if err := run.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.Finish(results.StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	return run.ID()
+}
+
+func TestPublish(t *testing.T) {
+	const secret = "s3cr3t-t0ken"
+	tests := []struct {
+		name    string
+		spec    string
+		hash    func(lab *spec.Lab) string
+		wantErr string // "" for success
+	}{
+		{"sensitive value left out", secretLab, func(l *spec.Lab) string { return l.Hash }, ""},
+		{"spec changed since the run", secretLab, func(*spec.Lab) string { return "other" }, "the spec changed since run"},
+		{"sensitive default in the spec", strings.Replace(secretLab, "sensitive = true", "sensitive = true\n  default = \""+secret+"\"", 1),
+			func(l *spec.Lab) string { return l.Hash }, `sensitive variable "token"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(tt.spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l, diags := spec.Load(dir, spec.Options{Vars: []string{"token=" + secret}})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			runID := fakeRun(t, dir, tt.hash(l))
+			out := filepath.Join(t.TempDir(), "b")
+			var stdout, stderr bytes.Buffer
+			code := Main([]string{"-chdir=" + dir, "publish", "-o", out, "-var", "token=" + secret, "-note", "TCG, no KVM acceleration"},
+				nil, &stdout, &stderr, nil)
+			if tt.wantErr != "" {
+				if code != exitError || !strings.Contains(stderr.String(), tt.wantErr) {
+					t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), tt.wantErr)
+				}
+				if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+					t.Errorf("a refused publish left %v behind", entries)
+				}
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("publish: exit %d\n%s%s", code, stdout.String(), stderr.String())
+			}
+			if err := bundle.Verify(out); err != nil {
+				t.Fatal(err)
+			}
+			info, err := bundle.ReadInfo(out)
+			if err != nil || info.RunID != runID || strings.Join(info.OmittedVariables, ",") != "token" ||
+				strings.Join(info.HostNotes, ",") != "TCG, no KVM acceleration" || strings.Join(info.BackEnds, ",") != "local" {
+				t.Errorf("bundle.json = %+v, %v", info, err)
+			}
+			vars, err := os.ReadFile(filepath.Join(out, bundle.SpecDir, bundle.VarFile))
+			if err != nil || !strings.Contains(string(vars), `secs = "2s"`) || strings.Contains(string(vars), "token") {
+				t.Errorf("%s:\n%s (%v)", bundle.VarFile, vars, err)
+			}
+			if !strings.Contains(stdout.String(), "Sensitive variables left out: token") {
+				t.Errorf("publish did not say what it left out:\n%s", stdout.String())
+			}
+			// The same run again into the now non-empty directory.
+			stderr.Reset()
+			if code := Main([]string{"-chdir=" + dir, "publish", "-o", out, "-var", "token=x"}, nil, &stdout, &stderr, nil); code != exitError ||
+				!strings.Contains(stderr.String(), "not empty") {
+				t.Errorf("publish into a bundle: exit %d, %s", code, stderr.String())
+			}
+		})
+	}
+}
+
+// TestReproduceResults compares runs with a bundle without applying:
+// the run itself, and a run whose 1500 cell is half as fast.
+func TestReproduceResults(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(secretLab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, diags := spec.Load(dir, spec.Options{Vars: []string{"token=x"}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	runID := fakeRun(t, dir, l.Hash)
+	out := filepath.Join(t.TempDir(), "b")
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-chdir=" + dir, "publish", "-o", out, "-var", "token=x"}, nil, &stdout, &stderr, nil); code != exitOK {
+		t.Fatalf("publish: exit %d\n%s", code, stderr.String())
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want results.Reproduction
+	}{
+		// n = 2 on each side: the same sample is still only "inconclusive"
+		// at ±10 % (Welch's interval with 1 degree of freedom is wide)…
+		{[]string{"-results", runID}, exitOK, results.Inconclusive},
+		{[]string{"-strict", "-results", runID}, exitExpect, results.Inconclusive},
+		// …but reproduced at ±40 %.
+		{[]string{"-margin", "40%", "-results", runID}, exitOK, results.Reproduced},
+		{[]string{"-results", "nope"}, exitError, ""},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		code := Main(append([]string{"-chdir=" + dir, "reproduce", "-json", "-var", "token=x"}, append(tt.args, out)...), nil, &stdout, &stderr, nil)
+		var r reproduction
+		_ = json.Unmarshal(stdout.Bytes(), &r)
+		if code != tt.code || r.Verdict != tt.want {
+			t.Errorf("reproduce %v: exit %d, verdict %q; want %d, %q\n%s%s", tt.args, code, r.Verdict, tt.code, tt.want, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestPinnedBundles keeps the bundles `make reproduce` reproduces intact:
+// each verifies against its manifest and its spec loads with the hash
+// bundle.json states (reproducing them for real is `make reproduce`).
+func TestPinnedBundles(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/bundles/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no pinned bundles: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			if err := bundle.Verify(dir); err != nil {
+				t.Fatal(err)
+			}
+			info, err := bundle.ReadInfo(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, diags := spec.Load(filepath.Join(dir, bundle.SpecDir), spec.Options{})
+			if diags.HasErrors() || l.Hash != info.SpecHash {
+				t.Errorf("spec: %v, hash %s, bundle.json says %s", diags, l.Hash, info.SpecHash)
+			}
+			if _, recs, err := (results.Store{Dir: filepath.Join(dir, bundle.RecordsDir)}).Load(info.RunID); err != nil || len(recs) == 0 {
+				t.Errorf("records: %d, %v", len(recs), err)
+			}
+		})
+	}
+}
+
+// TestAccelNotes: a libvirt provider under TCG is noted in the bundle by
+// itself, others are not.
+func TestAccelNotes(t *testing.T) {
+	for _, tt := range []struct{ accel, want string }{
+		{`accel = "tcg"`, `provider "libvirt.emu": TCG (QEMU emulation), no KVM acceleration`},
+		{`accel = "kvm"`, ""},
+		{``, ""},
+	} {
+		src := "lab \"a\" {}\nprovider \"libvirt\" \"emu\" {\n  " + tt.accel + "\n}\n" +
+			"template \"t\" { provider = provider.libvirt.emu }\npair \"p\" { template = template.t }\n" +
+			"experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n"
+		l, diags := spec.LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		got := strings.Join(accelNotes(l), "; ")
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: notes %q, want %q", tt.accel, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/lab-bench/lab/bundle"
+	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/spec"
+)
+
+// reproduceFlags are reproduce's flags.
+type reproduceFlags struct {
+	vars       varFlags
+	json       bool
+	strict     bool
+	auto       bool
+	margin     percentFlag
+	marginSet  bool
+	metric     string
+	work       string
+	resultsRun string
+	bundleDir  string
+}
+
+func parseReproduceFlags(g *globals, args []string) (*reproduceFlags, error) {
+	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-var k=v] [-var-file F] BUNDLE")
+	f := &reproduceFlags{margin: percentFlag{v: defaultMargin}}
+	f.vars.register(fl)
+	fl.BoolVar(&f.json, "json", false, "print the verdicts as one JSON object (and apply's events as JSON lines)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 2 on an inconclusive verdict too (for CI)")
+	fl.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
+	fl.Var(&f.margin, "margin", "equivalence `margin`, a share of each published mean (\"10%\" or 0.1; default: the bundle's)")
+	fl.StringVar(&f.metric, "metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
+	fl.StringVar(&f.work, "work", "", "run the spec in `DIR` (new or empty; default: a new temporary directory, kept)")
+	fl.StringVar(&f.resultsRun, "results", "", "compare `RUN`, an existing run of the lab directory (-chdir), instead of applying")
+	if err := parseFlags(fl, args, arity{1, 1, "the bundle's directory"}); err != nil {
+		return nil, err
+	}
+	fl.Visit(func(fg *flag.Flag) { f.marginSet = f.marginSet || fg.Name == "margin" })
+	if _, ok := results.MetricByKey(f.metric); !ok {
+		return nil, fmt.Errorf("reproduce -metric %q: unknown metric (known: %s)", f.metric, strings.Join(results.MetricKeys(), ", "))
+	}
+	if f.resultsRun != "" && f.work != "" {
+		return nil, fmt.Errorf("reproduce: -results compares an existing run, -work runs the spec: give one of them")
+	}
+	f.bundleDir = fl.Arg(0)
+	return f, nil
+}
+
+// runReproduce is `lab reproduce BUNDLE`: check a published bundle, run its
+// spec here (or take an existing run) and judge each cell against the
+// bundle's records.
+func runReproduce(g *globals, args []string) error {
+	f, err := parseReproduceFlags(g, args)
+	if err != nil {
+		return err
+	}
+	if err := bundle.Verify(f.bundleDir); err != nil {
+		return fmt.Errorf("refusing the bundle: %w", err)
+	}
+	info, err := bundle.ReadInfo(f.bundleDir)
+	if err != nil {
+		return err
+	}
+	if !f.marginSet && info.Margin > 0 && info.Margin < 1 {
+		f.margin.v = info.Margin
+	}
+	pubInfo, pubRecs, err := results.Store{Dir: filepath.Join(f.bundleDir, bundle.RecordsDir)}.Load(info.RunID)
+	if err != nil {
+		return fmt.Errorf("bundle %s: %w", f.bundleDir, err)
+	}
+	lab, newInfo, newRecs, err := reproduceRun(g, f, info)
+	if err != nil {
+		return err
+	}
+	if lab.Hash != info.SpecHash {
+		return fmt.Errorf("bundle %s: the spec in %s/ hashes to %.12s, %s says %.12s", f.bundleDir, bundle.SpecDir, lab.Hash, bundle.InfoFile, info.SpecHash)
+	}
+	exps, err := expectations(lab)
+	if err != nil {
+		return err
+	}
+	newGroups := results.Group(newRecs)
+	r := reproduction{
+		Bundle: f.bundleDir, Lab: info.Lab, PublishedRun: pubInfo.ID, NewRun: newInfo.ID, NewRunDir: newInfo.dir,
+		Metric: f.metric, Margin: f.margin.v,
+		Cells:   reproduceCells(results.Group(pubRecs), newGroups, f.metric, f.margin.v),
+		Shapes:  results.Shapes(results.Group(pubRecs), newGroups, f.metric),
+		Expects: results.Evaluate(newGroups, exps),
+	}
+	if newInfo.Status != results.StatusComplete {
+		results.MarkIncomplete(r.Expects, fmt.Sprintf("run %s ended %s", newInfo.ID, newInfo.Status))
+	}
+	r.Verdict = r.overall()
+	if f.json {
+		if err := json.NewEncoder(g.stdout).Encode(r); err != nil {
+			return err
+		}
+	} else {
+		r.print(g.stdout)
+	}
+	if r.Verdict == results.NotReproduced || f.strict && r.Verdict != results.Reproduced {
+		return reported{exitExpect}
+	}
+	return nil
+}
+
+// candidateRun is the run a bundle is compared with.
+type candidateRun struct {
+	results.RunInfo
+	dir string // its lab directory
+}
+
+// reproduceRun loads the bundle's spec and produces the run to compare:
+// the -results run of the lab directory, or a new apply of the spec in a
+// fresh work directory (the bundle is never written to).
+func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, candidateRun, []results.Record, error) {
+	vars := f.vars.in(g.dir)
+	if info.VarFile != "" {
+		bundleVars, err := filepath.Abs(filepath.Join(f.bundleDir, bundle.SpecDir, info.VarFile))
+		if err != nil {
+			return nil, candidateRun{}, nil, err
+		}
+		vars.files = append([]string{bundleVars}, vars.files...) // the user's come later and win
+	}
+	if f.resultsRun != "" {
+		sg := *g
+		sg.dir = filepath.Join(f.bundleDir, bundle.SpecDir) // read only
+		lab, err := loadLab(&sg, vars)
+		if err != nil {
+			return nil, candidateRun{}, nil, err
+		}
+		run, recs, err := loadRun(results.Store{Dir: resultsDir(g)}, f.resultsRun, info.Lab)
+		return lab, candidateRun{run, g.dir}, recs, err
+	}
+	work, err := workDir(f.work)
+	if err != nil {
+		return nil, candidateRun{}, nil, err
+	}
+	if err := bundle.CopyTree(work, filepath.Join(f.bundleDir, bundle.SpecDir)); err != nil {
+		return nil, candidateRun{}, nil, fmt.Errorf("reproduce: %w", err)
+	}
+	out := g.stdout
+	if f.json {
+		out = g.stderr
+	}
+	fmt.Fprintf(out, "Reproducing run %s of lab %q from %s in %s.\n\n", info.RunID, info.Lab, f.bundleDir, work)
+	wg := *g
+	wg.dir = work
+	lab, err := loadLab(&wg, vars)
+	if err != nil {
+		return nil, candidateRun{}, nil, err
+	}
+	applyArgs := vars.args()
+	if f.auto {
+		applyArgs = append(applyArgs, "-auto-approve")
+	}
+	if f.json {
+		applyArgs = append(applyArgs, "-json")
+	}
+	var r reported
+	if err := runApply(&wg, applyArgs); err != nil && !(errors.As(err, &r) && r.code == exitExpect) {
+		return nil, candidateRun{}, nil, err // an expect failing is judged below
+	}
+	run, recs, err := loadRun(results.Store{Dir: resultsDir(&wg)}, results.AliasLatest, info.Lab)
+	return lab, candidateRun{run, work}, recs, err
+}
+
+// args renders v as command-line flags again.
+func (v varFlags) args() []string {
+	var out []string
+	for _, f := range v.files {
+		out = append(out, "-var-file", f)
+	}
+	for _, s := range v.vars {
+		out = append(out, "-var", s)
+	}
+	return out
+}
+
+// workDir makes the directory the spec runs in: dir when it is new or
+// empty, else a new temporary directory.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		return os.MkdirTemp("", "lab-reproduce-")
+	}
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) > 0 {
+		return "", fmt.Errorf("reproduce -work %s: the directory is not empty", dir)
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// loadRun loads run id (or alias) of store and checks it is of lab.
+func loadRun(store results.Store, id, lab string) (results.RunInfo, []results.Record, error) {
+	id, err := store.Resolve(id)
+	if err != nil {
+		return results.RunInfo{}, nil, err
+	}
+	info, recs, err := store.Load(id)
+	if err == nil && info.Lab != lab {
+		err = fmt.Errorf("run %s belongs to lab %q, the bundle to lab %q", id, info.Lab, lab)
+	}
+	return info, recs, err
+}
+
+// cellReproduction is one cell's verdict.
+type cellReproduction struct {
+	Experiment string `json:"experiment"`
+	Pair       string `json:"pair"`
+	CellKey    string `json:"cell_key"`
+	results.Equivalence
+}
+
+// reproduceCells judges every published cell against the new run's.
+func reproduceCells(published, new []results.CellGroup, metric string, margin float64) []cellReproduction {
+	type key struct{ exp, pair, cell string }
+	byKey := map[key]results.CellGroup{}
+	for _, g := range new {
+		byKey[key{g.Experiment, g.Pair, g.CellKey}] = g
+	}
+	var out []cellReproduction
+	for _, p := range published {
+		c := cellReproduction{Experiment: p.Experiment, Pair: p.Pair, CellKey: p.CellKey}
+		n, ok := byKey[key{p.Experiment, p.Pair, p.CellKey}]
+		c.Equivalence = results.TOST(p.Metric(metric), n.Metric(metric), margin)
+		switch {
+		case !ok:
+			c.Note = "not in the new run"
+		case n.Failed+n.Missing > 0:
+			c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + fmt.Sprintf("%d new run(s) failed or missing", n.Failed+n.Missing)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// reproduction is what reproduce prints (JSON: one object).
+type reproduction struct {
+	Type         string               `json:"type"`
+	Bundle       string               `json:"bundle"`
+	Lab          string               `json:"lab"`
+	PublishedRun string               `json:"published_run"`
+	NewRun       string               `json:"new_run"`
+	NewRunDir    string               `json:"new_run_dir"`
+	Metric       string               `json:"metric"`
+	Margin       float64              `json:"margin"`
+	Cells        []cellReproduction   `json:"cells"`
+	Shapes       []results.Shape      `json:"shapes"`
+	Expects      []results.Outcome    `json:"expects"`
+	Verdict      results.Reproduction `json:"verdict"`
+}
+
+// overall is not reproduced when a cell is, a shape is reversed or an
+// expect block fails; reproduced when every cell is, every shape claim
+// holds and every expect block passes; inconclusive otherwise.
+func (r *reproduction) overall() results.Reproduction {
+	r.Type = "reproduce"
+	v := results.Reproduced
+	for _, c := range r.Cells {
+		switch c.Verdict {
+		case results.NotReproduced:
+			return results.NotReproduced
+		case results.Inconclusive:
+			v = results.Inconclusive
+		}
+	}
+	for _, s := range r.Shapes {
+		switch s.Verdict {
+		case results.ShapeReversed:
+			return results.NotReproduced
+		case results.ShapeInconclusive:
+			v = results.Inconclusive
+		}
+	}
+	for _, o := range r.Expects {
+		switch o.Verdict {
+		case results.VerdictFail:
+			return results.NotReproduced
+		case results.VerdictPass:
+		default:
+			v = results.Inconclusive
+		}
+	}
+	return v
+}
+
+// print writes the verdicts for people.
+func (r *reproduction) print(w io.Writer) {
+	m, _ := results.MetricByKey(r.Metric)
+	val := func(s results.Summary) string {
+		if s.N == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.*f ± %.*f %s (n=%d)", m.Decimals, m.Display(s.Mean), m.Decimals, m.Display(s.HalfWidth()), m.Unit, s.N)
+	}
+	fmt.Fprintf(w, "\nRun %s (%s) against the published run %s of lab %q: %s within ±%s of each published mean.\n\n",
+		r.NewRun, r.NewRunDir, r.PublishedRun, r.Lab, strings.TrimSuffix(m.Label, " "+m.Unit), strconv.FormatFloat(100*r.Margin, 'g', -1, 64)+" %")
+	for _, c := range r.Cells {
+		pct := func(x float64) float64 {
+			if c.Published.Mean == 0 {
+				return 0
+			}
+			return 100 * x / c.Published.Mean
+		}
+		fmt.Fprintf(w, "  %s %s %s\n    published %s, new %s\n    difference %+.1f %% (95 %% CI %+.1f %% … %+.1f %%): %s",
+			c.Experiment, c.Pair, c.CellKey, val(c.Published), val(c.New), pct(c.Diff), pct(c.DiffLow), pct(c.DiffHigh), c.Verdict)
+		if c.Note != "" {
+			fmt.Fprintf(w, " (%s)", c.Note)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Shapes) > 0 {
+		fmt.Fprintf(w, "\nShape: each cell over the first cell of its experiment and pair (ratio of means, 95 %% Fieller interval)\n")
+	}
+	interval := func(lo, hi float64) string {
+		if lo == 0 && hi == 0 {
+			return "(interval unbounded)"
+		}
+		return fmt.Sprintf("[%.3g, %.3g]", lo, hi)
+	}
+	for _, s := range r.Shapes {
+		fmt.Fprintf(w, "  %s %s %s / %s: published %.3g %s, new %.3g %s: %s\n", s.Experiment, s.Pair, s.CellKey, s.Reference,
+			s.Published, interval(s.PublishedLow, s.PublishedHi), s.New, interval(s.NewLow, s.NewHigh), s.Verdict)
+	}
+	if len(r.Expects) > 0 {
+		fmt.Fprintf(w, "\nThe spec's expect blocks on the new run:\n")
+	}
+	for _, o := range r.Expects {
+		fmt.Fprintf(w, "  %s: %s\n", o.Name, o.Verdict)
+	}
+	fmt.Fprintf(w, "\nVerdict: %s\n", r.Verdict)
+}
