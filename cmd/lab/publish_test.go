@@ -15,7 +15,7 @@ import (
 	"github.com/lab-bench/lab/spec"
 )
 
-const secretLab = `lab "pub" {}
+const publishSecretLab = `lab "pub" {}
 variable "token" {
   type      = string
   sensitive = true
@@ -67,9 +67,9 @@ func TestPublish(t *testing.T) {
 		hash    func(lab *spec.Lab) string
 		wantErr string // "" for success
 	}{
-		{"sensitive value left out", secretLab, func(l *spec.Lab) string { return l.Hash }, ""},
-		{"spec changed since the run", secretLab, func(*spec.Lab) string { return "other" }, "the spec changed since run"},
-		{"sensitive default in the spec", strings.Replace(secretLab, "sensitive = true", "sensitive = true\n  default = \""+secret+"\"", 1),
+		{"sensitive value left out", publishSecretLab, func(l *spec.Lab) string { return l.Hash }, ""},
+		{"spec changed since the run", publishSecretLab, func(*spec.Lab) string { return "other" }, "the spec changed since run"},
+		{"sensitive default in the spec", strings.Replace(publishSecretLab, "sensitive = true", "sensitive = true\n  default = \""+secret+"\"", 1),
 			func(l *spec.Lab) string { return l.Hash }, `sensitive variable "token"`},
 	}
 	for _, tt := range tests {
@@ -128,7 +128,7 @@ func TestPublish(t *testing.T) {
 // the run itself, and a run whose 1500 cell is half as fast.
 func TestReproduceResults(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(secretLab), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(publishSecretLab), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, diags := spec.Load(dir, spec.Options{Vars: []string{"token=x"}})
