@@ -124,8 +124,12 @@ experiment "cubic-vs-newreno" {
     port     = 5001 # the port the loss rule matches
   }
 
+  # Margin: the post's own per-second CUBIC figures under loss swing by
+  # ±13 % (176-226 Mb/s), so a run-to-run CV of about that size is likely;
+  # a ratio of two such runs varies by √2 × 13 % ≈ 18 %, and the README's
+  # rule (about 2 × that CV) gives 35 % instead of the default 15 %.
   expect "NewReno beats CUBIC under 1 % nth loss by the post's factor (918 / 193 = 4.8)" {
-    ratio = { of = "cc=newreno", over = "cc=cubic", published = published.seed-003-vm-loss, margin = "30%" }
+    ratio = { of = "cc=newreno", over = "cc=cubic", published = published.seed-003-vm-loss, margin = "35%" }
   }
   expect "the post's figures under 1 % loss, where the back end matches" {
     published = published.seed-003-vm-loss

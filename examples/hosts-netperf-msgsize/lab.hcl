@@ -113,7 +113,7 @@ experiment "bsd-netperf" {
   }
 
   expect "FreeBSD dips at 128 B messages: 337 / 602 Mb/s" {
-    ratio = { of = "msg=128", over = "msg=4096", published = published.seed-004-bsd-netperf, margin = "25%" }
+    ratio = { of = "msg=128", over = "msg=4096", published = published.seed-004-bsd-netperf }
   }
   expect "the post's FreeBSD netperf figures, where the hardware matches" {
     published = published.seed-004-bsd-netperf
@@ -136,7 +136,7 @@ experiment "linux-netperf" {
   }
 
   expect "Linux stays flat over the message size: 779.72 / 780.17 Mb/s at 128 B / 4 KB" {
-    ratio = { of = "msg=128", over = "msg=4096", published = published.seed-004-linux-netperf, margin = "10%" }
+    ratio = { of = "msg=128", over = "msg=4096", published = published.seed-004-linux-netperf }
   }
   expect "the post's Linux netperf figures, where the hardware matches" {
     published = published.seed-004-linux-netperf

@@ -106,10 +106,10 @@ experiment "sockbuf" {
   }
 
   expect "1 KB buffers already fill the link: 903 / 914 Mb/s" {
-    ratio = { of = "buf=1024", over = "buf=8192", published = published.seed-004-sockbuf, margin = "10%" }
+    ratio = { of = "buf=1024", over = "buf=8192", published = published.seed-004-sockbuf }
   }
   expect "128 B buffers cost half: 426 / 914 Mb/s" {
-    ratio = { of = "buf=128", over = "buf=8192", published = published.seed-004-sockbuf, margin = "25%" }
+    ratio = { of = "buf=128", over = "buf=8192", published = published.seed-004-sockbuf }
   }
   expect "the post's figures, where the hardware matches" {
     published = published.seed-004-sockbuf
