@@ -47,8 +47,11 @@ fuzz:
 	done
 
 ## vet: go vet, gofmt, staticcheck and errcheck (pinned in go.mod's tool
-## block; errcheck's deliberate exclusions are in .errcheck-excludes).
+## block; errcheck's deliberate exclusions are in .errcheck-excludes), and
+## go.mod as `go mod tidy` would write it (a direct import marked indirect
+## once hid which modules lab really uses).
 vet:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	$(GO) tool errcheck -ignoretests -exclude .errcheck-excludes ./...
