@@ -149,9 +149,12 @@ func TestKillBetweenCreateAndTag(t *testing.T) {
 					}
 					e := k.engine(fresh, disk)
 					created := map[string]bool{}
+					var mu sync.Mutex // events come from the create goroutines
 					e.View = engine.ViewFunc(func(ev engine.Event) {
 						if ev.Type == engine.EvCreated {
+							mu.Lock()
 							created[ev.Address] = true
+							mu.Unlock()
 						}
 					})
 					// The guests' tools are checked after the machines
