@@ -90,6 +90,16 @@ var bhyveKills = []bhyveKill{
 		},
 	},
 	{
+		name: "vm-bhyve: after zfs snapshot -r -o of the template (created with its tag)", backend: "vm-bhyve",
+		after:  `^zfs snapshot -r -o .* zroot/vm/fbsd14-tmpl@NAME$`,
+		record: func(g *plan.Group) string { return g.Server.Address },
+	},
+	{
+		name: "bhyve: after zfs snapshot -o of the zvol (created with its tag)", backend: "bhyve",
+		after:  `^zfs snapshot -o .* zroot/vm/fbsd14-zvol@NAME$`,
+		record: func(g *plan.Group) string { return g.Server.Address },
+	},
+	{
 		name: "vm-bhyve VALE: after the owner record, before vm switch create", backend: "vm-bhyve+vale",
 		after:  `^sysrc -f \S+ '?lab_owner_SW=`,
 		record: func(g *plan.Group) string { return g.Link.Address },
