@@ -6,8 +6,9 @@
 // containing another is replaced whole).
 //
 // Each value is also looked for as JSON and Go string escapes would write
-// it (inside an event, a record, a %q in an error), so a value with a
-// quote, a backslash or <>& in it is still found.
+// it (inside an event, a record, a %q in an error, a %q'd message inside
+// a JSON event or diagnostic), so a value with a quote, a backslash, a
+// control byte or <>& in it is still found.
 //
 // Values shorter than MinLen bytes are not replaced: "1", "on" or "tcp"
 // would blank every ordinary word and number they occur in, making output
@@ -52,7 +53,11 @@ func (s *Set) Add(label, value string) {
 	if s == nil || len(value) < MinLen {
 		return
 	}
-	texts := []string{value, jsonInner(value), goInner(value)}
+	// As is, in a JSON string (HTML-escaped or not: validate -json keeps
+	// < > &), after %q, and after %q inside a JSON string (a quoted
+	// message in a -json event or diagnostic).
+	q := goInner(value)
+	texts := []string{value, jsonInner(value), jsonPlain(value), q, jsonInner(q), jsonPlain(q)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.raw == nil {
@@ -179,6 +184,17 @@ func (s *Set) Unseal(b []byte) []byte {
 func jsonInner(v string) string {
 	b, _ := json.Marshal(v) // a string always marshals
 	return string(b[1 : len(b)-1])
+}
+
+// jsonPlain is v as a json.Encoder with SetEscapeHTML(false) writes it
+// inside a string's quotes.
+func jsonPlain(v string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a string always encodes
+	out := strings.TrimSuffix(b.String(), "\n")
+	return out[1 : len(out)-1]
 }
 
 // goInner is v as %q writes it inside the quotes.

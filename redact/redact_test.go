@@ -21,6 +21,11 @@ func TestString(t *testing.T) {
 		{mustJSON(t, `p"w<d>\x`), `"(sensitive value)"`},
 		{fmt.Sprintf("%q", `p"w<d>\x`), `"(sensitive value)"`},
 		{`raw p"w<d>\x`, "raw (sensitive value)"},
+		// A %q'd message inside JSON, with and without HTML escapes (a
+		// -json event; validate -json's diagnostics keep < > &).
+		{mustJSON(t, fmt.Sprintf("got %q.", `p"w<d>\x`)), `"got \"(sensitive value)\"."`},
+		{plainJSON(t, fmt.Sprintf("got %q.", `p"w<d>\x`)), `"got \"(sensitive value)\"."`},
+		{plainJSON(t, `p"w<d>\x`), `"(sensitive value)"`},
 	}
 	for _, tc := range tests {
 		if got := s.String(tc.in); got != tc.want {
@@ -31,6 +36,17 @@ func TestString(t *testing.T) {
 	if nilSet.String("x /secret/id_ed25519") != "x /secret/id_ed25519" || !nilSet.Empty() {
 		t.Error("a nil Set must redact nothing")
 	}
+}
+
+// plainJSON is v as a json.Encoder with SetEscapeHTML(false) writes it.
+func plainJSON(t *testing.T, v string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func mustJSON(t *testing.T, v string) string {

@@ -189,3 +189,57 @@ mount --bind "$1/host" "$1/work/root/dev" && mount -t tmpfs none "$1/work/root/p
 		})
 	}
 }
+
+// fakeVirsh answers as virsh does against a daemon that holds one
+// lab-tagged domain and one lab-* network (a system libvirtd someone else
+// runs); it logs every call, one line each, to $VIRSH_LOG. virsh exits 0
+// on success (tools/virsh.c: vshCommandRun's result), and `list --name`
+// and `net-list --name` print one name a line.
+const fakeVirsh = `#!/bin/sh
+echo "$*" >>"$VIRSH_LOG"
+for a in "$@"; do
+  case $a in
+    list) echo other-s; exit 0 ;;
+    net-list) echo lab-other; exit 0 ;;
+  esac
+done
+exit 0
+`
+
+// TestHarnessStopLeavesOtherDaemons: `harness.sh stop` against a libvirtd
+// that is not the one its start started (here: no pid file of a libvirtd
+// in its namespace, as with a system libvirtd) destroys, undefines and
+// net-destroys nothing there (issue 20, section 5).
+func TestHarnessStopLeavesOtherDaemons(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "virsh"), []byte(fakeVirsh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	calls := filepath.Join(dir, "virsh.log")
+	cmd := exec.Command("bash", "../test/kvm/harness.sh", "stop")
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "VIRSH_LOG="+calls,
+		// A namespace that does not exist: no libvirtd is in it.
+		"LAB_KVM_NETNS=labkvm-absent-"+filepath.Base(dir), "LAB_KVM_POOLDIR="+filepath.Join(dir, "pool"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("harness.sh stop: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "is not this harness's: its domains, networks and pools are left alone") {
+		t.Errorf("stop does not say it leaves the daemon alone:\n%s", out)
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatalf("virsh was never called: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		for _, verb := range []string{"destroy", "undefine", "net-destroy", "net-undefine", "pool-destroy", "pool-undefine"} {
+			if strings.Contains(" "+line+" ", " "+verb+" ") {
+				t.Errorf("stop ran virsh %s on a daemon not its own", line)
+			}
+		}
+	}
+}

@@ -106,6 +106,15 @@ func appendLeaves(out []string, v cty.Value) []string {
 	case ty.IsPrimitiveType():
 		if s := valueText(v); len(s) >= minRedact {
 			out = append(out, s)
+			// As a message quotes it with %q ("got \"a\\x1b\""), and as
+			// EscapeText shows its control bytes: replaced here, before the
+			// text writer wraps the detail, which may split it at a space.
+			if q := strconv.Quote(s); q[1:len(q)-1] != s {
+				out = append(out, q[1:len(q)-1])
+			}
+			if e := EscapeText(s, true); e != s {
+				out = append(out, e)
+			}
 		}
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
 		for it := v.ElementIterator(); it.Next(); {

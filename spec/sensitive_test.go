@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -99,6 +100,30 @@ variable "open" { default = "not-secret" }
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("SensitiveValues()[%q] = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// TestSensitiveRedactedQuotedAndWrapped: a value a message quotes with %q
+// (a quote and a control byte in it escaped) is redacted too, before the
+// text writer wraps the detail — wrapping at its spaces used to leave a
+// piece of it on each line, which no later redaction could find.
+func TestSensitiveRedactedQuotedAndWrapped(t *testing.T) {
+	value := "Qx1 Qx2\"Qx3 Qx4\x1b Qx5"
+	src := smallLab + "variable \"token\" {\n  sensitive = true\n  type = string\n}\n"
+	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"token=" + value}})
+	wantNoError(t, l, diags)
+	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid operating system",
+		Detail: fmt.Sprintf("os must be \"linux\" or \"freebsd\", got %q; raw: %s.", value, value)}
+	for _, width := range []uint{0, 12, 30} {
+		var b bytes.Buffer
+		if err := l.WriteDiagnostics(&b, hcl.Diagnostics{d}, width, false); err != nil {
+			t.Fatal(err)
+		}
+		// "(sensitive value)" may itself be wrapped: count it with the
+		// line breaks taken out.
+		if out := b.String(); strings.Contains(out, "Qx") || strings.Count(strings.Join(strings.Fields(out), " "), "(sensitive value)") != 2 {
+			t.Errorf("width %d: want the value redacted twice and no piece of it:\n%s", width, out)
 		}
 	}
 }

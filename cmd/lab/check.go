@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
@@ -121,7 +121,9 @@ func writeJUnit(path, runID string, outs []results.Outcome, strict bool) error {
 	if err := report.WriteJUnit(&buf, runID, outs, strict); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	// Like plan -out and report -o: a regular file is replaced whole, a
+	// device or a symlink's target written through, never replaced.
+	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("-junit: %w", err)
 	}
 	return nil

@@ -56,16 +56,27 @@ func (v varFlags) in(dir string) varFlags {
 func loadLab(g *globals, v varFlags) (*spec.Lab, error) {
 	v = v.in(g.dir)
 	lab, diags := spec.Load(g.dir, spec.Options{Vars: v.vars, VarFiles: v.files, Env: g.env, KnownProviders: providers.Names()})
+	addSecrets(g, lab)
 	if len(diags) > 0 {
 		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
 	}
 	if diags.HasErrors() {
 		return nil, newSpecError(g, diags)
 	}
+	return lab, nil
+}
+
+// addSecrets makes the values of lab's sensitive variables redacted in
+// everything lab writes from now on. It runs before the first diagnostic
+// is printed: a spec that fails to load can still show a sensitive value
+// in an error ("os must be … got \"<value>\"").
+func addSecrets(g *globals, lab *spec.Lab) {
+	if lab == nil {
+		return
+	}
 	for label, v := range lab.SensitiveValues() {
 		g.secrets.Add(label, v)
 	}
-	return lab, nil
 }
 
 // configureProviders makes and configures every provider the lab declares

@@ -83,3 +83,82 @@ func TestOutputsKeepDevicesAndSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitKeepsDevicesAndSymlinks: `check -junit FILE` writes like
+// `report -o`: through a device (the error of /dev/full names it) and a
+// symlink's target, never replacing either.
+func TestJUnitKeepsDevicesAndSymlinks(t *testing.T) {
+	tmp := t.TempDir()
+	target, link := filepath.Join(tmp, "junit.xml"), filepath.Join(tmp, "latest.xml")
+	if err := os.Symlink(filepath.Base(target), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, wantErr string
+	}{
+		{"/dev/full", "-junit: write /dev/full: no space left on device"},
+		{"/dev/null", ""},
+		{link, ""},
+		{tmp, "-junit: write " + tmp + ": is a directory"},
+	} {
+		before, err := os.Lstat(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = writeJUnit(tc.path, "20261130T100000Z", nil, false)
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)) {
+			t.Errorf("writeJUnit(%s) = %v, want an error beginning %q", tc.path, err, tc.wantErr)
+		}
+		after, err := os.Lstat(tc.path)
+		if err != nil || !os.SameFile(before, after) || before.Mode().Type() != after.Mode().Type() {
+			t.Errorf("%s was replaced: was %v, now %v (%v)", tc.path, before.Mode(), after, err)
+		}
+	}
+	if b, err := os.ReadFile(target); err != nil || !strings.Contains(string(b), "<testsuites") {
+		t.Errorf("the symlink's target: %q, %v; want the JUnit XML", b, err)
+	}
+}
+
+// TestPublishOutKeepsDevicesAndSymlinks: `publish -o DIR` renames the
+// bundle into place, so whatever is at DIR and is not an empty directory
+// — a device, a regular file, a symlink even to an empty directory — is
+// refused with its path and left as it was.
+func TestPublishOutKeepsDevicesAndSymlinks(t *testing.T) {
+	tmp := t.TempDir()
+	empty, file := filepath.Join(tmp, "empty"), filepath.Join(tmp, "file")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toEmpty, dangling := filepath.Join(tmp, "to-empty"), filepath.Join(tmp, "dangling")
+	for link, target := range map[string]string{toEmpty: "empty", dangling: "nowhere"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/dev/full", "publish -o /dev/full: "},
+		{"/dev/null", "publish -o /dev/null: "},
+		{file, "publish -o " + file + ": "},
+		{toEmpty, "publish -o " + toEmpty + ": is a symbolic link (to empty)"},
+		{dangling, "publish -o " + dangling + ": is a symbolic link (to nowhere)"},
+	} {
+		before, err := os.Lstat(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, err := newBundleDir(tc.path)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("newBundleDir(%s) = %q, %v; want an error beginning %q", tc.path, dir, err, tc.want)
+		}
+		after, err := os.Lstat(tc.path)
+		if err != nil || !os.SameFile(before, after) || before.Mode().Type() != after.Mode().Type() {
+			t.Errorf("%s was changed: was %v, now %v (%v)", tc.path, before.Mode(), after, err)
+		}
+	}
+	if dir, err := newBundleDir(empty); err != nil || filepath.Dir(dir) != tmp {
+		t.Errorf("newBundleDir(an empty directory) = %q, %v; want a temporary directory beside it", dir, err)
+	}
+}

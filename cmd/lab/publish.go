@@ -124,8 +124,14 @@ func publishableRun(g *globals, lab *spec.Lab, arg string) (results.RunInfo, []r
 
 // newBundleDir checks that out does not exist or is an empty directory
 // and makes a temporary directory beside it to fill: the bundle appears
-// at out whole or not at all.
+// at out whole or not at all. A symlink at out is refused, naming its
+// target: the bundle is renamed into place over out, which would replace
+// the link itself (issue 20, section 2).
 func newBundleDir(out string) (string, error) {
+	if fi, err := os.Lstat(out); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(out)
+		return "", fmt.Errorf("publish -o %s: is a symbolic link (to %s), which the bundle would replace: name the directory itself", out, target)
+	}
 	entries, err := os.ReadDir(out)
 	switch {
 	case err == nil && len(entries) > 0:

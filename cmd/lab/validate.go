@@ -68,6 +68,7 @@ func validateLab(g *globals, v varFlags) (*spec.Lab, hcl.Diagnostics) {
 	v = v.in(g.dir)
 	lab, diags := spec.Load(g.dir, spec.Options{Vars: v.vars, VarFiles: v.files, Env: g.env,
 		KnownProviders: providers.Names(), UnknownRequired: true})
+	addSecrets(g, lab)
 	if diags.HasErrors() {
 		return lab, diags
 	}

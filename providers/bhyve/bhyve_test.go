@@ -2,8 +2,12 @@ package bhyve
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,4 +139,45 @@ func foldPolls(cmds []string) string {
 		i = j
 	}
 	return b.String()
+}
+
+// TestHostKeyPinnedWithoutHostKey: a bhyve host with neither host_key nor
+// known_hosts_file is pinned in the workspace's pin file (in the
+// command's context) on first contact; a different key pinned there is
+// refused with the ssh-keygen command that accepts the new one (issue
+// 20, section 3: the host's key used to be accepted unchecked).
+func TestHostKeyPinnedWithoutHostKey(t *testing.T) {
+	srv := newServer(t, newFakeHost())
+	pins := filepath.Join(t.TempDir(), "known_hosts")
+	ctx := labssh.WithPinFile(context.Background(), pins)
+	connect := func() error {
+		p, diags := configure(t, fmt.Sprintf("host = %q\nport = %d\n", srv.Host(), srv.Port()))
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		p.signer = srv.ClientSigner()
+		defer p.Close(context.Background())
+		_, err := p.transport(ctx)
+		return err
+	}
+	if err := connect(); err != nil {
+		t.Fatalf("first contact: %v", err)
+	}
+	b, err := os.ReadFile(pins)
+	if err != nil || !strings.Contains(string(b), srv.HostKey()) {
+		t.Fatalf("pin file after the first contact: %v\n%s", err, b)
+	}
+	if err := connect(); err != nil {
+		t.Fatalf("second contact, same key: %v", err)
+	}
+	other := sshtest.NewServer(t, nil).HostKey() // another host's key
+	addr := net.JoinHostPort(srv.Host(), strconv.Itoa(srv.Port()))
+	if err := os.WriteFile(pins, []byte("["+srv.Host()+"]:"+strconv.Itoa(srv.Port())+" "+other+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = connect()
+	var changed *labssh.HostKeyChangedError
+	if !errors.As(err, &changed) || !strings.Contains(err.Error(), labssh.ForgetCommand(pins, addr)) {
+		t.Fatalf("changed key: %v, want a refusal naming `%s`", err, labssh.ForgetCommand(pins, addr))
+	}
 }

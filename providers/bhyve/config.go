@@ -30,6 +30,7 @@ import (
 //	  address_discovery = "arp"          # "dhcp" (dnsmasq leases_file) or "static" (addresses)
 //	  agent            = false           # offer ssh-agent's keys ($SSH_AUTH_SOCK) to the host
 //	  known_hosts_file = ""              # check the host's key there when host_key is not set
+//	                                     # (neither: pinned in the workspace's .lab/known_hosts)
 //	  ssh_config       = ""              # "~/.ssh/config": host may be a Host alias there
 //	  jump_via_host    = false           # reach the guests through the host (ProxyJump)
 //	}

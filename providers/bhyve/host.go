@@ -76,7 +76,12 @@ func (p *Provider) transport(ctx context.Context) (guest.Transport, error) {
 func (p *Provider) hostConfig() (labssh.Config, error) {
 	c := labssh.Config{User: p.cfg.User, Host: p.cfg.Host, Port: p.cfg.Port, PrivateKeyFile: p.cfg.PrivateKeyFile,
 		KnownHostKey: p.cfg.HostKey, Signer: p.signer, DialTimeout: 10 * time.Second, Retry: p.dialRetry,
-		Agent: p.cfg.Agent, KnownHostsFile: p.cfg.KnownHostsFile}
+		Agent: p.cfg.Agent, KnownHostsFile: p.cfg.KnownHostsFile,
+		// The host outlives every apply, like a borrowed machine: without
+		// host_key or known_hosts_file its key is pinned in the workspace's
+		// pin file (in Dial's context) on first contact, refused if it
+		// changes.
+		Pin: true}
 	if p.cfg.SSHConfig == "" {
 		return c, nil
 	}

@@ -90,6 +90,26 @@ var bhyveKills = []bhyveKill{
 		},
 	},
 	{
+		name: "vm-bhyve: after zfs snapshot -r -o of the template (created with its tag)", backend: "vm-bhyve",
+		after:  `^zfs snapshot -r -o .* zroot/vm/fbsd14-tmpl@NAME$`,
+		record: func(g *plan.Group) string { return g.Server.Address },
+	},
+	{
+		name: "bhyve: after zfs snapshot -o of the zvol (created with its tag)", backend: "bhyve",
+		after:  `^zfs snapshot -o .* zroot/vm/fbsd14-zvol@NAME$`,
+		record: func(g *plan.Group) string { return g.Server.Address },
+	},
+	{
+		name: "vm-bhyve VALE: after the owner record, before vm switch create", backend: "vm-bhyve+vale",
+		after:  `^sysrc -f \S+ '?lab_owner_SW=`,
+		record: func(g *plan.Group) string { return g.Link.Address },
+	},
+	{
+		name: "vm-bhyve VALE: after vm switch create (its owner record written before)", backend: "vm-bhyve+vale",
+		after:  `^vm switch create -t vale SW$`,
+		record: func(g *plan.Group) string { return g.Link.Address },
+	},
+	{
 		name: "bhyve: after ifconfig bridge create (created with its description)", backend: "bhyve",
 		after:  `^ifconfig bridge create description `,
 		record: func(g *plan.Group) string { return g.Link.Address },
@@ -191,9 +211,12 @@ func newBhyveKillLab(t *testing.T, backend string) *bhyveKillLab {
 	t.Helper()
 	h := newFakeHost()
 	srv := newServer(t, h)
-	source := map[string]string{"vm-bhyve": "fbsd14-tmpl", "bhyve": "fbsd14-zvol"}[backend]
+	source := map[string]string{"vm-bhyve": "fbsd14-tmpl", "vm-bhyve+vale": "fbsd14-tmpl", "bhyve": "fbsd14-zvol"}[backend]
 	dir := t.TempDir()
-	src := fmt.Sprintf(engineLab, srv.Host(), srv.Port(), srv.HostKey(), backend, source)
+	src := fmt.Sprintf(engineLab, srv.Host(), srv.Port(), srv.HostKey(), strings.TrimSuffix(backend, "+vale"), source)
+	if strings.HasSuffix(backend, "+vale") { // vm-bhyve's VALE switches
+		src = strings.Replace(src, "  backend  =", "  network_backend = \"vale\"\n  backend  =", 1)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 
+	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -149,6 +150,11 @@ type Provider struct {
 
 	// kvmProbe replaces the probe of this machine's KVM in tests (accel.go).
 	kvmProbe func() error
+
+	// hostPins is the workspace's pin file Configure's context named
+	// (ssh.WithPinFile): a qemu+ssh:// host's key is pinned there unless
+	// host_key or known_hosts_file decides (remote.go, hostSSH).
+	hostPins string
 }
 
 var _ providers.Provider = (*Provider)(nil)
@@ -257,6 +263,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		*d.into = v
 	}
 	p.cfg = c
+	p.hostPins = ssh.PinFileFrom(ctx)
 	return diags
 }
 

@@ -105,7 +105,12 @@ func (p *Provider) hostSSH() (ssh.Config, string, error) {
 	}
 	port, _ := strconv.Atoi(u.Port())
 	c := ssh.Config{User: u.User.Username(), Host: u.Hostname(), Port: port, PrivateKeyFile: p.cfg.PrivateKeyFile,
-		KnownHostKey: p.cfg.HostKey, Agent: p.cfg.Agent, KnownHostsFile: p.cfg.KnownHostsFile, DialTimeout: 15 * time.Second}
+		KnownHostKey: p.cfg.HostKey, Agent: p.cfg.Agent, KnownHostsFile: p.cfg.KnownHostsFile, DialTimeout: 15 * time.Second,
+		// A hypervisor is a long-lived machine, like a borrowed one or a
+		// jump host: without host_key or known_hosts_file its key is pinned
+		// in the workspace's pin file on first contact, refused if it
+		// changes.
+		Pin: true, PinFile: p.hostPins}
 	if p.cfg.SSHConfig != "" {
 		sc, err := ssh.ReadSSHConfig(p.cfg.SSHConfig)
 		if err != nil {

@@ -1,6 +1,9 @@
 package libvirt
 
 import (
+	"context"
+	"crypto/ed25519"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -9,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
@@ -143,5 +149,74 @@ func TestSSHDialerRealSSHD(t *testing.T) {
 			c.Close()
 		}
 		t.Fatalf("unknown host: %v", err)
+	}
+}
+
+// TestRemoteHostPinned: a qemu+ssh:// host with neither host_key nor
+// known_hosts_file is pinned in the workspace's pin file (the one in
+// Configure's context) on first contact, and a different key there later
+// is refused with the ssh-keygen command that accepts it — as a borrowed
+// machine's or a jump host's (issue 20, section 3). Its key used to be
+// accepted unchecked at every connection.
+func TestRemoteHostPinned(t *testing.T) {
+	port, key, hostKey := sshtest.StartSSHD(t, "", "127.0.0.1")
+	sock := filepath.Join(t.TempDir(), "libvirt-sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	pins := filepath.Join(t.TempDir(), "known_hosts")
+	uri := "qemu+ssh://root@127.0.0.1:" + strconv.Itoa(port) + "/system?socket=" + sock
+	src := "uri = \"" + uri + "\"\nprivate_key_file = \"" + key + "\"\n"
+	dial := func() error {
+		f, d := hclsyntax.ParseConfig([]byte(src), "lab.hcl", hcl.InitialPos)
+		if d.HasErrors() {
+			t.Fatal(d)
+		}
+		p := New()
+		if d := p.Configure(labssh.WithPinFile(context.Background(), pins), f.Body); d.HasErrors() {
+			t.Fatal(d)
+		}
+		c, err := sshDialer{p}.Dial()
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := dial(); err != nil {
+		t.Fatalf("first contact: %v", err)
+	}
+	b, err := os.ReadFile(pins)
+	hk, _ := labssh.ParseHostKey(hostKey)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	if err != nil || !strings.Contains(string(b), knownhosts.Line([]string{addr}, hk)) {
+		t.Fatalf("pin file after the first contact: %v\n%s", err, b)
+	}
+	if err := dial(); err != nil {
+		t.Fatalf("second contact, same key: %v", err)
+	}
+	// The host's key "changes": the pin names another key.
+	_, other, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherPub, _ := xssh.NewPublicKey(other.Public())
+	if err := os.WriteFile(pins, []byte(knownhosts.Line([]string{addr}, otherPub)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = dial()
+	var changed *labssh.HostKeyChangedError
+	if !errors.As(err, &changed) || !strings.Contains(err.Error(), labssh.ForgetCommand(pins, addr)) {
+		t.Fatalf("changed key: %v, want a refusal naming `%s`", err, labssh.ForgetCommand(pins, addr))
 	}
 }

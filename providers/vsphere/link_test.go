@@ -3,6 +3,7 @@ package vsphere
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -193,5 +194,37 @@ func TestEarlierStateStillDestroyed(t *testing.T) {
 	}
 	if got := sim.HostMTUs()["DC0_C0_H0"]; got != 1500 {
 		t.Errorf("MTU %d after deleting the earlier link, want 1500", got)
+	}
+}
+
+// TestSharedSwitchInterruptAfterRecord: lab stops between writing a
+// shared vSwitch's MTU record (the "tag", written first) and changing the
+// switch's MTU. A later lab with no state of the link finds it by that
+// record and deleting it leaves every host's network as it was (issue 20,
+// section 1: the window between create and tag, for a link that changes
+// a switch lab does not own).
+func TestSharedSwitchInterruptAfterRecord(t *testing.T) {
+	sim := vspheretest.Start(t)
+	ctx := context.Background()
+	before := sim.NetworkInfo(t)
+	p := configured(t, sim, "")
+	clear := sim.Fail("UpdateVirtualSwitch", "HostNetworkSystem", "*", 1)
+	if _, err := p.Link(ctx, linkSpec("a", 9000)); err == nil || !strings.Contains(err.Error(), "injected UpdateVirtualSwitch fault") {
+		t.Fatalf("Link = %v, want the injected UpdateVirtualSwitch fault", err)
+	}
+	clear()
+	next := configured(t, sim, "") // a new lab process: no state of the link
+	found, err := next.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS})
+	if err != nil || len(found) != 1 || found[0].Kind != "link" || found[0].Address != "pair.a.link" {
+		t.Fatalf("List after the interrupt = %+v, %v", found, err)
+	}
+	if err := next.Delete(ctx, found[0]); err != nil {
+		t.Fatal(err)
+	}
+	if after := sim.NetworkInfo(t); !reflect.DeepEqual(after, before) {
+		t.Errorf("network after the sweep differs:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if found, _ := next.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS}); len(found) != 0 {
+		t.Errorf("List after the sweep = %+v", found)
 	}
 }

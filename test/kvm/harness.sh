@@ -152,9 +152,17 @@ stop() {
     fi
   done
   # dnsmasq instances libvirt started for lab networks, if any survived.
+  # A pid file of a live dnsmasq outside the namespace belongs to another
+  # libvirtd (the system's): left alone, like its networks above.
   for pf in /run/libvirt/network/lab-*.pid /var/run/libvirt/network/lab-*.pid; do
     [ -f "$pf" ] || continue
-    pid=$(cat "$pf"); in_ns "$pid" && kill "$pid" 2>/dev/null || true
+    pid=$(cat "$pf")
+    if in_ns "$pid"; then
+      kill "$pid" 2>/dev/null || true
+    elif kill -0 "$pid" 2>/dev/null; then
+      log "$pf: pid $pid is not in namespace $NS: left alone"
+      continue
+    fi
     rm -f "${pf:?}"
   done
   rm_tree "${POOLDIR:?}"
