@@ -10,6 +10,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Schema is the record format version. 2: a tool's JSON output is
@@ -143,16 +144,9 @@ type HostCPUPair struct {
 }
 
 // HostCPU is one machine's CPU use as its hypervisor reports it.
-type HostCPU struct {
-	// BusyPct is the share of the machine's vCPUs that was busy, in percent
-	// of all of them (100 = every vCPU fully busy).
-	BusyPct float64 `json:"busy_pct"`
-	// MHz is the average CPU frequency used, where the hypervisor reports it
-	// (vSphere cpu.usagemhz.average); 0 when unknown.
-	MHz float64 `json:"mhz,omitempty"`
-	// Source names the counter ("vsphere:cpu.usage.average", "libvirt:cpu_time").
-	Source string `json:"source"`
-}
+//
+// Alias kept while callers move; new code uses machine.HostCPU.
+type HostCPU = machine.HostCPU
 
 // DisturbedSteal is the CPU steal, in percent of an end's CPU time, above
 // which a run is marked disturbed: the hypervisor gave that much of the
