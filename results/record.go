@@ -4,6 +4,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -141,6 +142,35 @@ type Provenance struct {
 type HostCPUPair struct {
 	Server HostCPU `json:"server"`
 	Client HostCPU `json:"client"`
+}
+
+// hostCPUJSON is a machine.HostCPU in a record, so that the record's
+// encoding is the record's own (TestRecordFormat pins the bytes).
+type hostCPUJSON struct {
+	BusyPct float64 `json:"busy_pct"`
+	MHz     float64 `json:"mhz,omitempty"`
+	Source  string  `json:"source"`
+}
+
+// hostCPUPairJSON is a HostCPUPair in a record.
+type hostCPUPairJSON struct {
+	Server hostCPUJSON `json:"server"`
+	Client hostCPUJSON `json:"client"`
+}
+
+// MarshalJSON writes p in the record's encoding.
+func (p HostCPUPair) MarshalJSON() ([]byte, error) {
+	return json.Marshal(hostCPUPairJSON{Server: hostCPUJSON(p.Server), Client: hostCPUJSON(p.Client)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *HostCPUPair) UnmarshalJSON(b []byte) error {
+	var in hostCPUPairJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*p = HostCPUPair{Server: HostCPU(in.Server), Client: HostCPU(in.Client)}
+	return nil
 }
 
 // HostCPU is one machine's CPU use as its hypervisor reports it.
