@@ -5,7 +5,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/internal/machinejson"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
 )
@@ -13,32 +13,34 @@ import (
 // The plan's JSON (plan -json, saved plans) names every key in
 // snake_case. The machine, link and cell types it holds belong to other
 // packages and carry Go field names, so the plan writes and reads them
-// through the mirrors below.
+// through the mirrors below (and the machine package's smaller types
+// through internal/machinejson, as the state file does); TestPlanFileFormat
+// pins the bytes.
 
 // machineJSON is a providers.Machine in the plan's JSON.
 type machineJSON struct {
-	Address   string              `json:"address"`
-	LabID     string              `json:"lab_id"`
-	Workspace string              `json:"workspace"`
-	Pair      string              `json:"pair"`
-	Role      string              `json:"role"`
-	Name      string              `json:"name"`
-	Template  templateJSON        `json:"template"`
-	VCPU      int                 `json:"vcpu"`
-	MemoryMiB int                 `json:"memory_mib"`
-	NIC       providers.NIC       `json:"nic"`
-	Routed    bool                `json:"routed,omitempty"`
-	Link      *providers.Instance `json:"link,omitempty"`  // set by apply, not by plan
-	Link2     *providers.Instance `json:"link2,omitempty"` // set by apply, not by plan
+	Address   string                `json:"address"`
+	LabID     string                `json:"lab_id"`
+	Workspace string                `json:"workspace"`
+	Pair      string                `json:"pair"`
+	Role      string                `json:"role"`
+	Name      string                `json:"name"`
+	Template  templateJSON          `json:"template"`
+	VCPU      int                   `json:"vcpu"`
+	MemoryMiB int                   `json:"memory_mib"`
+	NIC       machinejson.NIC       `json:"nic"`
+	Routed    bool                  `json:"routed,omitempty"`
+	Link      *machinejson.Instance `json:"link,omitempty"`  // set by apply, not by plan
+	Link2     *machinejson.Instance `json:"link2,omitempty"` // set by apply, not by plan
 }
 
 type templateJSON struct {
-	Name   string     `json:"name"`
-	Source string     `json:"source,omitempty"`
-	OS     string     `json:"os"`
-	SSH    *ssh.Login `json:"ssh,omitempty"`
+	Name   string             `json:"name"`
+	Source string             `json:"source,omitempty"`
+	OS     string             `json:"os"`
+	SSH    *machinejson.Login `json:"ssh,omitempty"`
 	// CloudInit is the template's cloud_init {} block.
-	CloudInit *providers.CloudInit `json:"cloud_init,omitempty"`
+	CloudInit *machinejson.CloudInit `json:"cloud_init,omitempty"`
 }
 
 // linkJSON is a providers.LinkSpec in the plan's JSON.
@@ -64,30 +66,33 @@ type cellSpecJSON struct {
 
 func toMachineJSON(m providers.Machine) machineJSON {
 	return machineJSON{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
-		Template: templateJSON{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS, SSH: m.Template.SSH, CloudInit: m.Template.CloudInit},
-		VCPU:     m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC, Routed: m.Routed, Link: instancePtr(m.Link), Link2: instancePtr(m.Link2)}
+		Template: templateJSON{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS,
+			SSH: machinejson.FromLogin(m.Template.SSH), CloudInit: machinejson.FromCloudInit(m.Template.CloudInit)},
+		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: machinejson.FromNIC(m.NIC), Routed: m.Routed, Link: instancePtr(m.Link), Link2: instancePtr(m.Link2)}
 }
 
 func (m machineJSON) machine() providers.Machine {
 	out := providers.Machine{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
-		Template: providers.Template{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS, SSH: m.Template.SSH, CloudInit: m.Template.CloudInit},
-		VCPU:     m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC, Routed: m.Routed}
+		Template: providers.Template{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS,
+			SSH: m.Template.SSH.Machine(), CloudInit: m.Template.CloudInit.Machine()},
+		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC.Machine(), Routed: m.Routed}
 	if m.Link != nil {
-		out.Link = *m.Link
+		out.Link = m.Link.Machine()
 	}
 	if m.Link2 != nil {
-		out.Link2 = *m.Link2
+		out.Link2 = m.Link2.Machine()
 	}
 	return out
 }
 
 // instancePtr is nil for an instance not set (a plan's machines have no
 // link instance yet).
-func instancePtr(in providers.Instance) *providers.Instance {
+func instancePtr(in providers.Instance) *machinejson.Instance {
 	if in.Address == "" && in.ID == "" && in.Name == "" {
 		return nil
 	}
-	return &in
+	out := machinejson.FromInstance(in)
+	return &out
 }
 
 func toLinkJSON(l providers.LinkSpec) linkJSON {

@@ -16,8 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/ssh"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Provider is what every back end implements: a session with the back
@@ -77,7 +76,7 @@ type Resources interface {
 type HostCPUMeter interface {
 	// MeterCPU starts measuring in's CPU use; calling the returned function
 	// ends the measurement and returns the result.
-	MeterCPU(ctx context.Context, in Instance) (stop func(context.Context) (results.HostCPU, error), err error)
+	MeterCPU(ctx context.Context, in Instance) (stop func(context.Context) (machine.HostCPU, error), err error)
 }
 
 // TemplateChecker is implemented, optionally, by providers that can tell
@@ -101,71 +100,25 @@ type HostSettingsReporter interface {
 	HostSettings(in Instance) string
 }
 
-// Machine is one guest to create: one end of a pair in one hardware shape.
-type Machine struct {
-	// Address is the machine's resource address ("pair.fast[shape].server").
-	Address string
-	LabID   string
-	// Workspace identifies the lab directory's state (see Owner).
-	Workspace string
-	Pair      string
-	Role      string // "server", "client" or "router"
-	// Name is the name the back end gives the machine (unique per lab).
-	Name      string
-	Template  Template
-	VCPU      int
-	MemoryMiB int
-	NIC       NIC
-	// Link is the network the machine's benchmark NIC is attached to.
-	Link Instance
-	// Routed pairs (Capabilities.RoutedPairs): the server and client reach
-	// each other through a router guest. Routed is set on the server and
-	// client (route to the peer via the far end of Link); Link2 is the
-	// router's second network, towards the client (Link is its network
-	// towards the server).
-	Routed bool
-	Link2  Instance
-}
-
-// Owner is who the machine belongs to.
-func (m Machine) Owner() Owner { return Owner{Lab: m.LabID, Workspace: m.Workspace} }
-
-// Owner is who the link belongs to.
-func (l LinkSpec) Owner() Owner { return Owner{Lab: l.LabID, Workspace: l.Workspace} }
+// Machine is one guest to create.
+//
+// Alias kept while callers move; new code uses machine.Machine.
+type Machine = machine.Machine
 
 // Template is the image or source a machine is made from.
-type Template struct {
-	Name   string
-	Source string
-	OS     string // "linux", "freebsd"
-	// SSH is how to reach guests made from the template (the template's
-	// ssh {} block); nil when the spec has none.
-	SSH *ssh.Login `json:",omitempty"`
-	// CloudInit, when set, says the source is a cloud image that takes its
-	// SSH key, hostname and packages from a cloud-init seed at first boot
-	// (the template's cloud_init {} block; Capabilities.CloudInit).
-	CloudInit *CloudInit `json:",omitempty"`
-}
+//
+// Alias kept while callers move; new code uses machine.Template.
+type Template = machine.Template
 
-// CloudInit is what a template's cloud_init {} block adds to the seed lab
-// writes: packages to install at first boot and the user's own user-data
-// (a #cloud-config document or a script), beside lab's SSH key.
-type CloudInit struct {
-	Packages []string `json:"packages,omitempty"`
-	UserData string   `json:"user_data,omitempty"`
-}
+// CloudInit is a template's cloud_init {} block.
+//
+// Alias kept while callers move; new code uses machine.CloudInit.
+type CloudInit = machine.CloudInit
 
 // NIC is the benchmark interface's hardware as the hypervisor sees it.
-type NIC struct {
-	Model  string          `json:"model,omitempty"`
-	Queues int             `json:"queues,omitempty"`
-	Host   map[string]bool `json:"host,omitempty"` // host-side offload bits fixed at boot
-	// RXQueueSize and TXQueueSize are the host side's virtio ring sizes
-	// (descriptors per queue, fixed at boot; 0: the hypervisor's default).
-	// They bound what the guest may set with rx_ring/tx_ring.
-	RXQueueSize int `json:"rx_queue_size,omitempty"`
-	TXQueueSize int `json:"tx_queue_size,omitempty"`
-}
+//
+// Alias kept while callers move; new code uses machine.NIC.
+type NIC = machine.NIC
 
 // LinkSpec is the network that joins the two ends of a pair.
 type LinkSpec struct {
@@ -178,62 +131,23 @@ type LinkSpec struct {
 	Index     int // a small number unique within the lab, for address plans
 }
 
-// Instance is something a provider created (a machine or a link), as
-// recorded in state.
-type Instance struct {
-	Address  string `json:"address"`
-	Provider string `json:"provider"`
-	Kind     string `json:"kind"` // "machine" or "link"
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	// Owner is the lab and workspace the object was made for; the engine
-	// records it with every object, pending ones included, and a provider
-	// deletes only what carries this exact owner's tag. A state written by
-	// lab 0.1 has no workspace here.
-	Owner Owner `json:"owner"`
-	// Pending marks a record the engine wrote before a create that never
-	// reported success: the create is under way, was interrupted (Ctrl-C,
-	// kill -9, power loss) or failed half-way. Its object may exist without
-	// its owner's tag, since most back ends create first and tag second.
-	// Delete adopts such an object: one whose name is exactly the name this
-	// record gives (never a prefix) and that carries no tag at all is
-	// this workspace's, and Delete removes it. An object tagged as anyone
-	// else's is refused as always. docs/PROVIDERS.md, "Pending records".
-	Pending bool `json:"pending,omitempty"`
-	// Endpoint is how the engine reaches a machine; nil for links.
-	Endpoint *Endpoint `json:"endpoint,omitempty"`
-	// Attrs is the provider's own data: what it needs to find the object
-	// again. The engine never reads it.
-	Attrs map[string]string `json:"attrs,omitempty"`
-}
+// Owner is who the link belongs to.
+func (l LinkSpec) Owner() Owner { return Owner{Lab: l.LabID, Workspace: l.Workspace} }
+
+// Instance is something a provider created (a machine or a link).
+//
+// Alias kept while callers move; new code uses machine.Instance.
+type Instance = machine.Instance
 
 // Endpoint is what the engine needs of a created machine.
-type Endpoint struct {
-	// Addr is the benchmark address: where the peer sends traffic.
-	Addr string `json:"addr,omitempty"`
-	// Iface is the benchmark interface inside the guest ("eth0", "vtnet0").
-	Iface string `json:"iface,omitempty"`
-	// Iface2 is a router's second interface, towards the client.
-	Iface2 string `json:"iface2,omitempty"`
-	// CPUs the benchmark processes are pinned to in the guest (taskset,
-	// cpuset); empty: not pinned.
-	CPUs []int `json:"cpus,omitempty"`
-	// SSHHost and SSH are how to log in, for back ends whose guests are
-	// reached over SSH; SSH.HostKey is the key pinned at first contact.
-	SSHHost string     `json:"ssh_host,omitempty"`
-	SSH     *ssh.Login `json:"ssh,omitempty"`
-	// TemplateID is the identity of the image the machine was made from
-	// (see Session.TemplateID); recorded in every result.
-	TemplateID string `json:"template_id,omitempty"`
-}
+//
+// Alias kept while callers move; new code uses machine.Endpoint.
+type Endpoint = machine.Endpoint
 
 // EndpointOf returns in's endpoint, an empty one when it has none.
-func EndpointOf(in Instance) Endpoint {
-	if in.Endpoint == nil {
-		return Endpoint{}
-	}
-	return *in.Endpoint
-}
+//
+// Kept while callers move; new code uses machine.EndpointOf.
+func EndpointOf(in Instance) Endpoint { return machine.EndpointOf(in) }
 
 // Factory makes an unconfigured provider of one type.
 type Factory func() Provider

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/machine"
 )
 
 // LevelTrace is the log level of a back end's step-by-step detail, below
@@ -121,7 +121,7 @@ type tracedMeter struct {
 	m HostCPUMeter
 }
 
-func (t *tracedMeter) MeterCPU(ctx context.Context, in Instance) (func(context.Context) (results.HostCPU, error), error) {
+func (t *tracedMeter) MeterCPU(ctx context.Context, in Instance) (func(context.Context) (machine.HostCPU, error), error) {
 	start := time.Now()
 	stop, err := t.m.MeterCPU(ctx, in)
 	t.done(ctx, "MeterCPU", in.Address, start, err)

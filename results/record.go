@@ -4,12 +4,14 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Schema is the record format version. 2: a tool's JSON output is
@@ -142,17 +144,39 @@ type HostCPUPair struct {
 	Client HostCPU `json:"client"`
 }
 
-// HostCPU is one machine's CPU use as its hypervisor reports it.
-type HostCPU struct {
-	// BusyPct is the share of the machine's vCPUs that was busy, in percent
-	// of all of them (100 = every vCPU fully busy).
+// hostCPUJSON is a machine.HostCPU in a record, so that the record's
+// encoding is the record's own (TestRecordFormat pins the bytes).
+type hostCPUJSON struct {
 	BusyPct float64 `json:"busy_pct"`
-	// MHz is the average CPU frequency used, where the hypervisor reports it
-	// (vSphere cpu.usagemhz.average); 0 when unknown.
-	MHz float64 `json:"mhz,omitempty"`
-	// Source names the counter ("vsphere:cpu.usage.average", "libvirt:cpu_time").
-	Source string `json:"source"`
+	MHz     float64 `json:"mhz,omitempty"`
+	Source  string  `json:"source"`
 }
+
+// hostCPUPairJSON is a HostCPUPair in a record.
+type hostCPUPairJSON struct {
+	Server hostCPUJSON `json:"server"`
+	Client hostCPUJSON `json:"client"`
+}
+
+// MarshalJSON writes p in the record's encoding.
+func (p HostCPUPair) MarshalJSON() ([]byte, error) {
+	return json.Marshal(hostCPUPairJSON{Server: hostCPUJSON(p.Server), Client: hostCPUJSON(p.Client)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *HostCPUPair) UnmarshalJSON(b []byte) error {
+	var in hostCPUPairJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*p = HostCPUPair{Server: HostCPU(in.Server), Client: HostCPU(in.Client)}
+	return nil
+}
+
+// HostCPU is one machine's CPU use as its hypervisor reports it.
+//
+// Alias kept while callers move; new code uses machine.HostCPU.
+type HostCPU = machine.HostCPU
 
 // DisturbedSteal is the CPU steal, in percent of an end's CPU time, above
 // which a run is marked disturbed: the hypervisor gave that much of the

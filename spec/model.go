@@ -6,8 +6,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/ssh"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Lab is a decoded lab directory: every *.hcl file in it, variables resolved.
@@ -66,11 +65,11 @@ type Template struct {
 	Source   string
 	OS       string // "linux" (default) or "freebsd"
 	// SSH tells how to reach guests made from the template.
-	SSH *ssh.Login
+	SSH *machine.Login
 	// CloudInit is the cloud_init {} block: the source is a cloud image
 	// lab seeds at first boot. CloudInitRange is where the block is.
-	CloudInit      *providers.CloudInit `json:",omitempty"`
-	CloudInitRange hcl.Range            `json:"-"`
+	CloudInit      *machine.CloudInit `json:",omitempty"`
+	CloudInitRange hcl.Range          `json:"-"`
 	DeclRange      hcl.Range
 }
 
@@ -86,7 +85,7 @@ type Pair struct {
 	Via       string
 	VCPU      int // 0: the template's/provider's default
 	MemoryMiB int
-	NIC       providers.NIC
+	NIC       machine.NIC
 	// LinkMTU is the MTU of the link joining the pair on the host side
 	// (vSwitch, bridge, veth); 0 leaves it to the guest settings.
 	LinkMTU   int

@@ -9,8 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/lab-bench/lab/guest/ssh"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 var templateSchema = &hcl.BodySchema{
@@ -119,8 +118,8 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 var packageNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9+._-]{0,127}(=[a-zA-Z0-9+.:~_-]{1,64})?$`)
 
 // decodeCloudInit reads cloud_init { packages = [...] user_data = ... }.
-func (l *loader) decodeCloudInit(b *hcl.Block) (*providers.CloudInit, hcl.Diagnostics) {
-	ci := &providers.CloudInit{}
+func (l *loader) decodeCloudInit(b *hcl.Block) (*machine.CloudInit, hcl.Diagnostics) {
+	ci := &machine.CloudInit{}
 	content, diags := b.Body.Content(cloudInitSchema)
 	if a := content.Attributes["packages"]; a != nil {
 		v, d := l.evalValue(a)
@@ -159,8 +158,8 @@ func (l *loader) decodeCloudInit(b *hcl.Block) (*providers.CloudInit, hcl.Diagno
 // private_key_file, port) and the OpenSSH vocabulary the hosts and bhyve
 // provider blocks share: agent, known_hosts_file, ssh_config and
 // proxy_jump (reach the guest through jump hosts, e.g. the hypervisor).
-func (l *loader) decodeSSH(b *hcl.Block) (*ssh.Login, hcl.Diagnostics) {
-	s := &ssh.Login{Port: 22}
+func (l *loader) decodeSSH(b *hcl.Block) (*machine.Login, hcl.Diagnostics) {
+	s := &machine.Login{Port: 22}
 	content, diags := b.Body.Content(sshSchema)
 	if a := content.Attributes["user"]; a != nil {
 		u, d := l.evalString(a)
@@ -211,7 +210,7 @@ func (l *loader) decodeSSH(b *hcl.Block) (*ssh.Login, hcl.Diagnostics) {
 		j, d := l.evalString(a)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
-			if _, err := (ssh.Config{}).WithProxyJump(j, nil); err != nil || j == "" {
+			if err := machine.CheckProxyJump(j); err != nil || j == "" {
 				diags = append(diags, attrErr(a, "Invalid proxy_jump",
 					"proxy_jump must be \"[user@]host[:port]\", hops separated by commas (%q).", truncate(j, 60)))
 			}

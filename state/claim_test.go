@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // TestClaim: a state is taken by its own lab directory, moved or not, and
@@ -53,7 +53,7 @@ func TestClaim(t *testing.T) {
 			orig, here := filepath.Join(root, "orig"), filepath.Join(root, tt.claimedIn)
 			s := &State{Version: Version, Lineage: lineage, LabID: "l", Dir: orig, DirID: tt.stateID}
 			for i := range tt.objects {
-				s.Put(Resource{Instance: providers.Instance{Address: string(rune('a' + i)), Kind: "machine"}, Status: Created})
+				s.Put(Resource{Instance: machine.Instance{Address: string(rune('a' + i)), Kind: "machine"}, Status: Created})
 			}
 			if tt.origState {
 				if err := os.MkdirAll(filepath.Join(orig, ".lab"), 0o700); err != nil {

@@ -4,8 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lab-bench/lab/guest/ssh"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // v1Endpoint moves what format 1 kept in a machine's Attrs — how the
@@ -16,7 +15,7 @@ func v1Endpoint(r *Resource) {
 		return
 	}
 	a := r.Attrs
-	ep := &providers.Endpoint{Addr: a["addr"], Iface: a["iface"], Iface2: a["iface2"], TemplateID: a["template_identity"]}
+	ep := &machine.Endpoint{Addr: a["addr"], Iface: a["iface"], Iface2: a["iface2"], TemplateID: a["template_identity"]}
 	for _, f := range strings.Split(a["cpus"], ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
 			ep.CPUs = append(ep.CPUs, n)
@@ -29,7 +28,7 @@ func v1Endpoint(r *Resource) {
 	if host != "" {
 		port, _ := strconv.Atoi(a["ssh_port"])
 		ep.SSHHost = host
-		ep.SSH = &ssh.Login{User: a["ssh_user"], Port: port, PrivateKeyFile: a["ssh_private_key_file"], HostKey: a["ssh_host_key"]}
+		ep.SSH = &machine.Login{User: a["ssh_user"], Port: port, PrivateKeyFile: a["ssh_private_key_file"], HostKey: a["ssh_host_key"]}
 	}
 	r.Endpoint = ep
 }

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Version is the state file format version. Format 2 (lab 0.2) moved how
@@ -52,7 +52,7 @@ type State struct {
 
 // Resource is one object a provider created.
 type Resource struct {
-	providers.Instance
+	machine.Instance
 	// ProviderKey is the spec's provider key ("local.default").
 	ProviderKey string `json:"provider_key"`
 	Status      string `json:"status"`
@@ -101,7 +101,7 @@ func (s *State) Fingerprint() (lineage string, serial int64) {
 
 // Workspace is the short identity of this state's lab directory: the
 // first 8 hex digits of its lineage. Every object lab creates carries it
-// with the lab id (providers.Owner), so two checkouts of one lab never
+// with the lab id (machine.Owner), so two checkouts of one lab never
 // touch each other's machines.
 func (s *State) Workspace() string {
 	return Workspace(s.Lineage)
@@ -117,8 +117,8 @@ func Workspace(lineage string) string {
 }
 
 // Owner is who the objects of this state belong to.
-func (s *State) Owner(lab string) providers.Owner {
-	return providers.Owner{Lab: lab, Workspace: s.Workspace()}
+func (s *State) Owner(lab string) machine.Owner {
+	return machine.Owner{Lab: lab, Workspace: s.Workspace()}
 }
 
 // CopiedError is a state whose objects belong to another lab directory or

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 func TestLoadMissingGivesFreshState(t *testing.T) {
@@ -39,7 +39,7 @@ func TestSaveKeepsLineageAndCountsSerial(t *testing.T) {
 	s, _ := st.Load()
 	lineage := s.Lineage
 	for want := int64(1); want <= 3; want++ {
-		s.Put(Resource{Instance: providers.Instance{Address: fmt.Sprintf("pair.p%d.server", want)}, Status: Created})
+		s.Put(Resource{Instance: machine.Instance{Address: fmt.Sprintf("pair.p%d.server", want)}, Status: Created})
 		if err := st.Save(s); err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestSaveFailingHalfWayKeepsOldFile(t *testing.T) {
 	}
 	before, _ := os.ReadFile(st.Path())
 
-	s.Put(Resource{Instance: providers.Instance{Address: "pair.big.server", Name: strings.Repeat("x", 4096)}, Status: Created})
+	s.Put(Resource{Instance: machine.Instance{Address: "pair.big.server", Name: strings.Repeat("x", 4096)}, Status: Created})
 	broken := st
 	broken.wrap = func(w io.Writer) io.Writer { return &failAfter{w: w, n: 100} }
 	err := broken.Save(s)
@@ -225,7 +225,7 @@ func TestSaveScrubsSecrets(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s, _ := st.Load()
 	attrs := map[string]string{"addr": "198.18.0.2", "Password": "hunter2", "api_token": "t0k", "client_secret": "s"}
-	s.Put(Resource{Instance: providers.Instance{Address: "pair.a.server", Attrs: attrs}, Status: Created})
+	s.Put(Resource{Instance: machine.Instance{Address: "pair.a.server", Attrs: attrs}, Status: Created})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestConcurrentSaves(t *testing.T) {
 		}()
 		go func() { // … and a state of its own, with another lineage
 			defer wg.Done()
-			own := &State{Version: Version, Lineage: NewLineage(), Resources: []Resource{{Instance: providers.Instance{Address: fmt.Sprint(i)}, Status: Created}}}
+			own := &State{Version: Version, Lineage: NewLineage(), Resources: []Resource{{Instance: machine.Instance{Address: fmt.Sprint(i)}, Status: Created}}}
 			errs <- st.Save(own)
 		}()
 	}
@@ -339,7 +339,7 @@ func TestSecretsSealedOnDisk(t *testing.T) {
 	sealer := swapSealer{secret: "/s3cret/key", placeholder: "(sensitive value var.k)"}
 	st := Store{Dir: t.TempDir(), Secrets: sealer}
 	s := &State{}
-	s.Put(Resource{Instance: providers.Instance{Address: "pair.a.server", Kind: "machine",
+	s.Put(Resource{Instance: machine.Instance{Address: "pair.a.server", Kind: "machine",
 		Attrs: map[string]string{"key": "/s3cret/key/id"}}, Status: Created})
 	for range 2 { // the second save makes a backup
 		if err := st.Save(s); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/lab-bench/lab/machine"
 )
 
 // DefaultPrivateKeyFile is the key a spec's SSH login uses when it names none.
@@ -11,30 +13,10 @@ const DefaultPrivateKeyFile = "~/.ssh/id_ed25519"
 
 var userRE = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 
-// Login is how lab logs in to a machine over SSH — the one shape of a
-// template's ssh {} block, a bhyve host or a hosts machine in a provider
-// block, and a created guest's endpoint in state.
-type Login struct {
-	Port           int    `json:"port,omitempty"`
-	User           string `json:"user,omitempty"`
-	PrivateKeyFile string `json:"private_key_file,omitempty"`
-	HostKey        string `json:"host_key,omitempty"` // pinned key, one authorized_keys line
-	// Agent offers ssh-agent's keys ($SSH_AUTH_SOCK) before the key file.
-	Agent bool `json:"agent,omitempty"`
-	// KnownHostsFile is an OpenSSH known_hosts file: jump hosts must be
-	// in it, and a machine in it must present the key it lists. A created
-	// guest not in it (a fresh clone with new host keys) is trusted on
-	// first contact and its key recorded, as OpenSSH's
-	// StrictHostKeyChecking=accept-new.
-	KnownHostsFile string `json:"known_hosts_file,omitempty"`
-	// SSHConfig is an OpenSSH client configuration file (~/.ssh/config):
-	// its Host entries matching the machine (and each jump hop) fill
-	// HostName, User, Port, IdentityFile and ProxyJump left unset here.
-	SSHConfig string `json:"ssh_config,omitempty"`
-	// ProxyJump reaches the machine through jump hosts, as OpenSSH's
-	// ProxyJump: "[user@]host[:port][,…]".
-	ProxyJump string `json:"proxy_jump,omitempty"`
-}
+// Login is how lab logs in to a machine over SSH.
+//
+// Alias kept while callers move; new code uses machine.Login.
+type Login = machine.Login
 
 // LoginProblem is one invalid Login field, named by its spec attribute.
 type LoginProblem struct {

@@ -6,6 +6,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/lab-bench/lab/machine"
 )
 
 // SSHConfig is the part of an OpenSSH client configuration file
@@ -199,22 +201,12 @@ func (c Config) WithProxyJump(spec string, sc *SSHConfig) (Config, error) {
 func (c Config) withProxyJump(spec string, sc *SSHConfig, depth int) (Config, error) {
 	var jump *Config
 	for _, hop := range strings.Split(spec, ",") {
-		j := Config{Agent: c.Agent, AgentSocket: c.AgentSocket, KnownHostsFile: c.KnownHostsFile, DialTimeout: c.DialTimeout, Retry: c.Retry}
-		hop = strings.TrimSpace(hop)
-		if u, rest, ok := strings.Cut(hop, "@"); ok {
-			j.User, hop = u, rest
+		h, err := machine.ParseJumpHop(spec, hop)
+		if err != nil {
+			return c, err
 		}
-		if host, port, ok := strings.Cut(hop, ":"); ok && !strings.Contains(port, ":") {
-			n, err := strconv.Atoi(port)
-			if err != nil || n < 1 || n > 65535 {
-				return c, fmt.Errorf("ProxyJump %q: bad port %q", spec, port)
-			}
-			hop, j.Port = host, n
-		}
-		if hop == "" || strings.ContainsAny(hop, " \t\x00/") {
-			return c, fmt.Errorf("ProxyJump %q: bad host %q", spec, hop)
-		}
-		j.Host = hop
+		j := Config{User: h.User, Host: h.Host, Port: h.Port,
+			Agent: c.Agent, AgentSocket: c.AgentSocket, KnownHostsFile: c.KnownHostsFile, DialTimeout: c.DialTimeout, Retry: c.Retry}
 		j.Jump = jump
 		r, err := j.resolve(sc, depth+1)
 		if err != nil {

@@ -1,0 +1,294 @@
+// Package importrules holds no code: its test checks, with go list, that
+// lab's packages import each other only as docs/ARCHITECTURE.md
+// ("Dependencies") says.
+package importrules
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/lab-bench/lab"
+
+// pkg is what go list says of one of lab's packages (paths relative to
+// the module: "providers/libvirt").
+type pkg struct {
+	Imports []string // lab packages it imports (not its tests)
+	Deps    []string // lab packages it depends on, transitively
+}
+
+// list runs go list over the module.
+func list(t *testing.T) map[string]pkg {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	cmd := exec.Command(goBin, "list", "-json", module+"/...")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath    string
+			Imports, Deps []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs[rel(p.ImportPath)] = pkg{Imports: ours(p.Imports), Deps: ours(p.Deps)}
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages: not lab's module?", len(pkgs))
+	}
+	return pkgs
+}
+
+func rel(p string) string {
+	if p == module {
+		return "."
+	}
+	return strings.TrimPrefix(p, module+"/")
+}
+
+// ours keeps lab's own packages of paths, relative to the module.
+func ours(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == module || strings.HasPrefix(p, module+"/") {
+			out = append(out, rel(p))
+		}
+	}
+	return out
+}
+
+// transports are the guest packages that reach a guest rather than drive
+// an OS.
+var transports = []string{"guest/ssh", "guest/netns"}
+
+// isOSDriver: guest/<os>, a direct child of guest that is neither a
+// transport nor a test helper (a new OS is caught without a change here).
+func isOSDriver(p string) bool {
+	return path.Dir(p) == "guest" && !slices.Contains(transports, p) && !strings.HasSuffix(p, "test")
+}
+
+// isTransport: guest/ssh, guest/netns and their packages.
+func isTransport(p string) bool {
+	for _, tr := range transports {
+		if p == tr || strings.HasPrefix(p, tr+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// isProviders: the provider contract and every back end.
+func isProviders(p string) bool { return p == "providers" || strings.HasPrefix(p, "providers/") }
+
+// rule is one sentence of ARCHITECTURE.md's "Dependencies".
+type rule struct {
+	name string
+	from func(p string) bool // the packages it constrains
+	bad  func(p string) bool // what they must not depend on
+	// direct checks imports only; otherwise every dependency, transitive.
+	direct bool
+	// pending are dependencies (from → to) the rule forbids that another
+	// branch of issue 21 removes; while one is left the rule is skipped,
+	// not failed, and names it. Delete an entry once it is gone.
+	pending map[[2]string]string
+}
+
+func is(name string) func(string) bool { return func(p string) bool { return p == name } }
+
+// osRegistry is the change that removes the OS drivers from the provider
+// contract and from spec.
+const osRegistry = "the guest OS registry (issue 21 §1, branch w-os): everything that differs by OS asked of guest.Driver"
+
+var rules = []rule{
+	{name: "machine is a leaf: it imports no lab package", from: is("machine"), bad: func(string) bool { return true }},
+	{name: "the provider contract depends on no OS driver", from: is("providers"), bad: isOSDriver,
+		pending: map[[2]string]string{
+			{"providers", "guest/linux"}:   osRegistry + " (providers/guestnic.go)",
+			{"providers", "guest/freebsd"}: osRegistry + " (providers/guestnic.go)",
+		}},
+	{name: "the provider contract does not depend on results, state, spec, plan or engine", from: is("providers"),
+		bad: func(p string) bool { return slices.Contains([]string{"results", "state", "spec", "plan", "engine"}, p) }},
+	{name: "a back end imports no OS driver directly (it asks the contract: providers.FindNIC)", direct: true,
+		from: func(p string) bool { return strings.HasPrefix(p, "providers/") && p != "providers/providertest" },
+		bad:  isOSDriver,
+		pending: map[[2]string]string{
+			{"providers/libvirt", "guest/linux"}: osRegistry + " (providers/libvirt/connect.go: providers.FindNIC instead of linux.IfaceByMAC)",
+		}},
+	{name: "state depends on no OS driver, no transport and nothing of providers", from: is("state"),
+		bad: func(p string) bool { return isOSDriver(p) || isTransport(p) || isProviders(p) }},
+	{name: "spec depends on no OS driver, no transport and nothing of providers", from: is("spec"),
+		bad: func(p string) bool { return isOSDriver(p) || isTransport(p) || isProviders(p) },
+		pending: map[[2]string]string{
+			{"spec", "guest/linux"}:   osRegistry + " (spec/firewall.go, spec/settings.go: linux.CheckFirewall, linux.CheckWithHostNft)",
+			{"spec", "guest/freebsd"}: osRegistry + " (spec/settings.go: freebsd.CheckSysctlName)",
+		}},
+}
+
+// TestRules checks every rule against go list.
+func TestRules(t *testing.T) {
+	pkgs := list(t)
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			checkRule(t, pkgs, r)
+		})
+	}
+}
+
+func checkRule(t *testing.T, pkgs map[string]pkg, r rule) {
+	var skipped []string
+	seenPending := map[[2]string]bool{}
+	for _, from := range sortedKeys(pkgs) {
+		if !r.from(from) {
+			continue
+		}
+		deps := pkgs[from].Deps
+		if r.direct {
+			deps = pkgs[from].Imports
+		}
+		for _, to := range deps {
+			if !r.bad(to) {
+				continue
+			}
+			if note, ok := r.pending[[2]string{from, to}]; ok {
+				seenPending[[2]string{from, to}] = true
+				skipped = append(skipped, from+" → "+to+": pending "+note)
+				continue
+			}
+			t.Errorf("%s depends on %s (%s)", from, to, strings.Join(importPath(pkgs, from, to), " → "))
+		}
+	}
+	for edge := range r.pending {
+		if !seenPending[edge] {
+			t.Errorf("%s no longer depends on %s: delete the pending entry of this rule", edge[0], edge[1])
+		}
+	}
+	if len(skipped) > 0 && !t.Failed() {
+		t.Skipf("still violated, each removed by another change:\n%s", strings.Join(skipped, "\n"))
+	}
+}
+
+// importPath is a shortest chain of imports from one package to another.
+func importPath(pkgs map[string]pkg, from, to string) []string {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p == to {
+			var chain []string
+			for ; p != ""; p = prev[p] {
+				chain = append([]string{p}, chain...)
+			}
+			return chain
+		}
+		for _, q := range pkgs[p].Imports {
+			if _, seen := prev[q]; !seen {
+				prev[q] = p
+				queue = append(queue, q)
+			}
+		}
+	}
+	return []string{from, "…", to}
+}
+
+func sortedKeys(m map[string]pkg) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// layers are ARCHITECTURE.md's rows, top first: a package imports only
+// packages of lower rows, and the package of its parent directory (a back
+// end its contract, a tool its runner interface, a test helper its
+// package). A pattern ending in "/..." is a subtree, one ending in "/*"
+// the direct children; the first pattern that matches places a package.
+var layers = [][]string{
+	{"cmd/...", "providers/providertest", "scripts", "internal/importrules"},
+	{"engine", "bundle"},
+	{"plan", "report", "lockfile", "providers/*", "providers/*/..."},
+	{"spec", "state", "results", "providers"},
+	{"guest/*", "guest/*/...", "bench/...", "internal/machinejson", "internal/golden"},
+	{"machine", "guest", "atomicfile", "redact"},
+}
+
+// row is the index in layers of p's row, counted from the bottom (0:
+// leaves); -1 when no pattern places it.
+func row(p string) int {
+	for i, patterns := range layers {
+		for _, pat := range patterns {
+			if match(pat, p) {
+				return len(layers) - 1 - i
+			}
+		}
+	}
+	return -1
+}
+
+func match(pat, p string) bool {
+	switch {
+	case strings.HasSuffix(pat, "/..."):
+		base := strings.TrimSuffix(pat, "/...")
+		if dir, ok := strings.CutSuffix(base, "/*"); ok {
+			return strings.HasPrefix(p, dir+"/") && strings.Count(strings.TrimPrefix(p, dir+"/"), "/") >= 1
+		}
+		return p == base || strings.HasPrefix(p, base+"/")
+	case strings.HasSuffix(pat, "/*"):
+		dir := strings.TrimSuffix(pat, "/*")
+		return path.Dir(p) == dir
+	}
+	return p == pat
+}
+
+// TestLayers checks the picture in ARCHITECTURE.md: every package has a
+// row, and imports only lower rows and its parent directory's package.
+func TestLayers(t *testing.T) {
+	pkgs := list(t)
+	for _, p := range sortedKeys(pkgs) {
+		rp := row(p)
+		if rp < 0 {
+			t.Errorf("%s has no row in ARCHITECTURE.md's picture: add it there and to layers in this test", p)
+			continue
+		}
+		for _, q := range pkgs[p].Imports {
+			if rq := row(q); rq >= rp && q != path.Dir(p) {
+				t.Errorf("%s (row %d) imports %s (row %d): a package imports only lower rows and its parent directory's package", p, rp, q, rq)
+			}
+		}
+	}
+}
+
+// TestRowPatterns pins how the patterns place a few packages.
+func TestRowPatterns(t *testing.T) {
+	for p, want := range map[string]int{
+		"machine": 0, "guest": 0, "guest/linux": 1, "guest/ssh/sshtest": 1, "bench/iperf3": 1,
+		"providers": 2, "providers/libvirt": 3, "providers/vsphere/vspheretest": 3,
+		"providers/providertest": 5, "cmd/lab": 5, "engine": 4, "internal/new": -1,
+	} {
+		if got := row(p); got != want {
+			t.Errorf("row(%s) = %d, want %d", p, got, want)
+		}
+	}
+}
