@@ -7,16 +7,30 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/bench/iperf2"
 )
 
-func init() { registerBench(iperf2Kind) }
+func init() { bench.Register(iperf2Tool) }
 
-// ipAddr accepts IP addresses (iperf2's bind).
+// iperf2Tool is iperf 2 as lab knows it: the iperf2 { … } block, `iperf` on
+// both ends, and the runner.
+var iperf2Tool = &bench.Tool{
+	Name:  "iperf2",
+	Block: iperf2Block,
+	Programs: []bench.Program{{Name: "iperf", Roles: []string{"server", "client"},
+		Packages: map[string]string{"linux": "iperf", "freebsd": "benchmarks/iperf"}}},
+	NewRunner: func() bench.Runner { return &iperf2.Runner{} },
+	// iperf 2's client prints its own, sending side's report only (lab
+	// runs no -R with iperf 2 and does not read the server's).
+	ThroughputSides: []string{"sender"},
+}
+
+// ipAddr accepts IP addresses (bind).
 type ipAddr struct{}
 
 func (ipAddr) MatchString(s string) bool { _, err := netip.ParseAddr(s); return err == nil }
 
-// iperf2Kind is the iperf2 { … } benchmark block (iperf 2, `iperf`):
+// iperf2Block is the iperf2 { … } benchmark block (iperf 2, `iperf`):
 //
 //	iperf2 {
 //	  duration = "10s"  interval = "1s"  length = "1M"  parallel = 1
@@ -27,37 +41,36 @@ func (ipAddr) MatchString(s string) bool { _, err := netip.ParseAddr(s); return 
 //	  bounceback = false             # request/response latency test (--bounceback)
 //	  port = 5001
 //	}
-var iperf2Kind = &benchKind{
-	Tool: "iperf2",
+var iperf2Block = bench.Block{
 	Defaults: func(p *bench.Params) {
 		p.Duration = 10 * time.Second
 		p.Interval = time.Second
 		p.Parallel = 1
 		p.Enhanced = true
 	},
-	Attrs: map[string]benchSetter{
-		"duration": durationSetter(func(p *bench.Params, d time.Duration) { p.Duration = d }),
-		"interval": durationSetter(func(p *bench.Params, d time.Duration) { p.Interval = d }),
-		"parallel": intSetter(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
-		"dualtest": boolSetter(func(p *bench.Params, b bool) { p.Dualtest = b }),
-		"tradeoff": boolSetter(func(p *bench.Params, b bool) { p.Tradeoff = b }),
-		"enhanced": boolSetter(func(p *bench.Params, b bool) { p.Enhanced = b }),
-		"loopback": boolSetter(func(p *bench.Params, b bool) { p.Loopback = b }),
-		"bounceback": boolSetter(func(p *bench.Params, b bool) {
+	Attrs: map[string]bench.Attr{
+		"duration": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		"interval": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Interval = d }),
+		"parallel": bench.IntAttr(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
+		"dualtest": bench.BoolAttr(func(p *bench.Params, b bool) { p.Dualtest = b }),
+		"tradeoff": bench.BoolAttr(func(p *bench.Params, b bool) { p.Tradeoff = b }),
+		"enhanced": bench.BoolAttr(func(p *bench.Params, b bool) { p.Enhanced = b }),
+		"loopback": bench.BoolAttr(func(p *bench.Params, b bool) { p.Loopback = b }),
+		"bounceback": bench.BoolAttr(func(p *bench.Params, b bool) {
 			p.Bounceback = b
 			if b {
 				p.Enhanced = true
 			}
 		}),
-		"port": intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
-		"length": patternSetter(lengthRe, "Invalid buffer length",
+		"port": bench.IntAttr(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
+		"length": bench.PatternAttr(bench.LengthRe, "Invalid buffer length",
 			`write a number of bytes, at least 1, with an optional K, M or G suffix, like "1M"`,
 			func(p *bench.Params, s string) { p.Length = s }),
-		"bind": patternSetter(ipAddr{}, "Invalid bind address", "write an IP address",
+		"bind": bench.PatternAttr(ipAddr{}, "Invalid bind address", "write an IP address",
 			func(p *bench.Params, s string) { p.Bind = s }),
-		"congestion_control": ccSetter(func(p *bench.Params, s string) { p.CongestionControl = s }),
+		"congestion_control": bench.CongestionControlAttr(func(p *bench.Params, s string) { p.CongestionControl = s }),
 	},
-	Checks: []benchCheck{{
+	Checks: []bench.Check{{
 		Attrs: []string{"bounceback", "dualtest", "tradeoff", "parallel"},
 		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
 			if !p.Bounceback || !(p.Dualtest || p.Tradeoff || p.Parallel > 1) {

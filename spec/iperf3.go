@@ -6,33 +6,45 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/bench/iperf3"
 )
 
-func init() { registerBench(iperf3Kind) }
+func init() { bench.Register(iperf3Tool) }
 
-// iperf3Kind is the iperf3 { … } benchmark block.
-var iperf3Kind = &benchKind{
-	Tool: "iperf3",
+// iperf3Tool is iperf3 as lab knows it: the iperf3 { … } block, iperf3 on both
+// ends, and the runner.
+var iperf3Tool = &bench.Tool{
+	Name:  "iperf3",
+	Block: iperf3Block,
+	Programs: []bench.Program{{Name: "iperf3", Roles: []string{"server", "client"},
+		Packages: map[string]string{"linux": "iperf3", "freebsd": "benchmarks/iperf3"}}},
+	NewRunner: func() bench.Runner { return &iperf3.Runner{} },
+	// iperf3 reports both ends (end.sum_sent, end.sum_received).
+	ThroughputSides: []string{"sender", "receiver"},
+}
+
+// iperf3Block is the iperf3 { … } benchmark block.
+var iperf3Block = bench.Block{
 	Defaults: func(p *bench.Params) {
 		p.Duration = 10 * time.Second
 		p.Parallel = 1
 	},
-	Attrs: map[string]benchSetter{
-		"duration": durationSetter(func(p *bench.Params, d time.Duration) { p.Duration = d }),
-		"omit":     durationSetter(func(p *bench.Params, d time.Duration) { p.Omit = d }),
-		"parallel": intSetter(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
-		"reverse":  boolSetter(func(p *bench.Params, b bool) { p.Reverse = b }),
-		"udp":      boolSetter(func(p *bench.Params, b bool) { p.UDP = b }),
-		"port":     intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
-		"length": patternSetter(lengthRe, "Invalid buffer length",
+	Attrs: map[string]bench.Attr{
+		"duration": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		"omit":     bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Omit = d }),
+		"parallel": bench.IntAttr(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
+		"reverse":  bench.BoolAttr(func(p *bench.Params, b bool) { p.Reverse = b }),
+		"udp":      bench.BoolAttr(func(p *bench.Params, b bool) { p.UDP = b }),
+		"port":     bench.IntAttr(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
+		"length": bench.PatternAttr(bench.LengthRe, "Invalid buffer length",
 			`write a number of bytes, at least 1, with an optional K, M or G suffix, like "128K"`,
 			func(p *bench.Params, s string) { p.Length = s }),
-		"bitrate": patternSetter(bitrateRe, "Invalid bitrate",
+		"bitrate": bench.PatternAttr(bench.BitrateRe, "Invalid bitrate",
 			`write a number of bits per second with an optional K, M or G suffix, like "1G" or "2.5G"`,
 			func(p *bench.Params, s string) { p.Bitrate = s }),
-		"congestion_control": ccSetter(func(p *bench.Params, s string) { p.CongestionControl = s }),
+		"congestion_control": bench.CongestionControlAttr(func(p *bench.Params, s string) { p.CongestionControl = s }),
 	},
-	Checks: []benchCheck{{
+	Checks: []bench.Check{{
 		Attrs: []string{"duration", "omit"},
 		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
 			// iperf3 runs omit + duration seconds: --omit comes on top of -t.

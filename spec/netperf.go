@@ -5,9 +5,30 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/bench/netperf"
 )
 
-func init() { registerBench(netperfKind) }
+func init() { bench.Register(netperfTool) }
+
+// netperfTool is netperf as lab knows it: the netperf { … } block, netserver on
+// the server end and netperf on the client end, and the runner.
+var netperfTool = &bench.Tool{
+	Name:  "netperf",
+	Block: netperfBlock,
+	Programs: []bench.Program{
+		{Name: "netserver", Roles: []string{"server"}, Packages: netperfPackages},
+		{Name: "netperf", Roles: []string{"client"}, Packages: netperfPackages},
+	},
+	NewRunner: func() bench.Runner { return &netperf.Runner{} },
+	// netperf prints one THROUGHPUT per test, run from the sending end;
+	// lab records that one figure as both throughput_bps and the sender's,
+	// so it is not a receiver's figure to compare a post's with.
+	ThroughputSides: []string{"sender"},
+	LossPortRefusal: "loss_port filters TCP packets to one port, but netperf's data connection uses a port netserver picks, not its control port; leave loss_port out for netperf.",
+}
+
+// netperfPackages bring netperf and netserver (Debian has them in non-free).
+var netperfPackages = map[string]string{"linux": "netperf", "freebsd": "benchmarks/netperf"}
 
 var (
 	netperfTestRe = regexp.MustCompile(`^(TCP_STREAM|TCP_RR|UDP_STREAM)$`)
@@ -22,7 +43,9 @@ func np(p *bench.Params) *bench.NetperfParams {
 	return p.Netperf
 }
 
-// netperfKind is the netperf { … } benchmark block:
+const netperfSizeRule = `write a number of bytes, at least 1, with an optional K, M or G suffix`
+
+// netperfBlock is the netperf { … } benchmark block:
 //
 //	netperf {
 //	  test = "TCP_STREAM"        # TCP_RR, UDP_STREAM
@@ -33,26 +56,25 @@ func np(p *bench.Params) *bench.NetperfParams {
 //	  request_response = "1,1"   # -r (TCP_RR)
 //	  confidence = 10            # -I 99,5 -i 10,3
 //	}
-var netperfKind = &benchKind{
-	Tool: "netperf",
+var netperfBlock = bench.Block{
 	Defaults: func(p *bench.Params) {
 		p.Duration = 10 * time.Second
 		np(p)
 	},
-	Attrs: map[string]benchSetter{
-		"duration": durationSetter(func(p *bench.Params, d time.Duration) { p.Duration = d }),
-		"test": patternSetter(netperfTestRe, "Invalid netperf test", `write "TCP_STREAM", "TCP_RR" or "UDP_STREAM"`,
+	Attrs: map[string]bench.Attr{
+		"duration": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		"test": bench.PatternAttr(netperfTestRe, "Invalid netperf test", `write "TCP_STREAM", "TCP_RR" or "UDP_STREAM"`,
 			func(p *bench.Params, s string) { np(p).Test = s }),
-		"send_size": patternSetter(lengthRe, "Invalid size", `write a number of bytes, at least 1, with an optional K, M or G suffix`,
+		"send_size": bench.PatternAttr(bench.LengthRe, "Invalid size", netperfSizeRule,
 			func(p *bench.Params, s string) { np(p).SendSize = s }),
-		"send_buffer": patternSetter(lengthRe, "Invalid size", `write a number of bytes, at least 1, with an optional K, M or G suffix`,
+		"send_buffer": bench.PatternAttr(bench.LengthRe, "Invalid size", netperfSizeRule,
 			func(p *bench.Params, s string) { np(p).SendBuffer = s }),
-		"recv_buffer": patternSetter(lengthRe, "Invalid size", `write a number of bytes, at least 1, with an optional K, M or G suffix`,
+		"recv_buffer": bench.PatternAttr(bench.LengthRe, "Invalid size", netperfSizeRule,
 			func(p *bench.Params, s string) { np(p).RecvBuffer = s }),
-		"request_response": patternSetter(rrSizesRe, "Invalid request/response sizes", `write "REQ,RESP", like "1,1"`,
+		"request_response": bench.PatternAttr(rrSizesRe, "Invalid request/response sizes", `write "REQ,RESP", like "1,1"`,
 			func(p *bench.Params, s string) { np(p).RequestResponse = s }),
-		"confidence": intSetter(2, 30, func(p *bench.Params, n int) { np(p).Confidence = n }),
-		"loopback":   boolSetter(func(p *bench.Params, b bool) { p.Loopback = b }),
-		"port":       intSetter(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
+		"confidence": bench.IntAttr(2, 30, func(p *bench.Params, n int) { np(p).Confidence = n }),
+		"loopback":   bench.BoolAttr(func(p *bench.Params, b bool) { p.Loopback = b }),
+		"port":       bench.IntAttr(1, 65535, func(p *bench.Params, n int) { p.Port = n }),
 	},
 }
