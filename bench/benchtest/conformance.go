@@ -142,24 +142,28 @@ func blockAlone(t *testing.T, tool *bench.Tool, h Harness) {
 	refusals := append(slices.Clone(h.Invalid), Refusal{"no_such_attribute = 1", "Unsupported argument"})
 	for _, r := range refusals {
 		_, diags := decode(t, tool, "invalid.hcl", r.Body)
-		checkRefused(t, diags, r, "invalid.hcl")
+		checkRefused(t, diags, r, "invalid.hcl", 1)
 	}
 }
 
-// checkRefused wants an error with r's summary that names file:line:column.
-func checkRefused(t *testing.T, diags hcl.Diagnostics, r Refusal, file string) {
+// checkRefused wants an error with r's summary that names file:line:column,
+// at or below line (where the body starts).
+func checkRefused(t *testing.T, diags hcl.Diagnostics, r Refusal, file string, line int) {
 	t.Helper()
 	for _, d := range diags {
 		if d.Severity != hcl.DiagError || d.Summary != r.Summary {
 			continue
 		}
-		if d.Subject == nil || d.Subject.Filename != file || d.Subject.Start.Line < 1 || d.Subject.Start.Column < 1 {
+		if d.Subject == nil || filepath.Base(d.Subject.Filename) != file || d.Subject.Start.Line < line || d.Subject.Start.Column < 1 {
 			t.Errorf("%q: %q names no file:line:column (subject %v)", r.Body, d.Summary, d.Subject)
 		}
 		return
 	}
 	t.Errorf("%q: want an error %q, got %v", r.Body, r.Summary, diags)
 }
+
+// bodyLine is the line of specText where the block's body starts.
+const bodyLine = 7
 
 // specText is a whole lab whose one experiment runs body in h's block.
 func specText(tool, body string) string {
@@ -190,7 +194,7 @@ func blockInSpec(t *testing.T, h Harness) {
 	}
 	for _, r := range h.Invalid {
 		_, diags := loadSpec(t, specText(h.Tool, r.Body))
-		checkRefused(t, diags, r, "lab.hcl")
+		checkRefused(t, diags, r, "lab.hcl", bodyLine)
 	}
 }
 
