@@ -6,5 +6,6 @@ package tools
 
 import (
 	// Each import registers one tool.
+	_ "github.com/lab-bench/lab/bench/iperf2"
 	_ "github.com/lab-bench/lab/bench/netperf"
 )

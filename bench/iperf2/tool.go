@@ -1,4 +1,4 @@
-package spec
+package iperf2
 
 import (
 	"net/netip"
@@ -7,19 +7,19 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/bench/iperf2"
+	"github.com/lab-bench/lab/internal/hclvalue"
 )
 
-func init() { bench.Register(iperf2Tool) }
+func init() { bench.Register(Tool) }
 
-// iperf2Tool is iperf 2 as lab knows it: the iperf2 { … } block, `iperf` on
+// Tool is iperf 2 as lab knows it: the iperf2 { … } block, `iperf` on
 // both ends, and the runner.
-var iperf2Tool = &bench.Tool{
+var Tool = &bench.Tool{
 	Name:  "iperf2",
-	Block: iperf2Block,
+	Block: block,
 	Programs: []bench.Program{{Name: "iperf", Roles: []string{"server", "client"},
 		Packages: map[string]string{"linux": "iperf", "freebsd": "benchmarks/iperf"}}},
-	NewRunner: func() bench.Runner { return &iperf2.Runner{} },
+	NewRunner: func() bench.Runner { return &Runner{} },
 	// iperf 2's client prints its own, sending side's report only (lab
 	// runs no -R with iperf 2 and does not read the server's).
 	ThroughputSides: []string{"sender"},
@@ -30,7 +30,7 @@ type ipAddr struct{}
 
 func (ipAddr) MatchString(s string) bool { _, err := netip.ParseAddr(s); return err == nil }
 
-// iperf2Block is the iperf2 { … } benchmark block (iperf 2, `iperf`):
+// block is the iperf2 { … } benchmark block (iperf 2, `iperf`):
 //
 //	iperf2 {
 //	  duration = "10s"  interval = "1s"  length = "1M"  parallel = 1
@@ -41,7 +41,7 @@ func (ipAddr) MatchString(s string) bool { _, err := netip.ParseAddr(s); return 
 //	  bounceback = false             # request/response latency test (--bounceback)
 //	  port = 5001
 //	}
-var iperf2Block = bench.Block{
+var block = bench.Block{
 	Defaults: func(p *bench.Params) {
 		p.Duration = 10 * time.Second
 		p.Interval = time.Second
@@ -76,7 +76,7 @@ var iperf2Block = bench.Block{
 			if !p.Bounceback || !(p.Dualtest || p.Tradeoff || p.Parallel > 1) {
 				return nil
 			}
-			return errorf(attrs["bounceback"].Expr.Range(), "Conflicting iperf2 modes",
+			return hclvalue.Errorf(attrs["bounceback"].Expr.Range(), "Conflicting iperf2 modes",
 				"bounceback (request/response) runs one connection in one direction: leave dualtest, tradeoff and parallel > 1 out.")
 		},
 	}, {
@@ -85,7 +85,7 @@ var iperf2Block = bench.Block{
 			if !(p.Dualtest && p.Tradeoff) {
 				return nil
 			}
-			return errorf(attrs["tradeoff"].Expr.Range(), "Conflicting iperf2 modes",
+			return hclvalue.Errorf(attrs["tradeoff"].Expr.Range(), "Conflicting iperf2 modes",
 				"dualtest (-d, both directions at once) and tradeoff (-r, one after the other) exclude each other.")
 		},
 	}},
