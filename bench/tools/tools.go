@@ -7,5 +7,6 @@ package tools
 import (
 	// Each import registers one tool.
 	_ "github.com/lab-bench/lab/bench/iperf2"
+	_ "github.com/lab-bench/lab/bench/iperf3"
 	_ "github.com/lab-bench/lab/bench/netperf"
 )

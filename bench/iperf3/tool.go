@@ -1,4 +1,4 @@
-package spec
+package iperf3
 
 import (
 	"time"
@@ -6,25 +6,25 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/bench/iperf3"
+	"github.com/lab-bench/lab/internal/hclvalue"
 )
 
-func init() { bench.Register(iperf3Tool) }
+func init() { bench.Register(Tool) }
 
-// iperf3Tool is iperf3 as lab knows it: the iperf3 { … } block, iperf3 on both
+// Tool is iperf3 as lab knows it: the iperf3 { … } block, iperf3 on both
 // ends, and the runner.
-var iperf3Tool = &bench.Tool{
+var Tool = &bench.Tool{
 	Name:  "iperf3",
-	Block: iperf3Block,
+	Block: block,
 	Programs: []bench.Program{{Name: "iperf3", Roles: []string{"server", "client"},
 		Packages: map[string]string{"linux": "iperf3", "freebsd": "benchmarks/iperf3"}}},
-	NewRunner: func() bench.Runner { return &iperf3.Runner{} },
+	NewRunner: func() bench.Runner { return &Runner{} },
 	// iperf3 reports both ends (end.sum_sent, end.sum_received).
 	ThroughputSides: []string{"sender", "receiver"},
 }
 
-// iperf3Block is the iperf3 { … } benchmark block.
-var iperf3Block = bench.Block{
+// block is the iperf3 { … } benchmark block.
+var block = bench.Block{
 	Defaults: func(p *bench.Params) {
 		p.Duration = 10 * time.Second
 		p.Parallel = 1
@@ -57,7 +57,7 @@ var iperf3Block = bench.Block{
 			} else if a := attrs["omit"]; a != nil {
 				rng = a.Expr.Range()
 			}
-			return errorf(rng, "Invalid duration",
+			return hclvalue.Errorf(rng, "Invalid duration",
 				"duration must be at least 1s (omit, here %s, comes on top of it: iperf3 runs omit + duration seconds).", p.Omit)
 		},
 	}},
