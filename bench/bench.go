@@ -1,6 +1,10 @@
 // Package bench holds what every benchmark runner shares: the endpoints a
 // run goes between, its parameters, the parsed sample and system-wide CPU
-// sampling. Runners live in sub-packages (bench/iperf3, bench/iperf2, bench/netperf).
+// sampling; and the registry of tools (Tool, Register, Lookup) with the
+// attribute kinds their spec blocks are built from (Block, DurationAttr, …).
+// Each tool is a sub-package that registers itself (bench/iperf3,
+// bench/iperf2, bench/netperf); bench/tools imports them all. docs/TOOLS.md
+// walks through adding one.
 package bench
 
 import (

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/plan"
 )
@@ -29,21 +30,31 @@ func (e *MissingToolsError) Error() string {
 		e.Guest, strings.Join(parts, ", "))
 }
 
-// packages maps a program to the package that brings it, per OS.
+// packages maps a program to the package that brings it, per OS. The
+// benchmark tools' programs are not here: each tool names its own
+// (bench.Tool.Programs, found with bench.PackageFor).
 var packages = map[string]map[string]string{
-	"linux": {"iperf3": "iperf3", "iperf": "iperf", "netperf": "netperf", "netserver": "netperf", "ethtool": "ethtool",
+	"linux": {"ethtool": "ethtool",
 		"taskset": "util-linux", "tc": "iproute2", "nft": "nftables", "ip": "iproute2"},
-	"freebsd": {"iperf3": "benchmarks/iperf3", "iperf": "benchmarks/iperf", "netperf": "benchmarks/netperf", "netserver": "benchmarks/netperf"},
+	"freebsd": {},
+}
+
+// packageFor is the package that brings tool on osName ("linux", "freebsd").
+func packageFor(osName, tool string) (string, bool) {
+	if p, ok := packages[osName][tool]; ok {
+		return p, true
+	}
+	return bench.PackageFor(osName, tool)
 }
 
 func installHint(osName, tool string) string {
 	if osName == "freebsd" {
-		if p, ok := packages["freebsd"][tool]; ok {
+		if p, ok := packageFor("freebsd", tool); ok {
 			return "pkg install " + p
 		}
 		return "part of the base system"
 	}
-	p := packages["linux"][tool]
+	p, _ := packageFor("linux", tool)
 	if p == "" {
 		p = tool
 	}
@@ -56,17 +67,10 @@ func installHint(osName, tool string) string {
 func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 	need := map[string]bool{}
 	for _, r := range g.Runs {
-		switch r.Spec.Bench.Tool {
-		case "", "iperf3":
-			need["iperf3"] = true
-		case "iperf2":
-			need["iperf"] = true
-		case "netperf":
-			if role == "server" {
-				need["netserver"] = true
-			} else {
-				need["netperf"] = true
-			}
+		// The benchmark tool's own programs, on the server and client
+		// ends (a router runs none).
+		for _, p := range bench.ProgramsFor(r.Spec.Bench.Tool, role) {
+			need[p] = true
 		}
 		s := r.Spec.Server
 		if role == "client" {
@@ -74,10 +78,6 @@ func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 		}
 		if role == "router" {
 			s = r.Spec.Router
-			delete(need, "iperf3")
-			delete(need, "iperf")
-			delete(need, "netperf")
-			delete(need, "netserver")
 			if s.Firewall != "" && osName != "freebsd" {
 				need["nft"] = true
 			}

@@ -16,7 +16,7 @@ import (
 type cellExprs struct {
 	dims   []Dimension
 	ctx    *hcl.EvalContext // var.* and functions; matrix is added per cell
-	bench  *benchKind
+	bench  *bench.Tool
 	attrs  []*cellAttr
 	checks []*cellCheck
 }
@@ -53,8 +53,8 @@ func (ce *cellExprs) newState() *cellState {
 	c := &cellState{}
 	c.ends[0].s.Strict, c.ends[1].s.Strict, c.ends[2].s.Strict = true, true, true
 	if ce.bench != nil {
-		c.bench.Tool = ce.bench.Tool
-		ce.bench.Defaults(&c.bench)
+		c.bench.Tool = ce.bench.Name
+		ce.bench.Block.Defaults(&c.bench)
 	}
 	return c
 }

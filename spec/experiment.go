@@ -7,10 +7,12 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/lab-bench/lab/bench"
 )
 
 // experimentSchema lists the experiment block's contents; benchmark block
-// types are added from benchKinds.
+// types are added from the registered tools (bench.Names).
 func experimentSchema() *hcl.BodySchema {
 	s := &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
@@ -21,7 +23,7 @@ func experimentSchema() *hcl.BodySchema {
 			{Type: "expect", LabelNames: []string{"name"}},
 		},
 	}
-	for _, n := range slices.Sorted(maps.Keys(benchKinds)) {
+	for _, n := range bench.Names() {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
 	return s
@@ -264,7 +266,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 
 	var benchBlocks []*hcl.Block
 	for _, blk := range content.Blocks {
-		if benchKinds[blk.Type] != nil {
+		if benchTool(blk.Type) != nil {
 			benchBlocks = append(benchBlocks, blk)
 		}
 	}
@@ -272,16 +274,16 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	diags = append(diags, d...)
 	if bb == nil {
 		diags = append(diags, errorf(e.DeclRange, "Missing benchmark block",
-			"An experiment needs one benchmark block: %s { … }.", joinNames(slices.Sorted(maps.Keys(benchKinds)))))
+			"An experiment needs one benchmark block: %s { … }.", joinNames(bench.Names())))
 		return ce, false, diags
 	}
-	kind := benchKinds[bb.Type]
-	ce.bench = kind
-	c, d := bb.Body.Content(kind.schema())
+	tool := benchTool(bb.Type)
+	ce.bench = tool
+	c, d := bb.Body.Content(tool.Block.Schema())
 	diags = append(diags, d...)
 	byName := map[string]*cellAttr{}
 	for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
-		set := kind.Attrs[n]
+		set := tool.Block.Attrs[n]
 		byName[n] = add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 			if v.IsNull() {
 				// Terraform's meaning of null: as if the attribute were
@@ -292,7 +294,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 			return set(&cs.bench, v, a)
 		})
 	}
-	for _, chk := range kind.Checks {
+	for _, chk := range tool.Block.Checks {
 		check := &cellCheck{check: func(cs *cellState) *hcl.Diagnostic {
 			return chk.Check(&cs.bench, c.Attributes, bb.DefRange)
 		}}
@@ -304,7 +306,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		ce.checks = append(ce.checks, check)
 	}
 	if len(lossPorts) > 0 {
-		ce.checks = append(ce.checks, lossPortCheck(lossPorts, byName, bb))
+		ce.checks = append(ce.checks, lossPortCheck(lossPorts, byName, bb, tool))
 	}
 	return ce, ok, diags
 }
@@ -314,7 +316,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 // port (set, not picked: a runner picks the first free port from its
 // default up, and a busy default would leave the benchmark's packets
 // unmatched — no loss at all, silently) over TCP.
-func lossPortCheck(lossPorts []*cellAttr, benchAttrs map[string]*cellAttr, bb *hcl.Block) *cellCheck {
+func lossPortCheck(lossPorts []*cellAttr, benchAttrs map[string]*cellAttr, bb *hcl.Block, tool *bench.Tool) *cellCheck {
 	attrs := slices.Clone(lossPorts)
 	for _, n := range []string{"port", "udp"} {
 		if a := benchAttrs[n]; a != nil {
@@ -327,9 +329,8 @@ func lossPortCheck(lossPorts []*cellAttr, benchAttrs map[string]*cellAttr, bb *h
 				lp := e.lossPort
 				switch {
 				case lp == 0:
-				case cs.bench.Tool == "netperf":
-					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
-						"loss_port filters TCP packets to one port, but netperf's data connection uses a port netserver picks, not its control port; leave loss_port out for netperf.")
+				case tool.LossPortRefusal != "":
+					return errorf(a.attr.Expr.Range(), "Invalid loss_port", "%s", tool.LossPortRefusal)
 				case cs.bench.UDP:
 					return errorf(a.attr.Expr.Range(), "Invalid loss_port",
 						"loss_port filters TCP packets (as seed 003's `-p tcp --dport 5001` did); this benchmark runs UDP.")

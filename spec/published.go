@@ -65,19 +65,6 @@ var publishedMetrics = map[string]map[string]string{
 	MetricThroughput: {SideSender: "sender_throughput_bps", SideReceiver: "throughput_bps"},
 }
 
-// toolSides are the sides of a throughput figure each tool's record
-// carries. iperf3 reports both ends (end.sum_sent, end.sum_received).
-// iperf 2's client prints its own, sending side's report only (lab runs
-// no -R with iperf 2 and does not read the server's), and netperf prints
-// one THROUGHPUT per test, run from the sending end; lab records that one
-// figure as both throughput_bps and the sender's, so it is not a
-// receiver's figure to compare a post's with.
-var toolSides = map[string][]string{
-	"iperf3":  {SideSender, SideReceiver},
-	"iperf2":  {SideSender},
-	"netperf": {SideSender},
-}
-
 // MetricKey is the results' metric key the table's values are checked
 // against ("sender_throughput_bps" for sender throughput).
 func (p *Published) MetricKey() string { return publishedMetrics[p.Metric][p.Side] }
@@ -204,12 +191,13 @@ func checkPublishedTool(p *Published, e *Experiment, attrs hcl.Attributes) hcl.D
 	if e.eval == nil || e.eval.bench == nil {
 		return nil // no benchmark block: reported at the experiment
 	}
-	tool := e.eval.bench.Tool
+	// Each tool says which sides its records carry (bench.Tool.ThroughputSides).
+	tool, sides := e.eval.bench.Name, e.eval.bench.ThroughputSides
 	var diags hcl.Diagnostics
-	if a := attrs["side"]; a != nil && (p.Side == SideSender || p.Side == SideReceiver) && !slices.Contains(toolSides[tool], p.Side) {
+	if a := attrs["side"]; a != nil && (p.Side == SideSender || p.Side == SideReceiver) && !slices.Contains(sides, p.Side) {
 		diags = append(diags, attrErr(a, "Side not measured",
 			"experiment.%s runs %s, whose records carry only the %s's throughput; the post's %s figure cannot be checked against it.",
-			e.Name, tool, joinNames(toolSides[tool]), p.Side))
+			e.Name, tool, joinNames(sides), p.Side))
 	}
 	if a := attrs["tool"]; a != nil && p.Tool != "" && p.Tool != tool {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Different tool",

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/guest/linux"
@@ -100,15 +101,9 @@ func setOffload(name string) endSetter {
 	}
 }
 
-// checkCC validates a congestion control algorithm name.
-func checkCC(s string, rng hcl.Range) *hcl.Diagnostic {
-	if ccRe.MatchString(s) {
-		return nil
-	}
-	return errorf(rng, "Invalid congestion control",
-		"%q is not a congestion control algorithm name: use 1 to 32 lower-case letters, digits and underscores (cubic, bbr, new_reno).",
-		truncate(s, 40))
-}
+// checkCC validates a congestion control algorithm name, by the rule
+// the benchmark blocks' congestion_control follows too.
+var checkCC = bench.CheckCongestionControl
 
 func setCC(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	s, d := toString(v, a.Expr.Range(), a.Name)

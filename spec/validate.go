@@ -13,15 +13,10 @@ var (
 	labNameRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,23}$`)
 	// blockNameRe: names of variables, providers, templates and experiments.
 	blockNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
-	// ccRe: a TCP congestion control algorithm (cubic, bbr, new_reno).
-	ccRe = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 	// Sysctl names and values are checked by guest.CheckSysctlName and
 	// guest.CheckSysctlValue, the rules the guest drivers apply too.
-	// lengthRe: iperf3 -l ("128K"), netperf sizes; at least 1 (a
-	// length of 0 validated, then failed at apply).
-	lengthRe = regexp.MustCompile(`^[1-9][0-9]{0,11}[KMG]?$`)
-	// bitrateRe: iperf3 -b ("1G", "2.5G").
-	bitrateRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[KMG]?$`)
+	// Congestion control names and the benchmark tools' sizes are checked
+	// by package bench (bench.CheckCongestionControl, bench.LengthRe).
 	// nicModelRe: virtio, e1000e, vmxnet3, virtio-net-pci.
 	nicModelRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 	// offloadKeyRe: host-side offload names (tso4, guest_csum, host-ufo).

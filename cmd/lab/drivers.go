@@ -4,9 +4,6 @@ import (
 	"fmt"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/bench/iperf2"
-	"github.com/lab-bench/lab/bench/iperf3"
-	"github.com/lab-bench/lab/bench/netperf"
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/guest/linux"
@@ -24,16 +21,6 @@ func osDriver(name string) (guest.OS, error) {
 	}
 }
 
-// benchRunner maps a benchmark block to its runner.
-func benchRunner(tool string) (bench.Runner, error) {
-	switch tool {
-	case "", "iperf3":
-		return &iperf3.Runner{}, nil
-	case "iperf2":
-		return &iperf2.Runner{}, nil
-	case "netperf":
-		return &netperf.Runner{}, nil
-	default:
-		return nil, fmt.Errorf("no runner for benchmark %q yet (known: iperf3, iperf2, netperf)", tool)
-	}
-}
+// benchRunner maps a benchmark block to its runner: each tool registers
+// itself with package bench (bench/tools imports them all).
+func benchRunner(tool string) (bench.Runner, error) { return bench.NewRunner(tool) }
