@@ -23,38 +23,18 @@ type MissingToolsError struct {
 func (e *MissingToolsError) Error() string {
 	var parts []string
 	for _, t := range e.Missing {
-		parts = append(parts, t+" ("+installHint(e.OS, t)+")")
+		parts = append(parts, t+" ("+guest.For(e.OS).Tools.InstallHint(t)+")")
 	}
 	return fmt.Sprintf("%s: not installed: %s — install it in the template (or on the host, for the local back end) and apply again",
 		e.Guest, strings.Join(parts, ", "))
 }
 
-// packages maps a program to the package that brings it, per OS.
-var packages = map[string]map[string]string{
-	"linux": {"iperf3": "iperf3", "iperf": "iperf", "netperf": "netperf", "netserver": "netperf", "ethtool": "ethtool",
-		"taskset": "util-linux", "tc": "iproute2", "nft": "nftables", "ip": "iproute2"},
-	"freebsd": {"iperf3": "benchmarks/iperf3", "iperf": "benchmarks/iperf", "netperf": "benchmarks/netperf", "netserver": "benchmarks/netperf"},
-}
-
-func installHint(osName, tool string) string {
-	if osName == "freebsd" {
-		if p, ok := packages["freebsd"][tool]; ok {
-			return "pkg install " + p
-		}
-		return "part of the base system"
-	}
-	p := packages["linux"][tool]
-	if p == "" {
-		p = tool
-	}
-	return "Debian/Ubuntu: apt-get install " + p
-}
-
 // toolsNeeded lists the programs role's end of g runs: the benchmark
-// tools of every run, and on Linux what the driver uses to change and
-// observe settings.
+// tools of every run, and what the OS's driver uses to change and observe
+// settings and to pin (guest.Tools).
 func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 	need := map[string]bool{}
+	tools := guest.For(osName).Tools
 	for _, r := range g.Runs {
 		switch r.Spec.Bench.Tool {
 		case "", "iperf3":
@@ -78,19 +58,20 @@ func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 			delete(need, "iperf")
 			delete(need, "netperf")
 			delete(need, "netserver")
-			if s.Firewall != "" && osName != "freebsd" {
-				need["nft"] = true
+		} else {
+			s.Firewall = "" // a firewall's program is checked on a router alone; an end's fails at apply
+		}
+		if tools.For != nil {
+			for _, t := range tools.For(s) {
+				need[t] = true
 			}
 		}
-		if osName != "freebsd" && (s.Loss != nil) {
-			need["tc"] = true
-		}
 	}
-	if osName != "freebsd" {
-		need["ethtool"] = true
-		if pinned && role != "router" {
-			need["taskset"] = true
-		}
+	for _, t := range tools.Always {
+		need[t] = true
+	}
+	if pinned && role != "router" && tools.Pin != "" {
+		need[tools.Pin] = true
 	}
 	out := make([]string, 0, len(need))
 	for t := range need {

@@ -8,21 +8,11 @@ import (
 	"github.com/lab-bench/lab/bench/iperf3"
 	"github.com/lab-bench/lab/bench/netperf"
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/freebsd"
-	"github.com/lab-bench/lab/guest/linux"
 )
 
-// osDriver maps a template's os to its driver.
-func osDriver(name string) (guest.OS, error) {
-	switch name {
-	case "", "linux":
-		return linux.New(), nil
-	case "freebsd":
-		return freebsd.New(), nil
-	default:
-		return nil, fmt.Errorf("no driver for guest os %q yet (known: linux, freebsd)", name)
-	}
-}
+// osDriver maps a template's os to its driver: the guest OS packages
+// imported in main.go register themselves (guest.Register).
+func osDriver(name string) (guest.OS, error) { return guest.NewOS(name) }
 
 // benchRunner maps a benchmark block to its runner.
 func benchRunner(tool string) (bench.Runner, error) {
