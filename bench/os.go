@@ -63,35 +63,21 @@ func Pin(os string, cpus []int, argv ...string) []string {
 // Pin is argv pinned to ep's CPUs (Pin for ep's OS).
 func (ep Endpoint) Pin(argv ...string) []string { return Pin(ep.OS, ep.CPUs, argv...) }
 
-// CPUReader is the per-CPU time sampler for os: ReadCPUStat on Linux,
-// ReadCPTimes on FreeBSD and, when the OS is not known, ReadCPU (which
-// tries /proc/stat, then kern.cp_times).
+// CPUReader is the per-CPU time sampler for os (guest.CPU.Times: Linux
+// /proc/stat, FreeBSD kern.cp_times) and, when the OS is not known,
+// ReadCPU (which tries each OS's way in turn).
 func CPUReader(os string) func(context.Context, guest.Transport) (map[int]CPUTimes, error) {
-	switch os {
-	case Linux:
-		return ReadCPUStat
-	case FreeBSD:
-		return ReadCPTimes
+	if d, ok := guest.Lookup(os); ok && os != "" && d.CPU.Times != nil {
+		return d.CPU.Times
 	}
 	return ReadCPU
 }
 
-// ReadMHz is ep's CPU clock in MHz, 0 when it cannot be read: the mean
-// "cpu MHz" of /proc/cpuinfo on Linux, `sysctl -n hw.clockrate` on FreeBSD
-// (sys/x86/x86/identcpu.c, "CPU instruction clock rate", an int in MHz).
+// ReadMHz is ep's CPU clock in MHz, 0 when it cannot be read: the OS's
+// guest.CPU.MHz (the mean "cpu MHz" of /proc/cpuinfo on Linux, `sysctl -n
+// hw.clockrate` on FreeBSD).
 func ReadMHz(ctx context.Context, ep Endpoint) (float64, error) {
-	if ep.OS != FreeBSD {
-		return ReadCPUMHz(ctx, ep.T)
-	}
-	res, err := ep.T.Run(ctx, guest.Cmd{Argv: []string{"sysctl", "-n", "hw.clockrate"}})
-	if err != nil {
-		return 0, err
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(string(res.Stdout)), 64)
-	if err != nil || f < 0 {
-		return 0, nil
-	}
-	return f, nil
+	return guest.For(ep.OS).CPU.MHz(ctx, ep.T)
 }
 
 // SampleCPU reads ep's per-CPU times with read or, when read is nil, with

@@ -34,6 +34,7 @@ type Driver struct {
 
 	NICs      NICs      // finding and addressing the benchmark NIC
 	Processes Processes // listening sockets and CPU pinning
+	CPU       CPU       // CPU times and clock, for CPU sampling
 	Tools     Tools     // the programs the driver runs, and their packages
 	Limits    Limits    // what the OS cannot set, with the reason
 }

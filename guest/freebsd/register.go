@@ -13,6 +13,7 @@ func init() {
 		Name: "freebsd", Kernel: "FreeBSD", BhyveLoad: true,
 		New:       func() guest.OS { return New() },
 		NICs:      guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Name: NICName, Hostname: Hostname},
+		CPU:       guest.CPU{Times: ReadCPTimes, MHz: ReadClockRate},
 		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
 		Tools:     guest.Tools{InstallHint: InstallHint},
 		Limits:    guest.Limits{RingHint: RingHint("")},

@@ -16,6 +16,7 @@ func init() {
 		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Name: NICName,
 			Check:    func(iface string) guest.Cmd { return guest.Cmd{Argv: []string{"ip", "link", "show", "dev", iface}} },
 			Hostname: Hostname},
+		CPU:       guest.CPU{Times: ReadCPUStat, MHz: ReadCPUMHz},
 		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"taskset", "-c", list} }},
 		Tools:     guest.Tools{Always: []string{"ethtool"}, For: SettingsTools, Pin: "taskset", InstallHint: InstallHint},
 		Limits:    guest.Limits{SoftwareOffloads: softwareOffloads},
