@@ -115,8 +115,13 @@ var (
 )
 
 // Register makes a guest OS known under d.Name. It panics on a duplicate
-// name or a second default: both are programming errors caught by any test.
+// name, a second default or a required field left out (every function
+// field but NICs.Check and Tools.For): all are programming errors caught by
+// any test.
 func Register(d Driver) {
+	if m := d.missing(); len(m) > 0 {
+		panic("guest: OS " + d.Name + " registers no " + strings.Join(m, ", "))
+	}
 	osMu.Lock()
 	defer osMu.Unlock()
 	if _, dup := drivers[d.Name]; dup {
@@ -208,4 +213,26 @@ func defaultLocked() (Driver, bool) {
 // in its own stack (Limits.SoftwareOffloads).
 func (d Driver) SoftwareOffload(name string) bool {
 	return slices.Contains(d.Limits.SoftwareOffloads, name)
+}
+
+// missing names the required fields d leaves empty.
+func (d Driver) missing() []string {
+	var m []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"Name", d.Name != ""}, {"Kernel", d.Kernel != ""}, {"New", d.New != nil},
+		{"NICs.List", len(d.NICs.List.Argv) > 0}, {"NICs.ByMAC", d.NICs.ByMAC != nil},
+		{"NICs.Static", d.NICs.Static != nil}, {"NICs.Name", d.NICs.Name != nil},
+		{"NICs.Hostname", d.NICs.Hostname != nil},
+		{"Processes.Listen", d.Processes.Listen != nil}, {"Processes.Pin", d.Processes.Pin != nil},
+		{"CPU.Times", d.CPU.Times != nil}, {"CPU.MHz", d.CPU.MHz != nil},
+		{"Tools.InstallHint", d.Tools.InstallHint != nil},
+	} {
+		if !f.set {
+			m = append(m, f.name)
+		}
+	}
+	return m
 }

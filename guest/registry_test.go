@@ -1,6 +1,7 @@
 package guest
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -12,8 +13,10 @@ func TestRegistry(t *testing.T) {
 	saved := drivers
 	defer func() { drivers = saved }()
 	drivers = map[string]Driver{}
-	Register(Driver{Name: "zeta", Kernel: "Zeta", Default: true, New: func() OS { return nil }})
-	Register(Driver{Name: "alpha", Kernel: "Alpha", New: func() OS { return nil }})
+	zeta, alpha := complete("zeta"), complete("alpha")
+	zeta.Default = true
+	Register(zeta)
+	Register(alpha)
 
 	if d, ok := Lookup(""); !ok || d.Name != "zeta" {
 		t.Errorf(`Lookup("") = %q, %v; want the default, zeta`, d.Name, ok)
@@ -24,7 +27,7 @@ func TestRegistry(t *testing.T) {
 	if d := For("beta"); d.Name != "zeta" {
 		t.Errorf(`For("beta") = %q, want the default`, d.Name)
 	}
-	if d := For("alpha"); d.Kernel != "Alpha" {
+	if d := For("alpha"); d.Kernel != "ALPHA" {
 		t.Errorf(`For("alpha") = %+v`, d)
 	}
 	if Registered("") || !Registered("alpha") {
@@ -36,7 +39,9 @@ func TestRegistry(t *testing.T) {
 	if _, err := NewOS("beta"); err == nil || err.Error() != `no driver for guest os "beta" yet (known: zeta, alpha)` {
 		t.Errorf("NewOS(beta) = %v", err)
 	}
-	for _, d := range []Driver{{Name: "alpha"}, {Name: "gamma", Default: true}} {
+	gamma := complete("gamma")
+	gamma.Default = true
+	for _, d := range []Driver{complete("alpha"), gamma, {Name: "delta", Kernel: "Delta"}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -60,4 +65,30 @@ func TestForWithoutDefault(t *testing.T) {
 		}
 	}()
 	For("linux")
+}
+
+// TestRegisterNamesMissingFields: an OS package that leaves out a required
+// field fails at its init, naming the field.
+func TestRegisterNamesMissingFields(t *testing.T) {
+	d := complete("delta")
+	d.NICs.Static, d.CPU.MHz = nil, nil
+	defer func() {
+		if r := recover(); r != "guest: OS delta registers no NICs.Static, CPU.MHz" {
+			t.Errorf("Register: %v", r)
+		}
+	}()
+	Register(d)
+}
+
+// complete is a Driver with every required field, doing nothing.
+func complete(name string) Driver {
+	return Driver{Name: name, Kernel: strings.ToUpper(name), New: func() OS { return nil },
+		NICs: NICs{List: Cmd{Argv: []string{"list"}}, ByMAC: func(string, string) string { return "" },
+			Static: func(string, string) []Cmd { return nil }, Name: func(NICSlot) string { return "" },
+			Hostname: func(string) string { return "" }},
+		Processes: Processes{Listen: func(int) Cmd { return Cmd{} }, Pin: func(string) []string { return nil }},
+		CPU: CPU{Times: func(context.Context, Transport) (map[int]CPUTimes, error) { return nil, nil },
+			MHz: func(context.Context, Transport) (float64, error) { return 0, nil }},
+		Tools: Tools{InstallHint: func(string) string { return "" }},
+	}
 }
