@@ -14,9 +14,10 @@ import (
 // OS's name. An OS package (guest/linux, guest/freebsd) fills one in and
 // registers it in an init function; cmd/lab imports the package.
 //
-// A nil function field means the OS has no such thing (FreeBSD has no
-// ring sizes to check, no software-only offloads); each field says what
-// its callers then do.
+// An optional field left zero means the OS has no such thing (FreeBSD
+// has no programs to check beyond the benchmark, no software-only
+// offloads); each field says what its callers then do. Register refuses a
+// Driver without the functions every OS must have.
 type Driver struct {
 	// Name is the template's os ("linux").
 	Name string
