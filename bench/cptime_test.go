@@ -8,17 +8,18 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/guest/freebsd"
 )
 
 func TestParseCPTimes(t *testing.T) {
 	// Two CPUs of a FreeBSD 14 guest, as `sysctl -n kern.cp_times` prints.
 	before := "1201 0 3518 207 181234 1388 2 2941 95 181755\n"
 	after := "1301 0 4018 307 181434 1388 2 2941 95 182755\n"
-	b, err := ParseCPTimes(before)
+	b, err := freebsd.ParseCPTimes(before)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := ParseCPTimes(after)
+	a, _ := freebsd.ParseCPTimes(after)
 	if len(b) != 2 || b[1].Idle != 181755 || b[0].IRQ != 207 || b[0].System != 3518 {
 		t.Fatalf("parsed %+v", b)
 	}
@@ -31,11 +32,11 @@ func TestParseCPTimes(t *testing.T) {
 		t.Errorf("all CPUs: %+v", u)
 	}
 	// kern.cp_time (the aggregate) is one CPU's worth.
-	if m, err := ParseCPTimes("10 0 20 5 65"); err != nil || len(m) != 1 {
+	if m, err := freebsd.ParseCPTimes("10 0 20 5 65"); err != nil || len(m) != 1 {
 		t.Errorf("cp_time: %v %v", m, err)
 	}
 	for _, bad := range []string{"", "1 2 3", "1 2 3 4 x", "1 2 3 4 5 6"} {
-		if _, err := ParseCPTimes(bad); err == nil {
+		if _, err := freebsd.ParseCPTimes(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/golden"
+
+	"github.com/lab-bench/lab/guest/linux"
 )
 
 func readStat(t *testing.T, name string) map[int]CPUTimes {
@@ -16,7 +18,7 @@ func readStat(t *testing.T, name string) map[int]CPUTimes {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ParseCPUStat(string(b))
+	m, err := linux.ParseCPUStat(string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,16 +48,16 @@ func TestUsageGolden(t *testing.T) {
 }
 
 func TestParseCPUStat(t *testing.T) {
-	m, err := ParseCPUStat("cpu  1 2 3 4 5 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu12 10 0 10 80 0 0 0 0\nintr 1 2\n")
+	m, err := linux.ParseCPUStat("cpu  1 2 3 4 5 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu12 10 0 10 80 0 0 0 0\nintr 1 2\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]CPUTimes{0: {1, 2, 3, 4, 5, 6, 7, 8}, 12: {10, 0, 10, 80, 0, 0, 0, 0}}
+	want := map[int]CPUTimes{0: {User: 1, Nice: 2, System: 3, Idle: 4, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8}, 12: {User: 10, System: 10, Idle: 80}}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v", m)
 	}
 	for _, bad := range []string{"", "cpu0 1 2 3\n", "cpuX 1 2 3 4 5 6 7 8\n", "cpu0 1 2 3 4 5 6 7 -8\n"} {
-		if _, err := ParseCPUStat(bad); err == nil {
+		if _, err := linux.ParseCPUStat(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -83,7 +85,7 @@ func TestParseCPUInfo(t *testing.T) {
 		if got := ParseCPUModel(tt.text); got != tt.model {
 			t.Errorf("%s: model %q, want %q", tt.name, got, tt.model)
 		}
-		if got := ParseCPUMHz(tt.text); (got > 0) != tt.mhz {
+		if got := linux.ParseCPUMHz(tt.text); (got > 0) != tt.mhz {
 			t.Errorf("%s: MHz %v", tt.name, got)
 		}
 	}

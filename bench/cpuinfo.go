@@ -2,40 +2,16 @@ package bench
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/lab-bench/lab/guest"
 )
 
-// ReadCPUMHz is the mean "cpu MHz" of a Linux guest's /proc/cpuinfo, 0
-// when the file has none (some virtual CPUs do not report it).
+// ReadCPUMHz is the CPU clock of a guest whose OS lab does not know, read
+// the way the default OS reads it (Linux: the mean "cpu MHz" of
+// /proc/cpuinfo), 0 when it does not say.
 func ReadCPUMHz(ctx context.Context, t guest.Transport) (float64, error) {
-	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"cat", "/proc/cpuinfo"}})
-	if err != nil {
-		return 0, err
-	}
-	return ParseCPUMHz(string(res.Stdout)), nil
-}
-
-// ParseCPUMHz averages the "cpu MHz : N" lines of /proc/cpuinfo text.
-func ParseCPUMHz(text string) float64 {
-	var sum float64
-	n := 0
-	for _, line := range strings.Split(text, "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || strings.TrimSpace(k) != "cpu MHz" {
-			continue
-		}
-		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			sum += f
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
+	return guest.For("").CPU.MHz(ctx, t)
 }
 
 // ReadCPUModel is a guest's CPU model name: /proc/cpuinfo's first "model

@@ -3,6 +3,9 @@ package bench
 import (
 	"os"
 	"testing"
+
+	"github.com/lab-bench/lab/guest/freebsd"
+	"github.com/lab-bench/lab/guest/linux"
 )
 
 // FuzzParseCPU feeds Linux's /proc/stat parser, FreeBSD's kern.cp_times
@@ -20,7 +23,7 @@ func FuzzParseCPU(f *testing.F) {
 	f.Add("0 0 0 0 100 1 2 3 4 200")
 	f.Add("cpu MHz\t\t: 2400.000\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, parse := range []func(string) (map[int]CPUTimes, error){ParseCPUStat, ParseCPTimes} {
+		for _, parse := range []func(string) (map[int]CPUTimes, error){linux.ParseCPUStat, freebsd.ParseCPTimes} {
 			m, err := parse(text)
 			if err != nil {
 				continue
@@ -38,6 +41,6 @@ func FuzzParseCPU(f *testing.F) {
 				t.Fatalf("busy %v from %q", u.Busy, text)
 			}
 		}
-		_ = ParseCPUMHz(text)
+		_ = linux.ParseCPUMHz(text)
 	})
 }

@@ -16,25 +16,11 @@ const (
 )
 
 // ListenCmd is the command printing one line per TCP socket listening on
-// port in an end's network stack, and nothing when none does.
-//
-// Linux: ss(8) -H (no header) -l -t -n with a source-port filter.
-//
-// FreeBSD has no ss. sockstat(1) (usr.bin/sockstat/sockstat.c): -4 and -6
-// keep IPv4 and IPv6 sockets (tcp46 too), -l alone keeps listening ones
-// (gather_inet skips a socket with a foreign port unless -c), -P tcp the
-// protocol and -p the port, local or foreign (check_ports). All of these
-// are in sockstat since FreeBSD 7.0 (its sockstat(1) synopsis reads
-// [-46clu] [-p ports] [-P protocols]). lab does not pass -q: it appeared
-// only in FreeBSD 12 (display() of 11.x prints the header unconditionally),
-// so FreeBSD 11.2 — the version of seed 002 — would refuse the whole
-// command. The header is dropped by Listening instead (headerLine).
+// port in an end's network stack (after a header line on some OSes, which
+// Listening skips), and nothing when none does: the OS's
+// guest.Processes.Listen (Linux ss -Hltn, FreeBSD sockstat -46l).
 func ListenCmd(os string, port int) guest.Cmd {
-	p := strconv.Itoa(port)
-	if os == FreeBSD {
-		return guest.Cmd{Argv: []string{"sockstat", "-46l", "-P", "tcp", "-p", p}}
-	}
-	return guest.Cmd{Argv: []string{"ss", "-Hltn", "sport", "=", ":" + p}}
+	return guest.For(os).Processes.Listen(port)
 }
 
 // Listening reports whether a TCP socket listens on port on ep
@@ -61,10 +47,8 @@ func headerLine(line string) bool {
 }
 
 // Pin prefixes argv with the command pinning it to cpus on os, when cpus
-// is non-empty, so that pinning works over any transport: Linux
-// `taskset -c LIST`, FreeBSD `cpuset -l LIST` (cpuset(1),
-// usr.bin/cpuset/cpuset.c: with a command, -l sets the affinity of the
-// process and execs the command).
+// is non-empty, so that pinning works over any transport: the OS's
+// guest.Processes.Pin (Linux `taskset -c LIST`, FreeBSD `cpuset -l LIST`).
 func Pin(os string, cpus []int, argv ...string) []string {
 	if len(cpus) == 0 {
 		return argv
@@ -73,44 +57,27 @@ func Pin(os string, cpus []int, argv ...string) []string {
 	for i, c := range cpus {
 		list[i] = strconv.Itoa(c)
 	}
-	if os == FreeBSD {
-		return append([]string{"cpuset", "-l", strings.Join(list, ",")}, argv...)
-	}
-	return append([]string{"taskset", "-c", strings.Join(list, ",")}, argv...)
+	return append(guest.For(os).Processes.Pin(strings.Join(list, ",")), argv...)
 }
 
 // Pin is argv pinned to ep's CPUs (Pin for ep's OS).
 func (ep Endpoint) Pin(argv ...string) []string { return Pin(ep.OS, ep.CPUs, argv...) }
 
-// CPUReader is the per-CPU time sampler for os: ReadCPUStat on Linux,
-// ReadCPTimes on FreeBSD and, when the OS is not known, ReadCPU (which
-// tries /proc/stat, then kern.cp_times).
+// CPUReader is the per-CPU time sampler for os (guest.CPU.Times: Linux
+// /proc/stat, FreeBSD kern.cp_times) and, when the OS is not known,
+// ReadCPU (which tries each OS's way in turn).
 func CPUReader(os string) func(context.Context, guest.Transport) (map[int]CPUTimes, error) {
-	switch os {
-	case Linux:
-		return ReadCPUStat
-	case FreeBSD:
-		return ReadCPTimes
+	if d, ok := guest.Lookup(os); ok && os != "" && d.CPU.Times != nil {
+		return d.CPU.Times
 	}
 	return ReadCPU
 }
 
-// ReadMHz is ep's CPU clock in MHz, 0 when it cannot be read: the mean
-// "cpu MHz" of /proc/cpuinfo on Linux, `sysctl -n hw.clockrate` on FreeBSD
-// (sys/x86/x86/identcpu.c, "CPU instruction clock rate", an int in MHz).
+// ReadMHz is ep's CPU clock in MHz, 0 when it cannot be read: the OS's
+// guest.CPU.MHz (the mean "cpu MHz" of /proc/cpuinfo on Linux, `sysctl -n
+// hw.clockrate` on FreeBSD).
 func ReadMHz(ctx context.Context, ep Endpoint) (float64, error) {
-	if ep.OS != FreeBSD {
-		return ReadCPUMHz(ctx, ep.T)
-	}
-	res, err := ep.T.Run(ctx, guest.Cmd{Argv: []string{"sysctl", "-n", "hw.clockrate"}})
-	if err != nil {
-		return 0, err
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(string(res.Stdout)), 64)
-	if err != nil || f < 0 {
-		return 0, nil
-	}
-	return f, nil
+	return guest.For(ep.OS).CPU.MHz(ctx, ep.T)
 }
 
 // SampleCPU reads ep's per-CPU times with read or, when read is nil, with

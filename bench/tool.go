@@ -40,8 +40,9 @@ type Program struct {
 	Name string
 	// Roles are the ends that run it: "server", "client" or both.
 	Roles []string
-	// Packages name the package that installs it, by guest OS ("linux":
-	// the Debian/Ubuntu package; "freebsd": the port's origin).
+	// Packages name the package that installs it, by packaging system
+	// (guest.PackagingDeb: the Debian/Ubuntu package; guest.PackagingPorts:
+	// the FreeBSD port's origin); each guest OS says which it uses.
 	Packages map[string]string
 }
 
@@ -112,14 +113,15 @@ func ProgramsFor(name, role string) []string {
 	return out
 }
 
-// PackageFor is the package that installs program on osName ("linux",
-// "freebsd"), when a registered tool runs that program and names one.
-func PackageFor(osName, program string) (string, bool) {
+// PackageFor is the package that installs program in packaging system
+// (guest.Tools.Packaging), when a registered tool runs that program and
+// names one.
+func PackageFor(system, program string) (string, bool) {
 	toolsMu.RLock()
 	defer toolsMu.RUnlock()
 	for _, n := range slices.Sorted(maps.Keys(tools)) {
 		for _, p := range tools[n].Programs {
-			if pkg, ok := p.Packages[osName]; ok && p.Name == program {
+			if pkg, ok := p.Packages[system]; ok && p.Name == program {
 				return pkg, true
 			}
 		}

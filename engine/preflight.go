@@ -30,42 +30,21 @@ func (e *MissingToolsError) Error() string {
 		e.Guest, strings.Join(parts, ", "))
 }
 
-// packages maps a program to the package that brings it, per OS. The
-// benchmark tools' programs are not here: each tool names its own
-// (bench.Tool.Programs, found with bench.PackageFor).
-var packages = map[string]map[string]string{
-	"linux": {"ethtool": "ethtool",
-		"taskset": "util-linux", "tc": "iproute2", "nft": "nftables", "ip": "iproute2"},
-	"freebsd": {},
-}
-
-// packageFor is the package that brings tool on osName ("linux", "freebsd").
-func packageFor(osName, tool string) (string, bool) {
-	if p, ok := packages[osName][tool]; ok {
-		return p, true
-	}
-	return bench.PackageFor(osName, tool)
-}
-
-func installHint(osName, tool string) string {
-	if osName == "freebsd" {
-		if p, ok := packageFor("freebsd", tool); ok {
-			return "pkg install " + p
-		}
-		return "part of the base system"
-	}
-	p, _ := packageFor("linux", tool)
-	if p == "" {
-		p = tool
-	}
-	return "Debian/Ubuntu: apt-get install " + p
+// installHint says how to install program on osName: a benchmark tool
+// names its own package (bench.PackageFor), the OS's driver knows the
+// packages of the programs it runs and how its OS installs one.
+func installHint(osName, program string) string {
+	tools := guest.For(osName).Tools
+	pkg, _ := bench.PackageFor(tools.Packaging, program)
+	return tools.InstallHint(program, pkg)
 }
 
 // toolsNeeded lists the programs role's end of g runs: the benchmark
-// tools of every run, and on Linux what the driver uses to change and
-// observe settings.
+// tools of every run, and what the OS's driver uses to change and observe
+// settings and to pin (guest.Tools).
 func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 	need := map[string]bool{}
+	tools := guest.For(osName).Tools
 	for _, r := range g.Runs {
 		// The benchmark tool's own programs, on the server and client
 		// ends (a router runs none).
@@ -78,19 +57,20 @@ func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 		}
 		if role == "router" {
 			s = r.Spec.Router
-			if s.Firewall != "" && osName != "freebsd" {
-				need["nft"] = true
+		} else {
+			s.Firewall = "" // a firewall's program is checked on a router alone; an end's fails at apply
+		}
+		if tools.For != nil {
+			for _, t := range tools.For(s) {
+				need[t] = true
 			}
 		}
-		if osName != "freebsd" && (s.Loss != nil) {
-			need["tc"] = true
-		}
 	}
-	if osName != "freebsd" {
-		need["ethtool"] = true
-		if pinned && role != "router" {
-			need["taskset"] = true
-		}
+	for _, t := range tools.Always {
+		need[t] = true
+	}
+	if pinned && role != "router" && tools.Pin != "" {
+		need[tools.Pin] = true
 	}
 	out := make([]string, 0, len(need))
 	for t := range need {

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/freebsd"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/spec"
 )
@@ -18,12 +17,6 @@ import (
 // features (gso is software on Linux but still needs the NIC's
 // scatter-gather).
 var offloadToggles = []string{"lro", "tso", "gro", "gso", "rx", "tx"}
-
-// softwareOffloads are the toggles a guest OS implements itself whatever
-// the NIC offers: Linux GRO runs in the stack's receive path (every
-// device gets NETIF_F_GRO among NETIF_F_SOFT_FEATURES at registration),
-// so it takes effect on a NIC offered no offloads too.
-var softwareOffloads = map[string][]string{"linux": {"gro"}, "": {"gro"}}
 
 // CheckCapabilities refuses, one diagnostic each, whatever a group of p asks
 // of its provider beyond what the provider declares it can do: a router
@@ -149,7 +142,9 @@ func checkGroupOffloads(g *Group, c providers.Capabilities, lab *spec.Lab, add f
 			os   string
 		}{{"server", r.Spec.Server, g.Server.Template.OS}, {"client", r.Spec.Client, g.Client.Template.OS}} {
 			for _, name := range offloadsOn(side.s) {
-				if slices.Contains(softwareOffloads[side.os], name) {
+				// A toggle the OS implements itself whatever the NIC
+				// offers (Linux GRO) takes effect on any NIC.
+				if guest.For(side.os).SoftwareOffload(name) {
 					continue
 				}
 				msg := fmt.Sprintf("%s: %s = true", side.role, name)
@@ -196,8 +191,9 @@ func offloadsOn(s guest.Settings) []string {
 }
 
 // checkGroupRings refuses rx_ring/tx_ring in any run of g where they
-// cannot take effect: on FreeBSD guests (ring sizes are loader tunables,
-// read when the driver attaches) and on back ends whose NICs have no ring
+// cannot take effect: on guests whose OS sizes rings only at boot
+// (guest.Limits.RingHint: FreeBSD's are loader tunables, read when the
+// driver attaches) and on back ends whose NICs have no ring
 // parameters (veth). The diagnostic points at the experiment and names
 // each end, setting and cell.
 func checkGroupRings(g *Group, c providers.Capabilities, lab *spec.Lab, add func(*hcl.Diagnostic)) {
@@ -219,9 +215,9 @@ func checkGroupRings(g *Group, c providers.Capabilities, lab *spec.Lab, add func
 				continue
 			}
 			var k refusal
-			switch {
-			case side.os == "freebsd":
-				k = refusal{r.Experiment, "Ring sizes are boot-time on FreeBSD", freebsd.RingHint("") + "."}
+			switch d := guest.For(side.os); {
+			case d.Limits.RingHint != "":
+				k = refusal{r.Experiment, "Ring sizes are boot-time on " + d.Kernel, d.Limits.RingHint + "."}
 			case !c.NICRings:
 				k = refusal{r.Experiment, "NIC ring sizes not supported",
 					"this back end's guest NICs have no ring parameters (a veth pair's `ethtool -g`/`ethtool -G` fail with \"Operation not supported\"), so these settings cannot take effect."}

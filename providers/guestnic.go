@@ -5,29 +5,25 @@ import (
 	"fmt"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/freebsd"
-	"github.com/lab-bench/lab/guest/linux"
 )
 
 // Back ends that give a guest more than one NIC (a management NIC for
 // SSH beside the benchmark NIC) find the benchmark NIC inside the guest by
 // its MAC and, where nothing hands out addresses, give it one over SSH.
+// How is the guest OS's to say (guest.Driver's NICs).
 
 // FindNIC names the guest's interface with mac, asking the guest the way
 // its OS (a template's os) can answer: `ip -o link show` on Linux,
 // `ifconfig -a` on FreeBSD (which has no ip).
 func FindNIC(ctx context.Context, t guest.Transport, osName, mac string) (string, error) {
-	cmd, parse := linux.ListNICs, linux.IfaceByMAC
-	if osName == "freebsd" {
-		cmd, parse = freebsd.ListNICs, freebsd.IfaceByMAC
-	}
-	res, err := t.Run(ctx, cmd)
+	nics := guest.For(osName).NICs
+	res, err := t.Run(ctx, nics.List)
 	if err != nil {
 		return "", fmt.Errorf("find the NIC: %w", err)
 	}
-	iface := parse(string(res.Stdout), mac)
+	iface := nics.ByMAC(string(res.Stdout), mac)
 	if iface == "" {
-		return "", fmt.Errorf("no interface with MAC %s in the guest (%s)", mac, cmd)
+		return "", fmt.Errorf("no interface with MAC %s in the guest (%s)", mac, nics.List)
 	}
 	return iface, nil
 }
@@ -38,12 +34,5 @@ func FindNIC(ctx context.Context, t guest.Transport, osName, mac string) (string
 // `ifconfig IF inet ADDR/LEN up` on FreeBSD (which replaces the first
 // address).
 func StaticAddress(osName, iface, prefix string) []guest.Cmd {
-	if osName == "freebsd" {
-		return []guest.Cmd{{Argv: []string{"ifconfig", iface, "inet", prefix, "up"}}}
-	}
-	return []guest.Cmd{
-		{Argv: []string{"ip", "-4", "addr", "flush", "dev", iface}},
-		{Argv: []string{"ip", "addr", "add", prefix, "dev", iface}},
-		{Argv: []string{"ip", "link", "set", "dev", iface, "up"}},
-	}
+	return guest.For(osName).NICs.Static(iface, prefix)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/machine"
 )
 
@@ -86,12 +87,11 @@ func (l *loader) decodeTemplate(b *hcl.Block) (*Template, hcl.Diagnostics) {
 		s, d := l.evalString(a)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
-			switch s {
-			case "linux", "freebsd":
+			if guest.Registered(s) {
 				t.OS = s
-			default:
+			} else {
 				diags = append(diags, attrErr(a, "Invalid operating system",
-					`os must be "linux" or "freebsd", got %q.`, truncate(s, 40)))
+					`os must be %s, got %q.`, quotedOr(guest.Names()), truncate(s, 40)))
 			}
 		}
 	}
@@ -218,4 +218,16 @@ func (l *loader) decodeSSH(b *hcl.Block) (*machine.Login, hcl.Diagnostics) {
 		}
 	}
 	return s, diags
+}
+
+// quotedOr lists names for a message: "linux" or "freebsd"; "a", "b" or "c".
+func quotedOr(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = `"` + n + `"`
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/spec"
 )
 
@@ -210,9 +211,9 @@ func programs(t *testing.T, tool *bench.Tool) {
 			}
 			roles[r] = true
 		}
-		for _, osName := range []string{"linux", "freebsd"} {
-			if p.Packages[osName] == "" {
-				t.Errorf("program %s names no package for %s: the missing-program error would have no install hint", p.Name, osName)
+		for _, system := range []string{guest.PackagingDeb, guest.PackagingPorts} {
+			if p.Packages[system] == "" {
+				t.Errorf("program %s names no package for %s: the missing-program error would have no install hint", p.Name, system)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/hclvalue"
 )
 
@@ -18,7 +19,7 @@ var Tool = &bench.Tool{
 	Name:  "iperf2",
 	Block: block,
 	Programs: []bench.Program{{Name: "iperf", Roles: []string{"server", "client"},
-		Packages: map[string]string{"linux": "iperf", "freebsd": "benchmarks/iperf"}}},
+		Packages: map[string]string{guest.PackagingDeb: "iperf", guest.PackagingPorts: "benchmarks/iperf"}}},
 	NewRunner: func() bench.Runner { return &Runner{} },
 	// iperf 2's client prints its own, sending side's report only (lab
 	// runs no -R with iperf 2 and does not read the server's).

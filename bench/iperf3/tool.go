@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/hclvalue"
 )
 
@@ -17,7 +18,7 @@ var Tool = &bench.Tool{
 	Name:  "iperf3",
 	Block: block,
 	Programs: []bench.Program{{Name: "iperf3", Roles: []string{"server", "client"},
-		Packages: map[string]string{"linux": "iperf3", "freebsd": "benchmarks/iperf3"}}},
+		Packages: map[string]string{guest.PackagingDeb: "iperf3", guest.PackagingPorts: "benchmarks/iperf3"}}},
 	NewRunner: func() bench.Runner { return &Runner{} },
 	// iperf3 reports both ends (end.sum_sent, end.sum_received).
 	ThroughputSides: []string{"sender", "receiver"},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 )
 
 func init() { bench.Register(Tool) }
@@ -27,7 +28,7 @@ var Tool = &bench.Tool{
 }
 
 // packages bring netperf and netserver (Debian has them in non-free).
-var packages = map[string]string{"linux": "netperf", "freebsd": "benchmarks/netperf"}
+var packages = map[string]string{guest.PackagingDeb: "netperf", guest.PackagingPorts: "benchmarks/netperf"}
 
 var (
 	testRe    = regexp.MustCompile(`^(TCP_STREAM|TCP_RR|UDP_STREAM)$`)

@@ -21,6 +21,9 @@ import (
 	"github.com/lab-bench/lab/redact"
 	"github.com/lab-bench/lab/spec"
 
+	_ "github.com/lab-bench/lab/guest/freebsd" // registers guest os "freebsd"
+	_ "github.com/lab-bench/lab/guest/linux"   // registers guest os "linux"
+
 	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
 	_ "github.com/lab-bench/lab/providers/hosts"   // registers "hosts"
 	_ "github.com/lab-bench/lab/providers/libvirt" // registers "libvirt"

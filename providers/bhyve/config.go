@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 
+	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
 )
 
@@ -192,14 +193,12 @@ func (c Config) bootTimeout() time.Duration {
 	return defaultBoot
 }
 
-// guestIface is the guest's name for its virtio-net NIC: vtnet0 on
-// FreeBSD, enp0s5 on Linux (slot 5, as in seed 003's Ubuntu guest).
+// guestIface is the guest's name for its virtio-net NIC at bus 0, slot 5,
+// as its OS names it: vtnet0 on FreeBSD, enp0s5 on Linux (as in seed 003's
+// Ubuntu guest).
 func (c Config) guestIface(os string) string {
 	if s := c.GuestIface[os]; s != "" {
 		return s
 	}
-	if os == "freebsd" {
-		return "vtnet0"
-	}
-	return "enp0s5"
+	return guest.For(os).NICs.Name(guest.NICSlot{Model: "virtio-net", Bus: 0, Slot: nicSlotNumber})
 }

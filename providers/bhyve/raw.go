@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -18,6 +19,8 @@ func logFile(vm string) string { return "/var/log/" + vm + ".log" }
 const (
 	diskSlot = "4"
 	nicSlot  = "5"
+	// nicSlotNumber is nicSlot as a number, for the guest OS to name the NIC.
+	nicSlotNumber = 5
 )
 
 // linkRaw creates a bridge for the pair, described with the owner's tag,
@@ -123,7 +126,7 @@ func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in provid
 	}
 	zvol := "/dev/zvol/" + disk
 	mem := strconv.Itoa(max(m.MemoryMiB, 256)) + "M"
-	if m.Template.OS == "freebsd" {
+	if guest.For(m.Template.OS).BhyveLoad {
 		if _, err := p.run(ctx, "bhyveload", "-m", mem, "-e", "autoboot_delay=0", "-d", zvol, vm); err != nil {
 			return fmt.Errorf("bhyveload: %w", err)
 		}
@@ -142,7 +145,7 @@ func (p *Provider) bhyveArgv(m providers.Machine, in providers.Instance, zvol, m
 	}
 	argv := []string{"bhyve", "-c", strconv.Itoa(max(m.VCPU, 1)), "-m", mem, "-A", "-H", "-P",
 		"-s", "0,hostbridge", "-s", "1,lpc", "-s", diskSlot + ",virtio-blk," + zvol, "-s", nicSlot + "," + nic}
-	if m.Template.OS != "freebsd" {
+	if !guest.For(m.Template.OS).BhyveLoad {
 		argv = append(argv, "-l", "bootrom,"+p.cfg.Firmware)
 	}
 	return append(argv, in.Attrs["vm"])

@@ -94,8 +94,8 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 		Attrs:    map[string]string{"role": m.Role, "os": m.Template.OS, "borrowed": "true"},
 		Endpoint: providers.SSHEndpoint(h.Address, login)}
 	in.Endpoint.Addr, in.Endpoint.Iface, in.Endpoint.CPUs = h.BenchAddress, h.Iface, cpuList(h.CPUs)
-	if m.Template.OS == "" || m.Template.OS == "linux" {
-		if _, err := t.Run(ctx, guest.Cmd{Argv: []string{"ip", "link", "show", "dev", h.Iface}}); err != nil {
+	if check := guest.For(m.Template.OS).NICs.Check; check != nil {
+		if _, err := t.Run(ctx, check(h.Iface)); err != nil {
 			return in, fmt.Errorf("create %s: benchmark interface %s: %w", m.Address, h.Iface, err)
 		}
 	}

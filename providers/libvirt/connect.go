@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/linux"
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
@@ -76,12 +75,11 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 	trace("%s ssh login %v after start", in.Name, time.Since(start))
 	in.Endpoint.SSH.HostKey = t.HostKey()
 	// One round trip: the kernel's name, the guest's uptime (how long its
-	// own boot took, against lab's create → SSH-ready) and, on Linux, its
-	// links (a session costs a few hundred milliseconds under TCG).
-	probe := probeCmd
-	if tmpl.OS != "freebsd" {
-		probe += "; " + linkListCmd
-	}
+	// own boot took, against lab's create → SSH-ready) and its links, as
+	// the OS lists them (a session costs a few hundred milliseconds under
+	// TCG).
+	nics := guest.For(tmpl.OS).NICs
+	probe := probeCmd + "; " + nics.List.String()
 	if tmpl.CloudInit == nil {
 		probe += "; " + hostnameCmd(in.Name)
 	}
@@ -97,13 +95,9 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 	if f := strings.Fields(uptime); len(f) > 0 {
 		in.Attrs[attrGuestUptime] = f[0]
 	}
-	iface := ""
-	if tmpl.OS != "freebsd" {
-		if iface = linux.IfaceByMAC(links, in.Attrs[attrMAC]); iface == "" {
-			return fmt.Errorf("no interface with MAC %s in the guest (%s)", in.Attrs[attrMAC], linkListCmd)
-		}
-	} else if iface, err = providers.FindNIC(ctx, t, tmpl.OS, in.Attrs[attrMAC]); err != nil {
-		return err
+	iface := nics.ByMAC(links, in.Attrs[attrMAC])
+	if iface == "" {
+		return fmt.Errorf("no interface with MAC %s in the guest (%s)", in.Attrs[attrMAC], nics.List)
 	}
 	in.Endpoint.Iface = iface
 	if prefix := in.Attrs[attrStaticAddr]; prefix != "" {
@@ -119,36 +113,37 @@ func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl pro
 }
 
 // probeCmd prints the guest's kernel name and its /proc/uptime line (an
-// empty line where there is none); linkListCmd lists a Linux guest's
-// links, as providers.FindNIC asks for them.
-var (
-	probeCmd    = "uname -s; cat /proc/uptime 2>/dev/null || echo"
-	linkListCmd = strings.Join(linux.ListNICs.Argv, " ")
-)
+// empty line where there is none); the OS's NIC listing follows it.
+const probeCmd = "uname -s; cat /proc/uptime 2>/dev/null || echo"
 
 // hostnameCmd sets a guest's hostname to name (cut to 63 bytes, as the
-// cloud-init seed does) now and for later boots, in a shell both Linux and
-// FreeBSD have: hostnamectl needs systemd, so Linux writes /etc/hostname
-// and runs hostname(1); FreeBSD runs hostname(1) and sysrc(8) (rc.conf's
-// hostname). It prints nothing and fails when the guest refuses.
+// cloud-init seed does) now and for later boots, in a POSIX shell every
+// guest OS has: it asks `uname -s` which OS runs and runs that OS's
+// fragment (guest.NICs.Hostname), the default OS's for any other kernel.
+// It prints nothing and fails when the guest refuses.
 func hostnameCmd(name string) string {
 	if len(name) > 63 {
 		name = name[:63]
 	}
 	q := "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
-	return "case $(uname -s) in FreeBSD) hostname " + q + " && sysrc -q hostname=" + q + " >/dev/null;; " +
-		"*) printf '%s\\n' " + q + " >/etc/hostname && hostname " + q + ";; esac"
+	cmd := "case $(uname -s) in "
+	for _, n := range guest.Names() {
+		if d := guest.For(n); !d.Default {
+			cmd += d.Kernel + ") " + d.NICs.Hostname(q) + ";; "
+		}
+	}
+	return cmd + "*) " + guest.For("").NICs.Hostname(q) + ";; esac"
 }
-
-// kernels are the `uname -s` each template OS answers.
-var kernels = map[string]string{"linux": "Linux", "freebsd": "FreeBSD"}
 
 // wrongOS is an error when the guest's kernel (uname -s) is not the one
 // the template's os says: a FreeBSD template on a Linux image fails right
 // after create, not at the first command the OS driver gets wrong.
 func wrongOS(tmpl providers.Template, kernel string) error {
-	want, known := kernels[tmpl.OS]
-	if !known || kernel == want {
+	if !guest.Registered(tmpl.OS) {
+		return nil
+	}
+	want := guest.For(tmpl.OS).Kernel
+	if kernel == want {
 		return nil
 	}
 	if kernel == "" {

@@ -26,3 +26,13 @@ func TestHostnameCmd(t *testing.T) {
 		}
 	}
 }
+
+// TestHostnameCmdText: the command built from the registered OSes is the
+// one lab sent before they registered themselves, word for word.
+func TestHostnameCmdText(t *testing.T) {
+	const want = `case $(uname -s) in FreeBSD) hostname 'g' && sysrc -q hostname='g' >/dev/null;; ` +
+		`*) printf '%s\n' 'g' >/etc/hostname && hostname 'g';; esac`
+	if got := hostnameCmd("g"); got != want {
+		t.Errorf("hostnameCmd = %s\nwant          %s", got, want)
+	}
+}

@@ -50,6 +50,7 @@ import (
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -293,10 +294,9 @@ func (c Config) guestIface(t providers.Template) string {
 	if s := c.GuestIface[t.OS]; s != "" {
 		return s
 	}
-	if t.OS == "freebsd" {
-		return "vmx0"
-	}
-	return "ens192"
+	// vSphere puts the first vmxnet3 NIC in the slot its firmware numbers
+	// 192: ens192 on Linux, vmx0 on FreeBSD.
+	return guest.For(t.OS).NICs.Name(guest.NICSlot{Model: "vmxnet3", Physical: 192})
 }
 
 // redactURL drops user information from a URL for messages.
