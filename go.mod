@@ -17,6 +17,7 @@ require (
 	golang.org/x/term v0.48.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
+	libvirt.org/go/libvirtxml v1.12008.0
 )
 
 require (

@@ -363,12 +363,12 @@ func (p *Provider) makeOverlay(l *golibvirt.Libvirt, pool golibvirt.StoragePool,
 		format = "raw"
 	}
 	if p.cfg.FullClone {
-		if _, err := l.StorageVolCreateXMLFrom(pool, volumeXML(name, capacity, "", ""), base, 0); err != nil {
+		if _, err := l.StorageVolCreateXMLFrom(pool, volumeXML(name, capacity, "qcow2", "", ""), base, 0); err != nil {
 			return callErr("StorageVolCreateXMLFrom", name, err)
 		}
 		return nil
 	}
-	if _, err := l.StorageVolCreateXML(pool, volumeXML(name, capacity, bv.Target.Path, format), 0); err != nil {
+	if _, err := l.StorageVolCreateXML(pool, volumeXML(name, capacity, "qcow2", bv.Target.Path, format), 0); err != nil {
 		return callErr("StorageVolCreateXML", name, err)
 	}
 	return nil
