@@ -367,17 +367,15 @@ func networkTag(netXML string) string {
 	return ""
 }
 
-// dnsmasqNS is libvirt's XML namespace for options passed to a network's
-// dnsmasq as they are (libvirt ≥ 5.6).
-const dnsmasqNS = "http://libvirt.org/schemas/network/dnsmasq/1.0"
-
 // networkXML renders an isolated (or NAT) network with its own bridge and a
 // DHCP range. Addresses come from 198.18.0.0/15, the benchmarking range
 // (RFC 2544), one /24 per link. Its dnsmasq offers addresses without first
 // pinging them: dnsmasq waits up to 3 s for an answer to each ping, one
 // DHCPDISCOVER after the other (two guests booting together got their
 // leases 3.7 and 6 s after their links came up). The range is lab's own,
-// so no host outside DHCP can hold one of its addresses.
+// so no host outside DHCP can hold one of its addresses. no-ping goes to
+// dnsmasq as it is, in libvirt's dnsmasq namespace (libvirt ≥ 5.6), which
+// libvirtxml's NetworkDnsmasqOptions carries.
 func networkXML(n networkSpec) string {
 	p := fmt.Sprintf("%d.%d.%d", n.Network[0], n.Network[1], n.Network[2])
 	net := libvirtxml.Network{Name: n.Name,
