@@ -9,8 +9,9 @@ import (
 // ConfigDiags collects the diagnostics a provider's Configure reports on
 // its block, each at the value of the attribute it is about or, for the
 // block as a whole (or an attribute the block does not set), at the
-// block's end — so that every one names the spec's file and line. Every
-// back end's Configure reports through one.
+// block's end — so that every one names the spec's file and line. The
+// libvirt, vSphere, local and bhyve back ends report through one (hosts'
+// errors are about its server and client blocks, placed at their headers).
 type ConfigDiags struct {
 	body  hcl.Body
 	diags hcl.Diagnostics
