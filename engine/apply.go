@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hashicorp/go-multierror"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/lab-bench/lab/plan"
@@ -52,7 +51,7 @@ func (e *Engine) Apply(ctx, teardownCtx context.Context, p *plan.Plan) (Outcome,
 		out.Teardown = e.Teardown(teardownCtx, nil)
 	}
 	if out.Teardown != nil {
-		err = multierror.Append(err, fmt.Errorf("teardown: %w", out.Teardown)).ErrorOrNil()
+		err = joinErrors(err, fmt.Errorf("teardown: %w", out.Teardown))
 	}
 	if err == nil && out.Failed > 0 {
 		err = fmt.Errorf("%d of %d runs failed: %w", out.Failed, out.Runs, ErrRunsFailed)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/go-multierror"
-
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -18,11 +16,11 @@ func (e *Engine) Destroy(ctx context.Context, owner providers.Owner, orphans boo
 	if !orphans {
 		return err
 	}
-	errs := multierror.Append(nil, err)
+	errs := []error{err}
 	for key, prov := range e.Providers {
 		found, lerr := prov.List(ctx, owner)
 		if lerr != nil {
-			errs = multierror.Append(errs, fmt.Errorf("list %s: %w", key, lerr))
+			errs = append(errs, fmt.Errorf("list %s: %w", key, lerr))
 		}
 		for _, kind := range []string{"machine", "link"} {
 			for _, in := range found {
@@ -32,12 +30,12 @@ func (e *Engine) Destroy(ctx context.Context, owner providers.Owner, orphans boo
 				in.Owner = owner
 				e.emit(Event{Type: EvDelete, Address: in.Address, Message: in.Name + " (orphan)"})
 				if derr := prov.Delete(ctx, in); derr != nil {
-					errs = multierror.Append(errs, fmt.Errorf("delete orphan %s: %w", in.Name, derr))
+					errs = append(errs, fmt.Errorf("delete orphan %s: %w", in.Name, derr))
 					continue
 				}
 				e.emit(Event{Type: EvDeleted, Address: in.Address, Message: in.Name})
 			}
 		}
 	}
-	return errs.ErrorOrNil()
+	return joinErrors(errs...)
 }

@@ -192,13 +192,10 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, obsC)...)
 	}
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
-	for _, side := range []struct {
-		name string
-		o    guest.Observed
-	}{{server.in.Address, obsS}, {client.in.Address, obsC}} {
-		for _, w := range side.o.Warnings {
-			e.emit(Event{Type: EvWarning, Address: side.name, Message: w})
-		}
+	e.emitWarnings(server.in.Address, &obsS)
+	e.emitWarnings(client.in.Address, &obsC)
+	if router != nil {
+		e.emitWarnings(router.in.Address, obsR)
 	}
 
 	params := r.Spec.Bench
@@ -240,6 +237,17 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	done.ServerCPU, done.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
 	e.emit(done)
 	return rec, nil
+}
+
+// emitWarnings shows each settings warning of a guest (server, client or
+// router) as an event naming it; o may be nil (no router observed).
+func (e *Engine) emitWarnings(address string, o *guest.Observed) {
+	if o == nil {
+		return
+	}
+	for _, w := range o.Warnings {
+		e.emit(Event{Type: EvWarning, Address: address, Message: w})
+	}
 }
 
 // configure applies settings to one end and verifies them by observation.

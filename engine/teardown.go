@@ -3,9 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
-
-	"github.com/hashicorp/go-multierror"
 
 	"github.com/lab-bench/lab/state"
 )
@@ -26,11 +25,11 @@ func (e *Engine) Teardown(ctx context.Context, match func(state.Resource) bool) 
 	e.mu.Unlock()
 	var (
 		mu   sync.Mutex
-		errs *multierror.Error
+		errs []error
 	)
 	fail := func(err error) {
 		mu.Lock()
-		errs = multierror.Append(errs, err)
+		errs = append(errs, err)
 		mu.Unlock()
 	}
 	for _, kind := range []string{"machine", "link"} {
@@ -66,21 +65,44 @@ func (e *Engine) Teardown(ctx context.Context, match func(state.Resource) bool) 
 		}
 		wg.Wait()
 	}
-	if errs != nil {
-		errs.ErrorFormat = listErrors
-	}
-	return errs.ErrorOrNil()
+	return joinErrors(errs...)
 }
 
-// listErrors renders several errors one per line, without multierror's
-// bullet preamble noise for a single error.
-func listErrors(es []error) string {
-	if len(es) == 1 {
-		return es[0].Error()
+// joinErrors joins errors as errors.Join does (nil errors dropped, nil
+// when none is left; errors.Is and errors.As see each one), rendered the
+// engine's way: one error as it is, several counted and one per line. A
+// list joined into another is flattened into it, so destroy's orphans line
+// up with teardown's errors.
+func joinErrors(errs ...error) error {
+	var list errorList
+	for _, err := range errs {
+		if l, ok := err.(errorList); ok {
+			list = append(list, l...)
+		} else if err != nil {
+			list = append(list, err)
+		}
 	}
-	s := fmt.Sprintf("%d errors:", len(es))
-	for _, e := range es {
-		s += "\n  * " + e.Error()
+	if len(list) == 0 {
+		return nil
 	}
-	return s
+	return list
+}
+
+// errorList is joinErrors' result: errors.Join's Unwrap() []error, with
+// its own Error.
+type errorList []error
+
+// Unwrap is every error in the list, for errors.Is and errors.As.
+func (l errorList) Unwrap() []error { return l }
+
+func (l errorList) Error() string {
+	if len(l) == 1 {
+		return l[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d errors:", len(l))
+	for _, e := range l {
+		b.WriteString("\n  * " + e.Error())
+	}
+	return b.String()
 }

@@ -183,7 +183,7 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 	var diags hcl.Diagnostics
 	ok := true
 
-	add := func(a *hcl.Attribute, apply func(c *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic) *cellAttr {
+	add := func(a *hcl.Attribute, apply cellApply) *cellAttr {
 		dims, d := l.checkRefs(a.Expr, e.Matrix)
 		for _, i := range dims {
 			used[i] = true
@@ -207,51 +207,8 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		return ca
 	}
 
-	// guest applies to every guest of the pair (the router too, when the
-	// pair goes via one); server, client and router to one guest, after it.
-	hostKernel := l.hostKernelEnds(e.Pairs)
-	freeBSD := l.endsWhere(e.Pairs, func(t *Template) bool { return t.OS == "freebsd" })
-	link := l.smallestLinkMTU(e.Pairs)
-	var lossPorts []*cellAttr
-	for _, role := range []string{"guest", "server", "client", "router"} {
-		blk, d := singleBlock(content.Blocks.OfType(role), role)
-		diags = append(diags, d...)
-		if blk == nil {
-			continue
-		}
-		c, d := blk.Body.Content(settingsSchema)
-		diags = append(diags, d...)
-		ends := map[string][]int{"guest": {0, 1, 2}, "server": {0}, "client": {1}, "router": {2}}[role]
-		for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
-			set := settingsAttrs[n]
-			ca := add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
-				for _, i := range ends {
-					if n == "sysctl" && hostKernel[i] {
-						if d := checkHostSysctls(v, a.Expr.Range()); d != nil {
-							return d
-						}
-					}
-					if n == "sysctl" && freeBSD[i] {
-						if d := checkFreeBSDSysctls(v, a.Expr.Range()); d != nil {
-							return d
-						}
-					}
-					if d := set(&cs.ends[i], v, a); d != nil {
-						return d
-					}
-					if n == "mtu" {
-						if d := link.check(cs.ends[i].s.MTU, a.Expr.Range()); d != nil {
-							return d
-						}
-					}
-				}
-				return nil
-			})
-			if n == "loss_port" && ca != nil {
-				lossPorts = append(lossPorts, ca)
-			}
-		}
-	}
+	lossPorts, d := l.decodeSettingsBlocks(e, content, add)
+	diags = append(diags, d...)
 
 	if hw, d := singleBlock(content.Blocks.OfType("hardware"), "hardware"); hw != nil || d != nil {
 		diags = append(diags, d...)
@@ -309,6 +266,62 @@ func (l *loader) decodeCellBlocks(e *Experiment, content *hcl.BodyContent, used 
 		ce.checks = append(ce.checks, lossPortCheck(lossPorts, byName, bb, tool))
 	}
 	return ce, ok, diags
+}
+
+// cellApply sets an evaluated per-cell attribute on a cell's state.
+type cellApply = func(c *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic
+
+// decodeSettingsBlocks prepares the guest, server, client and router
+// blocks' attributes through add (decodeCellBlocks'); it returns the
+// loss_port attributes, which the benchmark is checked against.
+func (l *loader) decodeSettingsBlocks(e *Experiment, content *hcl.BodyContent, add func(*hcl.Attribute, cellApply) *cellAttr) ([]*cellAttr, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var lossPorts []*cellAttr
+	// guest applies to every guest of the pair (the router too, when the
+	// pair goes via one); server, client and router to one guest, after it.
+	hostKernel := l.hostKernelEnds(e.Pairs)
+	freeBSD := l.endsWhere(e.Pairs, func(t *Template) bool { return t.OS == "freebsd" })
+	link := l.smallestLinkMTU(e.Pairs)
+	for _, role := range []string{"guest", "server", "client", "router"} {
+		blk, d := singleBlock(content.Blocks.OfType(role), role)
+		diags = append(diags, d...)
+		if blk == nil {
+			continue
+		}
+		c, d := blk.Body.Content(settingsSchema)
+		diags = append(diags, d...)
+		ends := map[string][]int{"guest": {0, 1, 2}, "server": {0}, "client": {1}, "router": {2}}[role]
+		for _, n := range slices.Sorted(maps.Keys(c.Attributes)) {
+			set := settingsAttrs[n]
+			ca := add(c.Attributes[n], func(cs *cellState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+				for _, i := range ends {
+					if n == "sysctl" && hostKernel[i] {
+						if d := checkHostSysctls(v, a.Expr.Range()); d != nil {
+							return d
+						}
+					}
+					if n == "sysctl" && freeBSD[i] {
+						if d := checkFreeBSDSysctls(v, a.Expr.Range()); d != nil {
+							return d
+						}
+					}
+					if d := set(&cs.ends[i], v, a); d != nil {
+						return d
+					}
+					if n == "mtu" {
+						if d := link.check(cs.ends[i].s.MTU, a.Expr.Range()); d != nil {
+							return d
+						}
+					}
+				}
+				return nil
+			})
+			if n == "loss_port" && ca != nil {
+				lossPorts = append(lossPorts, ca)
+			}
+		}
+	}
+	return lossPorts, diags
 }
 
 // lossPortCheck checks loss_port against the benchmark: the loss rule

@@ -80,19 +80,19 @@ func New() *Provider {
 // and plan work offline.
 func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics {
 	c, diags := decode(body, providers.EvalContext(ctx))
-	if !diags.HasErrors() && c.Backend == BackendRaw && c.NetworkBackend == "vale" {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "VALE needs vm-bhyve",
-			Detail:  `network_backend = "vale" is supported with backend = "vm-bhyve" only (raw mode attaches guests to taps on a bridge).`,
-			Subject: body.MissingItemRange().Ptr()})
+	cd := providers.NewConfigDiags(body)
+	cd.Append(diags)
+	if !cd.HasErrors() && c.Backend == BackendRaw && c.NetworkBackend == "vale" {
+		cd.Errorf("network_backend", "VALE needs vm-bhyve",
+			`network_backend = "vale" is supported with backend = "vm-bhyve" only (raw mode attaches guests to taps on a bridge).`)
 	}
-	if !diags.HasErrors() && c.Backend == BackendVMBhyve && c.NetworkBackend == "vale" && c.Uplink != "" && c.Switch == "" {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No uplink on a VALE switch",
-			Detail: `vm-bhyve cannot add an interface to a VALE switch ("physical interfaces must be added to the vale switch manually", ` +
-				`lib/vm-switch-vale switch::vale::add_member): drop uplink, or attach the NIC to a VALE switch yourself (valectl) and name it with switch.`,
-			Subject: body.MissingItemRange().Ptr()})
+	if !cd.HasErrors() && c.Backend == BackendVMBhyve && c.NetworkBackend == "vale" && c.Uplink != "" && c.Switch == "" {
+		cd.Errorf("uplink", "No uplink on a VALE switch",
+			`vm-bhyve cannot add an interface to a VALE switch ("physical interfaces must be added to the vale switch manually", `+
+				`lib/vm-switch-vale switch::vale::add_member): drop uplink, or attach the NIC to a VALE switch yourself (valectl) and name it with switch.`)
 	}
 	p.cfg = c
-	return diags
+	return cd.Diags()
 }
 
 // Close closes the connection to the host.

@@ -203,8 +203,7 @@ func (p *Provider) writeSeed(l *golibvirt.Libvirt, pool golibvirt.StoragePool, m
 
 // uploadSeed creates the seed volume in the pool and fills it.
 func (p *Provider) uploadSeed(l *golibvirt.Libvirt, pool golibvirt.StoragePool, name string, iso []byte) error {
-	x := fmt.Sprintf("<volume>\n  <name>%s</name>\n  <capacity unit='bytes'>%d</capacity>\n  <target><format type='raw'/></target>\n</volume>\n", esc(name), len(iso))
-	vol, err := l.StorageVolCreateXML(pool, x, 0)
+	vol, err := l.StorageVolCreateXML(pool, volumeXML(name, uint64(len(iso)), "raw", "", ""), 0)
 	if err != nil {
 		return callErr("StorageVolCreateXML", name, err)
 	}

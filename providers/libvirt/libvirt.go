@@ -180,23 +180,15 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if diags.HasErrors() {
 		return diags
 	}
-	if c.Remain != nil {
-		if attrs, d := c.Remain.JustAttributes(); !d.HasErrors() {
-			for name, a := range attrs {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported argument",
-					Detail:  fmt.Sprintf("The libvirt provider has no argument %q (it takes: %s).", name, attributeList),
-					Subject: a.NameRange.Ptr()})
-			}
-		}
-	}
-	bad := func(summary, detail string) {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail})
-	}
+	cd := providers.NewConfigDiags(body)
+	cd.Append(diags)
+	cd.Unsupported(c.Remain, "libvirt", attributeList)
+	bad := func(attr, summary, detail string) { cd.Errorf(attr, summary, "%s", detail) }
 	if c.URI == "" {
 		c.URI = DefaultURI
 	}
 	if u, err := url.Parse(c.URI); err != nil || u.Scheme == "" {
-		bad("Invalid libvirt URI", fmt.Sprintf("uri %q is not a libvirt URI like qemu:///system or qemu+ssh://user@host/system.", c.URI))
+		bad("uri", "Invalid libvirt URI", fmt.Sprintf("uri %q is not a libvirt URI like qemu:///system or qemu+ssh://user@host/system.", c.URI))
 	}
 	if c.Pool == "" {
 		c.Pool = DefaultPool
@@ -206,24 +198,24 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		c.Accel = "kvm"
 	case "kvm", "tcg":
 	default:
-		bad("Invalid accel", fmt.Sprintf(`accel must be "kvm" or "tcg", got %q.`, c.Accel))
+		bad("accel", "Invalid accel", fmt.Sprintf(`accel must be "kvm" or "tcg", got %q.`, c.Accel))
 	}
 	switch c.NICDriver {
 	case "", "vhost", "qemu":
 	default:
-		bad("Invalid nic_driver", fmt.Sprintf(`nic_driver must be "vhost" or "qemu", got %q.`, c.NICDriver))
+		bad("nic_driver", "Invalid nic_driver", fmt.Sprintf(`nic_driver must be "vhost" or "qemu", got %q.`, c.NICDriver))
 	}
 	if c.Network != "" && c.NAT {
-		bad("Conflicting arguments", "nat applies to the networks lab creates; with network set, lab creates none.")
+		bad("nat", "Conflicting arguments", "nat applies to the networks lab creates; with network set, lab creates none.")
 	}
 	if c.Management == ManagementLab && c.Network != "" {
-		bad("Conflicting arguments", `management = "lab" makes a management network beside each network lab creates; with network set, lab creates none: name an existing network as management instead.`)
+		bad("management", "Conflicting arguments", `management = "lab" makes a management network beside each network lab creates; with network set, lab creates none: name an existing network as management instead.`)
 	}
 	if c.Management != "" && c.Management == c.Network {
-		bad("Conflicting arguments", fmt.Sprintf("management and network both name %q: the management NIC must be apart from the benchmark link.", c.Network))
+		bad("management", "Conflicting arguments", fmt.Sprintf("management and network both name %q: the management NIC must be apart from the benchmark link.", c.Network))
 	}
 	linkAttrs, _ := body.JustAttributes() // with cpu_pin {} it complains of the block, and still gives the attributes
-	diags = append(diags, checkLinkDevice(c, linkAttrs)...)
+	cd.Append(checkLinkDevice(c, linkAttrs))
 	if c.Emulator == "" {
 		c.Emulator = DefaultEmulator
 	}
@@ -231,20 +223,20 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		c.Machine = DefaultMachine
 	}
 	if !machineType.MatchString(c.Machine) {
-		bad("Invalid machine", fmt.Sprintf(`machine = %q is not a QEMU x86 machine type like "pc", "q35", "pc-q35-8.2" or "pc-i440fx-8.2".`, c.Machine))
+		bad("machine", "Invalid machine", fmt.Sprintf(`machine = %q is not a QEMU x86 machine type like "pc", "q35", "pc-q35-8.2" or "pc-i440fx-8.2".`, c.Machine))
 	}
 	pin, pd := decodePin(c.Pin, ec)
-	diags = append(diags, pd...)
+	cd.Append(pd)
 	p.pin = pin
 	if c.Cmdline == "" {
 		c.Cmdline = DefaultCmdline
 	}
 	if c.Initrd != "" && c.Kernel == "" {
-		bad("Missing kernel", "initrd is only used with kernel (direct kernel boot).")
+		bad("initrd", "Missing kernel", "initrd is only used with kernel (direct kernel boot).")
 	}
-	if !diags.HasErrors() {
+	if !cd.HasErrors() {
 		attrs, _ := body.JustAttributes()
-		diags = append(diags, checkRemote(c, attrs, body)...)
+		cd.Append(checkRemote(c, attrs, body))
 	}
 	p.bootTimeout, p.leaseTimeout, p.callTimeout = DefaultBootTimeout, DefaultLeaseTimeout, DefaultCallTimeout
 	for _, d := range []struct {
@@ -257,14 +249,14 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		}
 		v, err := time.ParseDuration(d.s)
 		if err != nil || v <= 0 {
-			bad("Invalid duration", fmt.Sprintf("%s = %q is not a positive duration like \"90s\" or \"5m\".", d.name, d.s))
+			bad(d.name, "Invalid duration", fmt.Sprintf("%s = %q is not a positive duration like \"90s\" or \"5m\".", d.name, d.s))
 			continue
 		}
 		*d.into = v
 	}
 	p.cfg = c
 	p.hostPins = ssh.PinFileFrom(ctx)
-	return diags
+	return cd.Diags()
 }
 
 // Close disconnects from libvirtd. A daemon that stopped answering is not

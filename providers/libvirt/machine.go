@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/netip"
 	"path"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
-	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -65,264 +63,6 @@ const consoleLogDir = "/var/log/libvirt/qemu"
 // volumeName is the overlay of a machine; Delete derives it from the name.
 func volumeName(machine string) string { return machine + ".qcow2" }
 
-// Create makes one guest: overlay, domain, start, lease, SSH.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers.Instance, err error) {
-	defer p.explain(&err)
-	o := m.Owner()
-	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: o,
-		Attrs: map[string]string{attrLabID: m.LabID, attrPool: p.cfg.Pool, attrVolume: volumeName(m.Name)}}
-	if m.Template.Source == "" {
-		return in, fmt.Errorf("%s: template %q has no source (the base volume's name in pool %q)", m.Address, m.Template.Name, p.cfg.Pool)
-	}
-	if err := p.checkAccel(); err != nil {
-		// Before anything is made: nothing to record.
-		return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, err)
-	}
-	model := m.NIC.Model
-	if model == "" {
-		model = "virtio"
-	}
-	switch model {
-	case "virtio", "e1000", "e1000e", "rtl8139":
-	default:
-		return in, fmt.Errorf("%s: nic model %q: the libvirt provider knows virtio, e1000, e1000e and rtl8139", m.Address, model)
-	}
-	host, gbits, err := splitOffloads(m.NIC.Host)
-	if err != nil {
-		return in, fmt.Errorf("%s: %w", m.Address, err)
-	}
-	linkType, linkDev := m.Link.Attrs[attrLinkType], m.Link.Attrs[attrLinkDev]
-	network := m.Link.Attrs[attrNetwork]
-	if network == "" && linkType == "" {
-		network = p.cfg.Network
-	}
-	var staticAddr string
-	switch {
-	case linkType != "":
-		// A host device: no DHCP there; the address is set over SSH.
-		in.Attrs[attrLinkType], in.Attrs[attrLinkDev] = linkType, linkDev
-		sn, err := netip.ParsePrefix(m.Link.Attrs["subnet"])
-		if err != nil || !sn.Addr().Is4() {
-			return in, fmt.Errorf("%s: the link on %s records no subnet (%q): apply again to remake it", m.Address, linkDev, m.Link.Attrs["subnet"])
-		}
-		a4 := sn.Addr().As4()
-		staticAddr = linkHostAddr([3]byte{a4[0], a4[1], a4[2]}, m.Role)
-		in.Attrs[attrStaticAddr] = staticAddr + "/24"
-	case network == "":
-		return in, fmt.Errorf("%s: no network: the pair's link was not created and the provider names none", m.Address)
-	default:
-		in.Attrs[attrNetwork] = network
-	}
-	mac := macFor(m.LabID, m.Name)
-	in.Attrs[attrMAC] = mac
-	mgmtNet, mgmtMAC := m.Link.Attrs[attrMgmtNetwork], ""
-	if mgmtNet == "" && p.cfg.Management != "" && p.cfg.Management != ManagementLab {
-		mgmtNet = p.cfg.Management
-	}
-	if linkType != "" && mgmtNet == "" {
-		return in, fmt.Errorf("%s: the link is on %s, which lab does not own: a management NIC is needed to set the guest's link address (set management)", m.Address, linkDev)
-	}
-	if mgmtNet == "" && p.cfg.Management == ManagementLab {
-		return in, fmt.Errorf("%s: no management network: the pair's link was made without one (apply again to remake it)", m.Address)
-	}
-	if mgmtNet != "" {
-		mgmtMAC = macFor(m.LabID, m.Name+"\x00management")
-		in.Attrs[attrMgmtNetwork], in.Attrs[attrMgmtMAC] = mgmtNet, mgmtMAC
-	}
-	vcpu, mem := m.VCPU, m.MemoryMiB
-	if vcpu <= 0 {
-		vcpu = 1
-	}
-	if mem <= 0 {
-		mem = 1024
-	}
-	in.Attrs[attrVCPU] = strconv.Itoa(vcpu)
-	var login ssh.Login
-	if s := m.Template.SSH; s != nil {
-		login = *s
-	}
-	in.Endpoint = providers.SSHEndpoint("", login)
-	var pubKey string
-	if m.Template.CloudInit != nil {
-		if pubKey, err = publicKey(login); err != nil {
-			return in, fmt.Errorf("%s: template %q: %w", m.Address, m.Template.Name, err)
-		}
-		in.Attrs[attrSeed] = seedVolumeName(m.Name)
-	}
-
-	t0 := time.Now()
-	l, err := p.conn()
-	if err != nil {
-		return in, err
-	}
-	trace("%s conn %v", m.Name, time.Since(t0))
-	// A leftover of an interrupted create under the same name goes first
-	// (domain and, through its metadata, its volume); a domain that is not
-	// this owner's is refused, and so is a volume of the overlay's name
-	// that no domain of this owner names. A refusal returns an instance
-	// without an address: nothing of lab's exists to record.
-	if err := p.deleteMachine(ctx, l, in); err != nil {
-		if errors.Is(err, providers.ErrNotOwned) {
-			return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, err)
-		}
-		return in, fmt.Errorf("%s: remove leftover: %w", m.Address, err)
-	}
-	pool, err := l.StoragePoolLookupByName(p.cfg.Pool)
-	if err != nil {
-		return in, callErr("StoragePoolLookupByName", p.cfg.Pool, err)
-	}
-	if _, err := l.StorageVolLookupByName(pool, volumeName(m.Name)); err == nil {
-		return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, notOwned(o, "volume", p.cfg.Pool+"/"+volumeName(m.Name), ""))
-	} else if !isNotFound(err) {
-		return in, callErr("StorageVolLookupByName", volumeName(m.Name), err)
-	}
-	if pubKey != "" {
-		if _, err := l.StorageVolLookupByName(pool, seedVolumeName(m.Name)); err == nil {
-			return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, notOwned(o, "volume", p.cfg.Pool+"/"+seedVolumeName(m.Name), ""))
-		} else if !isNotFound(err) {
-			return in, callErr("StorageVolLookupByName", seedVolumeName(m.Name), err)
-		}
-	}
-	trace("%s leftover+pool %v", m.Name, time.Since(t0))
-	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: p.cfg.Emulator, Machine: p.cfg.Machine, VCPU: vcpu, MemoryMiB: mem,
-		Pool: p.cfg.Pool, Volume: volumeName(m.Name),
-		Network: network, LinkType: linkType, LinkDev: linkDev, MAC: mac, Model: model, Driver: p.cfg.NICDriver, Queues: m.NIC.Queues,
-		RXQueueSize: m.NIC.RXQueueSize, MTU: linkMTU(m.Link), Host: host, Guest: gbits,
-		MgmtNetwork: mgmtNet, MgmtMAC: mgmtMAC,
-		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: p.cfg.Pool, Tag: o.Tag(m.Address)}}
-	if p.cfg.Accel == "tcg" {
-		ds.Type = "qemu"
-	}
-	in.Attrs[attrMachine] = ds.Machine
-	if m.NIC.TXQueueSize > 0 {
-		// The plan refuses it first (Capabilities); this guards a saved plan.
-		return in, fmt.Errorf("%s: nic tx_queue_size: libvirt honours it only for vhost-user interfaces (formatdomain, interface <driver>), lab's are tap devices", m.Address)
-	}
-	if ds.RXQueueSize > 0 {
-		in.Attrs[attrRXQueueSize] = fmt.Sprint(ds.RXQueueSize)
-	}
-	if pubKey != "" {
-		ds.Seed, ds.Meta.Seed = seedVolumeName(m.Name), seedVolumeName(m.Name)
-	}
-	if err := p.pinDomain(&ds, &in, m.Role); err != nil {
-		return in, fmt.Errorf("%s: %w", m.Address, err)
-	}
-	ds.ConsoleLog = consoleLogDir + "/" + m.Name + "-console.log"
-	in.Attrs[attrConsoleLog] = ds.ConsoleLog
-	if p.cfg.Kernel != "" {
-		if ds.Kernel, err = p.resolveFile(l, pool, p.cfg.Kernel); err != nil {
-			return in, fmt.Errorf("%s: kernel: %w", m.Address, err)
-		}
-		if p.cfg.Initrd != "" {
-			if ds.Initrd, err = p.resolveFile(l, pool, p.cfg.Initrd); err != nil {
-				return in, fmt.Errorf("%s: initrd: %w", m.Address, err)
-			}
-		}
-		ds.Cmdline = p.cfg.Cmdline
-	}
-	x, err := domainXML(ds)
-	if err != nil {
-		return in, fmt.Errorf("%s: %w", m.Address, err)
-	}
-	// The domain first: its metadata is what proves the volume lab's.
-	dom, err := l.DomainDefineXML(x)
-	if err != nil {
-		return in, callErr("DomainDefineXML", m.Name, err)
-	}
-	in.ID = uuidString(dom.UUID)
-	trace("%s define %v", m.Name, time.Since(t0))
-	faultAt(faultAfterDefine)
-	if err := p.makeOverlay(l, pool, m.Template.Source, volumeName(m.Name)); err != nil {
-		if _, lerr := l.StorageVolLookupByName(pool, volumeName(m.Name)); lerr == nil {
-			// Someone made a volume of this name since the check above: it
-			// is not lab's, and the domain naming it must not stay.
-			if uerr := l.DomainUndefineFlags(dom, 0); uerr != nil {
-				return in, fmt.Errorf("%s: %w (and undefining domain %s: %v)", m.Address, err, m.Name, uerr)
-			}
-			return providers.Instance{}, fmt.Errorf("%s: %w", m.Address, notOwned(o, "volume", p.cfg.Pool+"/"+volumeName(m.Name), ""))
-		}
-		return in, fmt.Errorf("%s: %w", m.Address, err)
-	}
-	trace("%s overlay %v", m.Name, time.Since(t0))
-	faultAt(faultAfterOverlay)
-	if pubKey != "" {
-		nics := []seedNIC{{"link", mac}}
-		if mgmtNet != "" {
-			nics = []seedNIC{{"mgmt", mgmtMAC}, {"link", mac}}
-		}
-		if linkType != "" {
-			nics = nics[:1] // no DHCP on a host device: lab sets the address
-		}
-		if err := p.writeSeed(l, pool, m, m.Name+"-"+in.ID, login, pubKey, nics); err != nil {
-			return in, fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
-		}
-		trace("%s seed %v", m.Name, time.Since(t0))
-	}
-	if err := l.DomainCreate(dom); err != nil {
-		return in, callErr("DomainCreate", m.Name, err)
-	}
-
-	trace("%s define+start %v", m.Name, time.Since(t0))
-	// The template's identity hashes the whole base volume (a second or
-	// more, streamed through libvirtd): it is only recorded, so it runs
-	// while the guest boots, after the domain started (streamed alongside
-	// the define and start, it slowed those by up to a second).
-	hctx, stopHash := context.WithCancel(ctx)
-	defer stopHash()
-	idc := make(chan templateID, 1)
-	go func() {
-		id, err := p.TemplateID(hctx, m)
-		idc <- templateID{id, err}
-	}()
-	start := time.Now()
-	// While the guest boots, a watch ends the waits at once when its
-	// domain stops or its network goes away.
-	watched := network
-	if linkType != "" {
-		watched = mgmtNet
-	}
-	wctx, stopWatch := p.watchBoot(ctx, l, m.Name, watched)
-	defer stopWatch()
-	// With a management NIC, SSH goes to its address and the benchmark
-	// runs to the link's; without, the link's address serves both.
-	sshHost := ""
-	if mgmtNet != "" {
-		if sshHost, err = p.waitAddress(wctx, l, dom, mgmtNet, mgmtMAC); err != nil {
-			return in, fmt.Errorf("%s (domain %s, management NIC): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
-		}
-		in.Attrs[attrMgmtAddr] = sshHost
-	}
-	addr := staticAddr
-	if linkType == "" {
-		if addr, err = p.waitAddress(wctx, l, dom, network, mac); err != nil {
-			return in, fmt.Errorf("%s (domain %s): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
-		}
-	}
-	if sshHost == "" {
-		sshHost = addr
-	}
-	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, sshHost
-	trace("%s lease %s %v", m.Name, addr, time.Since(t0))
-	in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
-	if err := p.waitSSH(wctx, &in, m.Template, start); err != nil {
-		return in, fmt.Errorf("%s (domain %s, %s): %w%s", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
-	}
-	in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
-	id := <-idc
-	if id.err != nil {
-		return in, fmt.Errorf("%s: template identity: %w", m.Address, id.err)
-	}
-	in.Endpoint.TemplateID = id.id
-	trace("%s template identity %v", m.Name, time.Since(t0))
-	return in, nil
-}
-
-// templateID is what TemplateID returned.
-type templateID struct {
-	id  string
-	err error
-}
-
 // linkMTU is the MTU of the pair's link, set on the guest's NIC too (the
 // bridge's MTU only bounds what the tap may carry).
 func linkMTU(link providers.Instance) int {
@@ -363,12 +103,12 @@ func (p *Provider) makeOverlay(l *golibvirt.Libvirt, pool golibvirt.StoragePool,
 		format = "raw"
 	}
 	if p.cfg.FullClone {
-		if _, err := l.StorageVolCreateXMLFrom(pool, volumeXML(name, capacity, "", ""), base, 0); err != nil {
+		if _, err := l.StorageVolCreateXMLFrom(pool, volumeXML(name, capacity, "qcow2", "", ""), base, 0); err != nil {
 			return callErr("StorageVolCreateXMLFrom", name, err)
 		}
 		return nil
 	}
-	if _, err := l.StorageVolCreateXML(pool, volumeXML(name, capacity, bv.Target.Path, format), 0); err != nil {
+	if _, err := l.StorageVolCreateXML(pool, volumeXML(name, capacity, "qcow2", bv.Target.Path, format), 0); err != nil {
 		return callErr("StorageVolCreateXML", name, err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"libvirt.org/go/libvirtxml"
 )
 
 // MetadataNS is the XML namespace of the <metadata> element lab writes into
@@ -133,23 +135,8 @@ func onOff(b bool) string {
 	return "off"
 }
 
-func esc(s string) string {
-	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s))
-	return strings.ReplaceAll(b.String(), `"`, "&#34;")
-}
-
-func bitsAttrs(bits map[string]bool, order []string) string {
-	var b strings.Builder
-	for _, k := range order {
-		if v, ok := bits[k]; ok {
-			fmt.Fprintf(&b, " %s='%s'", k, onOff(v))
-		}
-	}
-	return b.String()
-}
-
-// domainXML renders the domain definition.
+// domainXML renders the domain definition through libvirtxml's typed
+// structs (libvirt.org/go/libvirtxml), which escape every value.
 func domainXML(d domainSpec) (string, error) {
 	meta := d.Meta
 	meta.Xmlns = MetadataNS
@@ -157,122 +144,188 @@ func domainXML(d domainSpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "<domain type='%s'>\n", esc(d.Type))
-	fmt.Fprintf(&b, "  <name>%s</name>\n", esc(d.Name))
-	fmt.Fprintf(&b, "  <title>lab %s</title>\n", esc(d.Meta.Address))
-	fmt.Fprintf(&b, "  <metadata>%s</metadata>\n", mb)
-	fmt.Fprintf(&b, "  <memory unit='MiB'>%d</memory>\n", d.MemoryMiB)
-	fmt.Fprintf(&b, "  <vcpu>%d</vcpu>\n", d.VCPU)
-	if len(d.VCPUPins) > 0 || d.EmulatorPin != "" {
-		b.WriteString("  <cputune>\n")
-		for i, set := range d.VCPUPins {
-			fmt.Fprintf(&b, "    <vcpupin vcpu='%d' cpuset='%s'/>\n", i, esc(set))
-		}
-		if d.EmulatorPin != "" {
-			fmt.Fprintf(&b, "    <emulatorpin cpuset='%s'/>\n", esc(d.EmulatorPin))
-		}
-		b.WriteString("  </cputune>\n")
+	devices, err := domainDevices(d)
+	if err != nil {
+		return "", err
 	}
-	b.WriteString("  <os>\n")
-	if d.Machine != "" {
-		fmt.Fprintf(&b, "    <type arch='x86_64' machine='%s'>hvm</type>\n", esc(d.Machine))
-	} else {
-		b.WriteString("    <type arch='x86_64'>hvm</type>\n")
+	dom := libvirtxml.Domain{
+		Type: d.Type, Name: d.Name, Title: "lab " + d.Meta.Address,
+		Metadata:   &libvirtxml.DomainMetadata{XML: string(mb)},
+		Memory:     &libvirtxml.DomainMemory{Value: uint(d.MemoryMiB), Unit: "MiB"},
+		VCPU:       &libvirtxml.DomainVCPU{Value: uint(d.VCPU)},
+		CPUTune:    domainCPUTune(d),
+		OS:         domainOS(d),
+		Features:   &libvirtxml.DomainFeatureList{ACPI: &libvirtxml.DomainFeature{}, APIC: &libvirtxml.DomainFeatureAPIC{}},
+		Clock:      &libvirtxml.DomainClock{Offset: "utc"},
+		OnPoweroff: "destroy", OnReboot: "restart", OnCrash: "destroy",
+		Devices: devices,
 	}
-	if d.Kernel != "" {
-		fmt.Fprintf(&b, "    <kernel>%s</kernel>\n", esc(d.Kernel))
-		if d.Initrd != "" {
-			fmt.Fprintf(&b, "    <initrd>%s</initrd>\n", esc(d.Initrd))
-		}
-		fmt.Fprintf(&b, "    <cmdline>%s</cmdline>\n", esc(d.Cmdline))
-	} else {
-		b.WriteString("    <boot dev='hd'/>\n")
-	}
-	b.WriteString("  </os>\n  <features><acpi/><apic/></features>\n")
 	if d.Type == "kvm" {
-		b.WriteString("  <cpu mode='host-passthrough'/>\n")
+		dom.CPU = &libvirtxml.DomainCPU{Mode: "host-passthrough"}
 	}
-	b.WriteString("  <clock offset='utc'/>\n  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>restart</on_reboot>\n  <on_crash>destroy</on_crash>\n")
-	b.WriteString("  <devices>\n")
-	// An explicit emulator spares libvirt a refresh of its capabilities,
-	// which probes every QEMU binary again for each definition (about two
-	// minutes per domain on a host where KVM probing is slow).
-	if d.Emulator != "" {
-		fmt.Fprintf(&b, "    <emulator>%s</emulator>\n", esc(d.Emulator))
+	return marshalXML(&dom)
+}
+
+// marshalXML is what libvirtxml's Marshal methods do (two-space indent),
+// with the final newline the files lab writes and tests compare end with.
+func marshalXML(v any) (string, error) {
+	b, err := xml.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return "", err
 	}
-	b.WriteString("    <disk type='volume' device='disk'>\n      <driver name='qemu' type='qcow2'/>\n")
-	fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Volume))
-	b.WriteString("      <target dev='vda' bus='virtio'/>\n    </disk>\n")
+	return string(b) + "\n", nil
+}
+
+// domainCPUTune is the <cputune> of a pinned domain; nil when not pinned.
+func domainCPUTune(d domainSpec) *libvirtxml.DomainCPUTune {
+	if len(d.VCPUPins) == 0 && d.EmulatorPin == "" {
+		return nil
+	}
+	var t libvirtxml.DomainCPUTune
+	for i, set := range d.VCPUPins {
+		t.VCPUPin = append(t.VCPUPin, libvirtxml.DomainCPUTuneVCPUPin{VCPU: uint(i), CPUSet: set})
+	}
+	if d.EmulatorPin != "" {
+		t.EmulatorPin = &libvirtxml.DomainCPUTuneEmulatorPin{CPUSet: d.EmulatorPin}
+	}
+	return &t
+}
+
+// domainOS boots the disk, or the kernel and initrd named in the spec.
+func domainOS(d domainSpec) *libvirtxml.DomainOS {
+	os := &libvirtxml.DomainOS{Type: &libvirtxml.DomainOSType{Arch: "x86_64", Machine: d.Machine, Type: "hvm"}}
+	if d.Kernel == "" {
+		os.BootDevices = []libvirtxml.DomainBootDevice{{Dev: "hd"}}
+		return os
+	}
+	os.Kernel, os.Initrd, os.Cmdline = d.Kernel, d.Initrd, d.Cmdline
+	return os
+}
+
+// domainDevices is the domain's disks, NICs, console, agent channel and rng.
+func domainDevices(d domainSpec) (*libvirtxml.DomainDeviceList, error) {
+	link, err := linkInterface(d)
+	if err != nil {
+		return nil, err
+	}
+	port := uint(0)
+	serial := libvirtxml.DomainSerial{Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},
+		Target: &libvirtxml.DomainSerialTarget{Port: &port}}
+	if d.ConsoleLog != "" {
+		serial.Log = &libvirtxml.DomainChardevLog{File: d.ConsoleLog, Append: "off"}
+	}
+	dev := &libvirtxml.DomainDeviceList{
+		// An explicit emulator spares libvirt a refresh of its capabilities,
+		// which probes every QEMU binary again for each definition (about two
+		// minutes per domain on a host where KVM probing is slow).
+		Emulator: d.Emulator,
+		Disks:    []libvirtxml.DomainDisk{volumeDisk(d.Pool, d.Volume, "qcow2", "vda")},
+		Serials:  []libvirtxml.DomainSerial{serial},
+		Consoles: []libvirtxml.DomainConsole{{Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},
+			Target: &libvirtxml.DomainConsoleTarget{Type: "serial", Port: &port}}},
+		Channels: []libvirtxml.DomainChannel{{Source: &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{}},
+			Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: "org.qemu.guest_agent.0"}}}},
+		MemBalloon: &libvirtxml.DomainMemBalloon{Model: "none"},
+		RNGs: []libvirtxml.DomainRNG{{Model: "virtio",
+			Backend: &libvirtxml.DomainRNGBackend{Random: &libvirtxml.DomainRNGBackendRandom{Device: "/dev/urandom"}}}},
+	}
 	if d.Seed != "" {
 		// The NoCloud seed is found by its label (cidata) on any block
 		// device, so it goes on virtio like the root disk: every cloud
 		// image has virtio_blk, while an IDE or SATA CD-ROM needs drivers
 		// a lean guest may leave out (lab's own test image blacklists
 		// ata_piix, which pc's CD-ROM needs) and costs probing under TCG.
-		b.WriteString("    <disk type='volume' device='disk'>\n      <driver name='qemu' type='raw'/>\n")
-		fmt.Fprintf(&b, "      <source pool='%s' volume='%s'/>\n", esc(d.Pool), esc(d.Seed))
-		b.WriteString("      <target dev='vdb' bus='virtio'/>\n      <readonly/>\n    </disk>\n")
+		seed := volumeDisk(d.Pool, d.Seed, "raw", "vdb")
+		seed.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
+		dev.Disks = append(dev.Disks, seed)
 	}
 	if d.MgmtNetwork != "" {
-		b.WriteString("    <interface type='network'>\n")
-		fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.MgmtNetwork))
-		fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MgmtMAC))
-		b.WriteString("      <model type='virtio'/>\n    </interface>\n")
+		dev.Interfaces = append(dev.Interfaces, libvirtxml.DomainInterface{
+			Source: &libvirtxml.DomainInterfaceSource{Network: &libvirtxml.DomainInterfaceSourceNetwork{Network: d.MgmtNetwork}},
+			MAC:    &libvirtxml.DomainInterfaceMAC{Address: d.MgmtMAC},
+			Model:  &libvirtxml.DomainInterfaceModel{Type: "virtio"}})
 	}
+	dev.Interfaces = append(dev.Interfaces, link)
+	return dev, nil
+}
+
+// volumeDisk is a virtio disk on volume vol of pool (<disk type='volume'>).
+func volumeDisk(pool, vol, format, target string) libvirtxml.DomainDisk {
+	return libvirtxml.DomainDisk{Device: "disk",
+		Driver: &libvirtxml.DomainDiskDriver{Name: "qemu", Type: format},
+		Source: &libvirtxml.DomainDiskSource{Volume: &libvirtxml.DomainDiskSourceVolume{Pool: pool, Volume: vol}},
+		Target: &libvirtxml.DomainDiskTarget{Dev: target, Bus: "virtio"}}
+}
+
+// linkInterface is the benchmark NIC: on a libvirt network, a Linux bridge
+// or macvtap, with the spec's model, MTU, queues, ring and offload bits.
+func linkInterface(d domainSpec) (libvirtxml.DomainInterface, error) {
+	var src libvirtxml.DomainInterfaceSource
 	switch d.LinkType {
 	case linkTypeBridge:
-		b.WriteString("    <interface type='bridge'>\n")
-		fmt.Fprintf(&b, "      <source bridge='%s'/>\n", esc(d.LinkDev))
+		src.Bridge = &libvirtxml.DomainInterfaceSourceBridge{Bridge: d.LinkDev}
 	case linkTypeDirect:
-		b.WriteString("    <interface type='direct'>\n")
-		fmt.Fprintf(&b, "      <source dev='%s' mode='bridge'/>\n", esc(d.LinkDev))
+		src.Direct = &libvirtxml.DomainInterfaceSourceDirect{Dev: d.LinkDev, Mode: "bridge"}
 	default:
-		b.WriteString("    <interface type='network'>\n")
-		fmt.Fprintf(&b, "      <source network='%s'/>\n", esc(d.Network))
+		src.Network = &libvirtxml.DomainInterfaceSourceNetwork{Network: d.Network}
 	}
-	fmt.Fprintf(&b, "      <mac address='%s'/>\n", esc(d.MAC))
-	fmt.Fprintf(&b, "      <model type='%s'/>\n", esc(d.Model))
+	ifc := libvirtxml.DomainInterface{Source: &src, MAC: &libvirtxml.DomainInterfaceMAC{Address: d.MAC},
+		Model: &libvirtxml.DomainInterfaceModel{Type: d.Model}}
 	// A macvtap device takes its lower device's MTU (checked equal to the
 	// link's at Link); a tap on a bridge or network gets the link's.
 	if d.MTU > 0 && d.LinkType != linkTypeDirect {
-		fmt.Fprintf(&b, "      <mtu size='%d'/>\n", d.MTU)
+		ifc.MTU = &libvirtxml.DomainInterfaceMTU{Size: uint(d.MTU)}
 	}
-	if d.Model == "virtio" {
-		attrs := ""
-		if d.Driver != "" {
-			attrs += fmt.Sprintf(" name='%s'", esc(d.Driver))
+	if d.Model != "virtio" {
+		if len(d.Host) > 0 || len(d.Guest) > 0 || d.Queues > 1 || d.RXQueueSize > 0 {
+			return ifc, fmt.Errorf("nic model %q has no offload bits, queues or ring sizes in libvirt (only virtio has)", d.Model)
 		}
-		if d.Queues > 1 {
-			attrs += fmt.Sprintf(" queues='%d'", d.Queues)
-		}
-		if d.RXQueueSize > 0 {
-			attrs += fmt.Sprintf(" rx_queue_size='%d'", d.RXQueueSize)
-		}
-		hb, gb := bitsAttrs(d.Host, hostBits), bitsAttrs(d.Guest, guestBits)
-		if attrs != "" || hb != "" || gb != "" {
-			fmt.Fprintf(&b, "      <driver%s>", attrs)
-			if hb != "" {
-				fmt.Fprintf(&b, "<host%s/>", hb)
-			}
-			if gb != "" {
-				fmt.Fprintf(&b, "<guest%s/>", gb)
-			}
-			b.WriteString("</driver>\n")
-		}
-	} else if len(d.Host) > 0 || len(d.Guest) > 0 || d.Queues > 1 || d.RXQueueSize > 0 {
-		return "", fmt.Errorf("nic model %q has no offload bits, queues or ring sizes in libvirt (only virtio has)", d.Model)
+		return ifc, nil
 	}
-	b.WriteString("    </interface>\n")
-	b.WriteString("    <serial type='pty'>")
-	if d.ConsoleLog != "" {
-		fmt.Fprintf(&b, "<log file='%s' append='off'/>", esc(d.ConsoleLog))
+	drv := libvirtxml.DomainInterfaceDriver{Name: d.Driver, Host: driverHost(d.Host), Guest: driverGuest(d.Guest)}
+	if d.Queues > 1 {
+		drv.Queues = uint(d.Queues)
 	}
-	b.WriteString("<target port='0'/></serial>\n    <console type='pty'><target type='serial' port='0'/></console>\n")
-	b.WriteString("    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>\n")
-	b.WriteString("    <memballoon model='none'/>\n    <rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>\n")
-	b.WriteString("  </devices>\n</domain>\n")
-	return b.String(), nil
+	if d.RXQueueSize > 0 {
+		drv.RXQueueSize = uint(d.RXQueueSize)
+	}
+	if drv != (libvirtxml.DomainInterfaceDriver{}) {
+		ifc.Driver = &drv
+	}
+	return ifc, nil
+}
+
+// driverHost is <driver><host …/>: the host-side offload bits set (see
+// hostBits); nil when none is.
+func driverHost(bits map[string]bool) *libvirtxml.DomainInterfaceDriverHost {
+	if len(bits) == 0 {
+		return nil
+	}
+	var h libvirtxml.DomainInterfaceDriverHost
+	for k, v := range bits {
+		f := map[string]*string{"csum": &h.CSum, "gso": &h.GSO, "tso4": &h.TSO4, "tso6": &h.TSO6,
+			"ecn": &h.ECN, "ufo": &h.UFO, "mrg_rxbuf": &h.MrgRXBuf}[k]
+		if f != nil {
+			*f = onOff(v)
+		}
+	}
+	return &h
+}
+
+// driverGuest is <driver><guest …/>: the guest-side offload bits set (see
+// guestBits); nil when none is.
+func driverGuest(bits map[string]bool) *libvirtxml.DomainInterfaceDriverGuest {
+	if len(bits) == 0 {
+		return nil
+	}
+	var g libvirtxml.DomainInterfaceDriverGuest
+	for k, v := range bits {
+		f := map[string]*string{"csum": &g.CSum, "tso4": &g.TSO4, "tso6": &g.TSO6, "ecn": &g.ECN, "ufo": &g.UFO}[k]
+		if f != nil {
+			*f = onOff(v)
+		}
+	}
+	return &g
 }
 
 // networkSpec is a lab-owned network.
@@ -314,39 +367,35 @@ func networkTag(netXML string) string {
 	return ""
 }
 
-// dnsmasqNS is libvirt's XML namespace for options passed to a network's
-// dnsmasq as they are (libvirt ≥ 5.6).
-const dnsmasqNS = "http://libvirt.org/schemas/network/dnsmasq/1.0"
-
 // networkXML renders an isolated (or NAT) network with its own bridge and a
 // DHCP range. Addresses come from 198.18.0.0/15, the benchmarking range
 // (RFC 2544), one /24 per link. Its dnsmasq offers addresses without first
 // pinging them: dnsmasq waits up to 3 s for an answer to each ping, one
 // DHCPDISCOVER after the other (two guests booting together got their
 // leases 3.7 and 6 s after their links came up). The range is lab's own,
-// so no host outside DHCP can hold one of its addresses.
+// so no host outside DHCP can hold one of its addresses. no-ping goes to
+// dnsmasq as it is, in libvirt's dnsmasq namespace (libvirt ≥ 5.6), which
+// libvirtxml's NetworkDnsmasqOptions carries.
 func networkXML(n networkSpec) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<network xmlns:dnsmasq='%s'>\n", dnsmasqNS)
-	fmt.Fprintf(&b, "  <name>%s</name>\n", esc(n.Name))
+	p := fmt.Sprintf("%d.%d.%d", n.Network[0], n.Network[1], n.Network[2])
+	net := libvirtxml.Network{Name: n.Name,
+		Bridge: &libvirtxml.NetworkBridge{Name: n.Bridge, STP: "off", Delay: "0"},
+		IPs: []libvirtxml.NetworkIP{{Address: p + ".1", Netmask: "255.255.255.0",
+			DHCP: &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{{Start: p + ".10", End: p + ".250"}}}}},
+		DnsmasqOptions: &libvirtxml.NetworkDnsmasqOptions{Option: []libvirtxml.NetworkDnsmasqOption{{Value: "no-ping"}}},
+	}
 	if n.Tag != "" {
 		mb, _ := xml.Marshal(netMeta{Xmlns: MetadataNS, Tag: n.Tag}) // strings only: cannot fail
-		fmt.Fprintf(&b, "  <metadata>%s</metadata>\n", mb)
+		net.Metadata = &libvirtxml.NetworkMetadata{XML: string(mb)}
 	}
 	if n.NAT {
-		b.WriteString("  <forward mode='nat'/>\n")
+		net.Forward = &libvirtxml.NetworkForward{Mode: "nat"}
 	}
-	fmt.Fprintf(&b, "  <bridge name='%s' stp='off' delay='0'/>\n", esc(n.Bridge))
 	if n.MTU > 0 {
-		fmt.Fprintf(&b, "  <mtu size='%d'/>\n", n.MTU)
+		net.MTU = &libvirtxml.NetworkMTU{Size: uint(n.MTU)}
 	}
-	p := fmt.Sprintf("%d.%d.%d", n.Network[0], n.Network[1], n.Network[2])
-	fmt.Fprintf(&b, "  <ip address='%s.1' netmask='255.255.255.0'>\n", p)
-	fmt.Fprintf(&b, "    <dhcp><range start='%s.10' end='%s.250'/></dhcp>\n", p, p)
-	b.WriteString("  </ip>\n")
-	b.WriteString("  <dnsmasq:options><dnsmasq:option value='no-ping'/></dnsmasq:options>\n")
-	b.WriteString("</network>\n")
-	return b.String()
+	s, _ := marshalXML(&net) // strings and numbers only: cannot fail
+	return s
 }
 
 // subnetFor picks the /24 for a link: 198.18.0.0/15 holds 512 of them; the
@@ -371,17 +420,17 @@ func macFor(labID, name string) string {
 	return fmt.Sprintf("52:54:00:%02x:%02x:%02x", h[0], h[1], h[2])
 }
 
-// volumeXML renders a qcow2 overlay backed by the template's volume (or a
-// plain volume for a full clone, which StorageVolCreateXMLFrom fills).
-func volumeXML(name string, capacity uint64, backingPath, backingFormat string) string {
-	var b strings.Builder
-	b.WriteString("<volume>\n")
-	fmt.Fprintf(&b, "  <name>%s</name>\n", esc(name))
-	fmt.Fprintf(&b, "  <capacity unit='bytes'>%d</capacity>\n", capacity)
-	b.WriteString("  <target><format type='qcow2'/></target>\n")
+// volumeXML renders a volume of format: a qcow2 overlay backed by the
+// template's volume, a plain qcow2 volume for a full clone (which
+// StorageVolCreateXMLFrom fills), or the raw cloud-init seed.
+func volumeXML(name string, capacity uint64, format, backingPath, backingFormat string) string {
+	v := libvirtxml.StorageVolume{Name: name,
+		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: capacity},
+		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: format}}}
 	if backingPath != "" {
-		fmt.Fprintf(&b, "  <backingStore><path>%s</path><format type='%s'/></backingStore>\n", esc(backingPath), esc(backingFormat))
+		v.BackingStore = &libvirtxml.StorageVolumeBackingStore{Path: backingPath,
+			Format: &libvirtxml.StorageVolumeTargetFormat{Type: backingFormat}}
 	}
-	b.WriteString("</volume>\n")
-	return b.String()
+	s, _ := marshalXML(&v) // strings and numbers only: cannot fail
+	return s
 }

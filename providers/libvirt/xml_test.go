@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"libvirt.org/go/libvirtxml"
+
 	"github.com/lab-bench/lab/internal/golden"
 )
 
@@ -85,5 +87,40 @@ func TestSubnetsStayInBenchmarkRange(t *testing.T) {
 		if s[0] != 198 || (s[1] != 18 && s[1] != 19) {
 			t.Errorf("%s: %v is outside 198.18.0.0/15", name, s)
 		}
+	}
+}
+
+// What domainXML writes, libvirtxml (libvirt's own Go mapping of its
+// schema) reads back whole: writing what it read gives the same bytes, so
+// no element or attribute lab sets falls outside the schema's types.
+func TestDomainXMLRoundTrips(t *testing.T) {
+	d := domainSpec{Name: "lab-kvm-rt-s", Type: "kvm", Emulator: "/usr/bin/qemu-system-x86_64", Machine: "q35", VCPU: 2, MemoryMiB: 512,
+		Pool: "lab", Volume: "lab-kvm-rt-s.qcow2", Seed: "lab-kvm-rt-s-cidata.iso", Network: "lab-kvm-rt", MAC: "52:54:00:12:34:56",
+		Model: "virtio", Driver: "vhost", Queues: 2, RXQueueSize: 1024, MTU: 9000,
+		Host: map[string]bool{"csum": true, "mrg_rxbuf": false}, Guest: map[string]bool{"tso6": false},
+		MgmtNetwork: "lab-kvm-rt-mgmt", MgmtMAC: "52:54:00:ab:cd:ef", VCPUPins: []string{"2", "3"}, EmulatorPin: "0-1",
+		ConsoleLog: "/var/log/libvirt/qemu/lab-kvm-rt-s-console.log", Meta: labMeta{LabID: "kvm", Address: "pair.rt.server"}}
+	x, err := domainXML(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dom libvirtxml.Domain
+	if err := dom.Unmarshal(x); err != nil {
+		t.Fatal(err)
+	}
+	again, err := marshalXML(&dom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != x {
+		t.Errorf("read back and written again:\n%s\nwant:\n%s", again, x)
+	}
+	n := networkXML(networkSpec{Name: "lab-kvm-rt", Bridge: "lbr1", MTU: 9000, NAT: true, Network: [3]byte{198, 18, 1}, Tag: "t"})
+	var net libvirtxml.Network
+	if err := net.Unmarshal(n); err != nil {
+		t.Fatal(err)
+	}
+	if net.DnsmasqOptions == nil || len(net.DnsmasqOptions.Option) != 1 || net.DnsmasqOptions.Option[0].Value != "no-ping" {
+		t.Errorf("dnsmasq options read back: %+v", net.DnsmasqOptions)
 	}
 }

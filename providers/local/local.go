@@ -59,31 +59,19 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if diags.HasErrors() {
 		return diags
 	}
-	if attrs, d := c.Remain.JustAttributes(); !d.HasErrors() {
-		for name, a := range attrs {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Unsupported argument",
-				Detail:   fmt.Sprintf("The local provider has no argument %q (it takes: cpus).", name),
-				Subject:  a.NameRange.Ptr(),
-			})
-		}
-	}
+	cd := providers.NewConfigDiags(body)
+	cd.Append(diags)
+	cd.Unsupported(c.Remain, "local", "cpus")
 	// A count is at least 1: cpus = -5 used to mean "all" without a word.
 	if attrs, _, _ := body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "cpus"}}}); attrs != nil {
 		if a := attrs.Attributes["cpus"]; a != nil && c.CPUs < 1 {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid cpus",
-				Detail:   fmt.Sprintf("cpus is the number of CPUs to pin benchmarks to, at least 1; got %d.", c.CPUs),
-				Subject:  a.Expr.Range().Ptr(),
-			})
+			cd.Errorf("cpus", "Invalid cpus", "cpus is the number of CPUs to pin benchmarks to, at least 1; got %d.", c.CPUs)
 		}
 	}
 	if c.CPUs > 0 && c.CPUs < p.CPUs {
 		p.CPUs = c.CPUs
 	}
-	return diags
+	return cd.Diags()
 }
 
 // hostExec runs argv in the host namespace and returns stdout; a failure

@@ -3,12 +3,11 @@ package local
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"syscall"
-
-	"github.com/hashicorp/go-multierror"
 
 	"github.com/lab-bench/lab/providers"
 )
@@ -124,7 +123,7 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 // pair. Removing something that is gone succeeds.
 func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 	if in.Kind == "link" {
-		var errs *multierror.Error
+		var errs []error
 		ends := []string{in.Attrs["server_if"], in.Attrs["client_if"]}
 		if ends[0] == "" {
 			// Recorded as pending before the create: derive the names.
@@ -135,10 +134,10 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 				continue
 			}
 			if err := p.deleteVeth(ctx, ownerOf(in), end, in.Pending); err != nil {
-				errs = multierror.Append(errs, fmt.Errorf("delete %s: %w", in.Address, err))
+				errs = append(errs, fmt.Errorf("delete %s: %w", in.Address, err))
 			}
 		}
-		return errs.ErrorOrNil()
+		return errors.Join(errs...)
 	}
 	ns := in.ID
 	if ns == "" {

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/vim25"
@@ -41,33 +40,17 @@ func (c Config) linkMode() string {
 }
 
 // checkLinkMode validates link_mode, pointing at the attribute.
-func (c Config) checkLinkMode(body hcl.Body) hcl.Diagnostics {
-	if c.LinkMode == "" || c.LinkMode == SharedSwitch {
-		return nil
-	}
-	at := attrRange(body, "link_mode")
+func (c Config) checkLinkMode(cd *providers.ConfigDiags) {
 	switch {
+	case c.LinkMode == "" || c.LinkMode == SharedSwitch:
 	case c.LinkMode != OwnSwitch:
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid link_mode", Subject: at,
-			Detail: fmt.Sprintf("link_mode must be %q (an isolated vSwitch per pair on the pinned host) or %q (change the MTU of the switch behind network), got %q.",
-				OwnSwitch, SharedSwitch, c.LinkMode)}}
+		cd.Errorf("link_mode", "Invalid link_mode",
+			"link_mode must be %q (an isolated vSwitch per pair on the pinned host) or %q (change the MTU of the switch behind network), got %q.",
+			OwnSwitch, SharedSwitch, c.LinkMode)
 	case c.Host == "":
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "own-switch needs a host", Subject: at,
-			Detail: "A standard vSwitch exists on one ESXi host: set host in the provider block, so both VMs of a pair run where their switch is."}}
+		cd.Errorf("link_mode", "own-switch needs a host",
+			"A standard vSwitch exists on one ESXi host: set host in the provider block, so both VMs of a pair run where their switch is.")
 	}
-	return nil
-}
-
-// attrRange is the range of an attribute's value in body (the block's end
-// when it is absent).
-func attrRange(body hcl.Body, name string) *hcl.Range {
-	content, _, _ := body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: name}}})
-	if content != nil {
-		if a, ok := content.Attributes[name]; ok {
-			return a.Expr.Range().Ptr()
-		}
-	}
-	return body.MissingItemRange().Ptr()
 }
 
 // ownNames are the vSwitch and port group of a link in own-switch mode:

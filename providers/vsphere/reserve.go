@@ -1,13 +1,13 @@
 package vsphere
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/lab-bench/lab/providers"
 )
 
 // latencyLevels are the latency_sensitivity values (vim.LatencySensitivity.
@@ -16,22 +16,17 @@ var latencyLevels = []string{"low", "normal", "medium", "high"}
 
 // checkReservations validates cpu_reservation_mhz, reserve_memory and
 // latency_sensitivity, pointing at the attribute.
-func (c Config) checkReservations(body hcl.Body) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	bad := func(attr, summary, detail string) {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: attrRange(body, attr)})
-	}
+func (c Config) checkReservations(cd *providers.ConfigDiags) {
 	if c.CPUReservationMHz < 0 {
-		bad("cpu_reservation_mhz", "Invalid cpu_reservation_mhz", "cpu_reservation_mhz must be zero or more MHz.")
+		cd.Errorf("cpu_reservation_mhz", "Invalid cpu_reservation_mhz", "cpu_reservation_mhz must be zero or more MHz.")
 	}
 	if c.LatencySensitivity != "" && !slices.Contains(latencyLevels, c.LatencySensitivity) {
-		bad("latency_sensitivity", "Invalid latency_sensitivity", fmt.Sprintf("latency_sensitivity must be one of %s, got %q.", strings.Join(latencyLevels, ", "), c.LatencySensitivity))
+		cd.Errorf("latency_sensitivity", "Invalid latency_sensitivity", "latency_sensitivity must be one of %s, got %q.", strings.Join(latencyLevels, ", "), c.LatencySensitivity)
 	}
 	if c.LatencySensitivity == "high" && !c.ReserveMemory {
-		bad("latency_sensitivity", "High latency sensitivity needs reserved memory",
+		cd.Errorf("latency_sensitivity", "High latency sensitivity needs reserved memory",
 			"vSphere powers on a VM with latency sensitivity high only with all its memory reserved: set reserve_memory = true.")
 	}
-	return diags
 }
 
 // reservations adds the provider block's CPU reservation, memory

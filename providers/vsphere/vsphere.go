@@ -187,19 +187,32 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if diags.HasErrors() {
 		return diags
 	}
-	if c.Remain != nil {
-		if attrs, d := c.Remain.JustAttributes(); !d.HasErrors() {
-			for name, a := range attrs {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported argument",
-					Detail:  fmt.Sprintf("The vsphere provider has no argument %q (it takes: %s).", name, attributeList),
-					Subject: a.NameRange.Ptr()})
-			}
-		}
-	}
+	cd := providers.NewConfigDiags(body)
+	cd.Append(diags)
+	cd.Unsupported(c.Remain, "vsphere", attributeList)
 	getenv := p.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	fromEnv := c.fromEnv(getenv, cd)
+	c.check(ctx, fromEnv, cd)
+	p.cfg = c
+	p.username, p.password = credentials(c.URL, getenv)
+	p.thumbprint, p.caCerts = getenv("GOVC_THUMBPRINT"), getenv("GOVC_TLS_CA_CERTS")
+	if p.caCerts != "" {
+		for _, f := range filepath.SplitList(p.caCerts) {
+			if _, err := os.Stat(f); err != nil {
+				cd.Errorf("", "Invalid GOVC_TLS_CA_CERTS", "GOVC_TLS_CA_CERTS names %q: %v", f, err)
+			}
+		}
+	}
+	p.authErr = nil
+	return cd.Diags()
+}
+
+// fromEnv fills url and insecure from GOVC_URL and GOVC_INSECURE when the
+// block does not set them; it reports whether url came from there.
+func (c *Config) fromEnv(getenv func(string) string, cd *providers.ConfigDiags) bool {
 	fromEnv := false
 	if c.URL == "" {
 		c.URL, fromEnv = getenv("GOVC_URL"), true
@@ -208,75 +221,63 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		if v := getenv("GOVC_INSECURE"); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid GOVC_INSECURE",
-					Detail: fmt.Sprintf("GOVC_INSECURE must be true or false, got %q.", v)})
+				cd.Errorf("insecure", "Invalid GOVC_INSECURE", "GOVC_INSECURE must be true or false, got %q.", v)
 			}
 			c.Insecure = &b
 		}
 	}
-	errAt := func(summary, detail string) {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: body.MissingItemRange().Ptr()})
-	}
+	return fromEnv
+}
+
+// check reports what is wrong in the decoded block, each at its attribute.
+func (c Config) check(ctx context.Context, fromEnv bool, cd *providers.ConfigDiags) {
 	if c.URL == "" {
 		if !providers.Offline(ctx) { // validate needs no endpoint
-			errAt("Missing vCenter URL", "Set url in the provider block or GOVC_URL in the environment.")
+			cd.Errorf("", "Missing vCenter URL", "Set url in the provider block or GOVC_URL in the environment.")
 		}
 	} else if u, err := soap.ParseURL(c.URL); err != nil || u == nil {
-		errAt("Invalid vCenter URL", fmt.Sprintf("%q is not a URL: %v", redactURL(c.URL), err))
+		cd.Errorf("url", "Invalid vCenter URL", "%q is not a URL: %v", redactURL(c.URL), err)
 	} else if u.User != nil && !fromEnv {
 		if pw, _ := u.User.Password(); pw != "" {
-			errAt("Password in URL", "Do not write credentials in url: set GOVC_USERNAME and GOVC_PASSWORD in the environment (or user:password in GOVC_URL).")
+			cd.Errorf("url", "Password in URL", "Do not write credentials in url: set GOVC_USERNAME and GOVC_PASSWORD in the environment (or user:password in GOVC_URL).")
 		}
 	}
 	if c.Cluster != "" && c.ResourcePool != "" && c.Host != "" {
-		errAt("Conflicting placement", "Give cluster (and optionally host), or host alone, or resource_pool; not all three.")
+		cd.Errorf("", "Conflicting placement", "Give cluster (and optionally host), or host alone, or resource_pool; not all three.")
 	}
 	if c.IPTimeout != "" {
 		if d, err := time.ParseDuration(c.IPTimeout); err != nil || d <= 0 {
-			errAt("Invalid ip_timeout", fmt.Sprintf("%q is not a positive duration such as \"5m\".", c.IPTimeout))
+			cd.Errorf("ip_timeout", "Invalid ip_timeout", "%q is not a positive duration such as \"5m\".", c.IPTimeout)
 		}
 	}
 	for _, r := range c.IgnoredIPRanges {
 		if _, _, err := net.ParseCIDR(r); err != nil {
-			errAt("Invalid ignored_ip_ranges", fmt.Sprintf("%q is not a CIDR such as \"172.17.0.0/16\".", r))
+			cd.Errorf("ignored_ip_ranges", "Invalid ignored_ip_ranges", "%q is not a CIDR such as \"172.17.0.0/16\".", r)
 		}
 	}
-	diags = append(diags, c.checkLinkMode(body)...)
-	diags = append(diags, c.checkReservations(body)...)
+	c.checkLinkMode(cd)
+	c.checkReservations(cd)
 	if c.DRSOverride && c.KeepTogether {
-		errAt("Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
+		cd.Errorf("", "Conflicting DRS settings", "drs_override disables DRS for each VM, and DRS then enforces no affinity rule: choose drs_override or keep_together.")
 	}
 	for _, a := range []struct {
 		name string
 		set  bool
 	}{{"drs_override", c.DRSOverride}, {"keep_together", c.KeepTogether}} {
 		if a.set && c.Host != "" {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: a.name + " with a pinned host",
-				Detail: fmt.Sprintf("%s acts through DRS, and with host set every VM is placed on that host: DRS neither moves nor places them, "+
-					"so %s would do nothing. Remove %s, or remove host and let DRS place the VMs in cluster.", a.name, a.name, a.name),
-				Subject: attrRange(body, a.name)})
+			cd.Errorf(a.name, a.name+" with a pinned host",
+				"%s acts through DRS, and with host set every VM is placed on that host: DRS neither moves nor places them, "+
+					"so %s would do nothing. Remove %s, or remove host and let DRS place the VMs in cluster.", a.name, a.name, a.name)
 		}
 	}
 	if c.CoresPerSocket < 0 {
-		errAt("Invalid cores_per_socket", "cores_per_socket must be positive.")
+		cd.Errorf("cores_per_socket", "Invalid cores_per_socket", "cores_per_socket must be positive.")
 	}
 	for k := range c.ExtraConfig {
 		if strings.ContainsAny(k, " \t\n=\"") || k == "" {
-			errAt("Invalid extra_config key", fmt.Sprintf("%q is not a VMX option name.", k))
+			cd.Errorf("extra_config", "Invalid extra_config key", "%q is not a VMX option name.", k)
 		}
 	}
-	p.cfg = c
-	p.username, p.password = credentials(c.URL, getenv)
-	p.thumbprint, p.caCerts = getenv("GOVC_THUMBPRINT"), getenv("GOVC_TLS_CA_CERTS")
-	if p.caCerts != "" {
-		for _, f := range filepath.SplitList(p.caCerts) {
-			if _, err := os.Stat(f); err != nil {
-				errAt("Invalid GOVC_TLS_CA_CERTS", fmt.Sprintf("GOVC_TLS_CA_CERTS names %q: %v", f, err))
-			}
-		}
-	}
-	p.authErr = nil
-	return diags
 }
 
 func (c Config) ipTimeout() time.Duration {

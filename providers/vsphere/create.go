@@ -1,0 +1,308 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vmware/govmomi"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/lab-bench/lab/providers"
+)
+
+// Create clones the template into the lab's folder, sizes it, gives it one
+// NIC of the requested model on the provider's port group (own-switch
+// mode: a management NIC there and the benchmark NIC on the pair's own
+// port group, addressed over SSH — see addressBenchNIC), tags it, powers
+// it on and waits for its address. It runs the named steps below in order
+// (Packer's multistep is the model), each saying what of the creation it
+// uses and produces. Until the clone exists a failed step returns an
+// empty Instance: nothing of lab's to record. After, the returned Instance
+// names the VM, so the engine records it (tainted) and teardown destroys
+// it — lab's pending state plays the part of Packer's Cleanup.
+func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+	c := &creation{p: p, m: m}
+	steps := []func(context.Context) error{
+		c.checkNIC, c.connect, c.checkPlacement, c.findSource, c.clearLeftover,
+		c.clone, c.configure, c.powerOn, c.waitAddress, c.recordHost,
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return c.in, err
+		}
+	}
+	return c.in, nil
+}
+
+// creation is what Create's steps share (Packer's state bag).
+type creation struct {
+	p  *Provider
+	m  providers.Machine
+	in providers.Instance // empty until the clone exists (clone)
+
+	nicType string // checkNIC
+	client  *govmomi.Client
+	env     *inventory
+	src     *object.VirtualMachine // the template VM (findSource)
+	folder  *object.Folder         // the lab's folder (findSource)
+	vm      *object.VirtualMachine // the clone (clone)
+	ref     types.ManagedObjectReference
+}
+
+// checkNIC maps the NIC model onto its device type. Uses: m.NIC.Model,
+// Capabilities. Produces: nicType.
+func (c *creation) checkNIC(context.Context) error {
+	var ok bool
+	if c.nicType, ok = c.p.nicType(c.m.NIC.Model); !ok {
+		return fmt.Errorf("create %s: NIC model %q is not one of vmxnet3, e1000e, e1000", c.m.Name, c.m.NIC.Model)
+	}
+	return nil
+}
+
+// connect logs in to vCenter (or reuses the session) and resolves the
+// provider block's inventory. Produces: client, env.
+func (c *creation) connect(ctx context.Context) error {
+	var err error
+	if c.client, c.env, err = c.p.session(ctx); err != nil {
+		return fmt.Errorf("create %s: %w", c.m.Name, err)
+	}
+	return nil
+}
+
+// checkPlacement checks that the template names a source and that the
+// clone can be placed as configured. Uses: m.Template, env, cfg.
+func (c *creation) checkPlacement(context.Context) error {
+	m := c.m
+	if m.Template.Source == "" {
+		return fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
+	}
+	if err := placementCheck(c.env, c.p.cfg); err != nil {
+		return fmt.Errorf("create %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// findSource finds the template VM and the lab's folder (made if need
+// be). Uses: env, m. Produces: src, folder.
+func (c *creation) findSource(ctx context.Context) error {
+	var err error
+	if c.src, err = findTemplate(ctx, c.env, c.m.Template.Source); err != nil {
+		return fmt.Errorf("clone %s: %w", c.m.Name, err)
+	}
+	if c.folder, err = c.p.labFolder(ctx, c.env, c.m.Owner(), true); err != nil {
+		return fmt.Errorf("create %s: %w", c.m.Name, err)
+	}
+	return nil
+}
+
+// clearLeftover removes a VM of this name in the lab's folder — a
+// leftover of a crash before state was written — so the name is free, if
+// it carries this lab's and workspace's tag; otherwise it refuses, naming
+// it. Uses: folder, env.
+func (c *creation) clearLeftover(ctx context.Context) error {
+	m := c.m
+	old, err := c.p.findInFolder(ctx, c.folder, m.Name)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", m.Name, err)
+	}
+	if old == nil {
+		return nil
+	}
+	if err := c.p.destroyVM(ctx, old, m.Name, m.Owner(), c.env.drs); err != nil {
+		return fmt.Errorf("create %s: remove leftover: %w", m.Name, err)
+	}
+	return nil
+}
+
+// cloneSpec is where the clone goes and the tag it carries from the
+// moment it exists (see ownerOption). Uses: env, cfg, src.
+func (c *creation) cloneSpec(ctx context.Context) (types.VirtualMachineCloneSpec, error) {
+	m, env := c.m, c.env
+	spec := types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{},
+		Config: &types.VirtualMachineConfigSpec{Annotation: annotation(m.Owner(), m.Address),
+			ExtraConfig: []types.BaseOptionValue{&types.OptionValue{Key: ownerOption, Value: m.Owner().Tag(m.Address)}}}}
+	pool := env.pool.Reference()
+	spec.Location.Pool = &pool
+	if env.datastore != nil {
+		r := env.datastore.Reference()
+		spec.Location.Datastore = &r
+	}
+	if env.host != nil {
+		r := env.host.Reference()
+		spec.Location.Host = &r
+	}
+	if c.p.cfg.LinkedClone {
+		snap, err := c.p.snapshot(ctx, c.src)
+		if err != nil {
+			return spec, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+		}
+		spec.Snapshot = snap
+		spec.Location.DiskMoveType = string(types.VirtualMachineRelocateDiskMoveOptionsCreateNewChildDiskBacking)
+	}
+	return spec, nil
+}
+
+// clone clones the template. Uses: src, folder, cloneSpec. Produces: vm,
+// ref, in (a failed clone that left a VM of this machine's names it too).
+func (c *creation) clone(ctx context.Context) error {
+	m := c.m
+	spec, err := c.cloneSpec(ctx)
+	if err != nil {
+		return err
+	}
+	task, err := c.src.Clone(ctx, c.folder, m.Name, spec)
+	var info *types.TaskInfo
+	if err == nil {
+		info, err = task.WaitForResult(ctx)
+	}
+	if err != nil {
+		c.in = c.cloneLeft(ctx, task)
+		return fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+	}
+	ref, ok := info.Result.(types.ManagedObjectReference)
+	if !ok {
+		return fmt.Errorf("clone %s from %s: task returned no VM", m.Name, m.Template.Source)
+	}
+	c.ref, c.vm = ref, object.NewVirtualMachine(c.client.Client, ref)
+	c.in = c.p.instance(ctx, m, ref)
+	if afterClone != nil {
+		return afterClone(m.Name)
+	}
+	return nil
+}
+
+// cloneLeft is the instance a failed clone left, if any, to record.
+// Cancelling ctx does not stop the task in vCenter: it is asked to stop
+// and waited for, so a VM it made meanwhile is named for teardown instead
+// of appearing after teardown looked. Otherwise the clone may have got far
+// enough to leave a VM: one that does not carry this machine's tag (a VM
+// someone made meanwhile under this name) is not named: lab never made it.
+func (c *creation) cloneLeft(ctx context.Context, task *object.Task) providers.Instance {
+	m := c.m
+	bg := context.WithoutCancel(ctx)
+	if task != nil && ctx.Err() != nil {
+		sctx, cancel := context.WithTimeout(bg, CloneSettle)
+		defer cancel()
+		_ = task.Cancel(sctx) // a task past cancelling finishes; the wait says how
+		if done, werr := task.WaitForResult(sctx); werr == nil && done != nil {
+			if ref, ok := done.Result.(types.ManagedObjectReference); ok {
+				return c.p.instance(bg, m, ref)
+			}
+		}
+	}
+	if vm, ferr := c.p.findInFolder(bg, c.folder, m.Name); ferr == nil && vm != nil {
+		var o mo.VirtualMachine
+		if vm.Properties(bg, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig"}, &o) == nil &&
+			ownsVM(m.Owner(), o.Name, vm.Reference().Value, vmTag(o)) == nil {
+			return c.p.instance(bg, m, vm.Reference())
+		}
+	}
+	return providers.Instance{}
+}
+
+// configure sizes the clone, replaces its NICs, and tags it as the
+// provider block asks (custom attribute, tag category), with its
+// affinity rule. Uses: vm, env, nicType, folder.
+func (c *creation) configure(ctx context.Context) error {
+	m, p, vm := c.m, c.p, c.vm
+	cs, err := p.configSpec(ctx, vm, c.env, m, c.nicType)
+	if err != nil {
+		return fmt.Errorf("reconfigure %s: %w", m.Name, err)
+	}
+	if err := wait(ctx, func() (*object.Task, error) { return vm.Reconfigure(ctx, cs) }); err != nil {
+		return fmt.Errorf("reconfigure %s: %w", m.Name, err)
+	}
+	if p.cfg.CustomAttribute != "" {
+		if err := setField(ctx, vm.Common, p.cfg.CustomAttribute, "VirtualMachine", m.Owner().Tag(m.Address)); err != nil {
+			return fmt.Errorf("tag %s: %w", m.Name, err)
+		}
+	}
+	if p.cfg.TagCategory != "" {
+		if err := p.tagVM(ctx, m.Owner(), c.ref); err != nil {
+			return fmt.Errorf("tag %s: %w", m.Name, err)
+		}
+	}
+	if p.cfg.KeepTogether && c.env.drs != nil {
+		if err := p.keepTogether(ctx, c.env.drs, c.folder, m.Name); err != nil {
+			return fmt.Errorf("affinity rule for %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// powerOn powers the clone on and, with drs_override, keeps DRS from
+// moving it. Uses: vm, env. Produces: in.Attrs["drs_override"].
+func (c *creation) powerOn(ctx context.Context) error {
+	m, vm, drs := c.m, c.vm, c.env.drs
+	if err := wait(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
+		return fmt.Errorf("power on %s: %w", m.Name, err)
+	}
+	if c.p.cfg.DRSOverride && drs != nil {
+		if err := drsOverride(ctx, drs, c.ref, types.ArrayUpdateOperationAdd); err != nil {
+			return fmt.Errorf("DRS override for %s: %w", m.Name, err)
+		}
+		c.in.Attrs["drs_override"] = drs.Reference().Value
+	}
+	return nil
+}
+
+// waitAddress waits for the guest's address (in own-switch mode: not the
+// benchmark NIC's own, which lab then sets over SSH). Uses: vm, m.Link.
+// Produces: in.Endpoint's addresses.
+func (c *creation) waitAddress(ctx context.Context) error {
+	m := c.m
+	own := m.Link.Attrs["mode"] == OwnSwitch
+	skip := ""
+	if own {
+		var err error
+		if skip, err = benchAddr(m.Link.Attrs["index"], m.Role); err != nil {
+			return fmt.Errorf("create %s: %w", m.Name, err)
+		}
+		skip += "/24"
+	}
+	addr, err := c.p.waitForIP(ctx, c.vm, skip)
+	if err != nil {
+		return fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
+	}
+	c.in.Endpoint.Addr, c.in.Endpoint.SSHHost = addr, addr
+	if own {
+		if err := c.p.addressBenchNIC(ctx, c.vm, m, &c.in); err != nil {
+			return fmt.Errorf("benchmark NIC of %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// recordHost records the VM's UUID and the ESXi host it runs on, with
+// that host's LRO and the reservations, as far as vCenter answers. Uses:
+// vm. Produces: in.Attrs uuid, host, host_lro, reservations.
+func (c *creation) recordHost(ctx context.Context) error {
+	var props mo.VirtualMachine
+	if err := c.vm.Properties(ctx, c.ref, []string{"config.uuid", "runtime.host"}, &props); err != nil {
+		return nil // only recorded: a machine without them still runs
+	}
+	if props.Config != nil {
+		c.in.Attrs["uuid"] = props.Config.Uuid
+	}
+	if props.Runtime.Host != nil {
+		c.in.Attrs["host"] = props.Runtime.Host.Value
+		c.in.Attrs["host_lro"] = hostLRO(ctx, c.client.Client, []types.ManagedObjectReference{*props.Runtime.Host})
+		c.in.Attrs["reservations"] = c.p.cfg.reservationSettings()
+	}
+	return nil
+}
+
+// nicType is the govmomi device type of NIC model: Capabilities' NIC
+// models are the device types' names, and "" is the first (vmxnet3).
+func (p *Provider) nicType(model string) (string, bool) {
+	caps := p.Capabilities()
+	if !caps.AcceptsNICModel(model) {
+		return "", false
+	}
+	if model == "" {
+		return caps.NICModels[0], true
+	}
+	return model, true
+}
