@@ -38,6 +38,7 @@ type Driver struct {
 	CPU       CPU       // CPU times and clock, for CPU sampling
 	Tools     Tools     // the programs the driver runs, and their packages
 	Limits    Limits    // what the OS cannot set, with the reason
+	Firewall  Firewall  // the packet filter lab loads rulesets into; zero: none
 }
 
 // NICs is how an OS names, finds and addresses its network interfaces.
@@ -122,6 +123,10 @@ type Limits struct {
 	// RingHint, when not empty, says why rx_ring/tx_ring cannot be set at
 	// runtime and what to do instead; planning then refuses them.
 	RingHint string
+	// SysctlName, when not nil, refuses a sysctl name the OS's driver
+	// would refuse at apply beyond CheckSysctlName's rule (FreeBSD's
+	// dotted lower-case names); spec calls it at validate.
+	SysctlName func(name string) error
 }
 
 var (

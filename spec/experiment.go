@@ -9,6 +9,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 )
 
 // experimentSchema lists the experiment block's contents; benchmark block
@@ -280,7 +281,7 @@ func (l *loader) decodeSettingsBlocks(e *Experiment, content *hcl.BodyContent, a
 	// guest applies to every guest of the pair (the router too, when the
 	// pair goes via one); server, client and router to one guest, after it.
 	hostKernel := l.hostKernelEnds(e.Pairs)
-	freeBSD := l.endsWhere(e.Pairs, func(t *Template) bool { return t.OS == "freebsd" })
+	sysctlRules := l.endsSysctlRules(e.Pairs)
 	link := l.smallestLinkMTU(e.Pairs)
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
@@ -300,9 +301,11 @@ func (l *loader) decodeSettingsBlocks(e *Experiment, content *hcl.BodyContent, a
 							return d
 						}
 					}
-					if n == "sysctl" && freeBSD[i] {
-						if d := checkFreeBSDSysctls(v, a.Expr.Range()); d != nil {
-							return d
+					for _, os := range sysctlRules[i] {
+						if n == "sysctl" {
+							if d := checkOSSysctls(v, a.Expr.Range(), os); d != nil {
+								return d
+							}
 						}
 					}
 					if d := set(&cs.ends[i], v, a); d != nil {
@@ -409,6 +412,26 @@ func (k linkLimit) check(mtu int, rng hcl.Range) *hcl.Diagnostic {
 	return errorf(rng, "Guest MTU above the link MTU",
 		"mtu = %d is above the MTU of pair %s's link (link { mtu = %d } at %s): a bridge or vSwitch drops the larger frames, and on the local back end, where the link is the guests' own veth, the guest's mtu would silently replace the link's. Raise the link's mtu or lower the guest's.",
 		mtu, k.pair.Name, k.mtu, declaredAt(k.pair.RangeOf("link.mtu")))
+}
+
+// endsSysctlRules lists, for the server, client and router ends of the
+// named pairs, the OSes of their templates that refuse sysctl names by a
+// rule of their own (guest.Limits.SysctlName).
+func (l *loader) endsSysctlRules(pairs []string) [3][]guest.Driver {
+	var out [3][]guest.Driver
+	for _, name := range guest.Names() {
+		d, _ := guest.Lookup(name)
+		if d.Limits.SysctlName == nil {
+			continue
+		}
+		ends := l.endsWhere(pairs, func(t *Template) bool { return guest.For(t.OS).Name == d.Name })
+		for i, at := range ends {
+			if at {
+				out[i] = append(out[i], d)
+			}
+		}
+	}
+	return out
 }
 
 // endsWhere reports, for the server, client and router ends of the named

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/lab-bench/lab/guest/linux"
+	"github.com/lab-bench/lab/guest"
 )
 
 // Ruleset is one firewall ruleset an experiment asks for, with the
@@ -62,8 +62,8 @@ const MaxNftChecks = 32
 
 // CheckRulesets has this host's nft check every firewall ruleset of the
 // lab, as the Linux driver has the guest's nft check it before loading
-// it (linux.CheckWithHostNft: `nft -c` in a network namespace of its
-// own). A ruleset nft cannot parse is an error at the place nft names; one
+// it (guest.Firewall.CheckOnHost, the Linux driver's `nft -c` in a
+// network namespace of its own). A ruleset nft cannot parse is an error at the place nft names; one
 // the host's kernel refuses (an object or module it lacks, which the
 // guest's kernel may have) is a warning, and so is a ruleset that could
 // not be checked (lab not root, no nft), once.
@@ -77,11 +77,15 @@ func (l *Lab) CheckRulesets(ctx context.Context) hcl.Diagnostics {
 				len(all), MaxNftChecks), Subject: &rng})
 		all = all[:MaxNftChecks]
 	}
+	fw, ok := guest.FirewallFor(firewallLanguage)
+	if !ok {
+		return diags
+	}
 	for _, r := range all {
-		err := linux.CheckWithHostNft(ctx, r.Body)
-		var unchecked *linux.NftUncheckedError
-		var kernel *linux.NftKernelError
-		var refused *linux.RulesetError
+		err := fw.CheckOnHost(ctx, r.Body)
+		var unchecked *guest.FirewallUncheckedError
+		var kernel *guest.FirewallKernelError
+		var refused *guest.RulesetError
 		switch {
 		case err == nil:
 		case errors.As(err, &unchecked):
@@ -97,7 +101,7 @@ func (l *Lab) CheckRulesets(ctx context.Context) hcl.Diagnostics {
 			rng := r.At(refused.Offset)
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid firewall ruleset",
 				Detail: fmt.Sprintf("%s (line %d, column %d of the ruleset), checked with this host's nft in a network namespace of its own. A ruleset is the body of lab's table inet %s.",
-					refused.Msg, refused.Line, refused.Column, linux.FirewallTable), Subject: &rng})
+					refused.Msg, refused.Line, refused.Column, fw.Table), Subject: &rng})
 		}
 	}
 	return diags

@@ -12,8 +12,6 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/guest/freebsd"
-	"github.com/lab-bench/lab/guest/linux"
 )
 
 // endState is one end's settings while a cell is evaluated. Loss is kept
@@ -172,16 +170,16 @@ func checkHostSysctls(v cty.Value, rng hcl.Range) *hcl.Diagnostic {
 	return nil
 }
 
-// checkFreeBSDSysctls refuses, for the ends of a FreeBSD template, a
-// sysctl name FreeBSD's driver would refuse at apply (freebsd.CheckSysctlName).
-func checkFreeBSDSysctls(v cty.Value, rng hcl.Range) *hcl.Diagnostic {
+// checkOSSysctls refuses, for the ends of a template of os, a sysctl name
+// its driver would refuse at apply (guest.Limits.SysctlName: FreeBSD's).
+func checkOSSysctls(v cty.Value, rng hcl.Range, os guest.Driver) *hcl.Diagnostic {
 	if !v.IsWhollyKnown() || v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
 		return nil
 	}
 	for it := v.ElementIterator(); it.Next(); {
 		k, _ := it.Element()
-		if err := freebsd.CheckSysctlName(k.AsString()); err != nil {
-			return errorf(rng, "Invalid sysctl name", "%q, set on a FreeBSD guest: %s.", truncate(k.AsString(), 60), err)
+		if err := os.Limits.SysctlName(k.AsString()); err != nil {
+			return errorf(rng, "Invalid sysctl name", "%q, set on a %s guest: %s.", truncate(k.AsString(), 60), os.Kernel, err)
 		}
 	}
 	return nil
@@ -226,21 +224,30 @@ func setStrict(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	return d
 }
 
+// firewallLanguage is the language of a firewall attribute: an nftables
+// ruleset body. spec asks the registry for the firewall that reads it
+// (the Linux driver's), never for an OS.
+const firewallLanguage = "nftables"
+
 // setFirewall takes an nftables ruleset body (chains and rules of the
 // table lab_fw). It reaches the guest on stdin, never through a shell;
-// linux.CheckFirewall, the check the Linux driver makes before apply,
-// refuses it here first, at the offending character when it is written
+// the check the driver makes before apply (guest.Firewall.Check) refuses
+// it here first, at the offending character when it is written
 // literally.
 func setFirewall(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	s, d := toString(v, a.Expr.Range(), a.Name)
 	if d != nil {
 		return d
 	}
-	var re *linux.RulesetError
-	if err := linux.CheckFirewall(s); errors.As(err, &re) {
+	fw, ok := guest.FirewallFor(firewallLanguage)
+	var re *guest.RulesetError
+	if !ok {
+		return errorf(a.Expr.Range(), "No firewall", "No guest OS lab knows loads %s rulesets.", firewallLanguage)
+	}
+	if err := fw.Check(s); errors.As(err, &re) {
 		return errorf(rulesetRange(a.Expr, s, re.Offset), "Invalid firewall ruleset",
 			"%s (line %d, column %d of the ruleset). A ruleset is the body of lab's table inet %s: chains, sets and rules only.",
-			re.Msg, re.Line, re.Column, linux.FirewallTable)
+			re.Msg, re.Line, re.Column, fw.Table)
 	}
 	e.s.Firewall = s
 	return nil

@@ -16,7 +16,7 @@ func init() {
 		CPU:       guest.CPU{Times: ReadCPTimes, MHz: ReadClockRate},
 		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingPorts, InstallHint: InstallHint},
-		Limits:    guest.Limits{RingHint: RingHint("")},
+		Limits:    guest.Limits{RingHint: RingHint(""), SysctlName: CheckSysctlName},
 	})
 }
 

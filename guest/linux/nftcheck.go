@@ -11,22 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lab-bench/lab/guest"
 )
 
 // NftUncheckedError says why CheckWithHostNft could not run this host's
 // nft: the ruleset was not syntax-checked (a warning, not a refusal).
-type NftUncheckedError struct{ Reason string }
-
-func (e *NftUncheckedError) Error() string {
-	return "the firewall ruleset was not syntax-checked: " + e.Reason
-}
+type NftUncheckedError = guest.FirewallUncheckedError
 
 // NftKernelError is a ruleset this host's nft parsed but its kernel
 // refused (an expression or object type it lacks): the guest's kernel
 // may differ, so it is worth a warning, not a refusal.
-type NftKernelError struct {
-	RulesetError
-}
+type NftKernelError = guest.FirewallKernelError
 
 // nftCheckTimeout bounds one `nft -c` (about 20 ms in practice).
 const nftCheckTimeout = 10 * time.Second
@@ -52,15 +48,15 @@ var nftErrorRE = regexp.MustCompile(`(?m)^/dev/stdin:(\d+):(\d+)(?:-\d+)?: Error
 // `nft -c` on the guest stays the last word at apply.
 func CheckWithHostNft(ctx context.Context, body string) error {
 	if os.Geteuid() != 0 {
-		return &NftUncheckedError{"lab does not run as root, and nft needs root even to check (it asks the kernel)"}
+		return &NftUncheckedError{Reason: "lab does not run as root, and nft needs root even to check (it asks the kernel)"}
 	}
 	nft, err := exec.LookPath("nft")
 	if err != nil {
-		return &NftUncheckedError{"nft is not installed on this host (Debian/Ubuntu: apt-get install nftables)"}
+		return &NftUncheckedError{Reason: "nft is not installed on this host (Debian/Ubuntu: apt-get install nftables)"}
 	}
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
-		return &NftUncheckedError{"unshare is not installed on this host (util-linux)"}
+		return &NftUncheckedError{Reason: "unshare is not installed on this host (util-linux)"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, nftCheckTimeout)
 	defer cancel()
@@ -74,7 +70,7 @@ func CheckWithHostNft(ctx context.Context, body string) error {
 	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || ctx.Err() != nil {
-		return &NftUncheckedError{fmt.Sprintf("nft -c did not run: %v", err)}
+		return &NftUncheckedError{Reason: fmt.Sprintf("nft -c did not run: %v", err)}
 	}
 	return nftRefusal(body, stderr.String())
 }
@@ -86,7 +82,7 @@ func nftRefusal(body, stderr string) error {
 	if m == nil {
 		// unshare itself failed (no CAP_SYS_ADMIN in a container), or nft
 		// gave no location: not a verdict on the ruleset.
-		return &NftUncheckedError{"nft -c failed without naming a place in the ruleset: " + firstLine(stderr)}
+		return &NftUncheckedError{Reason: "nft -c failed without naming a place in the ruleset: " + firstLine(stderr)}
 	}
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
@@ -97,7 +93,7 @@ func nftRefusal(body, stderr string) error {
 	re := rulesetPosition(body, line-checkPreambleLines, col)
 	re.Msg = "nft -c: " + msg
 	if strings.HasPrefix(msg, "Could not process rule") {
-		return &NftKernelError{re}
+		return &NftKernelError{RulesetError: re}
 	}
 	return &re
 }

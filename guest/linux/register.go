@@ -20,6 +20,8 @@ func init() {
 		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"taskset", "-c", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingDeb, Always: []string{"ethtool"}, For: SettingsTools, Pin: "taskset", InstallHint: InstallHint},
 		Limits:    guest.Limits{SoftwareOffloads: softwareOffloads},
+		Firewall: guest.Firewall{Language: "nftables", Table: FirewallTable,
+			Check: CheckFirewall, CheckOnHost: CheckWithHostNft},
 	})
 }
 

@@ -1,22 +1,15 @@
 package linux
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/lab-bench/lab/guest"
 )
 
 // RulesetError is a firewall ruleset refused by CheckRuleset, at a line
-// and column (1-based) of the ruleset body.
-type RulesetError struct {
-	Line, Column int
-	// Offset is the byte offset in the body of what Line and Column name.
-	Offset int
-	Msg    string
-}
-
-func (e *RulesetError) Error() string {
-	return fmt.Sprintf("firewall ruleset line %d, column %d: %s", e.Line, e.Column, e.Msg)
-}
+// and column (1-based) of the ruleset body (guest.RulesetError: spec
+// reads it through the registry).
+type RulesetError = guest.RulesetError
 
 // CheckRuleset refuses a firewall ruleset body that could act outside the
 // table lab wraps it in (table inet lab_fw { body }): braces must balance
@@ -33,7 +26,7 @@ func CheckRuleset(body string) error {
 	wordLine, wordCol, wordOff := 0, 0, 0
 	endWord := func() error {
 		if strings.EqualFold(word.String(), "include") {
-			return &RulesetError{wordLine, wordCol, wordOff, `"include" is not allowed: it would read a file of the guest as root`}
+			return &RulesetError{Line: wordLine, Column: wordCol, Offset: wordOff, Msg: `"include" is not allowed: it would read a file of the guest as root`}
 		}
 		word.Reset()
 		return nil
@@ -50,7 +43,7 @@ func CheckRuleset(body string) error {
 		switch {
 		case r == '\n':
 			if inString { // a string does not span lines in nft either
-				return &RulesetError{line, col, off, "unterminated string"}
+				return &RulesetError{Line: line, Column: col, Offset: off, Msg: "unterminated string"}
 			}
 			line, col = line+1, 0
 			inComment = false
@@ -68,7 +61,7 @@ func CheckRuleset(body string) error {
 			open = append(open, struct{ line, col, off int }{line, col, off})
 		case r == '}':
 			if depth == 0 {
-				return &RulesetError{line, col, off, `"}" closes a brace the ruleset did not open: it would end lab's table`}
+				return &RulesetError{Line: line, Column: col, Offset: off, Msg: `"}" closes a brace the ruleset did not open: it would end lab's table`}
 			}
 			depth--
 			open = open[:len(open)-1]
@@ -85,11 +78,11 @@ func CheckRuleset(body string) error {
 		}
 	}
 	if inString {
-		return &RulesetError{line, col, len(body), "unterminated string"}
+		return &RulesetError{Line: line, Column: col, Offset: len(body), Msg: "unterminated string"}
 	}
 	if depth > 0 {
 		o := open[len(open)-1]
-		return &RulesetError{o.line, o.col, o.off, `"{" is never closed`}
+		return &RulesetError{Line: o.line, Column: o.col, Offset: o.off, Msg: `"{" is never closed`}
 	}
 	return nil
 }
