@@ -214,3 +214,45 @@ func TestAccelNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestReproductionExpects: how the spec's expect blocks weigh in the
+// overall verdict. An expect block failing on the new run is not
+// reproduced unless it failed on the bundle's run too (a seed's shape the
+// publishing machine did not show, as firewall-jumbo's bundle does); a
+// published table reproduced counts as a pass and one not comparable with
+// the post's hardware makes no claim, as in lab check.
+func TestReproductionExpects(t *testing.T) {
+	o := func(v results.Verdict) results.Outcome { return results.Outcome{Name: "e", Verdict: v} }
+	for _, tt := range []struct {
+		now, bundle results.Verdict
+		want        results.Reproduction
+	}{
+		{results.VerdictPass, results.VerdictPass, results.Reproduced},
+		{results.VerdictReproduced, results.VerdictReproduced, results.Reproduced},
+		{results.VerdictNotComparable, results.VerdictNotComparable, results.Reproduced},
+		{results.VerdictFail, results.VerdictPass, results.NotReproduced},
+		{results.VerdictNotReproduced, results.VerdictReproduced, results.NotReproduced},
+		{results.VerdictNotReproduced, results.VerdictInconclusive, results.NotReproduced},
+		{results.VerdictFail, results.VerdictFail, results.Reproduced},
+		{results.VerdictNotReproduced, results.VerdictNotReproduced, results.Reproduced},
+		{results.VerdictNotReproduced, results.VerdictFail, results.Reproduced},
+		{results.VerdictInconclusive, results.VerdictPass, results.Inconclusive},
+		{results.VerdictIncomplete, results.VerdictPass, results.Inconclusive},
+		{results.VerdictPass, results.VerdictFail, results.Reproduced},
+	} {
+		r := reproduction{Expects: []results.Outcome{o(tt.now)}, BundleExpects: []results.Outcome{o(tt.bundle)}}
+		if got := r.overall(); got != tt.want {
+			t.Errorf("expect %s now, %s on the bundle's run: %s, want %s", tt.now, tt.bundle, got, tt.want)
+		}
+		var buf bytes.Buffer
+		r.print(&buf)
+		if as := strings.Contains(buf.String(), "as on the bundle's run"); as != (tt.want == results.Reproduced && failedExpect(tt.now)) {
+			t.Errorf("expect %s now, %s on the bundle's run: printed\n%s", tt.now, tt.bundle, buf.String())
+		}
+	}
+	// Without the bundle's outcomes (or with another block's), a failure is a failure.
+	r := reproduction{Expects: []results.Outcome{o(results.VerdictFail)}, BundleExpects: []results.Outcome{{Name: "other", Verdict: results.VerdictFail}}}
+	if got := r.overall(); got != results.NotReproduced {
+		t.Errorf("a failure matched to another block's: %s", got)
+	}
+}
