@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,8 +167,10 @@ func TestReproduceResults(t *testing.T) {
 }
 
 // TestPinnedBundles keeps the bundles `make reproduce` reproduces intact:
-// each verifies against its manifest and its spec loads with the hash
-// bundle.json states (reproducing them for real is `make reproduce`).
+// each verifies against its manifest, its spec loads with the hash
+// bundle.json states, its margin is one lab reproduce takes and its host
+// notes say where the margin came from (reproducing them for real is
+// `make reproduce`).
 func TestPinnedBundles(t *testing.T) {
 	dirs, err := filepath.Glob("../../testdata/bundles/*")
 	if err != nil || len(dirs) == 0 {
@@ -188,6 +191,15 @@ func TestPinnedBundles(t *testing.T) {
 			}
 			if _, recs, err := (results.Store{Dir: filepath.Join(dir, bundle.RecordsDir)}).Load(info.RunID); err != nil || len(recs) == 0 {
 				t.Errorf("records: %d, %v", len(recs), err)
+			}
+			// The margin is the one lab reproduce takes from a bundle, and
+			// the host notes say where it came from (docs/ci-recipe.md).
+			notes := strings.Join(info.HostNotes, "\n")
+			if info.Margin <= 0 || info.Margin >= 1 || !strings.Contains(notes, "load average") || !strings.Contains(notes, "margin") {
+				t.Errorf("margin %g, host notes %q: want a margin in (0, 1) and notes on the load and the margin", info.Margin, info.HostNotes)
+			}
+			if slices.Contains(info.BackEnds, "libvirt") && (!strings.Contains(notes, "TCG") || !strings.Contains(notes, "kvm-pvm")) {
+				t.Errorf("a libvirt bundle of this machine kind must say it ran under TCG, and why (kvm-pvm): %q", info.HostNotes)
 			}
 		})
 	}
