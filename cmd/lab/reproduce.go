@@ -270,8 +270,9 @@ type reproduction struct {
 // expect block fails (or is not reproduced) that passed on the bundle's
 // run; reproduced when every cell is, every shape claim holds and every
 // expect block passes, is reproduced, is not comparable with the post's
-// hardware (as lab check, never a failure) or fails as it did on the
-// bundle's run; inconclusive otherwise.
+// hardware (as in lab check, never a failure) or fails as it did on the
+// bundle's run; inconclusive otherwise (a block failing now that was
+// inconclusive on the bundle's run among them: the bundle claimed nothing).
 func (r *reproduction) overall() results.Reproduction {
 	r.Type = "reproduce"
 	v := results.Reproduced
@@ -291,13 +292,13 @@ func (r *reproduction) overall() results.Reproduction {
 			v = results.Inconclusive
 		}
 	}
-	for i := range r.Expects {
+	for i, o := range r.Expects {
+		was := r.bundleVerdict(i)
 		switch {
-		case r.failedAsPublished(i):
-		case failedExpect(r.Expects[i].Verdict):
+		case failedExpect(o.Verdict) && failedExpect(was): // as published
+		case failedExpect(o.Verdict) && (was == results.VerdictPass || was == results.VerdictReproduced):
 			return results.NotReproduced
-		case r.Expects[i].Verdict == results.VerdictPass, r.Expects[i].Verdict == results.VerdictReproduced,
-			r.Expects[i].Verdict == results.VerdictNotComparable:
+		case o.Verdict == results.VerdictPass, o.Verdict == results.VerdictReproduced, o.Verdict == results.VerdictNotComparable:
 		default:
 			v = results.Inconclusive
 		}
@@ -310,11 +311,13 @@ func failedExpect(v results.Verdict) bool {
 	return v == results.VerdictFail || v == results.VerdictNotReproduced
 }
 
-// failedAsPublished: expect block i failed on the new run and on the
-// bundle's run alike.
-func (r *reproduction) failedAsPublished(i int) bool {
-	return failedExpect(r.Expects[i].Verdict) && i < len(r.BundleExpects) &&
-		r.BundleExpects[i].Name == r.Expects[i].Name && failedExpect(r.BundleExpects[i].Verdict)
+// bundleVerdict is expect block i's verdict on the bundle's run (""
+// when unknown).
+func (r *reproduction) bundleVerdict(i int) results.Verdict {
+	if i < len(r.BundleExpects) && r.BundleExpects[i].Name == r.Expects[i].Name {
+		return r.BundleExpects[i].Verdict
+	}
+	return ""
 }
 
 // print writes the verdicts for people.
@@ -360,8 +363,8 @@ func (r *reproduction) print(w io.Writer) {
 	}
 	for i, o := range r.Expects {
 		fmt.Fprintf(w, "  %s: %s", o.Name, o.Verdict)
-		if r.failedAsPublished(i) {
-			fmt.Fprintf(w, " (as on the bundle's run: %s)", r.BundleExpects[i].Verdict)
+		if was := r.bundleVerdict(i); failedExpect(o.Verdict) && was != "" {
+			fmt.Fprintf(w, " (on the bundle's run: %s)", was)
 		}
 		fmt.Fprintln(w)
 	}
