@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,8 +167,10 @@ func TestReproduceResults(t *testing.T) {
 }
 
 // TestPinnedBundles keeps the bundles `make reproduce` reproduces intact:
-// each verifies against its manifest and its spec loads with the hash
-// bundle.json states (reproducing them for real is `make reproduce`).
+// each verifies against its manifest, its spec loads with the hash
+// bundle.json states, its margin is one lab reproduce takes and its host
+// notes say where the margin came from (reproducing them for real is
+// `make reproduce`).
 func TestPinnedBundles(t *testing.T) {
 	dirs, err := filepath.Glob("../../testdata/bundles/*")
 	if err != nil || len(dirs) == 0 {
@@ -188,6 +191,15 @@ func TestPinnedBundles(t *testing.T) {
 			}
 			if _, recs, err := (results.Store{Dir: filepath.Join(dir, bundle.RecordsDir)}).Load(info.RunID); err != nil || len(recs) == 0 {
 				t.Errorf("records: %d, %v", len(recs), err)
+			}
+			// The margin is the one lab reproduce takes from a bundle, and
+			// the host notes say where it came from (docs/ci-recipe.md).
+			notes := strings.Join(info.HostNotes, "\n")
+			if info.Margin <= 0 || info.Margin >= 1 || !strings.Contains(notes, "load average") || !strings.Contains(notes, "margin") {
+				t.Errorf("margin %g, host notes %q: want a margin in (0, 1) and notes on the load and the margin", info.Margin, info.HostNotes)
+			}
+			if slices.Contains(info.BackEnds, "libvirt") && (!strings.Contains(notes, "TCG") || !strings.Contains(notes, "kvm-pvm")) {
+				t.Errorf("a libvirt bundle of this machine kind must say it ran under TCG, and why (kvm-pvm): %q", info.HostNotes)
 			}
 		})
 	}
@@ -212,5 +224,50 @@ func TestAccelNotes(t *testing.T) {
 		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: notes %q, want %q", tt.accel, got, tt.want)
 		}
+	}
+}
+
+// TestReproductionExpects: how the spec's expect blocks weigh in the
+// overall verdict. An expect block failing on the new run is not
+// reproduced where it passed on the bundle's run, reproduced where it
+// failed there too (a seed's shape the publishing machine did not show, as
+// in firewall-jumbo's bundle) and inconclusive where the bundle's run was
+// (the bundle claimed nothing); a published table reproduced counts as a
+// pass and one not comparable with the post's hardware makes no claim, as
+// in lab check.
+func TestReproductionExpects(t *testing.T) {
+	o := func(v results.Verdict) results.Outcome { return results.Outcome{Name: "e", Verdict: v} }
+	for _, tt := range []struct {
+		now, bundle results.Verdict
+		want        results.Reproduction
+	}{
+		{results.VerdictPass, results.VerdictPass, results.Reproduced},
+		{results.VerdictReproduced, results.VerdictReproduced, results.Reproduced},
+		{results.VerdictNotComparable, results.VerdictNotComparable, results.Reproduced},
+		{results.VerdictFail, results.VerdictPass, results.NotReproduced},
+		{results.VerdictNotReproduced, results.VerdictReproduced, results.NotReproduced},
+		{results.VerdictNotReproduced, results.VerdictInconclusive, results.Inconclusive},
+		{results.VerdictFail, results.VerdictInconclusive, results.Inconclusive},
+		{results.VerdictFail, results.VerdictFail, results.Reproduced},
+		{results.VerdictNotReproduced, results.VerdictNotReproduced, results.Reproduced},
+		{results.VerdictNotReproduced, results.VerdictFail, results.Reproduced},
+		{results.VerdictInconclusive, results.VerdictPass, results.Inconclusive},
+		{results.VerdictIncomplete, results.VerdictPass, results.Inconclusive},
+		{results.VerdictPass, results.VerdictFail, results.Reproduced},
+	} {
+		r := reproduction{Expects: []results.Outcome{o(tt.now)}, BundleExpects: []results.Outcome{o(tt.bundle)}}
+		if got := r.overall(); got != tt.want {
+			t.Errorf("expect %s now, %s on the bundle's run: %s, want %s", tt.now, tt.bundle, got, tt.want)
+		}
+		var buf bytes.Buffer
+		r.print(&buf)
+		if note := "(on the bundle's run: " + string(tt.bundle) + ")"; strings.Contains(buf.String(), note) != failedExpect(tt.now) {
+			t.Errorf("expect %s now, %s on the bundle's run: printed\n%s", tt.now, tt.bundle, buf.String())
+		}
+	}
+	// Matched to another block's outcome, the bundle's verdict is unknown.
+	r := reproduction{Expects: []results.Outcome{o(results.VerdictFail)}, BundleExpects: []results.Outcome{{Name: "other", Verdict: results.VerdictFail}}}
+	if got := r.overall(); got != results.Inconclusive {
+		t.Errorf("a failure matched to another block's: %s", got)
 	}
 }

@@ -95,6 +95,10 @@ func runReproduce(g *globals, args []string) error {
 		Cells:   reproduceCells(results.Group(pubRecs), newGroups, f.metric, f.margin.v),
 		Shapes:  results.Shapes(results.Group(pubRecs), newGroups, f.metric),
 		Expects: results.Evaluate(newGroups, exps),
+		// The bundle's own run, judged by the same expect blocks: an
+		// expectation it failed too (a seed's shape this machine kind does
+		// not show, said in the spec) is reproduced by failing again.
+		BundleExpects: results.Evaluate(results.Group(pubRecs), exps),
 	}
 	if newInfo.Status != results.StatusComplete {
 		results.MarkIncomplete(r.Expects, fmt.Sprintf("run %s ended %s", newInfo.ID, newInfo.Status))
@@ -245,23 +249,30 @@ func reproduceCells(published, new []results.CellGroup, metric string, margin fl
 
 // reproduction is what reproduce prints (JSON: one object).
 type reproduction struct {
-	Type         string               `json:"type"`
-	Bundle       string               `json:"bundle"`
-	Lab          string               `json:"lab"`
-	PublishedRun string               `json:"published_run"`
-	NewRun       string               `json:"new_run"`
-	NewRunDir    string               `json:"new_run_dir"`
-	Metric       string               `json:"metric"`
-	Margin       float64              `json:"margin"`
-	Cells        []cellReproduction   `json:"cells"`
-	Shapes       []results.Shape      `json:"shapes"`
-	Expects      []results.Outcome    `json:"expects"`
-	Verdict      results.Reproduction `json:"verdict"`
+	Type         string             `json:"type"`
+	Bundle       string             `json:"bundle"`
+	Lab          string             `json:"lab"`
+	PublishedRun string             `json:"published_run"`
+	NewRun       string             `json:"new_run"`
+	NewRunDir    string             `json:"new_run_dir"`
+	Metric       string             `json:"metric"`
+	Margin       float64            `json:"margin"`
+	Cells        []cellReproduction `json:"cells"`
+	Shapes       []results.Shape    `json:"shapes"`
+	Expects      []results.Outcome  `json:"expects"`
+	// BundleExpects are the same expect blocks on the bundle's run, in
+	// the order of Expects.
+	BundleExpects []results.Outcome    `json:"bundle_expects"`
+	Verdict       results.Reproduction `json:"verdict"`
 }
 
 // overall is not reproduced when a cell is, a shape is reversed or an
-// expect block fails; reproduced when every cell is, every shape claim
-// holds and every expect block passes; inconclusive otherwise.
+// expect block fails (or is not reproduced) that passed on the bundle's
+// run; reproduced when every cell is, every shape claim holds and every
+// expect block passes, is reproduced, is not comparable with the post's
+// hardware (as in lab check, never a failure) or fails as it did on the
+// bundle's run; inconclusive otherwise (a block failing now that was
+// inconclusive on the bundle's run among them: the bundle claimed nothing).
 func (r *reproduction) overall() results.Reproduction {
 	r.Type = "reproduce"
 	v := results.Reproduced
@@ -281,16 +292,32 @@ func (r *reproduction) overall() results.Reproduction {
 			v = results.Inconclusive
 		}
 	}
-	for _, o := range r.Expects {
-		switch o.Verdict {
-		case results.VerdictFail:
+	for i, o := range r.Expects {
+		was := r.bundleVerdict(i)
+		switch {
+		case failedExpect(o.Verdict) && failedExpect(was): // as published
+		case failedExpect(o.Verdict) && (was == results.VerdictPass || was == results.VerdictReproduced):
 			return results.NotReproduced
-		case results.VerdictPass:
+		case o.Verdict == results.VerdictPass, o.Verdict == results.VerdictReproduced, o.Verdict == results.VerdictNotComparable:
 		default:
 			v = results.Inconclusive
 		}
 	}
 	return v
+}
+
+// failedExpect: an expect block's verdict that lab check exits 2 on.
+func failedExpect(v results.Verdict) bool {
+	return v == results.VerdictFail || v == results.VerdictNotReproduced
+}
+
+// bundleVerdict is expect block i's verdict on the bundle's run (""
+// when unknown).
+func (r *reproduction) bundleVerdict(i int) results.Verdict {
+	if i < len(r.BundleExpects) && r.BundleExpects[i].Name == r.Expects[i].Name {
+		return r.BundleExpects[i].Verdict
+	}
+	return ""
 }
 
 // print writes the verdicts for people.
@@ -334,8 +361,12 @@ func (r *reproduction) print(w io.Writer) {
 	if len(r.Expects) > 0 {
 		fmt.Fprintf(w, "\nThe spec's expect blocks on the new run:\n")
 	}
-	for _, o := range r.Expects {
-		fmt.Fprintf(w, "  %s: %s\n", o.Name, o.Verdict)
+	for i, o := range r.Expects {
+		fmt.Fprintf(w, "  %s: %s", o.Name, o.Verdict)
+		if was := r.bundleVerdict(i); failedExpect(o.Verdict) && was != "" {
+			fmt.Fprintf(w, " (on the bundle's run: %s)", was)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\nVerdict: %s\n", r.Verdict)
 }
