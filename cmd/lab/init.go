@@ -22,7 +22,7 @@ func runInit(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(stateDir(g), 0o700); err != nil {
+	if err := os.MkdirAll(g.op().StateDir(), 0o700); err != nil {
 		return err
 	}
 	locked, _, err := lockfile.Read(g.dir)
@@ -37,7 +37,7 @@ func runInit(g *globals, args []string) error {
 		}
 		return nil
 	}
-	rs := resultStore(g)
+	rs := g.op().ResultStore()
 	id, err := rs.Latest()
 	if err != nil {
 		return fmt.Errorf("init -upgrade rewrites %s from the latest run, and there is none yet: run `lab apply` first", lockfile.FileName)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
@@ -52,7 +53,7 @@ type runJSON struct {
 
 // showRun shows a run: what it is, which applies wrote it, and its table.
 func showRun(g *globals, arg string, asJSON bool) error {
-	rs := resultStore(g)
+	rs := g.op().ResultStore()
 	if arg == "" {
 		arg = results.AliasLatest
 	}
@@ -90,7 +91,7 @@ func writeRunHeader(g *globals, info results.RunInfo, recs []results.Record) {
 		fmt.Fprintf(g.stdout, ", ended %s (%s)", info.Ended.Local().Format(time.DateTime), info.Ended.Sub(info.Started).Round(time.Second))
 	}
 	fmt.Fprintln(g.stdout)
-	fmt.Fprintf(g.stdout, "  host      %s, lab %s, spec %s\n", info.Host, info.LabVersion, shortHash(info.SpecHash))
+	fmt.Fprintf(g.stdout, "  host      %s, lab %s, spec %s\n", info.Host, info.LabVersion, operation.ShortHash(info.SpecHash))
 	failed := 0
 	applies := map[string]int{}
 	for _, r := range recs {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/state"
 )
 
@@ -49,7 +50,7 @@ func runStateList(g *globals, args []string) error {
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
-	st, err := stateStore(g).Load()
+	st, err := g.op().StateStore().Load()
 	if err != nil {
 		return err
 	}
@@ -72,13 +73,13 @@ func runStateShow(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1, "one address (see lab state list)"}); err != nil {
 		return err
 	}
-	st, err := stateStore(g).Load()
+	st, err := g.op().StateStore().Load()
 	if err != nil {
 		return err
 	}
 	r, ok := st.Find(fs.Arg(0))
 	if !ok {
-		return notInState(st, fs.Arg(0))
+		return operation.NotInState(st, fs.Arg(0))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
@@ -126,25 +127,7 @@ func runStateRm(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1 << 20, "one or more addresses (see lab state list)"}); err != nil {
 		return err
 	}
-	store := stateStore(g)
-	unlock, err := lockState(g, store, "", "state rm")
-	if err != nil {
-		return err
-	}
-	defer releaseLock(g, unlock)
-	st, err := store.Load()
-	if err != nil {
-		return err
-	}
-	for _, addr := range fs.Args() {
-		if _, ok := st.Find(addr); !ok {
-			return notInState(st, addr)
-		}
-	}
-	for _, addr := range fs.Args() {
-		st.Remove(addr)
-	}
-	if err := store.Save(st); err != nil {
+	if err := g.op().RemoveFromState(fs.Args()); err != nil {
 		return err
 	}
 	for _, addr := range fs.Args() {
@@ -152,16 +135,4 @@ func runStateRm(g *globals, args []string) error {
 	}
 	fmt.Fprintf(g.stdout, "The objects themselves were left as they are: lab no longer manages them (remove them by hand, or with `lab destroy -orphans`).\n")
 	return nil
-}
-
-// notInState is the error for an address the state does not list.
-func notInState(st *state.State, addr string) error {
-	var have []string
-	for _, r := range st.Resources {
-		have = append(have, r.Address)
-	}
-	if len(have) == 0 {
-		return fmt.Errorf("the state lists no %s: it lists no objects at all", addr)
-	}
-	return fmt.Errorf("the state lists no %s (it lists: %s)", addr, strings.Join(have, ", "))
 }

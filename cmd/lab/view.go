@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/internal/operation"
 )
 
 // jsonView writes one JSON object per event (the -json flag).
@@ -34,8 +35,8 @@ type humanView struct {
 	live    string    // the run line being redrawn
 	since   time.Time // when it started
 	planned time.Duration
-	index   int  // the run in progress (1-based)
-	eta     *eta // nil: no overall estimate
+	index   int            // the run in progress (1-based)
+	eta     *operation.ETA // nil: no overall estimate
 	stop    chan struct{}
 }
 
@@ -58,7 +59,7 @@ func (v *humanView) tick() {
 			v.mu.Lock()
 			if v.live != "" {
 				in := time.Since(v.since)
-				fmt.Fprintf(v.w, "\r\x1b[K%s  %s / %s%s", v.live, in.Round(100*time.Millisecond), v.planned, v.eta.text(v.index, in))
+				fmt.Fprintf(v.w, "\r\x1b[K%s  %s / %s%s", v.live, in.Round(100*time.Millisecond), v.planned, v.eta.Text(v.index, in))
 			}
 			v.mu.Unlock()
 		}
@@ -66,7 +67,7 @@ func (v *humanView) tick() {
 }
 
 // setETA gives the view the overall estimate to show.
-func (v *humanView) setETA(e *eta) {
+func (v *humanView) setETA(e *operation.ETA) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.eta = e
@@ -113,15 +114,15 @@ func (v *humanView) Event(e engine.Event) {
 	case engine.EvRun:
 		v.live, v.since, v.planned, v.index = run, time.Now(), e.Duration, e.Index
 		if !v.tty {
-			v.line(run + ": running" + v.eta.text(e.Index, 0))
+			v.line(run + ": running" + v.eta.Text(e.Index, 0))
 		}
 	case engine.EvResult:
-		v.eta.finished(e.Index, e.Elapsed)
+		v.eta.Finished(e.Index, e.Elapsed)
 		v.line(fmt.Sprintf("%s: %.2f Gb/s, %d retransmits, CPU server %.0f%% client %.0f%% (%s)",
 			run, e.ThroughputBps/1e9, e.Retransmits, e.ServerCPU, e.ClientCPU, e.Elapsed.Round(100*time.Millisecond)))
 		v.live = ""
 	case engine.EvRunFailed:
-		v.eta.finished(e.Index, time.Since(v.since))
+		v.eta.Finished(e.Index, time.Since(v.since))
 		v.line(fmt.Sprintf("%s: FAILED: %s", run, e.Message))
 		v.live = ""
 	case engine.EvSkipped:
