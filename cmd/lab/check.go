@@ -7,7 +7,6 @@ import (
 
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/spec"
 )
 
@@ -55,41 +54,9 @@ func check(g *globals, lab *spec.Lab, runID string, opt checkOptions) error {
 		fmt.Fprintf(g.stdout, "Lab %q has no expect blocks: nothing to check.\n", lab.Name)
 		return nil
 	}
-	op := g.op()
-	rs := op.ResultStore()
-	ids := strings.Fields(runID)
-	if len(ids) == 0 {
-		latest, err := rs.Latest()
-		if err != nil {
-			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
-		}
-		ids = []string{latest}
-	}
-	perRun := map[string][]results.Record{}
-	var incomplete []string
-	for i, id := range ids {
-		if ids[i], err = rs.Resolve(id); err != nil {
-			return err
-		}
-		info, recs, err := op.LoadCheckedRun(rs, lab, ids[i], opt.partial)
-		if err != nil {
-			return err
-		}
-		if info.Status != results.StatusComplete && info.Status != "" {
-			incomplete = append(incomplete, fmt.Sprintf("run %s ended %s", ids[i], info.Status))
-		}
-		perRun[ids[i]] = recs
-	}
-	runID = strings.Join(ids, "+")
-	recs := perRun[ids[0]]
-	if len(ids) > 1 {
-		// Each apply's cell mean is one observation: the verdict then
-		// includes the apply-to-apply variance a single apply cannot see.
-		recs = results.PoolRuns(perRun)
-	}
-	outs := results.Evaluate(results.Group(recs), exps)
-	if len(incomplete) > 0 {
-		results.MarkIncomplete(outs, strings.Join(incomplete, "; ")+", so cells may lack runs")
+	runID, outs, err := g.op().Check(lab, exps, strings.Fields(runID), opt.partial)
+	if err != nil {
+		return err
 	}
 	if opt.json {
 		// One line, so that it fits apply's -json event stream.

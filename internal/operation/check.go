@@ -12,6 +12,51 @@ import (
 	"github.com/lab-bench/lab/spec"
 )
 
+// Check evaluates exps against the runs ids (ids or aliases; none: the
+// latest) of the lab's results, pooled when there are several (each
+// apply's cell mean one observation). It returns the runs' joint name
+// ("ID+ID") and the outcomes; a run that did not complete makes every
+// verdict that is not a fail incomplete. partial allows checking such a
+// run.
+func (o *Operation) Check(lab *spec.Lab, exps []results.Expectation, ids []string, partial bool) (string, []results.Outcome, error) {
+	var err error
+	rs := o.ResultStore()
+	if len(ids) == 0 {
+		latest, err := rs.Latest()
+		if err != nil {
+			return "", nil, fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
+		}
+		ids = []string{latest}
+	}
+	perRun := map[string][]results.Record{}
+	var incomplete []string
+	for i, id := range ids {
+		if ids[i], err = rs.Resolve(id); err != nil {
+			return "", nil, err
+		}
+		info, recs, err := o.LoadCheckedRun(rs, lab, ids[i], partial)
+		if err != nil {
+			return "", nil, err
+		}
+		if info.Status != results.StatusComplete && info.Status != "" {
+			incomplete = append(incomplete, fmt.Sprintf("run %s ended %s", ids[i], info.Status))
+		}
+		perRun[ids[i]] = recs
+	}
+	runID := strings.Join(ids, "+")
+	recs := perRun[ids[0]]
+	if len(ids) > 1 {
+		// Each apply's cell mean is one observation: the verdict then
+		// includes the apply-to-apply variance a single apply cannot see.
+		recs = results.PoolRuns(perRun)
+	}
+	outs := results.Evaluate(results.Group(recs), exps)
+	if len(incomplete) > 0 {
+		results.MarkIncomplete(outs, strings.Join(incomplete, "; ")+", so cells may lack runs")
+	}
+	return runID, outs, nil
+}
+
 // WriteJUnit writes the outcomes as JUnit XML to path.
 func WriteJUnit(path, runID string, outs []results.Outcome, strict bool) error {
 	var buf bytes.Buffer

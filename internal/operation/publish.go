@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
@@ -20,6 +22,60 @@ import (
 	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/spec"
 )
+
+// PublishOptions are publish's flags.
+type PublishOptions struct {
+	// Out is the bundle's directory (-o): new, or empty.
+	Out string
+	// Run is the run to publish ("": the latest).
+	Run string
+	// Margin is the equivalence margin reproduce uses by default.
+	Margin float64
+	// Notes are -note texts on the publishing machine.
+	Notes []string
+}
+
+// Publish writes run opt.Run of lab as a self-contained, signed bundle at
+// opt.Out, whole or not at all, and returns the run and the bundle's info.
+func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info results.RunInfo, recs []results.Record, b bundle.Info, err error) {
+	info, recs, err = o.PublishableRun(lab, opt.Run)
+	if err != nil {
+		return info, recs, b, err
+	}
+	tmp, err := NewBundleDir(opt.Out)
+	if err != nil {
+		return info, recs, b, err
+	}
+	// Gone once renamed into place; after a failure, a leftover
+	// .lab-publish-* directory beside DIR is all a failed removal leaves.
+	defer func() { _ = os.RemoveAll(tmp) }()
+	b = bundle.Info{Format: bundle.Format, Lab: lab.Name, RunID: info.ID, SpecHash: info.SpecHash, LabVersion: info.LabVersion,
+		Published: time.Now().UTC(), Margin: opt.Margin, BackEnds: BackEnds(recs), HostNotes: append(AccelNotes(lab), opt.Notes...),
+		Reproduce: "lab reproduce " + ShellQuote(filepath.Base(filepath.Clean(opt.Out)))}
+	lock, err := o.FillBundle(lab, v, info, recs, tmp, &b)
+	if err != nil {
+		return info, recs, b, err
+	}
+	if err := WritePost(tmp, b, info, recs, lock); err != nil {
+		return info, recs, b, err
+	}
+	if err := RefuseSecrets(lab, tmp); err != nil {
+		return info, recs, b, err
+	}
+	if err := bundle.Sign(tmp); err != nil {
+		return info, recs, b, err
+	}
+	if err := os.Remove(opt.Out); err != nil && !errors.Is(err, fs.ErrNotExist) { // an empty directory
+		return info, recs, b, fmt.Errorf("publish: %w", err)
+	}
+	if err := os.Rename(tmp, opt.Out); err != nil {
+		return info, recs, b, fmt.Errorf("publish: %w", err)
+	}
+	if err := os.Chmod(opt.Out, 0o755); err != nil { // MkdirTemp made it 0700
+		return info, recs, b, fmt.Errorf("publish: %w", err)
+	}
+	return info, recs, b, nil
+}
 
 // PublishableRun loads the run to publish: a complete run of this lab made
 // with exactly the spec in the lab directory, since that spec goes into
@@ -227,4 +283,43 @@ func loadAverage() string {
 		return ""
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// AccelNotes says which libvirt providers ran under TCG (accel = "tcg"):
+// emulated CPUs, figures far below what KVM gives.
+func AccelNotes(lab *spec.Lab) []string {
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(lab.Providers)) {
+		pb := lab.Providers[key]
+		if pb.Type != "libvirt" {
+			continue
+		}
+		content, _, _ := pb.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "accel"}}})
+		a, ok := content.Attributes["accel"]
+		if !ok {
+			continue
+		}
+		if v, d := a.Expr.Value(lab.EvalContext()); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && v.AsString() == "tcg" {
+			out = append(out, fmt.Sprintf("provider %q: TCG (QEMU emulation), no KVM acceleration: figures are far below what KVM gives", key))
+		}
+	}
+	return out
+}
+
+// ShellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and "-_./=:,+@%".
+func ShellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,+@%", c)) {
+			safe = false
+		}
+	}
+	if safe && !strings.HasPrefix(s, "-") {
+		return s
+	}
+	if strings.HasPrefix(s, "-") {
+		s = "./" + s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
