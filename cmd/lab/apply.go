@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	labview "github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/lockfile"
@@ -101,10 +102,10 @@ func runApply(g *globals, args []string) error {
 	if err := a.Start(sel.Resume); err != nil {
 		return err
 	}
-	var view engine.View = newJSONView(g.stdout)
+	var view engine.View = labview.NewJSON(g.stdout)
 	if !f.json {
-		hv := newHumanView(g.stdout, isTerminal(g.stdout))
-		hv.setETA(operation.NewETA(p))
+		hv := labview.NewHuman(g.stdout, isTerminal(g.stdout))
+		hv.SetETA(operation.NewETA(p))
 		defer hv.Close()
 		view = hv
 	}
@@ -116,7 +117,7 @@ func runApply(g *globals, args []string) error {
 	if !f.json {
 		printApplySummary(g, rstore, a.Run, outcome, status, time.Since(start), f.keep)
 	}
-	printTeardownTrouble(g, outcome.Teardown)
+	labview.TeardownTrouble(g.stderr, outcome.Teardown)
 	applyErr = errors.Join(applyErr, settleLockFile(g, a, status, f))
 	if applyErr == nil && !outcome.Interrupted && operation.HasExpectations(w.Lab) {
 		// Teardown is done and the results are written: check the
@@ -185,20 +186,6 @@ func printApplySummary(g *globals, rs results.Store, run *results.Run, o engine.
 	if keep {
 		fmt.Fprintln(g.stdout, "Machines were kept (-keep); `lab destroy` removes them.")
 	}
-}
-
-// printTeardownTrouble says what a failed teardown left and what to do.
-func printTeardownTrouble(g *globals, err error) {
-	if err == nil {
-		return
-	}
-	var saveErr *engine.StateSaveError
-	if errors.As(err, &saveErr) {
-		fmt.Fprintln(g.stderr, "The state could not be saved during teardown (is the disk full?): it may still list objects that are gone. "+
-			"Once it can be written, `lab destroy` finds them gone and clears them.")
-		return
-	}
-	fmt.Fprintln(g.stderr, "Some objects could not be removed; they stay in the state. Run `lab destroy` to retry.")
 }
 
 // settleLockFile writes the lab's first lock file after a complete apply

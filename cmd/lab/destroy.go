@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	labview "github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/operation"
@@ -53,7 +54,7 @@ func runDestroy(g *globals, args []string) error {
 		}
 	}
 	defer w.Release()
-	provs, store, st := w.Providers, w.Store, w.State
+	provs, st := w.Providers, w.State
 	defer op.CloseProviders(provs)
 	owner := st.Owner(st.LabID)
 	if *workspace != "" {
@@ -67,14 +68,7 @@ func runDestroy(g *globals, args []string) error {
 		return nil
 	}
 	if !*asJSON {
-		fmt.Fprintf(g.stdout, "lab %q (workspace %s) will destroy:\n\n", owner.Lab, owner.Workspace)
-		for i := len(st.Resources) - 1; i >= 0; i-- {
-			r := st.Resources[i]
-			fmt.Fprintf(g.stdout, "  - %-7s %s  (%s, %s)\n", r.Kind, r.Address, r.Name, r.Status)
-		}
-		if *orphans {
-			fmt.Fprintf(g.stdout, "  and every object tagged as lab %q, workspace %s, that the state does not list\n", owner.Lab, owner.Workspace)
-		}
+		labview.DestroyPlan(g.stdout, st, owner, *orphans)
 	}
 	if !*auto {
 		if ok, err := approve(g); err != nil || !ok {
@@ -87,17 +81,16 @@ func runDestroy(g *globals, args []string) error {
 	}
 	var view engine.View
 	if *asJSON {
-		view = newJSONView(g.stdout)
+		view = labview.NewJSON(g.stdout)
 	} else {
-		hv := newHumanView(g.stdout, false)
+		hv := labview.NewHuman(g.stdout, false)
 		defer hv.Close()
 		view = hv
 	}
-	eng := &engine.Engine{State: st, Store: store, Providers: provs, OS: osDriver, View: view, Abandon: abandon,
-		AbandonCommand: func(addr string) string { return destroyCommand(g, v, w.Lab, "-abandon="+addr) }}
 	_, teardown, stop := interrupts(op.SSHContext(), g.stderr)
 	defer stop()
-	if err := eng.Destroy(teardown, owner, *orphans); err != nil {
+	if err := w.Destroy(teardown, owner, *orphans, operation.DestroyOptions{View: view, OS: osDriver, Abandon: abandon,
+		AbandonCommand: func(addr string) string { return destroyCommand(g, v, w.Lab, "-abandon="+addr) }}); err != nil {
 		return err
 	}
 	if *orphans {

@@ -37,16 +37,10 @@ func runInit(g *globals, args []string) error {
 		}
 		return nil
 	}
-	rs := g.op().ResultStore()
-	id, err := rs.Latest()
-	if err != nil {
-		return fmt.Errorf("init -upgrade rewrites %s from the latest run, and there is none yet: run `lab apply` first", lockfile.FileName)
-	}
-	_, recs, err := rs.Load(id)
+	id, next, err := g.op().LatestObserved()
 	if err != nil {
 		return err
 	}
-	next := lockfile.FromRecords(recs)
 	if locked != nil {
 		for _, msg := range locked.Drift(next) {
 			fmt.Fprintf(g.stdout, "  ~ %s\n", msg)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/redact"
 	"github.com/lab-bench/lab/spec"
 
@@ -119,7 +120,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 		return exitError
 	}
 	var err error
-	if g.log, err = newLogger(env, stderr, secrets); err != nil {
+	if g.log, err = operation.NewLogger(env, stderr, secrets); err != nil {
 		return exitCode(stderr, err)
 	}
 	if g.log != nil {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/lab-bench/lab/atomicfile"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/plan"
 )
@@ -74,7 +74,7 @@ func runPlan(g *globals, args []string) error {
 			return err
 		}
 		if !*asJSON {
-			fmt.Fprintf(g.stdout, "\n%s\n", savedPlanNote(*out))
+			fmt.Fprintf(g.stdout, "\n%s\n", view.SavedPlanNote(*out))
 		}
 	}
 	if *detailed && operation.HasChanges(p) {
@@ -85,17 +85,3 @@ func runPlan(g *globals, args []string) error {
 
 // exitChanges is plan -detailed-exitcode's status for a plan with changes.
 const exitChanges = 2
-
-// savedPlanNote tells where -out wrote the plan: a file (or a symlink's
-// target) can be applied later; a device, FIFO or /dev/stdout was written
-// through (atomicfile.WriteFunc), and `lab apply` of it would find nothing.
-func savedPlanNote(out string) string {
-	t, err := atomicfile.Resolve(out)
-	switch {
-	case err != nil || t.Kind == atomicfile.Regular && !t.Linked:
-		return fmt.Sprintf("Saved the plan to %s; run `lab apply %s` to carry it out exactly.", out, out)
-	case t.Kind == atomicfile.Regular:
-		return fmt.Sprintf("Saved the plan to %s (the target of the symlink %s); run `lab apply %s` to carry it out exactly.", t.Path, out, out)
-	}
-	return fmt.Sprintf("Wrote the plan to %s (not a regular file, so written through: nothing to `lab apply` later).", out)
-}

@@ -3,13 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/state"
 )
 
 // stateVerbs are `lab state`'s subcommands.
@@ -86,38 +83,7 @@ func runStateShow(g *globals, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	return showResource(g, r)
-}
-
-// showResource prints a resource for people, one field per line.
-func showResource(g *globals, r *state.Resource) error {
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(tw, "%s\t%s\n", k, v)
-		}
-	}
-	row("address", r.Address)
-	row("kind", r.Kind)
-	row("provider", r.ProviderKey+" ("+r.Provider+")")
-	row("id", r.ID)
-	row("name", r.Name)
-	row("status", r.Status)
-	row("shape", r.Shape)
-	if !r.CreatedAt.IsZero() {
-		row("created", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
-	}
-	row("owner", strings.Trim(r.Owner.Lab+" / "+r.Owner.Workspace, " /"))
-	if e := r.Endpoint; e != nil {
-		row("endpoint", strings.TrimSpace(strings.Join([]string{e.Addr, e.Iface, e.Iface2}, " ")))
-		if len(e.CPUs) > 0 {
-			row("cpus", strings.Trim(fmt.Sprint(e.CPUs), "[]"))
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(r.Attrs)) {
-		row("attrs."+k, r.Attrs[k])
-	}
-	return tw.Flush()
+	return view.Resource(g.stdout, r)
 }
 
 // runStateRm is `lab state rm ADDR…`: forget objects, under the state lock.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
 )
 
@@ -21,7 +22,7 @@ func runValidate(g *globals, args []string) error {
 	}
 	lab, diags := g.op().ValidateLab(v.opVars())
 	if *asJSON {
-		if err := writeDiagnosticsJSON(g.stdout, g.dir, lab, diags); err != nil {
+		if err := view.DiagnosticsJSON(g.stdout, g.dir, lab, diags); err != nil {
 			return err
 		}
 		if diags.HasErrors() {

@@ -9,9 +9,31 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/state"
 )
+
+// DestroyOptions are what destroy's engine needs from the CLI.
+type DestroyOptions struct {
+	View engine.View
+	// OS maps a template's os to its driver.
+	OS func(name string) (guest.OS, error)
+	// Abandon are the borrowed machines let go without logging in
+	// (-abandon; CheckAbandon checks them).
+	Abandon map[string]bool
+	// AbandonCommand is the command that lets a borrowed machine go.
+	AbandonCommand func(addr string) string
+}
+
+// Destroy removes what the state lists and, with orphans, every object
+// tagged as owner's that it does not list; ctx cancels the teardown.
+func (w *Workspace) Destroy(ctx context.Context, owner providers.Owner, orphans bool, opt DestroyOptions) error {
+	eng := &engine.Engine{State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, View: opt.View, Abandon: opt.Abandon,
+		AbandonCommand: opt.AbandonCommand}
+	return eng.Destroy(ctx, owner, orphans)
+}
 
 // StateOnlyWorkspace is a workspace built from the state alone: the lab id
 // it recorded, and each provider it names configured with an empty block.

@@ -48,3 +48,18 @@ func (g *LockGuard) AfterRun(rec results.Record) error {
 	}
 	return nil
 }
+
+// LatestObserved is what the latest run observed, as a lock file (what
+// `lab init -upgrade` writes), and that run's id.
+func (o *Operation) LatestObserved() (string, *lockfile.Lock, error) {
+	rs := o.ResultStore()
+	id, err := rs.Latest()
+	if err != nil {
+		return "", nil, fmt.Errorf("init -upgrade rewrites %s from the latest run, and there is none yet: run `lab apply` first", lockfile.FileName)
+	}
+	_, recs, err := rs.Load(id)
+	if err != nil {
+		return "", nil, err
+	}
+	return id, lockfile.FromRecords(recs), nil
+}

@@ -1,4 +1,8 @@
-package main
+// Package view renders what lab's verbs show people and programs: the
+// engine's events as progress lines or JSON, diagnostics as JSON, a run's
+// header, a state object, a reproduction's verdicts. It writes to the
+// io.Writer it is given and knows nothing of flags or exit codes.
+package view
 
 import (
 	"encoding/json"
@@ -11,24 +15,26 @@ import (
 	"github.com/lab-bench/lab/internal/operation"
 )
 
-// jsonView writes one JSON object per event (the -json flag).
-type jsonView struct {
+// JSON writes one JSON object per event (the -json flag).
+type JSON struct {
 	mu  sync.Mutex
 	enc *json.Encoder
 }
 
-func newJSONView(w io.Writer) *jsonView { return &jsonView{enc: json.NewEncoder(w)} }
+// NewJSON writes events to w.
+func NewJSON(w io.Writer) *JSON { return &JSON{enc: json.NewEncoder(w)} }
 
-func (v *jsonView) Event(e engine.Event) {
+// Event writes e as one line of JSON.
+func (v *JSON) Event(e engine.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	_ = v.enc.Encode(e)
 }
 
-// humanView prints progress for people. On a terminal the line of the run
+// Human prints progress for people. On a terminal the line of the run
 // in progress is redrawn with its elapsed time; elsewhere every event is
 // one plain line.
-type humanView struct {
+type Human struct {
 	mu      sync.Mutex
 	w       io.Writer
 	tty     bool
@@ -40,15 +46,16 @@ type humanView struct {
 	stop    chan struct{}
 }
 
-func newHumanView(w io.Writer, tty bool) *humanView {
-	v := &humanView{w: w, tty: tty, stop: make(chan struct{})}
+// NewHuman prints progress to w, redrawn when tty.
+func NewHuman(w io.Writer, tty bool) *Human {
+	v := &Human{w: w, tty: tty, stop: make(chan struct{})}
 	if tty {
 		go v.tick()
 	}
 	return v
 }
 
-func (v *humanView) tick() {
+func (v *Human) tick() {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -66,15 +73,15 @@ func (v *humanView) tick() {
 	}
 }
 
-// setETA gives the view the overall estimate to show.
-func (v *humanView) setETA(e *operation.ETA) {
+// SetETA gives the view the overall estimate to show.
+func (v *Human) SetETA(e *operation.ETA) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.eta = e
 }
 
 // Close stops redrawing.
-func (v *humanView) Close() {
+func (v *Human) Close() {
 	select {
 	case <-v.stop:
 	default:
@@ -82,14 +89,15 @@ func (v *humanView) Close() {
 	}
 }
 
-func (v *humanView) line(s string) {
+func (v *Human) line(s string) {
 	if v.tty && v.live != "" {
 		fmt.Fprint(v.w, "\r\x1b[K")
 	}
 	fmt.Fprintln(v.w, s)
 }
 
-func (v *humanView) Event(e engine.Event) {
+// Event prints e for people.
+func (v *Human) Event(e engine.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	run := fmt.Sprintf("[%d/%d] %s/%s %s #%d", e.Index, e.Total, e.Experiment, e.Pair, e.Cell, e.Repeat)
