@@ -198,6 +198,9 @@ func exitCode(stderr io.Writer, err error) int {
 	if errors.As(err, &r) {
 		return r.code
 	}
+	if errors.Is(err, operation.ErrReported) { // diagnostics printed already
+		return exitError
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
