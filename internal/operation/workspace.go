@@ -69,6 +69,7 @@ type SpecError struct {
 	First string
 }
 
+// Error is ErrReported's message: the diagnostics say what is wrong.
 func (e SpecError) Error() string { return ErrReported.Error() }
 
 // Unwrap is ErrReported.
