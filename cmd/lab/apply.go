@@ -89,7 +89,7 @@ func runApply(g *globals, args []string) error {
 	if err != nil || p == nil {
 		return err
 	}
-	tctx, tstop := interruptible(op.SSHContext())
+	tctx, tstop := operation.Interruptible(op.SSHContext())
 	a, err := w.PrepareApply(tctx, p, f.lck)
 	tstop()
 	if err != nil {
@@ -97,7 +97,7 @@ func runApply(g *globals, args []string) error {
 	}
 	// Signals are caught before run.json says "running", so that from
 	// then on an interrupt always ends in Finish (status "interrupted").
-	work, teardown, stop := interrupts(op.SSHContext(), g.stderr)
+	work, teardown, stop := operation.Interrupts(op.SSHContext(), g.stderr)
 	defer stop()
 	if err := a.Start(sel.Resume); err != nil {
 		return err
@@ -145,7 +145,7 @@ func applyPlan(g *globals, w *operation.Workspace, f *applyFlags, sel operation.
 		if p, err = op.MakePlan(w.Lab, w.State, f.vars.opVars(), w.Providers, sel); err != nil {
 			return nil, err
 		}
-		ctx, stop := interruptible(op.SSHContext())
+		ctx, stop := operation.Interruptible(op.SSHContext())
 		err = operation.PlanNetworkChanges(ctx, p, w.Providers)
 		stop()
 		if err != nil {

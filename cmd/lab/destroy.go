@@ -87,7 +87,7 @@ func runDestroy(g *globals, args []string) error {
 		defer hv.Close()
 		view = hv
 	}
-	_, teardown, stop := interrupts(op.SSHContext(), g.stderr)
+	_, teardown, stop := operation.Interrupts(op.SSHContext(), g.stderr)
 	defer stop()
 	if err := w.Destroy(teardown, owner, *orphans, operation.DestroyOptions{View: view, OS: osDriver, Abandon: abandon,
 		AbandonCommand: func(addr string) string { return destroyCommand(g, v, w.Lab, "-abandon="+addr) }}); err != nil {

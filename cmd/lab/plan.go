@@ -43,7 +43,7 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible(op.SSHContext())
+	ctx, stop := operation.Interruptible(op.SSHContext())
 	defer stop()
 	if err := op.WarnTemplateDrift(ctx, p, provs); err != nil {
 		return err

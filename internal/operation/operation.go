@@ -7,8 +7,9 @@
 // Terraform's command package does over its backend/local.
 //
 // An Operation is filled by the CLI; its methods print nothing but
-// warnings (to Stderr) and diagnostics (through Diagnostics): what a verb
-// shows its user is the CLI's.
+// warnings (to Stderr) and diagnostics (through Diagnostics), and
+// Interrupts what it does on a signal: what a verb shows its user is the
+// CLI's.
 package operation
 
 import (
