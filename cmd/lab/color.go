@@ -1,6 +1,6 @@
 package main
 
-import "strings"
+import "github.com/lab-bench/lab/internal/operation"
 
 // useColor reports whether output to w may use ANSI colours: w is a
 // terminal, and neither -no-color nor NO_COLOR (set to anything but the
@@ -15,11 +15,4 @@ func noColorEnv(env []string) bool { return envValue(env, "NO_COLOR") != "" }
 // envValue is key's value in env (os.Environ form), "" when unset. lab
 // reads the environment it was given (globals.env), never the process's,
 // so tests can set it.
-func envValue(env []string, key string) string {
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, key+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
+func envValue(env []string, key string) string { return operation.EnvValue(env, key) }

@@ -28,7 +28,7 @@ func runCompare(g *globals, args []string) error {
 	if _, ok := results.MetricByKey(*metric); !ok {
 		return fmt.Errorf("compare -metric %q: unknown metric (known: %s)", *metric, strings.Join(results.MetricKeys(), ", "))
 	}
-	rs := resultStore(g)
+	rs := g.op().ResultStore()
 	groups := make([][]results.CellGroup, 2)
 	ids := make([]string, 2)
 	for i, arg := range fs.Args() {

@@ -3,37 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"regexp"
 	"slices"
 	"strings"
 )
-
-// bashCompletion completes verbs, then each verb's flags (asked of lab
-// itself, `lab __complete VERB`, so the script never goes stale), then
-// file names.
-const bashCompletion = `# lab shell completion: eval "$(lab completion bash)"
-_lab() {
-  local cur verb w
-  cur="${COMP_WORDS[COMP_CWORD]}"
-  verb=""
-  for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
-    case "$w" in -*) ;; *) verb="$w"; break ;; esac
-  done
-  if [ -z "$verb" ]; then
-    COMPREPLY=($(compgen -W "$(lab __complete 2>/dev/null)" -- "$cur"))
-  elif [ "${cur#-}" != "$cur" ]; then
-    COMPREPLY=($(compgen -W "$(lab __complete "$verb" 2>/dev/null)" -- "$cur"))
-  else
-    COMPREPLY=($(compgen -f -- "$cur"))
-  fi
-}
-complete -F _lab lab
-`
-
-// zshCompletion uses the bash function through zsh's bashcompinit.
-const zshCompletion = `# lab shell completion: eval "$(lab completion zsh)"
-autoload -U +X bashcompinit && bashcompinit
-` + bashCompletion
 
 // runCompletion is `lab completion bash|zsh`: print a completion script.
 func runCompletion(g *globals, args []string) error {
@@ -43,9 +17,9 @@ func runCompletion(g *globals, args []string) error {
 	}
 	switch fs.Arg(0) {
 	case "bash":
-		fmt.Fprint(g.stdout, bashCompletion)
+		fmt.Fprint(g.stdout, view.BashCompletion)
 	case "zsh":
-		fmt.Fprint(g.stdout, zshCompletion)
+		fmt.Fprint(g.stdout, view.ZshCompletion)
 	default:
 		return fmt.Errorf("completion: no script for shell %q (bash and zsh have one)", fs.Arg(0))
 	}

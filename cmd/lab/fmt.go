@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/hashicorp/hcl/v2/hclwrite"
 
 	"github.com/lab-bench/lab/atomicfile"
+	"github.com/lab-bench/lab/internal/operation"
+	"github.com/lab-bench/lab/internal/udiff"
 	"github.com/lab-bench/lab/spec"
 )
 
@@ -46,7 +42,7 @@ func runFmt(g *globals, args []string) error {
 	if len(targets) == 0 {
 		targets = []string{"."}
 	}
-	files, err := fmtFiles(g.dir, targets, o.recursive)
+	files, err := operation.FmtFiles(g.dir, targets, o.recursive)
 	if err != nil {
 		return err
 	}
@@ -73,49 +69,6 @@ func runFmt(g *globals, args []string) error {
 	return nil
 }
 
-// fmtFiles lists the files to format: named files as they are, and in
-// named directories the *.hcl and *.labvars files (hidden ones, such as
-// .lab.lock.hcl, and hidden directories left out). Relative paths are
-// relative to the lab directory.
-func fmtFiles(dir string, targets []string, recursive bool) ([]string, error) {
-	var out []string
-	for _, t := range targets {
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(dir, t)
-		}
-		fi, err := os.Stat(t)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			out = append(out, t)
-			continue
-		}
-		err = filepath.WalkDir(t, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			hidden := strings.HasPrefix(d.Name(), ".") && path != t
-			switch {
-			case d.IsDir() && (hidden || path != t && !recursive):
-				return filepath.SkipDir
-			case !d.IsDir() && !hidden && isSpecFile(d.Name()):
-				out = append(out, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-func isSpecFile(name string) bool {
-	return strings.HasSuffix(name, ".hcl") || strings.HasSuffix(name, ".labvars")
-}
-
 // fmtFile formats one file: a syntax error comes back as diagnostics
 // (the file left alone); changed says the file was not formatted.
 func fmtFile(g *globals, path string, o fmtOptions, sources map[string]*hcl.File) (changed bool, diags hcl.Diagnostics, err error) {
@@ -123,16 +76,16 @@ func fmtFile(g *globals, path string, o fmtOptions, sources map[string]*hcl.File
 	if err != nil {
 		return false, nil, err
 	}
-	out, diags := formatSource(src, path, sources)
+	out, diags := operation.FormatSource(src, path, sources)
 	if diags.HasErrors() || bytes.Equal(out, src) {
 		return false, diags, nil
 	}
-	name := displayPath(g.dir, path)
+	name := operation.DisplayPath(g.dir, path)
 	if o.list {
 		fmt.Fprintln(g.stdout, name)
 	}
 	if o.diff {
-		writeUnifiedDiff(g.stdout, name, string(src), string(out))
+		udiff.Write(g.stdout, name, string(src), string(out))
 	}
 	if !o.check {
 		fi, err := os.Stat(path)
@@ -146,18 +99,6 @@ func fmtFile(g *globals, path string, o fmtOptions, sources map[string]*hcl.File
 	return true, nil, nil
 }
 
-// formatSource checks src's syntax and returns it formatted.
-func formatSource(src []byte, name string, sources map[string]*hcl.File) ([]byte, hcl.Diagnostics) {
-	f, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
-	if f != nil {
-		sources[name] = f
-	}
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	return hclwrite.Format(src), nil
-}
-
 // fmtStdin formats standard input to standard output (for editors).
 func fmtStdin(g *globals, o fmtOptions) error {
 	src, err := io.ReadAll(g.stdin)
@@ -165,14 +106,14 @@ func fmtStdin(g *globals, o fmtOptions) error {
 		return err
 	}
 	sources := map[string]*hcl.File{}
-	out, diags := formatSource(src, "<stdin>", sources)
+	out, diags := operation.FormatSource(src, "<stdin>", sources)
 	if diags.HasErrors() {
 		_ = spec.NewDiagnosticWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
 		return reported{exitError}
 	}
 	switch {
 	case o.diff:
-		writeUnifiedDiff(g.stdout, "<stdin>", string(src), string(out))
+		udiff.Write(g.stdout, "<stdin>", string(src), string(out))
 	case !o.check:
 		_, err = g.stdout.Write(out)
 	}
@@ -180,12 +121,4 @@ func fmtStdin(g *globals, o fmtOptions) error {
 		return reported{exitUnformatted}
 	}
 	return err
-}
-
-// displayPath names path relative to the lab directory when inside it.
-func displayPath(dir, path string) string {
-	if rel, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }

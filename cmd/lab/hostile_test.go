@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/spec"
 )
 
@@ -216,7 +217,7 @@ func TestValidateHostileOutput(t *testing.T) {
 			}
 			stdout.Reset()
 			Main([]string{"-chdir=" + dir, "validate", "-json"}, strings.NewReader(""), &stdout, &stderr, nil)
-			var v validateJSON
+			var v view.ValidateJSON
 			if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
 				t.Fatalf("-json: %v", err)
 			}

@@ -22,7 +22,7 @@ func runInit(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(stateDir(g), 0o700); err != nil {
+	if err := os.MkdirAll(g.op().StateDir(), 0o700); err != nil {
 		return err
 	}
 	locked, _, err := lockfile.Read(g.dir)
@@ -37,16 +37,10 @@ func runInit(g *globals, args []string) error {
 		}
 		return nil
 	}
-	rs := resultStore(g)
-	id, err := rs.Latest()
-	if err != nil {
-		return fmt.Errorf("init -upgrade rewrites %s from the latest run, and there is none yet: run `lab apply` first", lockfile.FileName)
-	}
-	_, recs, err := rs.Load(id)
+	id, next, err := g.op().LatestObserved()
 	if err != nil {
 		return err
 	}
-	next := lockfile.FromRecords(recs)
 	if locked != nil {
 		for _, msg := range locked.Drift(next) {
 			fmt.Fprintf(g.stdout, "  ~ %s\n", msg)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/redact"
 	"github.com/lab-bench/lab/spec"
 
@@ -122,7 +123,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 		return exitError
 	}
 	var err error
-	if g.log, err = newLogger(env, stderr, secrets); err != nil {
+	if g.log, err = operation.NewLogger(env, stderr, secrets); err != nil {
 		return exitCode(stderr, err)
 	}
 	if g.log != nil {
@@ -199,6 +200,9 @@ func exitCode(stderr io.Writer, err error) int {
 	var r reported
 	if errors.As(err, &r) {
 		return r.code
+	}
+	if errors.Is(err, operation.ErrReported) { // diagnostics printed already
+		return exitError
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/internal/operation"
 )
 
 // TestOutputsKeepDevicesAndSymlinks: `plan -out` and `report -o` write
@@ -105,7 +107,7 @@ func TestJUnitKeepsDevicesAndSymlinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = writeJUnit(tc.path, "20261130T100000Z", nil, false)
+		err = operation.WriteJUnit(tc.path, "20261130T100000Z", nil, false)
 		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)) {
 			t.Errorf("writeJUnit(%s) = %v, want an error beginning %q", tc.path, err, tc.wantErr)
 		}
@@ -149,16 +151,16 @@ func TestPublishOutKeepsDevicesAndSymlinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir, err := newBundleDir(tc.path)
+		dir, err := operation.NewBundleDir(tc.path)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("newBundleDir(%s) = %q, %v; want an error beginning %q", tc.path, dir, err, tc.want)
+			t.Errorf("operation.NewBundleDir(%s) = %q, %v; want an error beginning %q", tc.path, dir, err, tc.want)
 		}
 		after, err := os.Lstat(tc.path)
 		if err != nil || !os.SameFile(before, after) || before.Mode().Type() != after.Mode().Type() {
 			t.Errorf("%s was changed: was %v, now %v (%v)", tc.path, before.Mode(), after, err)
 		}
 	}
-	if dir, err := newBundleDir(empty); err != nil || filepath.Dir(dir) != tmp {
-		t.Errorf("newBundleDir(an empty directory) = %q, %v; want a temporary directory beside it", dir, err)
+	if dir, err := operation.NewBundleDir(empty); err != nil || filepath.Dir(dir) != tmp {
+		t.Errorf("operation.NewBundleDir(an empty directory) = %q, %v; want a temporary directory beside it", dir, err)
 	}
 }

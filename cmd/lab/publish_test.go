@@ -12,6 +12,8 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/bundle"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/spec"
 )
@@ -205,28 +207,6 @@ func TestPinnedBundles(t *testing.T) {
 	}
 }
 
-// TestAccelNotes: a libvirt provider under TCG is noted in the bundle by
-// itself, others are not.
-func TestAccelNotes(t *testing.T) {
-	for _, tt := range []struct{ accel, want string }{
-		{`accel = "tcg"`, `provider "libvirt.emu": TCG (QEMU emulation), no KVM acceleration`},
-		{`accel = "kvm"`, ""},
-		{``, ""},
-	} {
-		src := "lab \"a\" {}\nprovider \"libvirt\" \"emu\" {\n  " + tt.accel + "\n}\n" +
-			"template \"t\" { provider = provider.libvirt.emu }\npair \"p\" { template = template.t }\n" +
-			"experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n"
-		l, diags := spec.LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		got := strings.Join(accelNotes(l), "; ")
-		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
-			t.Errorf("%s: notes %q, want %q", tt.accel, got, tt.want)
-		}
-	}
-}
-
 // TestReproductionExpects: how the spec's expect blocks weigh in the
 // overall verdict. An expect block failing on the new run is not
 // reproduced where it passed on the bundle's run, reproduced where it
@@ -256,18 +236,19 @@ func TestReproductionExpects(t *testing.T) {
 		{results.VerdictPass, results.VerdictFail, results.Reproduced},
 	} {
 		r := reproduction{Expects: []results.Outcome{o(tt.now)}, BundleExpects: []results.Outcome{o(tt.bundle)}}
-		if got := r.overall(); got != tt.want {
+		if got := r.Overall(); got != tt.want {
 			t.Errorf("expect %s now, %s on the bundle's run: %s, want %s", tt.now, tt.bundle, got, tt.want)
 		}
+		r.Verdict = r.Overall()
 		var buf bytes.Buffer
-		r.print(&buf)
-		if note := "(on the bundle's run: " + string(tt.bundle) + ")"; strings.Contains(buf.String(), note) != failedExpect(tt.now) {
+		view.Reproduction(&buf, &r)
+		if note := "(on the bundle's run: " + string(tt.bundle) + ")"; strings.Contains(buf.String(), note) != operation.FailedExpect(tt.now) {
 			t.Errorf("expect %s now, %s on the bundle's run: printed\n%s", tt.now, tt.bundle, buf.String())
 		}
 	}
 	// Matched to another block's outcome, the bundle's verdict is unknown.
 	r := reproduction{Expects: []results.Outcome{o(results.VerdictFail)}, BundleExpects: []results.Outcome{{Name: "other", Verdict: results.VerdictFail}}}
-	if got := r.overall(); got != results.Inconclusive {
+	if got := r.Overall(); got != results.Inconclusive {
 		t.Errorf("a failure matched to another block's: %s", got)
 	}
 }

@@ -27,7 +27,7 @@ func runReport(g *globals, args []string) error {
 	if err := checkBinaryToTerminal(f, *out, isTerminal(g.stdout)); err != nil {
 		return err
 	}
-	rs := resultStore(g)
+	rs := g.op().ResultStore()
 	runID := fs.Arg(0)
 	if runID == "" {
 		var err error
@@ -42,7 +42,7 @@ func runReport(g *globals, args []string) error {
 	groups := results.Group(recs)
 	opt := report.Options{Records: recs}
 	if f == "html" {
-		opt.Outcomes, opt.ChecksNote = reportOutcomes(g, v, info, groups)
+		opt.Outcomes, opt.ChecksNote = g.op().ReportOutcomes(v.opVars(), info, groups)
 	}
 	if *out == "" {
 		opt.Color = useColor(g, g.stdout)
@@ -88,39 +88,4 @@ func reportFormat(format, out string) string {
 		return "markdown"
 	}
 	return "table"
-}
-
-// reportOutcomes checks the spec's expect blocks against a run for the
-// HTML report, as `lab check` does; when the spec cannot be loaded (or
-// has no expect blocks) the note says so instead of failing the report.
-func reportOutcomes(g *globals, v varFlags, info results.RunInfo, groups []results.CellGroup) ([]results.Outcome, string) {
-	lab, err := loadLab(g, v)
-	if err != nil {
-		return nil, "expectations not checked: the spec did not load (" + firstLine(err.Error()) + ")"
-	}
-	if info.Lab != "" && info.Lab != lab.Name {
-		return nil, fmt.Sprintf("expectations not checked: run %s belongs to lab %q, the spec is lab %q", info.ID, info.Lab, lab.Name)
-	}
-	exps, err := expectations(lab)
-	if err != nil {
-		return nil, "expectations not checked: " + err.Error()
-	}
-	if len(exps) == 0 {
-		return nil, "the spec has no expect blocks"
-	}
-	outs := results.Evaluate(groups, exps)
-	if info.Status != results.StatusComplete && info.Status != "" {
-		results.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", info.ID, info.Status))
-	}
-	note := ""
-	if info.SpecHash != "" && info.SpecHash != lab.Hash {
-		note = "the spec changed since this run; expectations are read from the current spec"
-	}
-	return outs, note
-}
-
-// firstLine is s up to its first line break.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }

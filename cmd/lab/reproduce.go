@@ -5,13 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/lab-bench/lab/bundle"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/results"
 	"github.com/lab-bench/lab/spec"
 )
@@ -81,35 +80,16 @@ func runReproduce(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if lab.Hash != info.SpecHash {
-		return fmt.Errorf("bundle %s: the spec in %s/ hashes to %.12s, %s says %.12s", f.bundleDir, bundle.SpecDir, lab.Hash, bundle.InfoFile, info.SpecHash)
-	}
-	exps, err := expectations(lab)
+	r, err := operation.Judge(lab, f.bundleDir, info, pubInfo, pubRecs, newInfo.RunInfo, newInfo.dir, newRecs, f.metric, f.margin.v)
 	if err != nil {
 		return err
 	}
-	newGroups := results.Group(newRecs)
-	r := reproduction{
-		Bundle: f.bundleDir, Lab: info.Lab, PublishedRun: pubInfo.ID, NewRun: newInfo.ID, NewRunDir: newInfo.dir,
-		Metric: f.metric, Margin: f.margin.v,
-		Cells:   reproduceCells(results.Group(pubRecs), newGroups, f.metric, f.margin.v),
-		Shapes:  results.Shapes(results.Group(pubRecs), newGroups, f.metric),
-		Expects: results.Evaluate(newGroups, exps),
-		// The bundle's own run, judged by the same expect blocks: an
-		// expectation it failed too (a seed's shape this machine kind does
-		// not show, said in the spec) is reproduced by failing again.
-		BundleExpects: results.Evaluate(results.Group(pubRecs), exps),
-	}
-	if newInfo.Status != results.StatusComplete {
-		results.MarkIncomplete(r.Expects, fmt.Sprintf("run %s ended %s", newInfo.ID, newInfo.Status))
-	}
-	r.Verdict = r.overall()
 	if f.json {
 		if err := json.NewEncoder(g.stdout).Encode(r); err != nil {
 			return err
 		}
 	} else {
-		r.print(g.stdout)
+		view.Reproduction(g.stdout, r)
 	}
 	if r.Verdict == results.NotReproduced || f.strict && r.Verdict != results.Reproduced {
 		return reported{exitExpect}
@@ -142,10 +122,10 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 		if err != nil {
 			return nil, candidateRun{}, nil, err
 		}
-		run, recs, err := loadRun(results.Store{Dir: resultsDir(g)}, f.resultsRun, info.Lab)
+		run, recs, err := operation.LoadRun(results.Store{Dir: g.op().ResultsDir()}, f.resultsRun, info.Lab)
 		return lab, candidateRun{run, g.dir}, recs, err
 	}
-	work, err := workDir(f.work)
+	work, err := operation.WorkDir(f.work)
 	if err != nil {
 		return nil, candidateRun{}, nil, err
 	}
@@ -174,7 +154,7 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 	if err := runApply(&wg, applyArgs); err != nil && !(errors.As(err, &r) && r.code == exitExpect) {
 		return nil, candidateRun{}, nil, err // an expect failing is judged below
 	}
-	run, recs, err := loadRun(results.Store{Dir: resultsDir(&wg)}, results.AliasLatest, info.Lab)
+	run, recs, err := operation.LoadRun(results.Store{Dir: wg.op().ResultsDir()}, results.AliasLatest, info.Lab)
 	return lab, candidateRun{run, work}, recs, err
 }
 
@@ -190,183 +170,5 @@ func (v varFlags) args() []string {
 	return out
 }
 
-// workDir makes the directory the spec runs in: dir when it is new or
-// empty, else a new temporary directory.
-func workDir(dir string) (string, error) {
-	if dir == "" {
-		return os.MkdirTemp("", "lab-reproduce-")
-	}
-	entries, err := os.ReadDir(dir)
-	if err == nil && len(entries) > 0 {
-		return "", fmt.Errorf("reproduce -work %s: the directory is not empty", dir)
-	}
-	return dir, os.MkdirAll(dir, 0o755)
-}
-
-// loadRun loads run id (or alias) of store and checks it is of lab.
-func loadRun(store results.Store, id, lab string) (results.RunInfo, []results.Record, error) {
-	id, err := store.Resolve(id)
-	if err != nil {
-		return results.RunInfo{}, nil, err
-	}
-	info, recs, err := store.Load(id)
-	if err == nil && info.Lab != lab {
-		err = fmt.Errorf("run %s belongs to lab %q, the bundle to lab %q", id, info.Lab, lab)
-	}
-	return info, recs, err
-}
-
-// cellReproduction is one cell's verdict.
-type cellReproduction struct {
-	Experiment string `json:"experiment"`
-	Pair       string `json:"pair"`
-	CellKey    string `json:"cell_key"`
-	results.Equivalence
-}
-
-// reproduceCells judges every published cell against the new run's.
-func reproduceCells(published, new []results.CellGroup, metric string, margin float64) []cellReproduction {
-	type key struct{ exp, pair, cell string }
-	byKey := map[key]results.CellGroup{}
-	for _, g := range new {
-		byKey[key{g.Experiment, g.Pair, g.CellKey}] = g
-	}
-	var out []cellReproduction
-	for _, p := range published {
-		c := cellReproduction{Experiment: p.Experiment, Pair: p.Pair, CellKey: p.CellKey}
-		n, ok := byKey[key{p.Experiment, p.Pair, p.CellKey}]
-		c.Equivalence = results.TOST(p.Metric(metric), n.Metric(metric), margin)
-		switch {
-		case !ok:
-			c.Note = "not in the new run"
-		case n.Failed+n.Missing > 0:
-			c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + fmt.Sprintf("%d new run(s) failed or missing", n.Failed+n.Missing)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
 // reproduction is what reproduce prints (JSON: one object).
-type reproduction struct {
-	Type         string             `json:"type"`
-	Bundle       string             `json:"bundle"`
-	Lab          string             `json:"lab"`
-	PublishedRun string             `json:"published_run"`
-	NewRun       string             `json:"new_run"`
-	NewRunDir    string             `json:"new_run_dir"`
-	Metric       string             `json:"metric"`
-	Margin       float64            `json:"margin"`
-	Cells        []cellReproduction `json:"cells"`
-	Shapes       []results.Shape    `json:"shapes"`
-	Expects      []results.Outcome  `json:"expects"`
-	// BundleExpects are the same expect blocks on the bundle's run, in
-	// the order of Expects.
-	BundleExpects []results.Outcome    `json:"bundle_expects"`
-	Verdict       results.Reproduction `json:"verdict"`
-}
-
-// overall is not reproduced when a cell is, a shape is reversed or an
-// expect block fails (or is not reproduced) that passed on the bundle's
-// run; reproduced when every cell is, every shape claim holds and every
-// expect block passes, is reproduced, is not comparable with the post's
-// hardware (as in lab check, never a failure) or fails as it did on the
-// bundle's run; inconclusive otherwise (a block failing now that was
-// inconclusive on the bundle's run among them: the bundle claimed nothing).
-func (r *reproduction) overall() results.Reproduction {
-	r.Type = "reproduce"
-	v := results.Reproduced
-	for _, c := range r.Cells {
-		switch c.Verdict {
-		case results.NotReproduced:
-			return results.NotReproduced
-		case results.Inconclusive:
-			v = results.Inconclusive
-		}
-	}
-	for _, s := range r.Shapes {
-		switch s.Verdict {
-		case results.ShapeReversed:
-			return results.NotReproduced
-		case results.ShapeInconclusive:
-			v = results.Inconclusive
-		}
-	}
-	for i, o := range r.Expects {
-		was := r.bundleVerdict(i)
-		switch {
-		case failedExpect(o.Verdict) && failedExpect(was): // as published
-		case failedExpect(o.Verdict) && (was == results.VerdictPass || was == results.VerdictReproduced):
-			return results.NotReproduced
-		case o.Verdict == results.VerdictPass, o.Verdict == results.VerdictReproduced, o.Verdict == results.VerdictNotComparable:
-		default:
-			v = results.Inconclusive
-		}
-	}
-	return v
-}
-
-// failedExpect: an expect block's verdict that lab check exits 2 on.
-func failedExpect(v results.Verdict) bool {
-	return v == results.VerdictFail || v == results.VerdictNotReproduced
-}
-
-// bundleVerdict is expect block i's verdict on the bundle's run (""
-// when unknown).
-func (r *reproduction) bundleVerdict(i int) results.Verdict {
-	if i < len(r.BundleExpects) && r.BundleExpects[i].Name == r.Expects[i].Name {
-		return r.BundleExpects[i].Verdict
-	}
-	return ""
-}
-
-// print writes the verdicts for people.
-func (r *reproduction) print(w io.Writer) {
-	m, _ := results.MetricByKey(r.Metric)
-	val := func(s results.Summary) string {
-		if s.N == 0 {
-			return "—"
-		}
-		return fmt.Sprintf("%.*f ± %.*f %s (n=%d)", m.Decimals, m.Display(s.Mean), m.Decimals, m.Display(s.HalfWidth()), m.Unit, s.N)
-	}
-	fmt.Fprintf(w, "\nRun %s (%s) against the published run %s of lab %q: %s within ±%s of each published mean.\n\n",
-		r.NewRun, r.NewRunDir, r.PublishedRun, r.Lab, strings.TrimSuffix(m.Label, " "+m.Unit), strconv.FormatFloat(100*r.Margin, 'g', -1, 64)+" %")
-	for _, c := range r.Cells {
-		pct := func(x float64) float64 {
-			if c.Published.Mean == 0 {
-				return 0
-			}
-			return 100 * x / c.Published.Mean
-		}
-		fmt.Fprintf(w, "  %s %s %s\n    published %s, new %s\n    difference %+.1f %% (95 %% CI %+.1f %% … %+.1f %%): %s",
-			c.Experiment, c.Pair, c.CellKey, val(c.Published), val(c.New), pct(c.Diff), pct(c.DiffLow), pct(c.DiffHigh), c.Verdict)
-		if c.Note != "" {
-			fmt.Fprintf(w, " (%s)", c.Note)
-		}
-		fmt.Fprintln(w)
-	}
-	if len(r.Shapes) > 0 {
-		fmt.Fprintf(w, "\nShape: each cell over the first cell of its experiment and pair (ratio of means, 95 %% Fieller interval)\n")
-	}
-	interval := func(lo, hi float64) string {
-		if lo == 0 && hi == 0 {
-			return "(interval unbounded)"
-		}
-		return fmt.Sprintf("[%.3g, %.3g]", lo, hi)
-	}
-	for _, s := range r.Shapes {
-		fmt.Fprintf(w, "  %s %s %s / %s: published %.3g %s, new %.3g %s: %s\n", s.Experiment, s.Pair, s.CellKey, s.Reference,
-			s.Published, interval(s.PublishedLow, s.PublishedHi), s.New, interval(s.NewLow, s.NewHigh), s.Verdict)
-	}
-	if len(r.Expects) > 0 {
-		fmt.Fprintf(w, "\nThe spec's expect blocks on the new run:\n")
-	}
-	for i, o := range r.Expects {
-		fmt.Fprintf(w, "  %s: %s", o.Name, o.Verdict)
-		if was := r.bundleVerdict(i); failedExpect(o.Verdict) && was != "" {
-			fmt.Fprintf(w, " (on the bundle's run: %s)", was)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "\nVerdict: %s\n", r.Verdict)
-}
+type reproduction = operation.Reproduction

@@ -3,13 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
-	"time"
 
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/plan"
 	"github.com/lab-bench/lab/report"
 	"github.com/lab-bench/lab/results"
@@ -52,7 +49,7 @@ type runJSON struct {
 
 // showRun shows a run: what it is, which applies wrote it, and its table.
 func showRun(g *globals, arg string, asJSON bool) error {
-	rs := resultStore(g)
+	rs := g.op().ResultStore()
 	if arg == "" {
 		arg = results.AliasLatest
 	}
@@ -70,47 +67,12 @@ func showRun(g *globals, arg string, asJSON bool) error {
 	if asJSON {
 		return writeJSON(g, runJSON{Run: info, Records: recs})
 	}
-	writeRunHeader(g, info, recs)
+	view.RunHeader(g.stdout, info, recs)
 	if len(recs) == 0 {
 		return nil
 	}
 	fmt.Fprintln(g.stdout)
 	return report.Render(g.stdout, "table", info, results.Group(recs), report.Options{Color: useColor(g, g.stdout)})
-}
-
-// writeRunHeader prints a run's description, one field per line.
-func writeRunHeader(g *globals, info results.RunInfo, recs []results.Record) {
-	status := info.Status
-	if info.Note != "" {
-		status += " (" + info.Note + ")"
-	}
-	fmt.Fprintf(g.stdout, "Run %s of lab %q: %s\n", info.ID, info.Lab, status)
-	fmt.Fprintf(g.stdout, "  started   %s", info.Started.Local().Format(time.DateTime))
-	if !info.Ended.IsZero() {
-		fmt.Fprintf(g.stdout, ", ended %s (%s)", info.Ended.Local().Format(time.DateTime), info.Ended.Sub(info.Started).Round(time.Second))
-	}
-	fmt.Fprintln(g.stdout)
-	fmt.Fprintf(g.stdout, "  host      %s, lab %s, spec %s\n", info.Host, info.LabVersion, shortHash(info.SpecHash))
-	failed := 0
-	applies := map[string]int{}
-	for _, r := range recs {
-		if r.Error != "" {
-			failed++
-		}
-		applies[r.Provenance.Apply]++
-	}
-	fmt.Fprintf(g.stdout, "  records   %d (%d failed)\n", len(recs), failed)
-	if len(applies) > 1 {
-		var parts []string
-		for _, a := range slices.Sorted(maps.Keys(applies)) {
-			name := a
-			if a == "" {
-				name = "unnamed"
-			}
-			parts = append(parts, fmt.Sprintf("%s: %d", name, applies[a]))
-		}
-		fmt.Fprintf(g.stdout, "  applies   %s (resumed)\n", strings.Join(parts, ", "))
-	}
 }
 
 // writeJSON prints v as indented JSON.

@@ -3,12 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/operation"
 )
 
 // stateVerbs are `lab state`'s subcommands.
@@ -49,7 +47,7 @@ func runStateList(g *globals, args []string) error {
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
-	st, err := stateStore(g).Load()
+	st, err := g.op().StateStore().Load()
 	if err != nil {
 		return err
 	}
@@ -72,51 +70,20 @@ func runStateShow(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1, "one address (see lab state list)"}); err != nil {
 		return err
 	}
-	st, err := stateStore(g).Load()
+	st, err := g.op().StateStore().Load()
 	if err != nil {
 		return err
 	}
 	r, ok := st.Find(fs.Arg(0))
 	if !ok {
-		return notInState(st, fs.Arg(0))
+		return operation.NotInState(st, fs.Arg(0))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	return showResource(g, r)
-}
-
-// showResource prints a resource for people, one field per line.
-func showResource(g *globals, r *state.Resource) error {
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(tw, "%s\t%s\n", k, v)
-		}
-	}
-	row("address", r.Address)
-	row("kind", r.Kind)
-	row("provider", r.ProviderKey+" ("+r.Provider+")")
-	row("id", r.ID)
-	row("name", r.Name)
-	row("status", r.Status)
-	row("shape", r.Shape)
-	if !r.CreatedAt.IsZero() {
-		row("created", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
-	}
-	row("owner", strings.Trim(r.Owner.Lab+" / "+r.Owner.Workspace, " /"))
-	if e := r.Endpoint; e != nil {
-		row("endpoint", strings.TrimSpace(strings.Join([]string{e.Addr, e.Iface, e.Iface2}, " ")))
-		if len(e.CPUs) > 0 {
-			row("cpus", strings.Trim(fmt.Sprint(e.CPUs), "[]"))
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(r.Attrs)) {
-		row("attrs."+k, r.Attrs[k])
-	}
-	return tw.Flush()
+	return view.Resource(g.stdout, r)
 }
 
 // runStateRm is `lab state rm ADDR…`: forget objects, under the state lock.
@@ -126,25 +93,7 @@ func runStateRm(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1 << 20, "one or more addresses (see lab state list)"}); err != nil {
 		return err
 	}
-	store := stateStore(g)
-	unlock, err := lockState(g, store, "", "state rm")
-	if err != nil {
-		return err
-	}
-	defer releaseLock(g, unlock)
-	st, err := store.Load()
-	if err != nil {
-		return err
-	}
-	for _, addr := range fs.Args() {
-		if _, ok := st.Find(addr); !ok {
-			return notInState(st, addr)
-		}
-	}
-	for _, addr := range fs.Args() {
-		st.Remove(addr)
-	}
-	if err := store.Save(st); err != nil {
+	if err := g.op().RemoveFromState(fs.Args()); err != nil {
 		return err
 	}
 	for _, addr := range fs.Args() {
@@ -152,16 +101,4 @@ func runStateRm(g *globals, args []string) error {
 	}
 	fmt.Fprintf(g.stdout, "The objects themselves were left as they are: lab no longer manages them (remove them by hand, or with `lab destroy -orphans`).\n")
 	return nil
-}
-
-// notInState is the error for an address the state does not list.
-func notInState(st *state.State, addr string) error {
-	var have []string
-	for _, r := range st.Resources {
-		have = append(have, r.Address)
-	}
-	if len(have) == 0 {
-		return fmt.Errorf("the state lists no %s: it lists no objects at all", addr)
-	}
-	return fmt.Errorf("the state lists no %s (it lists: %s)", addr, strings.Join(have, ", "))
 }

@@ -211,13 +211,15 @@ func sortedKeys(m map[string]pkg) []string {
 // package). A pattern ending in "/..." is a subtree, one ending in "/*"
 // the direct children; the first pattern that matches places a package.
 var layers = [][]string{
-	{"cmd/...", "providers/providertest", "bench/benchtest", "scripts", "internal/importrules", "internal/houserules"},
+	{"cmd/lab", "providers/providertest", "bench/benchtest", "scripts", "internal/importrules", "internal/houserules"},
+	{"cmd/lab/internal/view"},
+	{"internal/operation"},
 	{"engine", "bundle"},
 	{"plan", "report", "lockfile", "providers/*", "providers/*/..."},
 	{"spec", "state", "results", "providers"},
 	{"bench/tools"},
 	{"guest/*", "guest/*/...", "bench/...", "internal/machinejson", "internal/golden"},
-	{"machine", "guest", "atomicfile", "redact", "internal/hclvalue"},
+	{"machine", "guest", "atomicfile", "redact", "internal/hclvalue", "internal/udiff"},
 }
 
 // row is the index in layers of p's row, counted from the bottom (0:
@@ -271,7 +273,7 @@ func TestRowPatterns(t *testing.T) {
 	for p, want := range map[string]int{
 		"machine": 0, "guest": 0, "guest/linux": 1, "guest/ssh/sshtest": 1, "bench/iperf3": 1,
 		"bench/tools": 2, "providers": 3, "providers/libvirt": 4, "providers/vsphere/vspheretest": 4,
-		"providers/providertest": 6, "bench/benchtest": 6, "cmd/lab": 6, "engine": 5, "internal/new": -1,
+		"providers/providertest": 8, "bench/benchtest": 8, "cmd/lab": 8, "internal/operation": 6, "engine": 5, "internal/new": -1,
 	} {
 		if got := row(p); got != want {
 			t.Errorf("row(%s) = %d, want %d", p, got, want)

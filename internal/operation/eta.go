@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"fmt"
@@ -11,41 +11,43 @@ import (
 // observing both ends, starting the tools), before any run has finished.
 const runOverhead = time.Second
 
-// eta estimates how long an apply's runs still take: the plan's duration
+// ETA estimates how long an apply's runs still take: the plan's duration
 // of every run not finished, scaled by how the finished runs compared
 // with theirs (a slow host makes every run slow).
-type eta struct {
-	planned []time.Duration // by run index - 1: benchmark time plus runOverhead
+type ETA struct {
+	// Planned is each run's benchmark time plus runOverhead, by run
+	// index - 1.
+	Planned []time.Duration
 	// donePlanned and doneActual sum the finished runs' plan and reality.
 	donePlanned, doneActual time.Duration
 }
 
-// newETA reads the runs' planned durations from p.
-func newETA(p *plan.Plan) *eta {
-	e := &eta{}
+// NewETA reads the runs' planned durations from p.
+func NewETA(p *plan.Plan) *ETA {
+	e := &ETA{}
 	for _, r := range p.Runs() {
-		e.planned = append(e.planned, r.Spec.Bench.Duration+r.Spec.Bench.Omit+runOverhead)
+		e.Planned = append(e.Planned, r.Spec.Bench.Duration+r.Spec.Bench.Omit+runOverhead)
 	}
 	return e
 }
 
-// finished records that run index (1-based) took elapsed.
-func (e *eta) finished(index int, elapsed time.Duration) {
-	if e == nil || index < 1 || index > len(e.planned) {
+// Finished records that run index (1-based) took elapsed.
+func (e *ETA) Finished(index int, elapsed time.Duration) {
+	if e == nil || index < 1 || index > len(e.Planned) {
 		return
 	}
-	e.donePlanned += e.planned[index-1]
+	e.donePlanned += e.Planned[index-1]
 	e.doneActual += elapsed
 }
 
-// left is the time the runs from index (1-based, running for inRun) to
+// Left is the time the runs from index (1-based, running for inRun) to
 // the last still take.
-func (e *eta) left(index int, inRun time.Duration) time.Duration {
-	if e == nil || index < 1 || index > len(e.planned) {
+func (e *ETA) Left(index int, inRun time.Duration) time.Duration {
+	if e == nil || index < 1 || index > len(e.Planned) {
 		return 0
 	}
 	var rest time.Duration
-	for _, d := range e.planned[index-1:] {
+	for _, d := range e.Planned[index-1:] {
 		rest += d
 	}
 	if e.donePlanned > 0 {
@@ -54,12 +56,12 @@ func (e *eta) left(index int, inRun time.Duration) time.Duration {
 	return max(rest-inRun, 0)
 }
 
-// text is the estimate for the progress line ("" without a plan).
-func (e *eta) text(index int, inRun time.Duration) string {
-	if e == nil || len(e.planned) == 0 {
+// Text is the estimate for the progress line ("" without a plan).
+func (e *ETA) Text(index int, inRun time.Duration) string {
+	if e == nil || len(e.Planned) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  (about %s left)", roundETA(e.left(index, inRun)))
+	return fmt.Sprintf("  (about %s left)", roundETA(e.Left(index, inRun)))
 }
 
 // roundETA rounds an estimate to what is worth reading: seconds under a

@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"errors"
@@ -10,10 +10,11 @@ import (
 	"github.com/lab-bench/lab/spec"
 )
 
-// resumePoint is an earlier run that `apply -resume` completes: the runs
+// ResumePoint is an earlier run that `apply -resume` completes: the runs
 // it has a result for are not run again.
-type resumePoint struct {
-	id string
+type ResumePoint struct {
+	// ID is the run's id.
+	ID string
 	// done are the record paths (results.RecordPath) with a result.
 	done map[string]bool
 	// repeats is each experiment's repeat count: a cell's warm-ups run
@@ -21,9 +22,9 @@ type resumePoint struct {
 	repeats map[string]int
 }
 
-// loadResume reads the run arg names (an id, latest or previous) of lab
+// LoadResume reads the run arg names (an id, latest or previous) of lab
 // from rs. It must be of this spec and not running.
-func loadResume(rs results.Store, lab *spec.Lab, arg string) (*resumePoint, error) {
+func LoadResume(rs results.Store, lab *spec.Lab, arg string) (*ResumePoint, error) {
 	id, err := rs.Resolve(arg)
 	if err != nil {
 		return nil, fmt.Errorf("-resume: %w", err)
@@ -37,11 +38,11 @@ func loadResume(rs results.Store, lab *spec.Lab, arg string) (*resumePoint, erro
 		return nil, fmt.Errorf("-resume: run %s is of lab %q, not %q", id, info.Lab, lab.Name)
 	case info.SpecHash != lab.Hash:
 		return nil, fmt.Errorf("-resume: run %s was made from other spec files than these: its cells would not be comparable. "+
-			"Restore the spec it ran (git, %s) or start a new run with `lab apply`", id, shortHash(info.SpecHash))
+			"Restore the spec it ran (git, %s) or start a new run with `lab apply`", id, ShortHash(info.SpecHash))
 	case info.Status == results.StatusRunning:
 		return nil, fmt.Errorf("-resume: run %s is still running (pid %d on %s)", id, info.PID, info.Host)
 	}
-	rp := &resumePoint{id: id, done: map[string]bool{}, repeats: map[string]int{}}
+	rp := &ResumePoint{ID: id, done: map[string]bool{}, repeats: map[string]int{}}
 	for _, r := range recs {
 		if r.Error == "" {
 			rp.done[results.RecordPath(r)] = true
@@ -53,11 +54,12 @@ func loadResume(rs results.Store, lab *spec.Lab, arg string) (*resumePoint, erro
 	return rp, nil
 }
 
-func shortHash(h string) string { return h[:min(len(h), 12)] }
+// ShortHash is the first 12 characters of a hash, as lab shows it.
+func ShortHash(h string) string { return h[:min(len(h), 12)] }
 
 // needs reports whether r has no result in the run yet (missing, or
 // failed); a warm-up, whether any repeat of its cell needs running.
-func (rp *resumePoint) needs(r plan.Run) bool {
+func (rp *ResumePoint) needs(r plan.Run) bool {
 	if !r.Warmup {
 		return !rp.done[recordPath(r, r.Repeat, false)]
 	}
@@ -73,40 +75,40 @@ func recordPath(r plan.Run, repeat int, warmup bool) string {
 	return results.RecordPath(results.Record{Experiment: r.Experiment, Pair: r.Pair, CellKey: r.CellKey, Repeat: repeat, Warmup: warmup})
 }
 
-// selection limits a plan to some runs: -only, -resume, or both.
-type selection struct {
-	only   onlyFlags
-	resume *resumePoint
+// Selection limits a plan to some runs: -only, -resume, or both.
+type Selection struct {
+	Only   Only
+	Resume *ResumePoint
 }
 
 // options are the plan options for the selection (none when it is empty).
-func (s selection) options() (func(plan.Run) bool, string) {
+func (s Selection) options() (func(plan.Run) bool, string) {
 	var desc []string
-	if len(s.only) > 0 {
-		desc = append(desc, "-only "+s.only.String())
+	if len(s.Only) > 0 {
+		desc = append(desc, "-only "+s.Only.String())
 	}
-	if s.resume != nil {
-		desc = append(desc, "-resume "+s.resume.id+" (the runs it has no result for)")
+	if s.Resume != nil {
+		desc = append(desc, "-resume "+s.Resume.ID+" (the runs it has no result for)")
 	}
 	if len(desc) == 0 {
 		return nil, ""
 	}
 	return func(r plan.Run) bool {
-		return s.only.match(r) && (s.resume == nil || s.resume.needs(r))
+		return s.Only.Match(r) && (s.Resume == nil || s.Resume.needs(r))
 	}, strings.Join(desc, ", ")
 }
 
-// errNothingToResume is a resumed run that has a result for every run
+// ErrNothingToResume is a resumed run that has a result for every run
 // the selection names.
-var errNothingToResume = errors.New("nothing to resume")
+var ErrNothingToResume = errors.New("nothing to resume")
 
 // checkSelected refuses a plan whose selection left no runs.
-func (s selection) checkSelected(p *plan.Plan) error {
+func (s Selection) checkSelected(p *plan.Plan) error {
 	if p.Selection == "" || len(p.Runs()) > 0 {
 		return nil
 	}
-	if s.resume != nil {
-		return errNothingToResume
+	if s.Resume != nil {
+		return ErrNothingToResume
 	}
-	return fmt.Errorf("-only %s selects none of the lab's %d runs", s.only.String(), p.AllRuns)
+	return fmt.Errorf("-only %s selects none of the lab's %d runs", s.Only.String(), p.AllRuns)
 }

@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// planNetworkChanges asks each provider that implements
+// PlanNetworkChanges asks each provider that implements
 // providers.NetworkPlanner what each link of the plan would change on its
 // hosts (a shared switch's MTU), and records it in the plan so plan and
 // apply show it before anything changes. A provider that cannot tell —
 // or reports that apply would refuse — fails the plan.
-func planNetworkChanges(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider) error {
+func PlanNetworkChanges(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider) error {
 	p.NetworkChanges = nil
 	for _, grp := range p.Groups {
 		np, ok := provs[grp.ProviderKey].(providers.NetworkPlanner)

@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"fmt"
@@ -17,11 +17,11 @@ import (
 // secrets (sensitive variables' values, GOVC_PASSWORD) are replaced by
 // "(sensitive value)" in every record, whatever the attribute's kind.
 
-// newLogger returns the logger LAB_LOG and LAB_LOG_PATH in env ask for,
+// NewLogger returns the logger LAB_LOG and LAB_LOG_PATH in env ask for,
 // nil when logging is off. Every record it writes passes through secrets.
-func newLogger(env []string, stderr io.Writer, secrets *redact.Set) (*slog.Logger, error) {
+func NewLogger(env []string, stderr io.Writer, secrets *redact.Set) (*slog.Logger, error) {
 	var level slog.Level
-	switch strings.ToLower(envValue(env, "LAB_LOG")) {
+	switch strings.ToLower(EnvValue(env, "LAB_LOG")) {
 	case "", "off":
 		return nil, nil
 	case "debug":
@@ -29,10 +29,10 @@ func newLogger(env []string, stderr io.Writer, secrets *redact.Set) (*slog.Logge
 	case "trace":
 		level = providers.LevelTrace
 	default:
-		return nil, fmt.Errorf("LAB_LOG=%q: use debug or trace", envValue(env, "LAB_LOG"))
+		return nil, fmt.Errorf("LAB_LOG=%q: use debug or trace", EnvValue(env, "LAB_LOG"))
 	}
 	w := stderr
-	if path := envValue(env, "LAB_LOG_PATH"); path != "" {
+	if path := EnvValue(env, "LAB_LOG_PATH"); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("LAB_LOG_PATH: %w", err)

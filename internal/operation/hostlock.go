@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 
 // hostLockDir holds the host-wide benchmark lock: one per machine, whatever
 // the lab or directory (LAB_HOST_LOCK_DIR overrides it).
-func hostLockDir(g *globals) string {
-	if v := envValue(g.env, "LAB_HOST_LOCK_DIR"); v != "" {
+func (o *Operation) hostLockDir() string {
+	if v := EnvValue(o.Env, "LAB_HOST_LOCK_DIR"); v != "" {
 		return v
 	}
 	if os.Geteuid() == 0 {
@@ -23,17 +23,17 @@ func hostLockDir(g *globals) string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("lab-%d", os.Getuid()))
 }
 
-// hostLock returns the engine's HostLock: the state package's flock with
+// HostLock returns the engine's HostLock: the state package's flock with
 // holder info, on a directory shared by every lab on this machine. While
 // another lab holds it, the user is told who, once per wait.
-func hostLock(g *globals, labID string) func(ctx context.Context) (func(), error) {
-	store := state.Store{Dir: hostLockDir(g)}
+func (o *Operation) HostLock(labID string) func(ctx context.Context) (func(), error) {
+	store := state.Store{Dir: o.hostLockDir()}
 	return func(ctx context.Context) (func(), error) {
 		told := false
 		for {
 			unlock, err := store.Lock(state.NewLockInfo(labID, "benchmark"))
 			if err == nil {
-				return func() { releaseLock(g, unlock) }, nil
+				return func() { o.releaseLock(unlock) }, nil
 			}
 			var locked *state.LockedError
 			if !errors.As(err, &locked) {
@@ -44,7 +44,7 @@ func hostLock(g *globals, labID string) func(ctx context.Context) (func(), error
 				if h := locked.Holder; h != nil {
 					who = fmt.Sprintf("lab %q (%s, pid %d)", h.LabID, h.Who, h.PID)
 				}
-				fmt.Fprintf(g.stderr, "\nWaiting for this host's benchmark lock (%s): %s is running a benchmark on these CPUs.\n", locked.Path, who)
+				fmt.Fprintf(o.Stderr, "\nWaiting for this host's benchmark lock (%s): %s is running a benchmark on these CPUs.\n", locked.Path, who)
 				told = true
 			}
 			select {

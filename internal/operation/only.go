@@ -1,7 +1,6 @@
-package main
+package operation
 
 import (
-	"flag"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,17 +11,13 @@ import (
 	"github.com/lab-bench/lab/spec"
 )
 
-// onlyFlags are -only selections, repeatable: each is key=value pairs
-// joined by commas, all of which a run must match; a run matching any
-// one -only is selected.
-type onlyFlags []map[string]string
+// Only are -only selections, repeatable: each is key=value pairs joined
+// by commas, all of which a run must match; a run matching any one -only
+// is selected.
+type Only []map[string]string
 
-func (o *onlyFlags) register(fs *flag.FlagSet) {
-	fs.Func("only", "run only the cells matching `key=value[,key=value…]` (matrix keys, pair, experiment; repeatable: any matches)", o.add)
-}
-
-// add parses one -only value.
-func (o *onlyFlags) add(s string) error {
+// Add parses one -only value.
+func (o *Only) Add(s string) error {
 	sel := map[string]string{}
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(part, "=")
@@ -40,7 +35,7 @@ func (o *onlyFlags) add(s string) error {
 }
 
 // String is the selection as written ("pair=fbsd,mtu=9000 or pair=deb").
-func (o onlyFlags) String() string {
+func (o Only) String() string {
 	var alts []string
 	for _, sel := range o {
 		var parts []string
@@ -52,9 +47,9 @@ func (o onlyFlags) String() string {
 	return strings.Join(alts, " or ")
 }
 
-// check refuses keys and values the lab does not have, so a typo is an
+// Check refuses keys and values the lab does not have, so a typo is an
 // error rather than an empty selection.
-func (o onlyFlags) check(lab *spec.Lab) error {
+func (o Only) Check(lab *spec.Lab) error {
 	known := map[string]map[string]bool{"pair": {}, "experiment": {}}
 	for _, e := range lab.Experiments {
 		known["experiment"][e.Name] = true
@@ -84,8 +79,8 @@ func (o onlyFlags) check(lab *spec.Lab) error {
 	return nil
 }
 
-// match reports whether r is selected (always, without -only).
-func (o onlyFlags) match(r plan.Run) bool {
+// Match reports whether r is selected (always, without -only).
+func (o Only) Match(r plan.Run) bool {
 	if len(o) == 0 {
 		return true
 	}

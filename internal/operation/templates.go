@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// recordTemplates writes into p each machine's template identity as its
+// RecordTemplates writes into p each machine's template identity as its
 // provider reports it now (what the lock file pins), so `apply PLAN` can
 // refuse a template changed since the plan. An identity that cannot be
 // read is left out, with a warning: apply then cannot check it.
-func recordTemplates(ctx context.Context, warn io.Writer, p *plan.Plan, provs map[string]providers.Provider) {
+func RecordTemplates(ctx context.Context, warn io.Writer, p *plan.Plan, provs map[string]providers.Provider) {
 	for _, grp := range p.Groups {
 		prov, ok := provs[grp.ProviderKey]
 		if !ok {
@@ -35,12 +35,12 @@ func recordTemplates(ctx context.Context, warn io.Writer, p *plan.Plan, provs ma
 	}
 }
 
-// checkTemplatesBeforeCreate compares, before anything is created, each
+// CheckTemplatesBeforeCreate compares, before anything is created, each
 // machine's template identity now with the one the saved plan recorded
 // (always refused when it differs) and, with -locked, the one the lock
 // file pins. It used to be compared only after each run, so -locked ran
 // benchmarks on a changed template before refusing.
-func checkTemplatesBeforeCreate(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider, lock *lockfile.Lock, strict bool) error {
+func CheckTemplatesBeforeCreate(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider, lock *lockfile.Lock, strict bool) error {
 	for _, grp := range p.Groups {
 		prov, ok := provs[grp.ProviderKey]
 		if !ok {

@@ -1,4 +1,8 @@
-package main
+// Package view renders what lab's verbs show people and programs: the
+// engine's events as progress lines or JSON, diagnostics as JSON, a run's
+// header, a state object, a reproduction's verdicts. It writes to the
+// io.Writer it is given and knows nothing of flags or exit codes.
+package view
 
 import (
 	"encoding/json"
@@ -8,46 +12,50 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/internal/operation"
 )
 
-// jsonView writes one JSON object per event (the -json flag).
-type jsonView struct {
+// JSON writes one JSON object per event (the -json flag).
+type JSON struct {
 	mu  sync.Mutex
 	enc *json.Encoder
 }
 
-func newJSONView(w io.Writer) *jsonView { return &jsonView{enc: json.NewEncoder(w)} }
+// NewJSON writes events to w.
+func NewJSON(w io.Writer) *JSON { return &JSON{enc: json.NewEncoder(w)} }
 
-func (v *jsonView) Event(e engine.Event) {
+// Event writes e as one line of JSON.
+func (v *JSON) Event(e engine.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	_ = v.enc.Encode(e)
 }
 
-// humanView prints progress for people. On a terminal the line of the run
+// Human prints progress for people. On a terminal the line of the run
 // in progress is redrawn with its elapsed time; elsewhere every event is
 // one plain line.
-type humanView struct {
+type Human struct {
 	mu      sync.Mutex
 	w       io.Writer
 	tty     bool
 	live    string    // the run line being redrawn
 	since   time.Time // when it started
 	planned time.Duration
-	index   int  // the run in progress (1-based)
-	eta     *eta // nil: no overall estimate
+	index   int            // the run in progress (1-based)
+	eta     *operation.ETA // nil: no overall estimate
 	stop    chan struct{}
 }
 
-func newHumanView(w io.Writer, tty bool) *humanView {
-	v := &humanView{w: w, tty: tty, stop: make(chan struct{})}
+// NewHuman prints progress to w, redrawn when tty.
+func NewHuman(w io.Writer, tty bool) *Human {
+	v := &Human{w: w, tty: tty, stop: make(chan struct{})}
 	if tty {
 		go v.tick()
 	}
 	return v
 }
 
-func (v *humanView) tick() {
+func (v *Human) tick() {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -58,22 +66,22 @@ func (v *humanView) tick() {
 			v.mu.Lock()
 			if v.live != "" {
 				in := time.Since(v.since)
-				fmt.Fprintf(v.w, "\r\x1b[K%s  %s / %s%s", v.live, in.Round(100*time.Millisecond), v.planned, v.eta.text(v.index, in))
+				fmt.Fprintf(v.w, "\r\x1b[K%s  %s / %s%s", v.live, in.Round(100*time.Millisecond), v.planned, v.eta.Text(v.index, in))
 			}
 			v.mu.Unlock()
 		}
 	}
 }
 
-// setETA gives the view the overall estimate to show.
-func (v *humanView) setETA(e *eta) {
+// SetETA gives the view the overall estimate to show.
+func (v *Human) SetETA(e *operation.ETA) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.eta = e
 }
 
 // Close stops redrawing.
-func (v *humanView) Close() {
+func (v *Human) Close() {
 	select {
 	case <-v.stop:
 	default:
@@ -81,14 +89,15 @@ func (v *humanView) Close() {
 	}
 }
 
-func (v *humanView) line(s string) {
+func (v *Human) line(s string) {
 	if v.tty && v.live != "" {
 		fmt.Fprint(v.w, "\r\x1b[K")
 	}
 	fmt.Fprintln(v.w, s)
 }
 
-func (v *humanView) Event(e engine.Event) {
+// Event prints e for people.
+func (v *Human) Event(e engine.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	run := fmt.Sprintf("[%d/%d] %s/%s %s #%d", e.Index, e.Total, e.Experiment, e.Pair, e.Cell, e.Repeat)
@@ -113,15 +122,15 @@ func (v *humanView) Event(e engine.Event) {
 	case engine.EvRun:
 		v.live, v.since, v.planned, v.index = run, time.Now(), e.Duration, e.Index
 		if !v.tty {
-			v.line(run + ": running" + v.eta.text(e.Index, 0))
+			v.line(run + ": running" + v.eta.Text(e.Index, 0))
 		}
 	case engine.EvResult:
-		v.eta.finished(e.Index, e.Elapsed)
+		v.eta.Finished(e.Index, e.Elapsed)
 		v.line(fmt.Sprintf("%s: %.2f Gb/s, %d retransmits, CPU server %.0f%% client %.0f%% (%s)",
 			run, e.ThroughputBps/1e9, e.Retransmits, e.ServerCPU, e.ClientCPU, e.Elapsed.Round(100*time.Millisecond)))
 		v.live = ""
 	case engine.EvRunFailed:
-		v.eta.finished(e.Index, time.Since(v.since))
+		v.eta.Finished(e.Index, time.Since(v.since))
 		v.line(fmt.Sprintf("%s: FAILED: %s", run, e.Message))
 		v.live = ""
 	case engine.EvSkipped:

@@ -1,4 +1,4 @@
-package main
+package udiff
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ func TestUnifiedDiff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			writeUnifiedDiff(&b, "f", tc.a, tc.b)
+			Write(&b, "f", tc.a, tc.b)
 			if b.String() != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", b.String(), tc.want)
 			}

@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// interrupts returns two contexts derived from base: work is cancelled by the first SIGINT,
+// Interrupts returns two contexts derived from base: work is cancelled by the first SIGINT,
 // SIGTERM or SIGHUP, teardown by the second, so one Ctrl-C stops the
 // benchmarks but still cleans up, and a second abandons the cleanup (state
 // then still lists what remains, for `lab destroy`). SIGHUP — the terminal
@@ -22,7 +22,7 @@ import (
 // next write, the same way. Now that write fails instead, and the first
 // SIGPIPE stops the work like an interrupt; later ones (every write
 // raises one) never abandon the teardown.
-func interrupts(base context.Context, w io.Writer) (work, teardown context.Context, stop func()) {
+func Interrupts(base context.Context, w io.Writer) (work, teardown context.Context, stop func()) {
 	work, cancelWork := context.WithCancel(base)
 	teardown, cancelTeardown := context.WithCancel(base)
 	ch := make(chan os.Signal, 2)
@@ -64,13 +64,13 @@ func interrupts(base context.Context, w io.Writer) (work, teardown context.Conte
 	}
 }
 
-// interruptible returns base cancelled by SIGINT or SIGTERM, for a
+// Interruptible returns base cancelled by SIGINT or SIGTERM, for a
 // command that has nothing to tear down (plan dialling a back end).
-func interruptible(base context.Context) (context.Context, func()) {
+func Interruptible(base context.Context) (context.Context, func()) {
 	return signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM)
 }
 
-// interruptSignals are the signals interrupts catches: SIGINT, SIGTERM and,
+// interruptSignals are the signals Interrupts catches: SIGINT, SIGTERM and,
 // unless it is ignored (nohup), SIGHUP. Asking signal.Notify for an
 // ignored SIGHUP would un-ignore it.
 func interruptSignals() []os.Signal {

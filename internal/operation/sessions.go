@@ -1,4 +1,4 @@
-package main
+package operation
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 // disconnect) at the end of a command.
 const closeTimeout = 30 * time.Second
 
-// closeProviders ends every provider's session; a failure is a warning:
+// CloseProviders ends every provider's session; a failure is a warning:
 // the command's own outcome stands.
-func closeProviders(g *globals, provs map[string]providers.Provider) {
+func (o *Operation) CloseProviders(provs map[string]providers.Provider) {
 	keys := make([]string, 0, len(provs))
 	for k := range provs {
 		keys = append(keys, k)
@@ -27,15 +27,15 @@ func closeProviders(g *globals, provs map[string]providers.Provider) {
 	for _, k := range keys {
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		if err := provs[k].Close(ctx); err != nil {
-			fmt.Fprintf(g.stderr, "Warning: provider %s: close: %v\n", k, err)
+			fmt.Fprintf(o.Stderr, "Warning: provider %s: close: %v\n", k, err)
 		}
 		cancel()
 	}
 }
 
-// checkCapabilities refuses a plan that asks a back end for what it cannot
+// CheckCapabilities refuses a plan that asks a back end for what it cannot
 // do, with diagnostics on the spec lines that ask.
-func checkCapabilities(g *globals, lab *spec.Lab, p *plan.Plan, provs map[string]providers.Provider) error {
+func (o *Operation) CheckCapabilities(lab *spec.Lab, p *plan.Plan, provs map[string]providers.Provider) error {
 	diags := plan.CheckCapabilities(p, lab, func(key string) (providers.Capabilities, bool) {
 		prov, ok := provs[key]
 		if !ok {
@@ -43,16 +43,14 @@ func checkCapabilities(g *globals, lab *spec.Lab, p *plan.Plan, provs map[string
 		}
 		return prov.Capabilities(), true
 	})
-	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
-	}
+	o.diagnose(lab, diags)
 	if diags.HasErrors() {
-		return reported{exitError}
+		return ErrReported
 	}
 	return nil
 }
 
-// warnTemplateDrift compares each machine's template identity, as its
+// WarnTemplateDrift compares each machine's template identity, as its
 // provider reports it now, with the one the lab's lock file pinned, and
 // warns about each that changed, naming the template. Without a lock file
 // there is nothing to compare (and nothing is dialled).
@@ -60,11 +58,11 @@ func checkCapabilities(g *globals, lab *spec.Lab, p *plan.Plan, provs map[string
 // First, providers that can check cheaply whether a template exists
 // (providers.TemplateChecker) are asked once per template: a misspelt one
 // fails the plan.
-func warnTemplateDrift(ctx context.Context, g *globals, p *plan.Plan, provs map[string]providers.Provider) error {
+func (o *Operation) WarnTemplateDrift(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider) error {
 	if err := checkTemplates(ctx, p, provs); err != nil {
 		return err
 	}
-	lock, _, err := lockfile.Read(g.dir)
+	lock, _, err := lockfile.Read(o.Dir)
 	if err != nil || lock == nil {
 		return err
 	}
@@ -80,12 +78,12 @@ func warnTemplateDrift(ctx context.Context, g *globals, p *plan.Plan, provs map[
 			}
 			now, err := prov.TemplateID(ctx, m)
 			if err != nil {
-				fmt.Fprintf(g.stderr, "Warning: %s: cannot read the identity of template %q to compare with %s: %v\n",
+				fmt.Fprintf(o.Stderr, "Warning: %s: cannot read the identity of template %q to compare with %s: %v\n",
 					m.Address, m.Template.Name, lockfile.FileName, err)
 				continue
 			}
 			if now != pinned {
-				fmt.Fprintf(g.stderr, "Warning: template %q of %s changed since %s pinned it:\n  pinned: %s\n  now:    %s\n"+
+				fmt.Fprintf(o.Stderr, "Warning: template %q of %s changed since %s pinned it:\n  pinned: %s\n  now:    %s\n"+
 					"  Results will not be comparable with the locked ones; `lab init -upgrade` accepts the new template after a run.\n",
 					m.Template.Name, m.Address, lockfile.FileName, pinned, now)
 			}

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"encoding/json"
@@ -11,9 +11,9 @@ import (
 	"github.com/lab-bench/lab/spec"
 )
 
-// validateJSON is `lab validate -json`: the outcome and every diagnostic
+// ValidateJSON is `lab validate -json`: the outcome and every diagnostic
 // with its source range, for editors.
-type validateJSON struct {
+type ValidateJSON struct {
 	Valid        bool       `json:"valid"`
 	Lab          string     `json:"lab,omitempty"`
 	ErrorCount   int        `json:"error_count"`
@@ -44,9 +44,10 @@ type posJSON struct {
 	Byte   int `json:"byte"`
 }
 
-// writeDiagnosticsJSON writes diags (of the lab in dir) as validateJSON.
-func writeDiagnosticsJSON(w io.Writer, dir string, lab *spec.Lab, diags hcl.Diagnostics) error {
-	out := validateJSON{Valid: !diags.HasErrors(), Diagnostics: []diagJSON{}}
+// DiagnosticsJSON writes diags (of the lab in dir) as `lab validate
+// -json` prints them: the outcome and every diagnostic with its range.
+func DiagnosticsJSON(w io.Writer, dir string, lab *spec.Lab, diags hcl.Diagnostics) error {
+	out := ValidateJSON{Valid: !diags.HasErrors(), Diagnostics: []diagJSON{}}
 	if out.Valid {
 		out.Lab = lab.Name
 	}

@@ -1,4 +1,6 @@
-package main
+// Package udiff writes the difference between two texts as a unified diff
+// (the format of diff -u and git diff), for lab fmt -diff.
+package udiff
 
 import (
 	"fmt"
@@ -19,9 +21,9 @@ type edit struct {
 	line string
 }
 
-// writeUnifiedDiff writes the change from a to b as a unified diff of the
-// file name ("--- a/name", "+++ b/name", "@@ -l,n +l,n @@" hunks).
-func writeUnifiedDiff(w io.Writer, name, a, b string) {
+// Write writes the change from a to b as a unified diff of the file name
+// ("--- a/name", "+++ b/name", "@@ -l,n +l,n @@" hunks).
+func Write(w io.Writer, name, a, b string) {
 	edits := lineEdits(splitLines(a), splitLines(b))
 	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", name, name)
 	for _, h := range hunks(edits) {

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxMainLines bounds package main's non-test lines (issue 21, section 4):
+// main keeps the flags, the views' wiring and the exit codes; what a verb
+// does belongs in internal/operation, how it is shown in internal/view.
+const maxMainLines = 2000
+
+// TestMainStaysSmall counts the lines of cmd/lab's non-test Go files, as
+// `cat $(ls cmd/lab/*.go | grep -v _test.go) | wc -l` does.
+func TestMainStaysSmall(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += bytes.Count(b, []byte("\n"))
+	}
+	if total > maxMainLines {
+		t.Errorf("cmd/lab has %d non-test lines, more than %d: move what a verb does to internal/operation (and how it is shown to cmd/lab/internal/view)", total, maxMainLines)
+	}
+}

@@ -1,0 +1,83 @@
+package operation
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/state"
+)
+
+// HasChanges reports whether applying p would do anything: an action on a
+// machine or link other than keeping it, or a run.
+func HasChanges(p *plan.Plan) bool {
+	add, replace, del, _ := p.Counts()
+	return add+replace+del > 0 || len(p.Runs()) > 0
+}
+
+// ReadState loads the state under a short-lived lock, so a plan never reads
+// a state that an apply is writing.
+func (o *Operation) ReadState(labID string) (*state.State, error) {
+	store := o.StateStore()
+	unlock, err := o.LockState(store, labID, "plan")
+	if err != nil {
+		return nil, err
+	}
+	defer o.releaseLock(unlock)
+	st, err := store.Load()
+	if err != nil {
+		return nil, err
+	}
+	return st, o.claim(st, labID)
+}
+
+// MakePlan plans the lab against its state and refuses, at the spec lines
+// that ask, what a back end cannot do — before anything is created.
+func (o *Operation) MakePlan(lab *spec.Lab, st *state.State, v Vars, provs map[string]providers.Provider, sel Selection) (*plan.Plan, error) {
+	keep, desc := sel.options()
+	v = v.In(o.Dir)
+	p, diags := plan.New(lab, st, plan.Options{Vars: v.Vars, VarFiles: v.Files, Now: time.Now(), Select: keep, Selection: desc})
+	if !diags.HasErrors() {
+		// nft -c on this host, as validate does: a ruleset nft cannot
+		// parse is refused before anything is created.
+		diags = append(diags, lab.CheckRulesets(context.Background())...)
+	}
+	o.diagnose(lab, diags)
+	if diags.HasErrors() {
+		return nil, ErrReported
+	}
+	if err := sel.checkSelected(p); err != nil {
+		return nil, err
+	}
+	if err := o.CheckCapabilities(lab, p, provs); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// SensitiveVars lists the sensitive variables that -var options set.
+func SensitiveVars(lab *spec.Lab, vars []string) []string {
+	var out []string
+	for _, kv := range vars {
+		name, _, _ := strings.Cut(kv, "=")
+		if lab.Sensitive[strings.TrimSpace(name)] {
+			out = append(out, strings.TrimSpace(name))
+		}
+	}
+	return out
+}
+
+// RedactVars replaces the values of sensitive variables in -var options.
+func RedactVars(lab *spec.Lab, vars []string) []string {
+	out := slices.Clone(vars)
+	for i, kv := range out {
+		if name, _, _ := strings.Cut(kv, "="); lab.Sensitive[strings.TrimSpace(name)] {
+			out[i] = name + "=(sensitive value)"
+		}
+	}
+	return out
+}
