@@ -4,9 +4,9 @@ BIN     := bin/lab
 FUZZTIME ?= 4s
 # FUZZ: every fuzz target, as package:Target (go test -fuzz takes one
 # target of one package at a time). `make test` runs each for FUZZTIME.
-FUZZ := ./spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse ./bench/iperf2:FuzzParse \
+FUZZ := ./internal/spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse ./bench/iperf2:FuzzParse \
 	./bench/netperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
-	./guest/freebsd:FuzzParseIfconfig ./lockfile:FuzzParse ./state:FuzzDecode
+	./guest/freebsd:FuzzParseIfconfig ./internal/lockfile:FuzzParse ./internal/state:FuzzDecode
 
 .PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce
 
@@ -81,7 +81,7 @@ reproduce: deps build
 
 ## bench: speed and fidelity figures, printed as ratios against the targets
 bench: deps build
-	$(GO) test -p 1 -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/... ./plan/... ./providers/vsphere/... ./cmd/lab/...
+	$(GO) test -p 1 -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./providers/vsphere/... ./cmd/lab/...
 
 clean:
 	rm -rf bin

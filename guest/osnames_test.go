@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// maxOSNameUses is how many places outside guest/ and spec/ may still
+// maxOSNameUses is how many places outside guest/ and internal/spec/ may still
 // compare an OS name (issue 21: at most 2). Everything else asks the
 // registered guest.Driver.
 const maxOSNameUses = 2
@@ -22,7 +22,7 @@ const maxOSNameUses = 2
 var osNames = map[string]bool{"linux": true, "freebsd": true, "openbsd": true, "netbsd": true,
 	"dragonfly": true, "illumos": true, "solaris": true, "darwin": true, "windows": true}
 
-// TestOSNamesStayInGuest: no non-test code outside guest/ and spec/
+// TestOSNamesStayInGuest: no non-test code outside guest/ and internal/spec/
 // compares an OS name (== or !=, a switch case, a map key or index), so that a new
 // guest OS is its own package and one import, not a hunt through the
 // back ends. It counts the literal names and the constants spelling them
@@ -40,13 +40,13 @@ func TestOSNamesStayInGuest(t *testing.T) {
 		t.Log(u)
 	}
 	if len(uses) > maxOSNameUses {
-		t.Errorf("%d OS-name comparisons outside guest/ and spec/, at most %d: ask guest.For(os) instead:\n%s",
+		t.Errorf("%d OS-name comparisons outside guest/ and internal/spec/, at most %d: ask guest.For(os) instead:\n%s",
 			len(uses), maxOSNameUses, strings.Join(uses, "\n"))
 	}
 }
 
 // osNameUses lists "file:line: what" for each OS-name comparison in the
-// non-test Go files under root, outside guest/ and spec/.
+// non-test Go files under root, outside guest/ and internal/spec/.
 func osNameUses(root string) ([]string, error) {
 	fset := token.NewFileSet()
 	var files []*ast.File
@@ -57,7 +57,7 @@ func osNameUses(root string) ([]string, error) {
 		rel, _ := filepath.Rel(root, path)
 		if d.IsDir() {
 			switch rel {
-			case "guest", "spec", ".git", "testdata":
+			case "guest", "internal/spec", ".git", "testdata":
 				return filepath.SkipDir
 			}
 			if d.Name() == "testdata" {
@@ -173,7 +173,7 @@ func f(os string) int {
 }`)
 	write("guest/g.go", `package guest
 func f(os string) bool { return os == "linux" }`)
-	write("spec/s.go", `package spec
+	write("internal/spec/s.go", `package spec
 func f(os string) bool { return os == "linux" }`)
 	write("p/p_test.go", `package p
 func g(os string) bool { return os == "linux" }`)

@@ -15,8 +15,8 @@ import (
 	"github.com/lab-bench/lab/guest/netns/netnstest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
+	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/spec"
 )
 
 // jumpAddr is the hypervisor's address on the link from this namespace

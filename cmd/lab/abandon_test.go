@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 func TestDestroyCommand(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	labview "github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/internal/engine"
+	"github.com/lab-bench/lab/internal/lockfile"
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/report"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // applyFlags are apply's flags.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/bench/iperf3"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/state"
 )
 
 // BenchmarkApplyOverhead runs a 12-cell local matrix at 5 s per run and

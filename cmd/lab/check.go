@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/report"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // runCheck is `lab check [RUN]`: evaluate the spec's expect blocks against

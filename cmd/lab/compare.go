@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/report"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	labview "github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/operation"
+	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/spec"
 )
 
 func runDestroy(g *globals, args []string) error {

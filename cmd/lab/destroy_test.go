@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/state"
 )
 
 // TestDestroyOrphansNeedsTheSpec: `destroy -orphans` of a spec that does

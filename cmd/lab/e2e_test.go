@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // These tests run the real binary as a user would: real namespaces, real

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // Faults that used to lose data or leave things behind (issue 9,

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // TestFirewallJumboForReal applies examples/firewall-jumbo (seed 001) with

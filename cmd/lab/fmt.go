@@ -8,10 +8,10 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/atomicfile"
+	"github.com/lab-bench/lab/internal/atomicfile"
 	"github.com/lab-bench/lab/internal/operation"
+	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/udiff"
-	"github.com/lab-bench/lab/spec"
 )
 
 // exitUnformatted is fmt -check's status when a file needs formatting

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // hostileHead is a valid lab without experiments; hostile specs add one.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/lab-bench/lab/guest/netns/netnstest"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // bareMetal is two "existing machines" for the hosts back end: network

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/lab-bench/lab/lockfile"
+	"github.com/lab-bench/lab/internal/lockfile"
 )
 
 // runInit prepares a lab directory (validates it, makes .lab/) and, with

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // TestInterruptedRunIsFinalisedForReal interrupts a real apply after its

@@ -28,9 +28,9 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/libvirt"
-	"github.com/lab-bench/lab/state"
 )
 
 // The KVM suite: a private libvirtd in a network namespace (test/kvm/

@@ -13,7 +13,7 @@ import (
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/internal/state"
 )
 
 // The remote-libvirt case: the harness's libvirtd runs in netns labkvm,

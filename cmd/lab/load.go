@@ -9,7 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // op is the operation package's view of this invocation: the lab

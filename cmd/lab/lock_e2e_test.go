@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // TestLockFileForReal: the first apply writes .lab.lock.hcl; a drifted

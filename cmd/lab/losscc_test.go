@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // TestLossCCForReal applies examples/loss-cc (seed 003: 1 % nth drop on

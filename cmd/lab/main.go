@@ -19,8 +19,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/redact"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/redact"
+	"github.com/lab-bench/lab/internal/spec"
 
 	_ "github.com/lab-bench/lab/guest/freebsd" // registers guest os "freebsd"
 	_ "github.com/lab-bench/lab/guest/linux"   // registers guest os "linux"

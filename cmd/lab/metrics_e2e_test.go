@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // exampleLab copies examples/NAME/lab.hcl into a temp dir under the lab

@@ -6,7 +6,7 @@ import (
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
 )
 
 func runPlan(g *globals, args []string) error {

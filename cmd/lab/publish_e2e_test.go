@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/bundle"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/bundle"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // publishLab is a tiny lab for the publish/reproduce round trip: 2 cells

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/bundle"
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 const publishSecretLab = `lab "pub" {}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // publishedLab is a lab whose results the test writes by hand, with three

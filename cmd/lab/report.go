@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/lab-bench/lab/atomicfile"
-	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/atomicfile"
+	"github.com/lab-bench/lab/internal/report"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 func runReport(g *globals, args []string) error {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // resumeLab has 2 cells x 2 repeats and a warm-up, 2 s runs: long enough

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/report"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // runShow is `lab show [-json] [PLANFILE | RUN]`: a saved plan, or a run

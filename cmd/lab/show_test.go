@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // TestShow shows a saved plan and a run, for people and as JSON.

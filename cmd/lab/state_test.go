@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/internal/golden"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/state"
 )
 
 // stateWith writes a lab directory whose state lists a link and a machine.

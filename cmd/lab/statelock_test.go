@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/internal/state"
 )
 
 // TestLockTimeout: with the state lock held by another command, plan

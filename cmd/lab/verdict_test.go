@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // verdictLab is a lab whose results the tests write by hand: no traffic.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
-	"github.com/lab-bench/lab/results"
 )
 
 // These tests run the real binary against govmomi's simulator listening on

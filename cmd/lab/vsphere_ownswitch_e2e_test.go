@@ -13,8 +13,8 @@ import (
 
 	"github.com/vmware/govmomi/object"
 
+	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
-	"github.com/lab-bench/lab/results"
 )
 
 // TestVSphereOwnSwitchOverSSH runs a pair in own-switch mode through the

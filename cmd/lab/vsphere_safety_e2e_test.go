@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"

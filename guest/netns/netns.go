@@ -19,8 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/atomicfile"
 )
 
 // waitDelay bounds how long Run waits for a killed command's output pipes

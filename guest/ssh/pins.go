@@ -14,8 +14,8 @@ import (
 	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/lab-bench/lab/atomicfile"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/atomicfile"
 )
 
 // A pin file is a workspace's own known_hosts file (OpenSSH's format, one

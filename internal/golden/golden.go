@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/atomicfile"
+	"github.com/lab-bench/lab/internal/atomicfile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files with what the tests produce")

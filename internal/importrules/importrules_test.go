@@ -119,13 +119,13 @@ var rules = []rule{
 	{name: "machine is a leaf: it imports no lab package", from: is("machine"), bad: func(string) bool { return true }},
 	{name: "the provider contract depends on no OS driver", from: is("providers"), bad: isOSDriver},
 	{name: "the provider contract does not depend on results, state, spec, plan or engine", from: is("providers"),
-		bad: func(p string) bool { return slices.Contains([]string{"results", "state", "spec", "plan", "engine"}, p) }},
+		bad: func(p string) bool { return slices.Contains([]string{"internal/results", "internal/state", "internal/spec", "internal/plan", "internal/engine"}, p) }},
 	{name: "a back end imports no OS driver directly (it asks the contract: providers.FindNIC)", direct: true,
 		from: func(p string) bool { return strings.HasPrefix(p, "providers/") && p != "providers/providertest" },
 		bad:  isOSDriver},
-	{name: "state depends on no OS driver, no transport and nothing of providers", from: is("state"),
+	{name: "state depends on no OS driver, no transport and nothing of providers", from: is("internal/state"),
 		bad: func(p string) bool { return isOSDriver(p) || isTransport(p) || isProviders(p) }},
-	{name: "spec depends on no OS driver, no transport and nothing of providers", from: is("spec"),
+	{name: "spec depends on no OS driver, no transport and nothing of providers", from: is("internal/spec"),
 		bad: func(p string) bool { return isOSDriver(p) || isTransport(p) || isProviders(p) }},
 }
 
@@ -214,12 +214,12 @@ var layers = [][]string{
 	{"cmd/lab", "providers/providertest", "bench/benchtest", "scripts", "internal/importrules", "internal/houserules"},
 	{"cmd/lab/internal/view"},
 	{"internal/operation"},
-	{"engine", "bundle"},
-	{"plan", "report", "lockfile", "providers/*", "providers/*/..."},
-	{"spec", "state", "results", "providers"},
+	{"internal/engine", "internal/bundle"},
+	{"internal/plan", "internal/report", "internal/lockfile", "providers/*", "providers/*/..."},
+	{"internal/spec", "internal/state", "internal/results", "providers"},
 	{"bench/tools"},
 	{"guest/*", "guest/*/...", "bench/...", "internal/machinejson", "internal/golden"},
-	{"machine", "guest", "atomicfile", "redact", "internal/hclvalue", "internal/udiff"},
+	{"machine", "guest", "internal/atomicfile", "internal/redact", "internal/hclvalue", "internal/udiff"},
 }
 
 // row is the index in layers of p's row, counted from the bottom (0:
@@ -273,7 +273,7 @@ func TestRowPatterns(t *testing.T) {
 	for p, want := range map[string]int{
 		"machine": 0, "guest": 0, "guest/linux": 1, "guest/ssh/sshtest": 1, "bench/iperf3": 1,
 		"bench/tools": 2, "providers": 3, "providers/libvirt": 4, "providers/vsphere/vspheretest": 4,
-		"providers/providertest": 8, "bench/benchtest": 8, "cmd/lab": 8, "internal/operation": 6, "engine": 5, "internal/new": -1,
+		"providers/providertest": 8, "bench/benchtest": 8, "cmd/lab": 8, "internal/operation": 6, "internal/engine": 5, "internal/new": -1,
 	} {
 		if got := row(p); got != want {
 			t.Errorf("row(%s) = %d, want %d", p, got, want)

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/engine"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // ApplySelection is the runs an apply is limited to: -only, checked

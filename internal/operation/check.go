@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lab-bench/lab/atomicfile"
-	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/atomicfile"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/report"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // Check evaluates exps against the runs ids (ids or aliases; none: the

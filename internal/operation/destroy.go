@@ -9,10 +9,10 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/engine"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/state"
 )
 
 // DestroyOptions are what destroy's engine needs from the CLI.

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
 	_ "github.com/lab-bench/lab/providers/hosts" // registers "hosts"
 	_ "github.com/lab-bench/lab/providers/local" // registers "local"
-	"github.com/lab-bench/lab/state"
 )
 
 func TestCheckAbandon(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
 )
 
 // runOverhead is what a run takes beyond its benchmark (configuring and

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/internal/state"
 )
 
 // hostLockDir holds the host-wide benchmark lock: one per machine, whatever

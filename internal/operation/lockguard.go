@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // LockGuard holds an apply's runs to the lab's lock file: every drift is

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lab-bench/lab/internal/redact"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/redact"
 )
 
 // Logging: LAB_LOG=debug logs every provider call and guest command with

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/redact"
+	"github.com/lab-bench/lab/internal/redact"
 )
 
 func TestLoggerLevelsAndRedaction(t *testing.T) {

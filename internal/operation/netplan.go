@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/providers"
 )
 

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // Only are -only selections, repeatable: each is key=value pairs joined

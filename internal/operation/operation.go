@@ -24,10 +24,10 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
-	"github.com/lab-bench/lab/redact"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/internal/redact"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 )
 
 // Operation is one invocation of lab on a lab directory: what every verb

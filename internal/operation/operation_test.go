@@ -10,13 +10,13 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/redact"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	_ "github.com/lab-bench/lab/providers/local" // registers "local", the default back end
-	"github.com/lab-bench/lab/redact"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 // testLab is cmd/lab's onlyLab: two pairs, a 2×2 matrix, 8 runs.

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 // HasChanges reports whether applying p would do anything: an action on a

@@ -16,11 +16,11 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/lab-bench/lab/bundle"
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/report"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/bundle"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/report"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // PublishOptions are publish's flags.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // TestAccelNotes: a libvirt provider under TCG is noted in the bundle by

@@ -5,9 +5,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/lab-bench/lab/bundle"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/bundle"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // Judge judges a new run (its records newRecs, its lab directory newDir)

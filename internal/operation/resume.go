@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // ResumePoint is an earlier run that `apply -resume` completes: the runs

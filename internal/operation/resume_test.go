@@ -3,8 +3,8 @@ package operation
 import (
 	"testing"
 
-	"github.com/lab-bench/lab/plan"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // TestResumeNeeds: a run with a result is not run again; a failed or

@@ -6,10 +6,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/spec"
 )
 
 // closeTimeout bounds each provider's Close (a vCenter logout, a libvirt

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/internal/state"
 )
 
 // RemoveFromState forgets the objects at addrs (lab state rm), under the

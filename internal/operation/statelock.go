@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lab-bench/lab/state"
+	"github.com/lab-bench/lab/internal/state"
 )
 
 // lockPoll is how often a waiting command tries the state lock again.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/providers"
 )
 

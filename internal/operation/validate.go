@@ -7,8 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/spec"
 )
 
 // UnknownVariables names the variables validate took as unknown, sorted.

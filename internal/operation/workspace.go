@@ -7,9 +7,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 // Vars are the -var and -var-file options, in the order given.

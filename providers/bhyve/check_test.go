@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/providers"
 )
 

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
 	_ "github.com/lab-bench/lab/providers/hosts" // the netperf example's back end
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 // TestExamplesPlan plans the examples this package came with and checks

@@ -24,14 +24,14 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/lockfile"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/engine"
+	"github.com/lab-bench/lab/internal/lockfile"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 // Harness says how to use one back end in the suite.

@@ -9,12 +9,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/lab-bench/lab/engine"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/engine"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 // pairsLab is engineLab with n pairs (one run each).

@@ -10,15 +10,15 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/engine"
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/ssh"
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/engine"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 // These tests run engine.Engine with this provider against the simulator;

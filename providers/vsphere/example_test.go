@@ -6,11 +6,11 @@ import (
 
 	"github.com/vmware/govmomi/find"
 
-	"github.com/lab-bench/lab/plan"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
-	"github.com/lab-bench/lab/spec"
-	"github.com/lab-bench/lab/state"
 )
 
 const seedDir = "../../examples/vmxnet3-lro-mtu"

@@ -9,8 +9,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/results"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/spec"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // ValidateJSON is `lab validate -json`: the outcome and every diagnostic

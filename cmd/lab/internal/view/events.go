@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/operation"
 )
 

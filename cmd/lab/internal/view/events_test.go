@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/operation"
 )
 

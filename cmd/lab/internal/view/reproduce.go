@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/results"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // Reproduction writes a reproduction's verdicts for people.

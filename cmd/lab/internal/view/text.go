@@ -10,12 +10,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/lab-bench/lab/atomicfile"
-	"github.com/lab-bench/lab/engine"
+	"github.com/lab-bench/lab/internal/atomicfile"
+	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/operation"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
-	"github.com/lab-bench/lab/results"
-	"github.com/lab-bench/lab/state"
 )
 
 // RunHeader prints a run's description, one field per line.

@@ -1,0 +1,317 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/providers"
+)
+
+// SettingsError is a requested guest setting that did not take effect
+// while the spec is strict.
+type SettingsError struct {
+	Guest    string
+	Problems []string
+}
+
+func (e *SettingsError) Error() string {
+	return fmt.Sprintf("%s: settings did not take effect: %s (set strict = false in the guest block to record this as a warning instead)",
+		e.Guest, strings.Join(e.Problems, "; "))
+}
+
+// end is one side of a pair, connected.
+type end struct {
+	in providers.Instance
+	t  guest.Transport
+	os guest.OS
+	// osName is the template's os ("linux", "freebsd"), for the benchmark
+	// runners' OS-specific commands.
+	osName string
+	// cpuModel is the guest's CPU model name, read once at connect.
+	cpuModel string
+}
+
+// runGroup runs a group's runs in order on its machines.
+func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome) error {
+	g := l.group
+	prov, err := e.provider(g.ProviderKey)
+	if err != nil {
+		return err
+	}
+	server, err := e.connect(ctx, prov, l.server, g.Server.Template.OS)
+	if err != nil {
+		return err
+	}
+	defer server.t.Close()
+	client, err := e.connect(ctx, prov, l.client, g.Client.Template.OS)
+	if err != nil {
+		return err
+	}
+	defer client.t.Close()
+	var router *end
+	if l.router != nil {
+		rt, err := e.connect(ctx, prov, *l.router, g.Router.Template.OS)
+		if err != nil {
+			return err
+		}
+		defer rt.t.Close()
+		router = &rt
+	}
+	if err := checkGroupTools(ctx, g, server, client, router); err != nil {
+		return err
+	}
+	if err := e.snapshotBorrowed(ctx, prov, g, server, client); err != nil {
+		return err
+	}
+
+	var adapt adaptive
+	for _, r := range g.Runs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if skip, why := adapt.decided(r); skip {
+			out.Skipped++
+			e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
+			continue
+		}
+		watched := []end{server, client}
+		if router != nil {
+			watched = append(watched, *router)
+		}
+		release := func() {}
+		if e.HostLock != nil && prov.Capabilities().OnThisHost {
+			if release, err = e.HostLock(ctx); err != nil {
+				return err
+			}
+		}
+		rctx, stopWatch := watchRun(ctx, prov, r.Index, watched...)
+		rec, err := e.run(rctx, prov, server, client, router, r, total)
+		if down := stopWatch(); down != nil {
+			// A machine stopped: that, not the cancelled command, is the error.
+			err = down
+		}
+		release()
+		recordHardware(&rec, g)
+		if err != nil {
+			// A setting that did not take effect (strict) fails this run
+			// only, like a failed benchmark: recorded with its reason, and
+			// the other cells still run.
+			if ctx.Err() != nil {
+				out.Stopped++ // interrupted: no result, so not counted as run
+				return err
+			}
+			rec.Error = err.Error()
+			e.emit(Event{Type: EvRunFailed, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: err.Error()})
+		}
+		adapt.record(r, rec)
+		if werr := e.Results.Write(rec); werr != nil {
+			return fmt.Errorf("write result of run %d: %w", r.Index, werr)
+		}
+		// Counted once recorded, so the summary matches the results.
+		out.Runs++
+		if rec.Error != "" {
+			out.Failed++
+		}
+		if e.AfterRun != nil {
+			if err := e.AfterRun(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) connect(ctx context.Context, prov providers.Provider, in providers.Instance, osName string) (end, error) {
+	t, err := prov.Connect(ctx, in)
+	if err != nil {
+		return end{}, fmt.Errorf("connect %s: %w", in.Address, err)
+	}
+	drv, err := e.OS(osName)
+	if err != nil {
+		t.Close()
+		return end{}, fmt.Errorf("%s: %w", in.Address, err)
+	}
+	return end{in: in, t: t, os: drv, osName: osName, cpuModel: bench.ReadCPUModel(ctx, t)}, nil
+}
+
+// run configures both ends for one run, verifies the settings by
+// observation, runs the benchmark and returns the record.
+func (e *Engine) run(ctx context.Context, prov providers.Provider, server, client end, router *end, r plan.Run, total int) (results.Record, error) {
+	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
+		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
+		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
+	rec.Provenance.Provider = server.in.Provider
+	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
+	rec.Provenance.ServerTemplateID = server.ep().TemplateID
+	rec.Provenance.ClientTemplateID = client.ep().TemplateID
+	if hs, ok := prov.(providers.HostSettingsReporter); ok {
+		rec.Provenance.HostSettings = map[string]string{"server": hs.HostSettings(server.in), "client": hs.HostSettings(client.in)}
+	}
+	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
+		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
+	rec.Start = e.clock().UTC()
+
+	cfg := ev
+	cfg.Type = EvConfigure
+	e.emit(cfg)
+	var obsS, obsC guest.Observed
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.Go(func() (err error) { obsS, err = configure(gctx, server, r.Spec.Server); return })
+	eg.Go(func() (err error) { obsC, err = configure(gctx, client, r.Spec.Client); return })
+	var obsR *guest.Observed
+	if router != nil {
+		rs := r.Spec.Router
+		rec.Intent.Router = &rs
+		eg.Go(func() error {
+			o, err := configureRouter(gctx, *router, r.Spec.Router)
+			obsR = &o
+			return err
+		})
+	}
+	err := eg.Wait()
+	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
+	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
+	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
+	rec.Provenance.ServerFirmware, rec.Provenance.ClientFirmware = obsS.Firmware, obsC.Firmware
+	rec.Provenance.ServerCPUModel, rec.Provenance.ClientCPUModel = server.cpuModel, client.cpuModel
+	if err != nil {
+		rec.End = e.clock().UTC()
+		return rec, err
+	}
+	// The sender is the client unless the benchmark runs in reverse.
+	if r.Spec.Bench.Reverse {
+		obsS.Warnings = append(obsS.Warnings, guest.AdviseLoss(r.Spec.Client, r.Spec.Server, obsS)...)
+	} else {
+		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, obsC)...)
+	}
+	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
+	e.emitWarnings(server.in.Address, &obsS)
+	e.emitWarnings(client.in.Address, &obsC)
+	if router != nil {
+		e.emitWarnings(router.in.Address, obsR)
+	}
+
+	params := r.Spec.Bench
+	if params.CongestionControl == "" {
+		params.CongestionControl = socketCC(r.Spec.Client, obsC, r.Spec.Server, obsS)
+	}
+	runner, err := e.Runner(params.Tool)
+	if err != nil {
+		return rec, err
+	}
+	start := ev
+	start.Type = EvRun
+	e.emit(start)
+	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
+	stopRouter := meterRouter(ctx, router)
+	raw, err := runner.Run(ctx,
+		bench.Endpoint{T: server.t, Addr: server.ep().Addr, CPUs: server.ep().CPUs, OS: server.osName},
+		bench.Endpoint{T: client.t, Addr: client.ep().Addr, CPUs: client.ep().CPUs, OS: client.osName}, params)
+	rec.HostCPU = stopMeter(ctx)
+	routerCPU := stopRouter(ctx)
+	rec.Raw = raw
+	rec.End = e.clock().UTC()
+	if err != nil {
+		return rec, err
+	}
+	sample, err := runner.Parse(raw)
+	if err != nil {
+		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)
+	}
+	sample.RouterCPU = routerCPU
+	rec.Metrics = sample
+	rec.Provenance.ToolVersion = sample.Version
+	if results.MarkDisturbed(&rec) {
+		e.emit(Event{Type: EvWarning, Address: r.Pair, Message: fmt.Sprintf("run %d (%s #%d) disturbed: %s", r.Index, r.CellKey, r.Repeat, rec.Disturbed)})
+	}
+	done := ev
+	done.Type, done.Elapsed = EvResult, rec.End.Sub(rec.Start)
+	done.ThroughputBps, done.Retransmits = sample.ThroughputBps, sample.Retransmits
+	done.ServerCPU, done.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
+	e.emit(done)
+	return rec, nil
+}
+
+// emitWarnings shows each settings warning of a guest (server, client or
+// router) as an event naming it; o may be nil (no router observed).
+func (e *Engine) emitWarnings(address string, o *guest.Observed) {
+	if o == nil {
+		return
+	}
+	for _, w := range o.Warnings {
+		e.emit(Event{Type: EvWarning, Address: address, Message: w})
+	}
+}
+
+// configure applies settings to one end and verifies them by observation.
+func configure(ctx context.Context, side end, s guest.Settings) (guest.Observed, error) {
+	iface := side.ep().Iface
+	if err := side.os.Apply(ctx, side.t, iface, s); err != nil {
+		return guest.Observed{}, fmt.Errorf("configure %s: %w", side.in.Address, err)
+	}
+	obs, err := side.os.Observe(ctx, side.t, iface, s)
+	if err != nil {
+		return obs, fmt.Errorf("observe %s: %w", side.in.Address, err)
+	}
+	if problems := guest.Verify(s, obs); len(problems) > 0 {
+		if s.Strict {
+			return obs, &SettingsError{Guest: side.in.Address, Problems: problems}
+		}
+		obs.Warnings = append(obs.Warnings, problems...)
+	}
+	return obs, nil
+}
+
+// configureRouter applies a router's settings: everything on its first
+// interface (towards the server), and the link-level settings — MTU and
+// offloads — on its second (towards the client) too, so a jumbo frame can
+// cross. Both interfaces are verified.
+func configureRouter(ctx context.Context, rt end, s guest.Settings) (guest.Observed, error) {
+	obs, err := configure(ctx, rt, s)
+	if err != nil || rt.ep().Iface2 == "" {
+		return obs, err
+	}
+	second := rt
+	second.in.Endpoint = &providers.Endpoint{Iface: rt.ep().Iface2}
+	o2, err := configure(ctx, second, guest.Settings{MTU: s.MTU, Offloads: s.Offloads, Strict: s.Strict})
+	obs.Warnings = append(obs.Warnings, o2.Warnings...)
+	return obs, err
+}
+
+// socketCC is the congestion control the benchmark must select per socket
+// when a guest could not set it for the whole namespace.
+func socketCC(client guest.Settings, oc guest.Observed, server guest.Settings, os guest.Observed) string {
+	if client.CongestionControl != "" && oc.CCScope == "socket" {
+		return client.CongestionControl
+	}
+	if server.CongestionControl != "" && os.CCScope == "socket" {
+		return server.CongestionControl
+	}
+	return ""
+}
+
+// ep is the end's endpoint.
+func (e end) ep() providers.Endpoint { return providers.EndpointOf(e.in) }
+
+// recordHardware puts the pair's hardware, as the back end was asked to
+// make it, into the record's intent: NIC, link MTU, and vCPU and memory
+// when the matrix did not set them.
+func recordHardware(rec *results.Record, g *plan.Group) {
+	if rec.Intent.VCPU == 0 {
+		rec.Intent.VCPU = g.Server.VCPU
+	}
+	if rec.Intent.MemoryMiB == 0 {
+		rec.Intent.MemoryMiB = g.Server.MemoryMiB
+	}
+	if n := g.Server.NIC; n.Model != "" || n.Queues > 0 || len(n.Host) > 0 || n.RXQueueSize > 0 || n.TXQueueSize > 0 {
+		rec.Intent.NIC = &results.NIC{Model: n.Model, Queues: n.Queues, Host: n.Host, RXQueueSize: n.RXQueueSize, TXQueueSize: n.TXQueueSize}
+	}
+	rec.Intent.LinkMTU = g.Link.MTU
+}

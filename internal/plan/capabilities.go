@@ -1,0 +1,262 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/providers"
+)
+
+// offloadToggles are the guest settings that ride on a NIC's offered
+// features (gso is software on Linux but still needs the NIC's
+// scatter-gather).
+var offloadToggles = []string{"lro", "tso", "gro", "gso", "rx", "tx"}
+
+// CheckCapabilities refuses, one diagnostic each, whatever a group of p asks
+// of its provider beyond what the provider declares it can do: a router
+// guest, a NIC model, queues, host-side or guest offloads, sizing, a link
+// MTU. caps gives each provider key's capabilities. Diagnostics point at the
+// spec line that asks, when lab is given (a saved plan has no lab: then they
+// name the pair).
+func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (providers.Capabilities, bool)) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	seen := map[string]bool{}
+	add := func(d *hcl.Diagnostic) {
+		key := d.Summary + d.Detail
+		if d.Subject != nil {
+			key += d.Subject.String()
+		}
+		if !seen[key] {
+			seen[key] = true
+			diags = append(diags, d)
+		}
+	}
+	for _, g := range p.Groups {
+		c, ok := caps(g.ProviderKey)
+		if !ok {
+			continue
+		}
+		var pair *spec.Pair
+		if lab != nil {
+			pair = lab.Pairs[g.Pair]
+		}
+		refuse := func(path, summary, format string, args ...any) {
+			d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+				Detail: fmt.Sprintf("pair %s, provider %s: ", g.Pair, g.ProviderKey) + fmt.Sprintf(format, args...)}
+			if c.Why != "" {
+				d.Detail += " " + c.Why
+			}
+			if pair != nil {
+				r := pair.RangeOf(path)
+				d.Subject = &r
+			}
+			add(d)
+		}
+		checkGroupHardware(g, c, refuse)
+		checkGroupCloudInit(g, c, lab, add)
+		checkGroupOffloads(g, c, lab, add)
+		checkGroupRings(g, c, lab, add)
+	}
+	return diags
+}
+
+func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, summary, format string, args ...any)) {
+	if g.Router != nil && !c.RoutedPairs {
+		refuse("via", "Routed pairs not supported",
+			"this back end cannot put a router guest between a pair's ends (via); use the local back end for routed pairs.")
+	}
+	nic := g.Server.NIC
+	if !c.AcceptsNICModel(nic.Model) {
+		if len(c.NICModels) == 0 {
+			refuse("nic.model", "NIC model not supported", "this back end gives its machines a fixed NIC: remove nic { model = %q }.", nic.Model)
+		} else {
+			refuse("nic.model", "NIC model not supported", "%q is not one of this back end's NIC models (%s).", nic.Model, strings.Join(c.NICModels, ", "))
+		}
+	}
+	if nic.Queues > 0 && !c.NICQueues {
+		refuse("nic.queues", "NIC queues not supported", "this back end cannot set the number of NIC queues.")
+	}
+	if nic.RXQueueSize > 0 && !c.NICRXQueueSize {
+		refuse("nic.rx_queue_size", "NIC ring size not supported", "this back end cannot set the host side's RX ring size (nic { rx_queue_size = … }).")
+	}
+	if nic.TXQueueSize > 0 && !c.NICTXQueueSize {
+		refuse("nic.tx_queue_size", "NIC ring size not supported",
+			"this back end cannot set the host side's TX ring size (nic { tx_queue_size = … }): libvirt and QEMU honour tx_queue_size only for vhost-user (and vDPA) interfaces "+
+				"(libvirt docs/formatdomain.rst, interface <driver>; QEMU caps it at 256 for every other backend, qemu commit 4271f40), and lab's are tap devices.")
+	}
+	if len(nic.Host) > 0 && !c.HostOffloads {
+		refuse("nic.host", "Host-side offloads not supported", "this back end cannot set host-side NIC offload bits (nic { host = … }).")
+	}
+	if g.Server.VCPU > 0 && !c.VCPU {
+		refuse("vcpu", "vCPU count not supported", "this back end cannot choose a machine's vCPU count: remove vcpu.")
+	}
+	if g.Server.MemoryMiB > 0 && !c.Memory {
+		refuse("memory", "Memory size not supported", "this back end cannot choose a machine's memory: remove memory.")
+	}
+	if g.Link.MTU > 0 && !c.LinkMTU {
+		refuse("link.mtu", "Link MTU not supported", "this back end cannot set the MTU of the network joining the pair (link { mtu = … }); set mtu in the guests' settings instead.")
+	}
+}
+
+// checkGroupCloudInit refuses a template's cloud_init {} on a back end
+// that cannot seed cloud images, at the block.
+func checkGroupCloudInit(g *Group, c providers.Capabilities, lab *spec.Lab, add func(*hcl.Diagnostic)) {
+	if c.CloudInit {
+		return
+	}
+	for _, m := range g.Machines() {
+		if m.Template.CloudInit == nil {
+			continue
+		}
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "cloud-init not supported",
+			Detail: fmt.Sprintf("template %s, provider %s: this back end cannot seed cloud images: remove cloud_init {} and bake the SSH key into the image.", m.Template.Name, g.ProviderKey)}
+		if lab != nil {
+			if t := lab.Templates[m.Template.Name]; t != nil {
+				r := t.CloudInitRange
+				d.Subject = &r
+			}
+		}
+		add(d)
+	}
+}
+
+// checkGroupOffloads refuses guest offload toggles turned on in any run of
+// g when the back end cannot honour them; the diagnostic points at the
+// experiment and names each end, setting and cell.
+func checkGroupOffloads(g *Group, c providers.Capabilities, lab *spec.Lab, add func(*hcl.Diagnostic)) {
+	if c.GuestOffloads {
+		return
+	}
+	byExp := map[string][]string{}
+	var order []string
+	for _, r := range g.Runs {
+		for _, side := range []struct {
+			role string
+			s    guest.Settings
+			os   string
+		}{{"server", r.Spec.Server, g.Server.Template.OS}, {"client", r.Spec.Client, g.Client.Template.OS}} {
+			for _, name := range offloadsOn(side.s) {
+				// A toggle the OS implements itself whatever the NIC
+				// offers (Linux GRO) takes effect on any NIC.
+				if guest.For(side.os).SoftwareOffload(name) {
+					continue
+				}
+				msg := fmt.Sprintf("%s: %s = true", side.role, name)
+				if r.CellKey != "" {
+					msg += " (cell " + r.CellKey + ")"
+				}
+				if _, ok := byExp[r.Experiment]; !ok {
+					order = append(order, r.Experiment)
+				}
+				if !slices.Contains(byExp[r.Experiment], msg) {
+					byExp[r.Experiment] = append(byExp[r.Experiment], msg)
+				}
+			}
+		}
+	}
+	for _, exp := range order {
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Offload toggles would be silent no-ops",
+			Detail: fmt.Sprintf("pair %s, provider %s: this back end's guests cannot change NIC offloads, so these settings would not take effect: %s.",
+				g.Pair, g.ProviderKey, strings.Join(byExp[exp], "; "))}
+		if c.Why != "" {
+			d.Detail += " " + c.Why
+		}
+		if lab != nil {
+			for _, e := range lab.Experiments {
+				if e.Name == exp {
+					r := e.DeclRange
+					d.Subject = &r
+				}
+			}
+		}
+		add(d)
+	}
+}
+
+func offloadsOn(s guest.Settings) []string {
+	var out []string
+	for _, n := range offloadToggles {
+		if on, ok := s.Offloads[n]; ok && on {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkGroupRings refuses rx_ring/tx_ring in any run of g where they
+// cannot take effect: on guests whose OS sizes rings only at boot
+// (guest.Limits.RingHint: FreeBSD's are loader tunables, read when the
+// driver attaches) and on back ends whose NICs have no ring
+// parameters (veth). The diagnostic points at the experiment and names
+// each end, setting and cell.
+func checkGroupRings(g *Group, c providers.Capabilities, lab *spec.Lab, add func(*hcl.Diagnostic)) {
+	type refusal struct{ exp, summary, why string }
+	byKey := map[refusal][]string{}
+	var order []refusal
+	type end struct {
+		role string
+		s    guest.Settings
+		os   string
+	}
+	for _, r := range g.Runs {
+		ends := []end{{"server", r.Spec.Server, g.Server.Template.OS}, {"client", r.Spec.Client, g.Client.Template.OS}}
+		if g.Router != nil {
+			ends = append(ends, end{"router", r.Spec.Router, g.Router.Template.OS})
+		}
+		for _, side := range ends {
+			if side.s.RxRing == 0 && side.s.TxRing == 0 {
+				continue
+			}
+			var k refusal
+			switch d := guest.For(side.os); {
+			case d.Limits.RingHint != "":
+				k = refusal{r.Experiment, "Ring sizes are boot-time on " + d.Kernel, d.Limits.RingHint + "."}
+			case !c.NICRings:
+				k = refusal{r.Experiment, "NIC ring sizes not supported",
+					"this back end's guest NICs have no ring parameters (a veth pair's `ethtool -g`/`ethtool -G` fail with \"Operation not supported\"), so these settings cannot take effect."}
+				if c.Why != "" {
+					k.why += " " + c.Why
+				}
+			default:
+				continue
+			}
+			var parts []string
+			if side.s.RxRing > 0 {
+				parts = append(parts, fmt.Sprintf("rx_ring = %d", side.s.RxRing))
+			}
+			if side.s.TxRing > 0 {
+				parts = append(parts, fmt.Sprintf("tx_ring = %d", side.s.TxRing))
+			}
+			msg := side.role + ": " + strings.Join(parts, ", ")
+			if r.CellKey != "" {
+				msg += " (cell " + r.CellKey + ")"
+			}
+			if _, ok := byKey[k]; !ok {
+				order = append(order, k)
+			}
+			if !slices.Contains(byKey[k], msg) {
+				byKey[k] = append(byKey[k], msg)
+			}
+		}
+	}
+	for _, k := range order {
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: k.summary,
+			Detail: fmt.Sprintf("pair %s, provider %s: %s: %s", g.Pair, g.ProviderKey, strings.Join(byKey[k], "; "), k.why)}
+		if lab != nil {
+			for _, e := range lab.Experiments {
+				if e.Name == k.exp {
+					r := e.DeclRange
+					d.Subject = &r
+				}
+			}
+		}
+		add(d)
+	}
+}

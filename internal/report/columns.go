@@ -1,0 +1,148 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lab-bench/lab/internal/results"
+)
+
+// summaryTable is the people-facing table shared by the table and markdown
+// formats: header, which columns hold numbers (right-aligned), and rows.
+type summaryTable struct {
+	header  []string
+	numeric []bool
+	rows    [][]string
+}
+
+// dimensions returns the matrix dimension names of the groups, in
+// first-seen order.
+func dimensions(groups []results.CellGroup) []string {
+	var dims []string
+	for _, g := range groups {
+		for _, c := range g.Cell {
+			if !slices.Contains(dims, c.Name) {
+				dims = append(dims, c.Name)
+			}
+		}
+	}
+	return dims
+}
+
+// cellValue is the value of dimension name in g ("" when g lacks it).
+func cellValue(g results.CellGroup, name string) string {
+	for _, c := range g.Cell {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func buildTable(groups []results.CellGroup) summaryTable {
+	dims := dimensions(groups)
+	t := summaryTable{header: append([]string{"experiment", "pair"}, dims...)}
+	t.numeric = make([]bool, len(t.header))
+	t.header = append(t.header, "n")
+	t.numeric = append(t.numeric, true)
+	metrics := results.Measured(groups)
+	for _, m := range metrics {
+		t.header = append(t.header, m.Label)
+		t.numeric = append(t.numeric, true)
+	}
+	t.header = append(t.header, "note")
+	t.numeric = append(t.numeric, false)
+	for _, g := range groups {
+		row := []string{g.Experiment, g.Pair}
+		for _, d := range dims {
+			row = append(row, cellValue(g, d))
+		}
+		row = append(row, strconv.Itoa(g.N))
+		for _, m := range metrics {
+			row = append(row, metricText(m, g.Metric(m.Key)))
+		}
+		row = append(row, note(g))
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+// metricText renders one metric of a cell for the table: throughput as
+// mean ± CI half-width (throughput), every other metric as its mean, "-"
+// when no run measured it.
+func metricText(m results.Metric, s results.Summary) string {
+	if m.Key == results.MetricThroughput {
+		return throughput(s)
+	}
+	return mean(s.Scale(m.Scale), m.Decimals)
+}
+
+// throughput renders a throughput summary in Gb/s: "12.41 ± 0.83" with a
+// confidence interval, "12.41" for a single run, "-" for none.
+func throughput(s results.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	g := s.Scale(1e-9)
+	if !g.Known {
+		return strconv.FormatFloat(g.Mean, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(g.Mean, 'f', 2, 64) + " ± " + strconv.FormatFloat(g.HalfWidth(), 'f', 2, 64)
+}
+
+// mean renders a summary's mean rounded to at most decimals places without
+// trailing zeros ("3", "2.5"), or "-" for no runs.
+func mean(s results.Summary, decimals int) string {
+	if s.N == 0 {
+		return "-"
+	}
+	return number(s.Mean, decimals)
+}
+
+// number rounds v to at most decimals places and drops trailing zeros.
+func number(v float64, decimals int) string {
+	p := math.Pow10(decimals)
+	r := math.Round(v*p) / p
+	if r == 0 {
+		r = 0 // no "-0"
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// noisy reports whether the throughput is noisy (results.Summary.Noisy).
+func noisy(s results.Summary) bool { return s.Noisy() }
+
+// note is the note column: "noisy", "2 failed", "1 missing", or several.
+func note(g results.CellGroup) string {
+	var notes []string
+	if noisy(g.ThroughputBps) {
+		notes = append(notes, "noisy")
+	}
+	if g.Failed > 0 {
+		notes = append(notes, strconv.Itoa(g.Failed)+" failed")
+	}
+	if g.Missing > 0 {
+		notes = append(notes, strconv.Itoa(g.Missing)+" missing")
+	}
+	return strings.Join(notes, ", ")
+}
+
+// quantileNote says how coarse the latency quantiles are when a run read
+// them from a histogram (iperf 2's 100 µs bins), "" otherwise.
+func quantileNote(groups []results.CellGroup) string {
+	res := 0.0
+	for _, g := range groups {
+		for _, r := range g.Repeats {
+			if l := r.Metrics.Latency; l != nil {
+				res = math.Max(res, l.ResolutionUs)
+			}
+		}
+	}
+	if res == 0 {
+		return ""
+	}
+	return "latency p50/p90/p99: upper edges of the tool's " + number(res, 1) +
+		" µs histogram bins (each quantile is at most that; the mean is not binned)"
+}

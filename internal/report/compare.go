@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lab-bench/lab/internal/results"
+)
+
+// changeColor is the ANSI colour of each comparison verdict.
+var changeColor = map[results.Change]string{
+	results.Improved:   "\x1b[32m",
+	results.Regressed:  "\x1b[31m",
+	results.TooNoisy:   ansiYellow,
+	results.Incomplete: ansiYellow,
+}
+
+// CompareOptions are Options plus the threshold the comparison used.
+type CompareOptions struct {
+	Options
+	// Threshold is the practical-significance threshold (fraction).
+	Threshold float64
+}
+
+// RenderCompare writes a base-versus-test table, one row per cell, with
+// the raw and Holm-adjusted p-values and notes (noisy, failed runs).
+func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt CompareOptions) error {
+	if _, err := fmt.Fprintf(w, "base %s → test %s\n", base, test); err != nil {
+		return err
+	}
+	table := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	m := results.Metrics[0]
+	if len(ds) > 0 {
+		if dm, ok := results.MetricByKey(ds[0].Metric); ok {
+			m = dm
+		}
+	}
+	label := "Gb/s"
+	if m.Key != results.MetricThroughput {
+		label = m.Label
+	}
+	table.Header([]string{"experiment", "pair", "cell", "base " + label, "test " + label, "delta", "p", "p (Holm)", "verdict", "note"})
+	for _, d := range ds {
+		delta, p, padj := "-", "-", "-"
+		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
+			delta = fmt.Sprintf("%+.1f %%", 100*d.RelDiff)
+		}
+		if d.Change != results.Missing {
+			p, padj = fmt.Sprintf("%.3g", d.P), fmt.Sprintf("%.3g", d.PAdjusted)
+		}
+		v := string(d.Change)
+		if c := changeColor[d.Change]; opt.Color && c != "" {
+			v = c + v + ansiReset
+		}
+		cell := strings.ReplaceAll(d.CellKey, ",", " ")
+		row := []string{d.Experiment, d.Pair, cell, metricText(m, d.Base), metricText(m, d.Test), delta, p, padj, v, strings.Join(d.Notes, ", ")}
+		if err := table.Append(row); err != nil {
+			return fmt.Errorf("render compare: %w", err)
+		}
+	}
+	if err := table.Render(); err != nil {
+		return fmt.Errorf("render compare: %w", err)
+	}
+	threshold := opt.Threshold
+	if threshold <= 0 {
+		threshold = results.DefaultThreshold
+	}
+	_, err := fmt.Fprintf(w, "Welch's t-test, two-sided, Holm–Bonferroni across the %d tested cells (family-wise α = %.2f). "+
+		"improved/regressed: adjusted p < α and |delta| ≥ %s %%; \"no change\": the 95 %% CI of the difference lies within ±%s %% of base; "+
+		"\"too noisy\": neither; \"incomplete\": runs failed or are missing; \"missing\": a side has < 2 runs.\n",
+		tested(ds), results.Alpha, number(100*threshold, 2), number(100*threshold, 2))
+	return err
+}
+
+// tested counts the deltas that had a t-test.
+func tested(ds []results.Delta) int {
+	n := 0
+	for _, d := range ds {
+		if d.Change != results.Missing {
+			n++
+		}
+	}
+	return n
+}
