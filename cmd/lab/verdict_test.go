@@ -189,11 +189,19 @@ func TestCheckJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var suites struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Skipped  int `xml:"skipped,attr"`
+		Tests    int  `xml:"tests,attr"`
+		Failures int  `xml:"failures,attr"`
+		Errors   *int `xml:"errors,attr"`
+		Suites   []struct {
+			Skipped int `xml:"skipped,attr"`
+		} `xml:"testsuite"`
 	}
-	if err := xml.Unmarshal(data, &suites); err != nil || suites.Tests != 3 || suites.Failures != 1 || suites.Skipped != 1 {
+	err = xml.Unmarshal(data, &suites)
+	skipped := 0 // junit-10.xsd declares skipped on <testsuite> only
+	for _, s := range suites.Suites {
+		skipped += s.Skipped
+	}
+	if err != nil || suites.Tests != 3 || suites.Failures != 1 || skipped != 1 || suites.Errors == nil || *suites.Errors != 0 {
 		t.Errorf("%+v %v\n%s", suites, err, data)
 	}
 	if code, _, errOut := runMain(dir, "check", "-junit", filepath.Join(dir, "no", "such", "dir.xml")); code != exitError {
