@@ -168,7 +168,12 @@ func TestCompareCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "base server CPU %") || !strings.Contains(out, "│ no change") {
 		t.Errorf("compare -metric server_cpu_pct: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, bad := range [][]string{{"-threshold", "150%"}, {"-threshold", "x"}, {"-fail-on", "worse"}, {"-metric", "speed"}} {
+	// -adjust bh: Benjamini–Hochberg, named in the column and the footer.
+	code, out, errOut = runMain(dir, "compare", "-adjust", "bh", "-fail-on", "regressed", base, test)
+	if code != exitExpect || !strings.Contains(out, "p (BH)") || !strings.Contains(out, "Benjamini–Hochberg") {
+		t.Errorf("compare -adjust bh: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, bad := range [][]string{{"-threshold", "150%"}, {"-threshold", "x"}, {"-fail-on", "worse"}, {"-metric", "speed"}, {"-adjust", "bonferroni"}} {
 		if code, _, errOut := runMain(dir, append(append([]string{"compare"}, bad...), base, test)...); code != exitError {
 			t.Errorf("compare %v: exit %d, %s", bad, code, errOut)
 		}
