@@ -14,11 +14,12 @@ import (
 
 // runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.
 func runCompare(g *globals, args []string) error {
-	fs := newFlags(g, "compare", "compare [-json] [-metric KEY] [-threshold 5%] [-fail-on regressed[,…]] BASE TEST")
+	fs := newFlags(g, "compare", "compare [-json] [-metric KEY] [-threshold 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
 	metric := fs.String("metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	threshold := percentFlag{v: results.DefaultThreshold}
 	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
+	adjust := fs.String("adjust", results.AdjustHolm, "multiple-comparison `adjustment`: holm (family-wise error ≤ 5 %) or bh (Benjamini–Hochberg, false discovery rate ≤ 5 %)")
 	var failOn changesFlag
 	fs.Var(&failOn, "fail-on", "exit 2 when a cell's verdict is one of these `changes` (comma-separated: "+changeNames()+")")
 	if err := parseFlags(fs, args, arity{2, 2, fmt.Sprintf("two run ids, BASE and TEST (see the results/ directory; %q and %q name the newest two)",
@@ -27,6 +28,9 @@ func runCompare(g *globals, args []string) error {
 	}
 	if _, ok := results.MetricByKey(*metric); !ok {
 		return fmt.Errorf("compare -metric %q: unknown metric (known: %s)", *metric, strings.Join(results.MetricKeys(), ", "))
+	}
+	if !slices.Contains(results.Adjustments, *adjust) {
+		return fmt.Errorf("compare -adjust %q: want holm or bh", *adjust)
 	}
 	rs := g.op().ResultStore()
 	groups := make([][]results.CellGroup, 2)
@@ -42,7 +46,7 @@ func runCompare(g *globals, args []string) error {
 		}
 		ids[i], groups[i] = id, results.Group(recs)
 	}
-	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v, Metric: *metric})
+	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v, Metric: *metric, Adjust: *adjust})
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
@@ -50,7 +54,7 @@ func runCompare(g *globals, args []string) error {
 			return err
 		}
 	} else if err := report.RenderCompare(g.stdout, ids[0], ids[1], ds, report.CompareOptions{
-		Options: report.Options{Color: useColor(g, g.stdout)}, Threshold: threshold.v}); err != nil {
+		Options: report.Options{Color: useColor(g, g.stdout)}, Threshold: threshold.v, Adjust: *adjust}); err != nil {
 		return err
 	}
 	for _, d := range ds {

@@ -168,7 +168,12 @@ func TestCompareCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "base server CPU %") || !strings.Contains(out, "│ no change") {
 		t.Errorf("compare -metric server_cpu_pct: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, bad := range [][]string{{"-threshold", "150%"}, {"-threshold", "x"}, {"-fail-on", "worse"}, {"-metric", "speed"}} {
+	// -adjust bh: Benjamini–Hochberg, named in the column and the footer.
+	code, out, errOut = runMain(dir, "compare", "-adjust", "bh", "-fail-on", "regressed", base, test)
+	if code != exitExpect || !strings.Contains(out, "p (BH)") || !strings.Contains(out, "Benjamini–Hochberg") {
+		t.Errorf("compare -adjust bh: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, bad := range [][]string{{"-threshold", "150%"}, {"-threshold", "x"}, {"-fail-on", "worse"}, {"-metric", "speed"}, {"-adjust", "bonferroni"}} {
 		if code, _, errOut := runMain(dir, append(append([]string{"compare"}, bad...), base, test)...); code != exitError {
 			t.Errorf("compare %v: exit %d, %s", bad, code, errOut)
 		}
@@ -189,11 +194,19 @@ func TestCheckJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var suites struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Skipped  int `xml:"skipped,attr"`
+		Tests    int  `xml:"tests,attr"`
+		Failures int  `xml:"failures,attr"`
+		Errors   *int `xml:"errors,attr"`
+		Suites   []struct {
+			Skipped int `xml:"skipped,attr"`
+		} `xml:"testsuite"`
 	}
-	if err := xml.Unmarshal(data, &suites); err != nil || suites.Tests != 3 || suites.Failures != 1 || suites.Skipped != 1 {
+	err = xml.Unmarshal(data, &suites)
+	skipped := 0 // junit-10.xsd declares skipped on <testsuite> only
+	for _, s := range suites.Suites {
+		skipped += s.Skipped
+	}
+	if err != nil || suites.Tests != 3 || suites.Failures != 1 || skipped != 1 || suites.Errors == nil || *suites.Errors != 0 {
 		t.Errorf("%+v %v\n%s", suites, err, data)
 	}
 	if code, _, errOut := runMain(dir, "check", "-junit", filepath.Join(dir, "no", "such", "dir.xml")); code != exitError {

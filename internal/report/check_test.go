@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lab-bench/lab/internal/golden"
@@ -50,7 +51,7 @@ func TestJUnitGolden(t *testing.T) {
 				t.Fatalf("not XML: %v", err)
 			}
 			if parsed.Tests != 5 || parsed.Failures == 0 {
-				t.Errorf("tests %d failures %d skipped %d", parsed.Tests, parsed.Failures, parsed.Skipped)
+				t.Errorf("tests %d failures %d", parsed.Tests, parsed.Failures)
 			}
 			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), buf.Bytes())
 		})
@@ -67,4 +68,19 @@ func TestRenderCompareGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "compare.golden"), buf.Bytes())
+}
+
+// TestRenderCompareBH: with -adjust bh the p column and the footer name
+// Benjamini–Hochberg and its false discovery rate; the default stays Holm.
+func TestRenderCompareBH(t *testing.T) {
+	var buf bytes.Buffer
+	ds := results.Compare(fakeGroups(), fakeGroups(), results.CompareOptions{Adjust: results.AdjustBH})
+	if err := RenderCompare(&buf, "A", "B", ds, CompareOptions{Adjust: results.AdjustBH}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"p (BH)", "Benjamini–Hochberg", "false discovery rate"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, buf.String())
+		}
+	}
 }

@@ -24,10 +24,13 @@ type CompareOptions struct {
 	Options
 	// Threshold is the practical-significance threshold (fraction).
 	Threshold float64
+	// Adjust is the comparison's multiple-comparison adjustment
+	// (results.AdjustHolm, "" meaning it, or results.AdjustBH).
+	Adjust string
 }
 
 // RenderCompare writes a base-versus-test table, one row per cell, with
-// the raw and Holm-adjusted p-values and notes (noisy, failed runs).
+// the raw and adjusted (Holm, or Benjamini–Hochberg) p-values and notes (noisy, failed runs).
 func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt CompareOptions) error {
 	if _, err := fmt.Fprintf(w, "base %s → test %s\n", base, test); err != nil {
 		return err
@@ -47,7 +50,7 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 	if m.Key != results.MetricThroughput {
 		label = m.Label
 	}
-	table.Header([]string{"experiment", "pair", "cell", "base " + label, "test " + label, "delta", "p", "p (Holm)", "verdict", "note"})
+	table.Header([]string{"experiment", "pair", "cell", "base " + label, "test " + label, "delta", "p", "p (" + adjustLabel(opt.Adjust) + ")", "verdict", "note"})
 	for _, d := range ds {
 		delta, p, padj := "-", "-", "-"
 		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
@@ -73,11 +76,23 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 	if threshold <= 0 {
 		threshold = results.DefaultThreshold
 	}
-	_, err := fmt.Fprintf(w, "Welch's t-test, two-sided, Holm–Bonferroni across the %d tested cells (family-wise α = %.2f). "+
+	correction := "Holm–Bonferroni across the %d tested cells (family-wise α = %.2f). "
+	if opt.Adjust == results.AdjustBH {
+		correction = "Benjamini–Hochberg across the %d tested cells (false discovery rate α = %.2f). "
+	}
+	_, err := fmt.Fprintf(w, "Welch's t-test, two-sided, "+correction+
 		"improved/regressed: adjusted p < α and |delta| ≥ %s %%; \"no change\": the 95 %% CI of the difference lies within ±%s %% of base; "+
 		"\"too noisy\": neither; \"incomplete\": runs failed or are missing; \"missing\": a side has < 2 runs.\n",
 		tested(ds), results.Alpha, number(100*threshold, 2), number(100*threshold, 2))
 	return err
+}
+
+// adjustLabel names an adjustment in the p-value column's header.
+func adjustLabel(adjust string) string {
+	if adjust == results.AdjustBH {
+		return "BH"
+	}
+	return "Holm"
 }
 
 // tested counts the deltas that had a t-test.

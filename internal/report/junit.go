@@ -9,20 +9,26 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 )
 
-// junitSuites is the root of a JUnit XML report.
+// junitSuites is the root of a JUnit XML report. Its attributes are the
+// ones Jenkins' xunit plugin's junit-10.xsd declares on <testsuites>:
+// errors is always written (lab's checks fail or are skipped, they never
+// error), and the skipped count lives only on each <testsuite>, where the
+// schema declares it (testdata/junit-lab.xsd).
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
+// junitSuite is one expectation; errors is required by junit-10.xsd.
 type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -77,7 +83,6 @@ func WriteJUnit(w io.Writer, runID string, outs []results.Outcome, strict bool) 
 		}
 		root.Tests += s.Tests
 		root.Failures += s.Failures
-		root.Skipped += s.Skipped
 		root.Suites = append(root.Suites, s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

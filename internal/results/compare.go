@@ -58,7 +58,29 @@ type CompareOptions struct {
 	// throughput. For a metric where lower is better (latency, loss,
 	// CPU) an increase is the regression.
 	Metric string
+	// Adjust is the multiple-comparison adjustment of the cells' p-values:
+	// AdjustHolm ("" means it) or AdjustBH.
+	Adjust string
 }
+
+// The multiple-comparison adjustments Compare offers (CompareOptions.Adjust).
+const (
+	// AdjustHolm is Holm–Bonferroni: the family-wise error rate — the
+	// chance that any unchanged cell is reported changed — is ≤ Alpha,
+	// under any dependence between the cells.
+	AdjustHolm = "holm"
+	// AdjustBH is Benjamini–Hochberg: the false discovery rate — the
+	// expected share of the cells reported changed that did not really
+	// change — is ≤ Alpha for independent (or positively dependent)
+	// cells. It finds a single real change among many cells far more
+	// often than Holm, at the price of more false reports when several
+	// cells really changed; with no real change at all it is as strict
+	// as Holm's family-wise bound.
+	AdjustBH = "bh"
+)
+
+// Adjustments lists the values CompareOptions.Adjust accepts.
+var Adjustments = []string{AdjustHolm, AdjustBH}
 
 // Delta compares one cell's metric (throughput unless CompareOptions say
 // otherwise) between a base and a test run. The summaries and differences
@@ -100,7 +122,8 @@ type Delta struct {
 // Compare matches the cells of two runs (experiment, pair, cell key) in
 // the base run's order, then cells only in the test run, and compares
 // their throughput with Welch's unequal-variance t-test, corrected for
-// multiple comparisons with Holm–Bonferroni at Alpha, and with the
+// multiple comparisons with Holm–Bonferroni at Alpha (or Benjamini–Hochberg,
+// opt.Adjust), and with the
 // practical-significance threshold of opt. Degenerate cells (constant
 // samples, a single run, a zero mean) give finite numbers.
 func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
@@ -147,7 +170,11 @@ func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
 	for j, i := range tested {
 		ps[j] = out[i].P
 	}
-	for j, p := range Holm(ps) {
+	adjust := Holm
+	if opt.Adjust == AdjustBH {
+		adjust = BenjaminiHochberg
+	}
+	for j, p := range adjust(ps) {
 		out[tested[j]].PAdjusted = p
 	}
 	for _, i := range tested {
@@ -246,6 +273,35 @@ func Holm(ps []float64) []float64 {
 	running := 0.0
 	for rank, i := range order {
 		running = math.Max(running, math.Min(1, float64(m-rank)*p(i)))
+		adj[i] = running
+	}
+	return adj
+}
+
+// BenjaminiHochberg returns the Benjamini–Hochberg adjusted p-values of
+// ps, in ps's order: with ps sorted ascending, p(i)·m/i (1-based), made
+// non-decreasing from the largest down and capped at 1. Rejecting every
+// hypothesis whose adjusted p is below α keeps the false discovery rate
+// ≤ α for independent or positively dependent tests. NaN p-values count
+// as 1.
+func BenjaminiHochberg(ps []float64) []float64 {
+	m := len(ps)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	p := func(i int) float64 {
+		if math.IsNaN(ps[i]) {
+			return 1
+		}
+		return ps[i]
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p(a), p(b)) })
+	adj := make([]float64, m)
+	running := 1.0
+	for rank := m - 1; rank >= 0; rank-- {
+		i := order[rank]
+		running = math.Min(running, float64(m)*p(i)/float64(rank+1))
 		adj[i] = running
 	}
 	return adj

@@ -91,3 +91,20 @@ func TestHolmProperties(t *testing.T) {
 		t.Error("Holm(nil) not empty")
 	}
 }
+
+// TestBenjaminiHochberg: the adjusted p-values statsmodels 0.13.5 gives
+// (multipletests(ps, method="fdr_bh"), with the NaN as 1), in ps's order.
+func TestBenjaminiHochberg(t *testing.T) {
+	ps := []float64{0.01, 0.04, 0.03, 0.005, 0.5, 0.04, math.NaN()}
+	want := []float64{0.035, 0.056, 0.056, 0.035, 0.5833333333333334, 0.056, 1}
+	got := BenjaminiHochberg(ps)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("BH(%v) = %v, want %v", ps, got, want)
+			break
+		}
+	}
+	if len(BenjaminiHochberg(nil)) != 0 {
+		t.Error("BH of no p-values")
+	}
+}

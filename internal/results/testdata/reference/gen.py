@@ -74,7 +74,10 @@ def fieller(x, y):
     va = np.var(x, ddof=1) / len(x)
     vb = np.var(y, ddof=1) / len(y)
     r = a / b
-    t = tppf(1 - ALPHA / 2, min(len(x), len(y)) - 1)  # conservative df (Hsu), as lab uses
+    # Welch-Satterthwaite df of va + r^2 vb at the estimate, rounded down, as lab uses
+    wy = r * r * vb
+    df = (va + wy) ** 2 / (va ** 2 / (len(x) - 1) + wy ** 2 / (len(y) - 1))
+    t = tppf(1 - ALPHA / 2, math.floor(df))
     out = {"x": x, "y": y, "estimate": r}
     if b * b / vb <= t * t:  # the denominator is not clear of zero
         out["bounded"] = False
