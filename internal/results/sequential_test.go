@@ -103,6 +103,7 @@ func TestSequentialBandErrorRateAtEdge(t *testing.T) {
 				}
 			}
 			p, f := float64(pass)/simCells, float64(fail)/simCells
+			t.Logf("CV %.0f %%, true mean %v: %.2f %% pass, %.2f %% fail", 100*cv, edge, 100*p, 100*f)
 			if p > allowance(bound, simCells) || f > allowance(bound, simCells) {
 				t.Errorf("CV %.0f %%, true mean on the edge %v: %.2f %% pass, %.2f %% fail, bound %.1f %% each", 100*cv, edge, 100*p, 100*f, 100*bound)
 			}
