@@ -151,3 +151,35 @@ func BenchmarkAdaptiveVerdict(b *testing.B) {
 		b.ReportMetric(worst, "worst-runs-ratio")
 	}
 }
+
+// Wherever the rule stops, `lab check`'s 95 % band rule on the same runs
+// says the same: pass or fail when decided, inconclusive when futile.
+func TestSequentialBandAgreesWithCheck(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	stops := map[Verdict]int{}
+	for c := 0; c < 20000; c++ {
+		mu := 6 + 8*r.Float64()
+		cv := 0.02 + 0.3*r.Float64()
+		var xs []float64
+		for len(xs) < 10 {
+			xs = append(xs, mu*(1+cv*r.NormFloat64()))
+			if len(xs) < 3 {
+				continue
+			}
+			d := SequentialBand(xs, seqBand, 10)
+			if !d.Stop {
+				continue
+			}
+			stops[d.Verdict]++
+			if v := verdictOf(xs, seqBand); v != d.Verdict {
+				t.Fatalf("runs %v: the rule stopped %s (%s), check says %s", xs, d.Verdict, d.Reason, v)
+			}
+			break
+		}
+	}
+	for _, v := range []Verdict{VerdictPass, VerdictFail, VerdictInconclusive} {
+		if stops[v] == 0 {
+			t.Errorf("no cell stopped %s: %v", v, stops)
+		}
+	}
+}
