@@ -217,6 +217,10 @@ func keptNamespace(b *testing.B, dir, address string) string {
 // repeat = { min = 3, max = 10, until = "ci < 5%" }; it reports the wall
 // time ratio and how many cells each left with a 95 % CI narrower than
 // ±5 % (a decided cell). Target: ≤ 0.6 × the time per decided cell.
+// "Decided" here is the width rule's own stopping criterion, so this
+// measures wall time on real runs, not accuracy: decision accuracy
+// against a known true mean, for until = "verdict", is
+// internal/results' BenchmarkAdaptiveVerdict.
 func BenchmarkAdaptiveRepeats(b *testing.B) {
 	needNamespacesB(b)
 	lab := func(repeat string) string {

@@ -2,15 +2,18 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
 )
 
 // adaptive tracks the throughput of every cell with adaptive repeats, to
-// stop repeating a cell once its 95 % confidence interval is narrow
-// enough. Stopping looks at the interval's width only, never at where it
-// lies, so it does not steer a cell towards any verdict.
+// stop repeating a cell once its throughput band's verdict is decided
+// (until = "verdict": results.SequentialBand, whose error rates are
+// stated there) or once its 95 % confidence interval is narrow enough
+// (until = "ci < P%": stopping on the width biases the variance down, so
+// its intervals cover less than 95 %; see the README).
 type adaptive struct {
 	samples map[string][]float64 // by experiment, pair and cell key
 }
@@ -30,11 +33,16 @@ func (a *adaptive) record(r plan.Run, rec results.Record) {
 }
 
 // decided says whether r need not run: its cell has at least MinRepeat
-// samples and a confidence interval narrower than ±UntilCI of the mean.
+// samples and either (until = "verdict") the sequential band rule stops
+// every band of the cell, or a confidence interval narrower than ±UntilCI
+// of the mean.
 func (a *adaptive) decided(r plan.Run) (bool, string) {
 	xs := a.samples[cellID(r)]
 	if r.MinRepeat == 0 || r.Warmup || len(xs) < r.MinRepeat {
 		return false, ""
+	}
+	if r.UntilVerdict {
+		return verdictDecided(r, xs)
 	}
 	s := results.Summarize(xs)
 	if !s.Known || s.Mean <= 0 {
@@ -45,4 +53,26 @@ func (a *adaptive) decided(r plan.Run) (bool, string) {
 		return false, ""
 	}
 	return true, fmt.Sprintf("decided after %d runs: 95%% CI ±%.1f%% < %.1f%%", len(xs), 100*rel, 100*r.UntilCI)
+}
+
+// verdictDecided is the until = "verdict" rule: every band of the cell
+// stopped by results.SequentialBand on the throughput in Gb/s, with the
+// cell's most runs (r.MaxRepeat).
+func verdictDecided(r plan.Run, bps []float64) (bool, string) {
+	if len(r.Bands) == 0 {
+		return false, ""
+	}
+	gbps := make([]float64, len(bps))
+	for i, x := range bps {
+		gbps[i] = x / 1e9
+	}
+	var why []string
+	for _, b := range r.Bands {
+		d := results.SequentialBand(gbps, b, r.MaxRepeat)
+		if !d.Stop {
+			return false, ""
+		}
+		why = append(why, d.Reason)
+	}
+	return true, strings.Join(why, "; ")
 }

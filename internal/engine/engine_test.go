@@ -555,3 +555,40 @@ func TestAdaptiveRepeatsRunNoisyCellsToMax(t *testing.T) {
 		t.Errorf("err %v, outcome %+v, %d records: a noisy cell runs to max", err, out, len(res.recs))
 	}
 }
+
+// Adaptive repeats until = "verdict": a cell stops as soon as the
+// sequential band rule decides its band (1 Gb/s every run: inside
+// 1 ± 10 % passes, 2 ± 10 % fails, after the minimum of 3), and a cell
+// with no band runs to max (stopping on the width is not this rule).
+func TestAdaptiveRepeatsStopOnVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		bands []results.Target
+		runs  int
+		why   string
+	}{
+		{[]results.Target{{Value: 1, Tolerance: 0.1}}, 3, "pass after 3 runs"},
+		{[]results.Target{{Value: 2, Tolerance: 0.1}}, 3, "fail after 3 runs"},
+		{[]results.Target{{Value: 1, Tolerance: 0.1}, {Value: 2, Tolerance: 0.1}}, 3, "pass after 3 runs: 99.8% CI [1, 1] inside [0.9, 1.1]; fail after 3 runs"},
+		{nil, 8, ""},
+	} {
+		prov := newFake()
+		e, res, events := newEngine(prov, fakeOS{}, fakeRunner{})
+		p := testPlan(8, 1500)
+		for i := range p.Groups[0].Runs {
+			r := &p.Groups[0].Runs[i]
+			r.CellKey, r.Repeat, r.MinRepeat, r.UntilVerdict, r.MaxRepeat, r.Bands = "n=1", i+1, 3, true, 8, tc.bands
+		}
+		out, err := e.Apply(context.Background(), context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Runs != tc.runs || out.Skipped != 8-tc.runs || len(res.recs) != tc.runs {
+			t.Errorf("bands %v: outcome %+v, %d records: want %d runs", tc.bands, out, len(res.recs), tc.runs)
+		}
+		for _, ev := range *events {
+			if ev.Type == EvSkipped && !strings.Contains(ev.Message, tc.why) {
+				t.Errorf("bands %v: skip message %q, want %q", tc.bands, ev.Message, tc.why)
+			}
+		}
+	}
+}

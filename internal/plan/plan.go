@@ -108,8 +108,17 @@ type Run struct {
 	// MinRepeat and UntilCI are the experiment's adaptive repeats: from
 	// repeat MinRepeat+1 on, the run is skipped once its cell's throughput
 	// CI is narrower than ±UntilCI of the mean (see spec.Experiment).
-	MinRepeat int           `json:"min_repeat,omitempty"`
-	UntilCI   float64       `json:"until_ci,omitempty"`
+	MinRepeat int     `json:"min_repeat,omitempty"`
+	UntilCI   float64 `json:"until_ci,omitempty"`
+	// UntilVerdict (until = "verdict"): from repeat MinRepeat+1 on, the
+	// run is skipped once the sequential band rule decides every band of
+	// Bands — the throughput expectations (Gb/s) that select this cell —
+	// or finds more runs futile (results.SequentialBand). A cell without
+	// bands runs every repeat.
+	UntilVerdict bool             `json:"until_verdict,omitempty"`
+	Bands        []results.Target `json:"bands,omitempty"`
+	// MaxRepeat is an until = "verdict" cell's most runs (repeat.max).
+	MaxRepeat int           `json:"max_repeat,omitempty"`
 	Warmup    bool          `json:"warmup,omitempty"`
 	Spec      spec.CellSpec `json:"spec"`
 }
@@ -271,7 +280,8 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 				}
 				g := p.group(lab, groups, pair, cs)
 				cells = append(cells, cellRuns{g, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell,
-					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs, MinRepeat: e.MinRepeat, UntilCI: e.UntilCI}})
+					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs, MinRepeat: e.MinRepeat, UntilCI: e.UntilCI,
+					UntilVerdict: e.UntilVerdict, Bands: cellBands(e, pair.Name, cell), MaxRepeat: maxRepeat(e)}})
 				return true
 			})
 			add := func(c cellRuns, repeat int, warmup bool) {
@@ -543,4 +553,45 @@ func (g *Group) Machines() []providers.Machine {
 		out = append(out, *g.Router)
 	}
 	return out
+}
+
+// cellBands are the throughput bands of e's expect blocks that select the
+// cell (of pair), for adaptive repeats that stop on the verdict; nil
+// unless e's repeat is until = "verdict". Selectors match as `lab check`
+// matches them (rendered values; the key "pair" is the pair).
+func cellBands(e *spec.Experiment, pair string, cell []results.CellValue) []results.Target {
+	if !e.UntilVerdict {
+		return nil
+	}
+	var out []results.Target
+	for _, x := range e.Expects {
+		if x.Throughput != nil && selects(x.Where, pair, cell) {
+			out = append(out, results.Target{Value: x.Throughput.Value, Tolerance: x.Throughput.Tolerance})
+		}
+	}
+	return out
+}
+
+// selects says whether an expect block's where selects the cell.
+func selects(where map[string]cty.Value, pair string, cell []results.CellValue) bool {
+	for k, v := range where {
+		got, ok := pair, k == "pair"
+		for _, c := range cell {
+			if !ok && c.Name == k {
+				got, ok = c.Value, true
+			}
+		}
+		if !ok || got != Render(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxRepeat is an until = "verdict" cell's most runs (0 for any other).
+func maxRepeat(e *spec.Experiment) int {
+	if !e.UntilVerdict {
+		return 0
+	}
+	return e.Repeat
 }

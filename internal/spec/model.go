@@ -106,10 +106,14 @@ type Experiment struct {
 	// least MinRepeat times, then stops as soon as its throughput's 95 %
 	// confidence interval is narrower than ±UntilCI of its mean (a
 	// fraction: 0.03 for "ci < 3%"), and at the latest after Repeat runs.
-	// MinRepeat 0: every cell runs Repeat times.
-	MinRepeat int
-	UntilCI   float64
-	Warmup    int // runs discarded before the repeats
+	// MinRepeat 0: every cell runs Repeat times. With UntilVerdict
+	// (until = "verdict") instead of UntilCI, a cell stops once the
+	// sequential band rule (results.SequentialBand) decides its throughput
+	// expectation; a cell without one runs Repeat times.
+	MinRepeat    int
+	UntilCI      float64
+	UntilVerdict bool
+	Warmup       int // runs discarded before the repeats
 	// Order is OrderInterleaved (the default: every cell once per round)
 	// or OrderSequential (a cell's repeats back to back).
 	Order     string

@@ -3,21 +3,27 @@ package spec
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// untilRE is the only stopping rule so far: the 95 % confidence
-// interval's half-width relative to the mean.
+// untilRE is the width stopping rule: the 95 % confidence interval's
+// half-width relative to the mean. The other rule is untilVerdict.
 var untilRE = regexp.MustCompile(`^\s*ci\s*<\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*$`)
 
 // minAdaptive is the fewest runs an adaptive cell makes: with fewer, a
 // confidence interval says little and stopping on it would be luck.
 const minAdaptive = 3
 
+// untilVerdict is the stopping rule that stops a cell on the verdict of
+// its throughput band (results.SequentialBand).
+const untilVerdict = "verdict"
+
 // decodeRepeat reads `repeat = N` or, for adaptive repeats,
-// `repeat = { min = 3, max = 20, until = "ci < 3%" }`.
+// `repeat = { min = 3, max = 20, until = "ci < 3%" }` or
+// `until = "verdict"`.
 func (l *loader) decodeRepeat(a *hcl.Attribute, e *Experiment) hcl.Diagnostics {
 	v, diags := l.evalValue(a)
 	if diags.HasErrors() {
@@ -65,9 +71,13 @@ func (l *loader) decodeRepeat(a *hcl.Attribute, e *Experiment) hcl.Diagnostics {
 	if d != nil {
 		return hcl.Diagnostics{d}
 	}
+	if strings.TrimSpace(until) == untilVerdict {
+		e.MinRepeat, e.Repeat, e.UntilVerdict = lo, hi, true
+		return nil
+	}
 	m := untilRE.FindStringSubmatch(until)
 	if m == nil {
-		return bad(`until is "ci < P%%" (stop once the 95 %% confidence interval is narrower than ±P %% of the mean), not %q.`, truncate(until, 40))
+		return bad(`until is "ci < P%%" (stop once the 95 %% confidence interval is narrower than ±P %% of the mean) or "verdict" (stop once the throughput expectation's verdict is decided), not %q.`, truncate(until, 40))
 	}
 	pct, _ := strconv.ParseFloat(m[1], 64)
 	if pct <= 0 || pct >= 100 {

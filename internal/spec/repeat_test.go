@@ -11,10 +11,12 @@ func TestRepeatForms(t *testing.T) {
 		wantErr  string
 		min, max int
 		until    float64
+		verdict  bool
 	}{
 		{repeat: `5`, max: 5},
 		{repeat: `{ min = 3, max = 20, until = "ci < 3%" }`, min: 3, max: 20, until: 0.03},
 		{repeat: `{ min = 4, max = 4, until = "ci<0.5%" }`, min: 4, max: 4, until: 0.005},
+		{repeat: `{ min = 3, max = 12, until = "verdict" }`, min: 3, max: 12, verdict: true},
 		{repeat: `{ min = 2, max = 20, until = "ci < 3%" }`, wantErr: "repeat.min"},
 		{repeat: `{ min = 5, max = 4, until = "ci < 3%" }`, wantErr: "repeat.max"},
 		{repeat: `{ min = 3, max = 20 }`, wantErr: "until is missing"},
@@ -48,8 +50,8 @@ experiment "e" {
 				t.Fatal(diags)
 			}
 			e := lab.Experiments[0]
-			if e.MinRepeat != tc.min || e.Repeat != tc.max || e.UntilCI != tc.until {
-				t.Errorf("min %d max %d until %v", e.MinRepeat, e.Repeat, e.UntilCI)
+			if e.MinRepeat != tc.min || e.Repeat != tc.max || e.UntilCI != tc.until || e.UntilVerdict != tc.verdict {
+				t.Errorf("min %d max %d until %v verdict %v", e.MinRepeat, e.Repeat, e.UntilCI, e.UntilVerdict)
 			}
 		})
 	}

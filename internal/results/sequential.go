@@ -1,0 +1,103 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
+// Sequential band rule: adaptive repeats that stop on the verdict.
+//
+// A cell with adaptive repeats (repeat = { min, max, until = "verdict" })
+// and a band expectation (value ± tolerance) is looked at after every run
+// from min on; before max it stops at the first look where one of these
+// holds:
+//
+//   - decided (pass or fail): the interim interval — the t-interval of the
+//     mean at level 1 − 2·InterimAlpha, a stricter one than the 95 % of the
+//     final verdict — lies inside the band (pass) or entirely outside it
+//     (fail). Each look spends InterimAlpha per side (Haybittle–Peto
+//     boundaries, Bonferroni over the looks), so with the true mean exactly
+//     on an edge each of the two wrong verdicts has probability at most
+//     2.5 % + (max − min) × InterimAlpha over the whole cell: the interim
+//     looks spend at most (max − min) × InterimAlpha, and the cells that
+//     run to max are judged by the ordinary 95 % band rule (Evaluate).
+//   - futile: the 95 % interval overlaps an edge (the verdict would be
+//     inconclusive) and would still overlap it at max even if the mean
+//     moved FutilitySE standard errors away from that edge: more runs are
+//     unlikely to decide, so the cell stops inconclusive. Stopping for
+//     futility never makes a wrong verdict, so it only lowers the error
+//     rates above.
+//
+// Whatever the rule stops on, `lab check` judges the recorded runs with the
+// ordinary band rule, and agrees: an interim interval inside (outside) the
+// band implies the wider 95 % one is too, and a futile stop is one where the
+// 95 % interval overlaps an edge.
+const (
+	InterimAlpha = 0.001
+	FutilitySE   = 0.5
+)
+
+// SeqDecision is what the sequential band rule says after a look.
+type SeqDecision struct {
+	Stop    bool
+	Verdict Verdict // pass or fail when decided, inconclusive when futile
+	Reason  string
+}
+
+// interimTable holds the two-sided critical values at level 2·InterimAlpha
+// by degrees of freedom, computed once (gonum's quantile is iterative).
+var interimTable = sync.OnceValue(func() []float64 {
+	t := make([]float64, 257)
+	t[0] = math.NaN()
+	for df := 1; df < len(t); df++ {
+		t[df] = tCritical(2*InterimAlpha, float64(df))
+	}
+	return t
+})
+
+func interimCritical(df int) float64 {
+	if df < len(interimTable()) {
+		return interimTable()[df]
+	}
+	return tCritical(2*InterimAlpha, float64(df))
+}
+
+// SequentialBand applies the sequential band rule to the runs so far (xs,
+// in the target's unit) of a cell that runs at most maxRuns times. With
+// fewer than 2 runs, or at maxRuns, it never stops: the last look is the
+// ordinary verdict's.
+func SequentialBand(xs []float64, t Target, maxRuns int) SeqDecision {
+	n := len(xs)
+	if n < 2 || n >= maxRuns {
+		return SeqDecision{}
+	}
+	s := Summarize(xs)
+	lo, hi := t.Value*(1-t.Tolerance), t.Value*(1+t.Tolerance)
+	se := s.Stdev / math.Sqrt(float64(n))
+	h := interimCritical(n-1) * se
+	level := fmt.Sprintf("%.1f%%", 100*(1-2*InterimAlpha))
+	switch {
+	case s.Mean-h >= lo && s.Mean+h <= hi:
+		return SeqDecision{true, VerdictPass, fmt.Sprintf("pass after %d runs: %s CI [%s, %s] inside [%s, %s]",
+			n, level, num(s.Mean-h), num(s.Mean+h), num(lo), num(hi))}
+	case s.Mean+h < lo || s.Mean-h > hi:
+		return SeqDecision{true, VerdictFail, fmt.Sprintf("fail after %d runs: %s CI [%s, %s] outside [%s, %s]",
+			n, level, num(s.Mean-h), num(s.Mean+h), num(lo), num(hi))}
+	}
+	// The 95 % verdict now, and the interval it would have at maxRuns.
+	h95 := TCritical95(n-1) * se
+	inside := s.Mean-h95 >= lo && s.Mean+h95 <= hi
+	outside := s.Mean+h95 < lo || s.Mean-h95 > hi
+	if inside || outside {
+		return SeqDecision{}
+	}
+	d := math.Min(math.Abs(s.Mean-lo), math.Abs(s.Mean-hi))
+	hMax := TCritical95(maxRuns-1) * s.Stdev / math.Sqrt(float64(maxRuns))
+	if d+FutilitySE*se < hMax {
+		return SeqDecision{true, VerdictInconclusive, fmt.Sprintf(
+			"futile after %d runs: mean %s is %s from an edge of [%s, %s]; at %d runs the 95%% CI would still be ±%s",
+			n, num(s.Mean), num(d), num(lo), num(hi), maxRuns, num(hMax))}
+	}
+	return SeqDecision{}
+}
