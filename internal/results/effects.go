@@ -533,3 +533,23 @@ func fSurvival(x, d1, d2 float64) float64 {
 
 // TermName is the term's factors joined by " × " ("mtu × gro").
 func (t Term) TermName() string { return strings.Join(t.Factors, " × ") }
+
+// Shown are the term's estimates a table or a plot shows: the contrast
+// when every factor of the term has two levels, else each level's (or
+// pair of levels') deviation from the mean.
+func (t Term) Shown() []Estimate {
+	if t.Contrast != nil {
+		return []Estimate{*t.Contrast}
+	}
+	return t.Levels
+}
+
+// Label names the estimate's levels: "9000 − 1500", "(9000 − 1500) ×
+// (true − false)" for a contrast, "stateful" or "1500, stateful" for a
+// level's deviation.
+func (e Estimate) Label() string {
+	if len(e.Levels) > 1 && strings.Contains(e.Levels[0], " − ") {
+		return "(" + strings.Join(e.Levels, ") × (") + ")"
+	}
+	return strings.Join(e.Levels, ", ")
+}
