@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -49,7 +50,8 @@ func metricEffects(w io.Writer, me results.MetricEffects) {
 	}
 	fmt.Fprintf(w, "\n  %s: mean %s, residual sd %s on %d df (%d runs)\n", label,
 		strings.TrimPrefix(strings.ReplaceAll(estimateText(m, me.Mean, dec), "\t", " "), "+"), number(m.Display(me.ResidualSD), dec), me.DF, me.N)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "    term\tlevels\teffect\t95 % CI\tF\tp")
 	for _, t := range me.Terms {
 		name, test := t.TermName(), "-\t-"
@@ -64,6 +66,9 @@ func metricEffects(w io.Writer, me results.MetricEffects) {
 		}
 	}
 	_ = tw.Flush()
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		fmt.Fprint(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n")))
+	}
 }
 
 // estimateText is "+4.22\t[-0.87, 9.31]", or why there is no figure.
