@@ -160,7 +160,7 @@ func pairEffects(recs []Record, key string) FactorEffects {
 		var rows [][]int
 		var ys []float64
 		for _, r := range used {
-			if v, ok := m.Value(r); ok {
+			if v, ok := m.Value(r); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
 				rows, ys = append(rows, d.levelsOf(r)), append(ys, v)
 			}
 		}
@@ -302,6 +302,8 @@ type fitted struct {
 	df     int
 	sigma2 float64
 	tcrit  float64
+	// scale is what y was divided by (estimates are multiplied back).
+	scale float64
 }
 
 func (d design) fit(rows [][]int, ys []float64) MetricEffects {
@@ -310,9 +312,27 @@ func (d design) fit(rows [][]int, ys []float64) MetricEffects {
 	for i, lv := range rows {
 		x.SetRow(i, d.row(lv))
 	}
-	y := mat.NewVecDense(n, ys)
+	// The fit runs on y / 2^e, 2^e ≥ max |y|: exact (a power of two), and
+	// no square of a huge value overflows the residual variance.
+	top := 0.0
+	for _, v := range ys {
+		top = math.Max(top, math.Abs(v))
+	}
+	scale := 1.0
+	if top > 0 {
+		_, e := math.Frexp(top)
+		scale = math.Ldexp(1, e)
+	}
+	y := mat.NewVecDense(n, nil)
+	for i, v := range ys {
+		y.SetVec(i, v/scale)
+	}
 	f := solve(x, y)
-	me := MetricEffects{N: n, Rank: f.rank, DF: f.df, ResidualSD: math.Sqrt(f.sigma2)}
+	f.scale = scale
+	me := MetricEffects{N: n, Rank: f.rank, DF: f.df, ResidualSD: math.Sqrt(f.sigma2) * scale}
+	if !finite(me.ResidualSD) {
+		me.ResidualSD = 0
+	}
 	intercept := make([]float64, d.cols)
 	intercept[0] = 1
 	me.Mean = f.estimate(intercept)
@@ -394,17 +414,27 @@ func (f fitted) estimate(c []float64) Estimate {
 		return Estimate{}
 	}
 	cv := mat.NewVecDense(len(c), c)
-	e := Estimate{Estimable: true, Value: mat.Dot(cv, f.beta)}
+	v := mat.Dot(cv, f.beta)
 	var vc mat.VecDense
 	vc.MulVec(f.cov, cv)
-	e.SE = math.Sqrt(math.Max(0, mat.Dot(cv, &vc)))
+	se := math.Sqrt(math.Max(0, mat.Dot(cv, &vc)))
+	e := Estimate{Estimable: true, Value: v * f.scale, SE: se * f.scale}
 	e.CI95Low, e.CI95High = e.Value, e.Value
 	if f.df > 0 {
-		e.CI95Low, e.CI95High = e.Value-f.tcrit*e.SE, e.Value+f.tcrit*e.SE
+		e.CI95Low, e.CI95High = (v-f.tcrit*se)*f.scale, (v+f.tcrit*se)*f.scale
 		e.Known = true
+	}
+	// JSON always encodes: a figure past float64's range is no figure.
+	switch {
+	case !finite(e.Value) || !finite(e.SE):
+		return Estimate{}
+	case !finite(e.CI95Low) || !finite(e.CI95High):
+		e.CI95Low, e.CI95High, e.Known = e.Value, e.Value, false
 	}
 	return e
 }
+
+func finite(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
 
 // term estimates term ti: each level's (or level pair's) effect, the
 // two-level contrast and the Wald F test.

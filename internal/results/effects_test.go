@@ -240,3 +240,26 @@ func TestEffectsCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectsHugeValues fits values whose squares overflow float64 (the
+// fit is scaled by a power of two) and a run whose value is +Inf (left
+// out): the estimates are finite and the result encodes as JSON.
+func TestEffectsHugeValues(t *testing.T) {
+	var recs []Record
+	for i, m := range []string{"1500", "9000"} {
+		for rep := 1; rep <= 3; rep++ {
+			recs = append(recs, Record{Experiment: "e", Pair: "p", CellIndex: i, Repeat: rep, Cell: []CellValue{{"mtu", m}},
+				CellKey: "mtu=" + m, Metrics: bench.Sample{ThroughputBps: 1e300 * float64(1+i+rep)}})
+		}
+	}
+	recs = append(recs, Record{Experiment: "e", Pair: "p", Repeat: 4, Cell: recs[0].Cell, CellKey: recs[0].CellKey,
+		Metrics: bench.Sample{ThroughputBps: math.Inf(1)}})
+	fe := Effects(recs, MetricThroughput)
+	me := fe[0].Metrics[0]
+	if c := me.Terms[0].Contrast; me.N != 6 || !c.Known || math.Abs(c.Value-1e300)/1e300 > 1e-12 || !me.Terms[0].Tested {
+		t.Errorf("n %d, contrast %+v, tested %v: want 6, 1e300 with an interval, tested", me.N, c, me.Terms[0].Tested)
+	}
+	if _, err := json.Marshal(fe); err != nil {
+		t.Error(err)
+	}
+}

@@ -31,8 +31,12 @@ func Effects(w io.Writer, info results.RunInfo, effs []results.FactorEffects) {
 			fmt.Fprintf(w, "; left out: %d failed, %d disturbed", fe.Failed, fe.Disturbed)
 		}
 		fmt.Fprintln(w)
-		if len(fe.Factors) == 0 {
+		switch {
+		case len(fe.Factors) == 0:
 			fmt.Fprintln(w, "  the matrix varies nothing here: no effect to estimate")
+			continue
+		case fe.Runs == 0:
+			fmt.Fprintln(w, "  no successful run: nothing to estimate")
 			continue
 		}
 		for _, me := range fe.Metrics {
