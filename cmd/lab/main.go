@@ -56,6 +56,7 @@ func verbs() []verb {
 		{"show", "Show a saved plan or a run (default: the latest), for people or as JSON", runShow},
 		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
+		{"effects", "Estimate each matrix factor's effect and two-way interactions on a run's metrics (95 % CI)", runEffects},
 		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
 		{"publish", "Write a run as a self-contained bundle: spec, records, reports, POST.md, checksum manifest", runPublish},
 		{"reproduce", "Run a published bundle's spec here and judge each cell against it (exit 2: not reproduced)", runReproduce},

@@ -29,6 +29,8 @@ type htmlData struct {
 	Rows       []htmlRow
 	Plot       template.HTML // inline SVG of the bar panels
 	Outcomes   []results.Outcome
+	// Effects are the factor-effects sections (results.Effects).
+	Effects []htmlEffects
 	// ChecksNote says why there are no verdicts ("" when there are).
 	ChecksNote string
 	// Data is the summary as JSON (the JSON report's groups), for scripts.
@@ -135,6 +137,11 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 		}
 		d.Plot = svg
 	}
+	effects, err := effectsSections(opt.Records, groups)
+	if err != nil {
+		return err
+	}
+	d.Effects = effects
 	js, err := json.Marshal(groups) // escapes <, > and &: safe inside <script>
 	if err != nil {
 		return err
