@@ -103,5 +103,5 @@ func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]pla
 	if err := eg.Wait(); err != nil {
 		return err
 	}
-	return e.runAll(ctx, p, lives, total, out)
+	return e.runAll(ctx, lives, total, out)
 }

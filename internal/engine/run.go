@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -101,35 +103,40 @@ func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err err
 // runAll runs the plan's runs in run order — a random order interleaves
 // pairs and groups — each on its group's machines. A group's machines
 // are connected at its first run and stay connected to the end.
-func (e *Engine) runAll(ctx context.Context, p *plan.Plan, lives []*live, total int, out *Outcome) error {
-	byGroup := map[string]*live{}
-	for _, l := range lives {
-		byGroup[l.group.Address] = l
+func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outcome) error {
+	type queued struct {
+		l *live
+		r plan.Run
 	}
-	sessions := map[string]*session{}
+	var queue []queued
+	for _, l := range lives {
+		for _, r := range l.group.Runs {
+			queue = append(queue, queued{l, r})
+		}
+	}
+	// By Index, as plan.Plan.Runs: stable, so a plan numbered group by
+	// group runs group by group.
+	slices.SortStableFunc(queue, func(a, b queued) int { return cmp.Compare(a.r.Index, b.r.Index) })
+	sessions := map[*live]*session{}
 	defer func() {
 		for _, s := range sessions {
 			s.close()
 		}
 	}()
 	var adapt adaptive
-	for _, r := range p.Runs() {
+	for _, q := range queue {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s := sessions[r.Group]
+		s := sessions[q.l]
 		if s == nil {
-			l := byGroup[r.Group]
-			if l == nil {
-				return fmt.Errorf("run %d: the plan has no group %s", r.Index, r.Group)
-			}
 			var err error
-			if s, err = e.connectGroup(ctx, l); err != nil {
+			if s, err = e.connectGroup(ctx, q.l); err != nil {
 				return err
 			}
-			sessions[r.Group] = s
+			sessions[q.l] = s
 		}
-		if err := e.runOne(ctx, s, r, &adapt, total, out); err != nil {
+		if err := e.runOne(ctx, s, q.r, &adapt, total, out); err != nil {
 			return err
 		}
 	}
