@@ -24,13 +24,15 @@ type applyFlags struct {
 	saved                 *plan.Plan // PLANFILE, when given
 	only                  operation.Only
 	resume                string // -resume RUN
+	orderSeed             int64  // -order-seed N
 }
 
 func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
-	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
+	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
 	f := &applyFlags{}
 	f.vars.register(fs)
 	registerOnly(fs, &f.only)
+	registerOrderSeed(fs, &f.orderSeed)
 	registerLockTimeout(g, fs)
 	fs.StringVar(&f.resume, "resume", "", "fill in the runs that `RUN` (an id, latest or previous) has no result for (missing or failed), in the same results directory")
 	fs.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
@@ -50,6 +52,9 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 		}
 		if len(f.only) > 0 || f.resume != "" {
 			return nil, fmt.Errorf("a saved plan carries its own selection: drop -only/-resume when applying %s", fs.Arg(0))
+		}
+		if f.orderSeed != 0 {
+			return nil, fmt.Errorf("a saved plan carries its own run order: drop -order-seed when applying %s", fs.Arg(0))
 		}
 		if len(f.vars.vars)+len(f.vars.files) > 0 {
 			return nil, fmt.Errorf("a saved plan carries its own variables: drop -var/-var-file when applying %s", fs.Arg(0))
@@ -77,6 +82,7 @@ func runApply(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	sel.OrderSeed = f.orderSeed
 	p, err := applyPlan(g, w, f, sel)
 	if errors.Is(err, operation.ErrNothingToResume) {
 		out := g.stdout

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
@@ -58,6 +59,18 @@ func loadLab(g *globals, v varFlags) (*spec.Lab, error) { return g.op().LoadLab(
 // registerOnly adds -only to a verb that plans.
 func registerOnly(fs *flag.FlagSet, o *operation.Only) {
 	fs.Func("only", "run only the cells matching `key=value[,key=value…]` (matrix keys, pair, experiment; repeatable: any matches)", o.Add)
+}
+
+// registerOrderSeed adds -order-seed to a verb that plans.
+func registerOrderSeed(fs *flag.FlagSet, seed *int64) {
+	fs.Func("order-seed", "draw the random run order from seed `N` (≥ 1; plan shows the seed each plan drew, so N replays it)", func(s string) error {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a seed: a whole number ≥ 1", s)
+		}
+		*seed = n
+		return nil
+	})
 }
 
 // registerLockTimeout adds -lock-timeout to a verb that takes the state

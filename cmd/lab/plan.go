@@ -10,11 +10,13 @@ import (
 )
 
 func runPlan(g *globals, args []string) error {
-	fs := newFlags(g, "plan", "plan [-out FILE] [-only key=value,…] [-detailed-exitcode] [-lock-timeout D] [-var k=v] [-var-file F] [-json]")
+	fs := newFlags(g, "plan", "plan [-out FILE] [-only key=value,…] [-order-seed N] [-detailed-exitcode] [-lock-timeout D] [-var k=v] [-var-file F] [-json]")
 	var v varFlags
 	v.register(fs)
 	var only operation.Only
 	registerOnly(fs, &only)
+	var seed int64
+	registerOrderSeed(fs, &seed)
 	out := fs.String("out", "", "save the plan to `FILE` for `lab apply FILE`")
 	registerLockTimeout(g, fs)
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
@@ -39,7 +41,7 @@ func runPlan(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := op.MakePlan(lab, st, v.opVars(), provs, operation.Selection{Only: only})
+	p, err := op.MakePlan(lab, st, v.opVars(), provs, operation.Selection{Only: only, OrderSeed: seed})
 	if err != nil {
 		return err
 	}

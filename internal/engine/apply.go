@@ -86,7 +86,8 @@ func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]pla
 	}
 	// Every group's machines are made up front, concurrently (bounded by
 	// Parallelism): provisioning 50 pairs costs little more than one. The
-	// runs then go one at a time, so benchmarks never overlap.
+	// runs then go one at a time in the plan's run order, so benchmarks never
+	// overlap.
 	lives := make([]*live, len(p.Groups))
 	eg, gctx := errgroup.WithContext(ctx)
 	for i, g := range p.Groups {
@@ -102,13 +103,5 @@ func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]pla
 	if err := eg.Wait(); err != nil {
 		return err
 	}
-	for _, l := range lives {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := e.runGroup(ctx, l, total, out); err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.runAll(ctx, lives, total, out)
 }

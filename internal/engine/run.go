@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -38,91 +40,160 @@ type end struct {
 	cpuModel string
 }
 
-// runGroup runs a group's runs in order on its machines.
-func (e *Engine) runGroup(ctx context.Context, l *live, total int, out *Outcome) error {
+// session is a group's machines, connected and checked.
+type session struct {
+	prov           providers.Provider
+	group          *plan.Group
+	server, client end
+	router         *end // routed pairs only
+}
+
+// close ends the session's connections.
+func (s *session) close() {
+	s.server.t.Close()
+	s.client.t.Close()
+	if s.router != nil {
+		s.router.t.Close()
+	}
+}
+
+// connectGroup connects to a group's machines, checks their tools and
+// snapshots what it borrows.
+func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err error) {
 	g := l.group
 	prov, err := e.provider(g.ProviderKey)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	server, err := e.connect(ctx, prov, l.server, g.Server.Template.OS)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer server.t.Close()
-	client, err := e.connect(ctx, prov, l.client, g.Client.Template.OS)
-	if err != nil {
-		return err
+	s = &session{prov: prov, group: g, server: server}
+	defer func() {
+		if err != nil {
+			s.server.t.Close()
+			if s.client.t != nil {
+				s.client.t.Close()
+			}
+			if s.router != nil {
+				s.router.t.Close()
+			}
+		}
+	}()
+	if s.client, err = e.connect(ctx, prov, l.client, g.Client.Template.OS); err != nil {
+		return s, err
 	}
-	defer client.t.Close()
-	var router *end
 	if l.router != nil {
 		rt, err := e.connect(ctx, prov, *l.router, g.Router.Template.OS)
 		if err != nil {
-			return err
+			return s, err
 		}
-		defer rt.t.Close()
-		router = &rt
+		s.router = &rt
 	}
-	if err := checkGroupTools(ctx, g, server, client, router); err != nil {
-		return err
+	if err := checkGroupTools(ctx, g, s.server, s.client, s.router); err != nil {
+		return s, err
 	}
-	if err := e.snapshotBorrowed(ctx, prov, g, server, client); err != nil {
-		return err
+	if err := e.snapshotBorrowed(ctx, prov, g, s.server, s.client); err != nil {
+		return s, err
 	}
+	return s, nil
+}
 
+// runAll runs the plan's runs in run order — a random order interleaves
+// pairs and groups — each on its group's machines. A group's machines
+// are connected at its first run and stay connected to the end.
+func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outcome) error {
+	type queued struct {
+		l *live
+		r plan.Run
+	}
+	var queue []queued
+	for _, l := range lives {
+		for _, r := range l.group.Runs {
+			queue = append(queue, queued{l, r})
+		}
+	}
+	// By Index, as plan.Plan.Runs: stable, so a plan numbered group by
+	// group runs group by group.
+	slices.SortStableFunc(queue, func(a, b queued) int { return cmp.Compare(a.r.Index, b.r.Index) })
+	sessions := map[*live]*session{}
+	defer func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}()
 	var adapt adaptive
-	for _, r := range g.Runs {
+	for _, q := range queue {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if skip, why := adapt.decided(r); skip {
-			out.Skipped++
-			e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
-			continue
-		}
-		watched := []end{server, client}
-		if router != nil {
-			watched = append(watched, *router)
-		}
-		release := func() {}
-		if e.HostLock != nil && prov.Capabilities().OnThisHost {
-			if release, err = e.HostLock(ctx); err != nil {
+		s := sessions[q.l]
+		if s == nil {
+			var err error
+			if s, err = e.connectGroup(ctx, q.l); err != nil {
 				return err
 			}
+			sessions[q.l] = s
 		}
-		rctx, stopWatch := watchRun(ctx, prov, r.Index, watched...)
-		rec, err := e.run(rctx, prov, server, client, router, r, total)
-		if down := stopWatch(); down != nil {
-			// A machine stopped: that, not the cancelled command, is the error.
-			err = down
+		if err := e.runOne(ctx, s, q.r, &adapt, total, out); err != nil {
+			return err
 		}
-		release()
-		recordHardware(&rec, g)
-		if err != nil {
-			// A setting that did not take effect (strict) fails this run
-			// only, like a failed benchmark: recorded with its reason, and
-			// the other cells still run.
-			if ctx.Err() != nil {
-				out.Stopped++ // interrupted: no result, so not counted as run
-				return err
-			}
-			rec.Error = err.Error()
-			e.emit(Event{Type: EvRunFailed, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: err.Error()})
+	}
+	return nil
+}
+
+// runOne runs r on the session's machines and records it, unless the
+// adaptive repeats decided its cell already.
+func (e *Engine) runOne(ctx context.Context, s *session, r plan.Run, adapt *adaptive, total int, out *Outcome) error {
+	if skip, why := adapt.decided(r); skip {
+		out.Skipped++
+		e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
+		return nil
+	}
+	prov, server, client, router := s.prov, s.server, s.client, s.router
+	watched := []end{server, client}
+	if router != nil {
+		watched = append(watched, *router)
+	}
+	release := func() {}
+	if e.HostLock != nil && prov.Capabilities().OnThisHost {
+		var err error
+		if release, err = e.HostLock(ctx); err != nil {
+			return err
 		}
-		adapt.record(r, rec)
-		if werr := e.Results.Write(rec); werr != nil {
-			return fmt.Errorf("write result of run %d: %w", r.Index, werr)
+	}
+	rctx, stopWatch := watchRun(ctx, prov, r.Index, watched...)
+	rec, err := e.run(rctx, prov, server, client, router, r, total)
+	if down := stopWatch(); down != nil {
+		// A machine stopped: that, not the cancelled command, is the error.
+		err = down
+	}
+	release()
+	recordHardware(&rec, s.group)
+	if err != nil {
+		// A setting that did not take effect (strict) fails this run
+		// only, like a failed benchmark: recorded with its reason, and
+		// the other cells still run.
+		if ctx.Err() != nil {
+			out.Stopped++ // interrupted: no result, so not counted as run
+			return err
 		}
-		// Counted once recorded, so the summary matches the results.
-		out.Runs++
-		if rec.Error != "" {
-			out.Failed++
-		}
-		if e.AfterRun != nil {
-			if err := e.AfterRun(rec); err != nil {
-				return err
-			}
+		rec.Error = err.Error()
+		e.emit(Event{Type: EvRunFailed, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: err.Error()})
+	}
+	adapt.record(r, rec)
+	if werr := e.Results.Write(rec); werr != nil {
+		return fmt.Errorf("write result of run %d: %w", r.Index, werr)
+	}
+	// Counted once recorded, so the summary matches the results.
+	out.Runs++
+	if rec.Error != "" {
+		out.Failed++
+	}
+	if e.AfterRun != nil {
+		if err := e.AfterRun(rec); err != nil {
+			return err
 		}
 	}
 	return nil

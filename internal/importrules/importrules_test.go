@@ -119,7 +119,9 @@ var rules = []rule{
 	{name: "machine is a leaf: it imports no lab package", from: is("machine"), bad: func(string) bool { return true }},
 	{name: "the provider contract depends on no OS driver", from: is("providers"), bad: isOSDriver},
 	{name: "the provider contract does not depend on results, state, spec, plan or engine", from: is("providers"),
-		bad: func(p string) bool { return slices.Contains([]string{"internal/results", "internal/state", "internal/spec", "internal/plan", "internal/engine"}, p) }},
+		bad: func(p string) bool {
+			return slices.Contains([]string{"internal/results", "internal/state", "internal/spec", "internal/plan", "internal/engine"}, p)
+		}},
 	{name: "a back end imports no OS driver directly (it asks the contract: providers.FindNIC)", direct: true,
 		from: func(p string) bool { return strings.HasPrefix(p, "providers/") && p != "providers/providertest" },
 		bad:  isOSDriver},

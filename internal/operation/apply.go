@@ -85,7 +85,7 @@ func (w *Workspace) PrepareApply(ctx context.Context, p *plan.Plan, strict bool)
 // reopened — and the provenance every record carries, naming this apply.
 func (a *Apply) Start(resume *ResumePoint) error {
 	var err error
-	a.Run, a.provenance, err = a.w.op.newRun(a.w.Lab, a.w.op.ResultStore(), a.lockDigest, resume)
+	a.Run, a.provenance, err = a.w.op.newRun(a.w.Lab, a.w.op.ResultStore(), a.lockDigest, resume, a.plan.OrderSeed)
 	return err
 }
 
@@ -137,10 +137,10 @@ func (a *Apply) WriteLockFile(status string) (bool, error) {
 	return true, nil
 }
 
-// newRun starts the results of this apply — a new run, or the resumed
-// one reopened — and the provenance every record carries, naming this
-// apply.
-func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, resume *ResumePoint) (*results.Run, results.Provenance, error) {
+// newRun starts the results of this apply — a new run, recording the
+// plan's order seed, or the resumed one reopened — and the provenance
+// every record carries, naming this apply.
+func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, resume *ResumePoint, orderSeed int64) (*results.Run, results.Provenance, error) {
 	host, _ := os.Hostname()
 	commit, dirty := gitCommit(o.Dir)
 	prov := results.Provenance{LabVersion: o.Version, LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
@@ -155,7 +155,7 @@ func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, r
 		experiments = append(experiments, e.Name)
 	}
 	run, err := rs.NewRun(results.RunInfo{Lab: lab.Name, LabFileHash: lab.Hash, SpecHash: lab.Hash, LabVersion: o.Version,
-		Host: host, Experiments: experiments})
+		Host: host, Experiments: experiments, OrderSeed: orderSeed})
 	if err == nil {
 		prov.Apply = run.ID()
 	}

@@ -40,7 +40,8 @@ func (o *Operation) ReadState(labID string) (*state.State, error) {
 func (o *Operation) MakePlan(lab *spec.Lab, st *state.State, v Vars, provs map[string]providers.Provider, sel Selection) (*plan.Plan, error) {
 	keep, desc := sel.options()
 	v = v.In(o.Dir)
-	p, diags := plan.New(lab, st, plan.Options{Vars: v.Vars, VarFiles: v.Files, Now: time.Now(), Select: keep, Selection: desc})
+	p, diags := plan.New(lab, st, plan.Options{Vars: v.Vars, VarFiles: v.Files, Now: time.Now(), Select: keep, Selection: desc,
+		OrderSeed: sel.orderSeed()})
 	if !diags.HasErrors() {
 		// nft -c on this host, as validate does: a ruleset nft cannot
 		// parse is refused before anything is created.

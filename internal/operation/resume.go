@@ -20,6 +20,9 @@ type ResumePoint struct {
 	// repeats is each experiment's repeat count: a cell's warm-ups run
 	// again when any of its repeats does.
 	repeats map[string]int
+	// orderSeed is the run's order seed, so the runs filled in keep the
+	// order the run drew.
+	orderSeed int64
 }
 
 // LoadResume reads the run arg names (an id, latest or previous) of lab
@@ -42,7 +45,7 @@ func LoadResume(rs results.Store, lab *spec.Lab, arg string) (*ResumePoint, erro
 	case info.Status == results.StatusRunning:
 		return nil, fmt.Errorf("-resume: run %s is still running (pid %d on %s)", id, info.PID, info.Host)
 	}
-	rp := &ResumePoint{ID: id, done: map[string]bool{}, repeats: map[string]int{}}
+	rp := &ResumePoint{ID: id, done: map[string]bool{}, repeats: map[string]int{}, orderSeed: info.OrderSeed}
 	for _, r := range recs {
 		if r.Error == "" {
 			rp.done[results.RecordPath(r)] = true
@@ -79,6 +82,17 @@ func recordPath(r plan.Run, repeat int, warmup bool) string {
 type Selection struct {
 	Only   Only
 	Resume *ResumePoint
+	// OrderSeed, not a selection but chosen with it, seeds the random run
+	// order (-order-seed); 0: the resumed run's seed, or a new one.
+	OrderSeed int64
+}
+
+// orderSeed is the seed the plan's random order is drawn from (0: new).
+func (s Selection) orderSeed() int64 {
+	if s.OrderSeed == 0 && s.Resume != nil {
+		return s.Resume.orderSeed
+	}
+	return s.OrderSeed
 }
 
 // options are the plan options for the selection (none when it is empty).

@@ -28,7 +28,7 @@ func fullPlan(t *testing.T) *Plan {
 			ProviderKey: "local.default", Status: state.Tainted, CreatedAt: at},
 	}}
 	p, diags := New(load(t, routedLab), st, Options{Now: at, Vars: []string{"n=1"}, VarFiles: []string{"a.tfvars"},
-		Selection: "-only e", Select: func(Run) bool { return true }})
+		OrderSeed: 23, Selection: "-only e", Select: func(Run) bool { return true }})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

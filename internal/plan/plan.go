@@ -9,11 +9,13 @@
 package plan
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
+	mrand "math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -60,6 +62,10 @@ type Plan struct {
 	// only some (apply -only, -resume); AllRuns is then how many it has.
 	Selection string `json:"selection,omitempty"`
 	AllRuns   int    `json:"all_runs,omitempty"`
+	// OrderSeed is the seed the random run order was drawn from (the
+	// runs' Index is that order): `-order-seed` replays it. Zero when no
+	// experiment orders its runs at random, and in plans saved before.
+	OrderSeed int64 `json:"order_seed,omitempty"`
 	// Templates is each machine's template identity (Provider.TemplateID,
 	// what the lock file pins) when the plan was made, by machine address:
 	// `apply PLAN` refuses, before the first create, a template that
@@ -97,7 +103,7 @@ type Group struct {
 
 // Run is one benchmark run of one cell.
 type Run struct {
-	Index      int                 `json:"index"` // 1-based position in the plan
+	Index      int                 `json:"index"` // 1-based position in the plan's run order
 	Experiment string              `json:"experiment"`
 	Pair       string              `json:"pair"`
 	Group      string              `json:"group"`
@@ -147,6 +153,8 @@ type Options struct {
 	// groups that still have runs); Selection describes it for people.
 	Select    func(Run) bool
 	Selection string
+	// OrderSeed seeds the random run order (0: draw one, NewOrderSeed).
+	OrderSeed int64
 }
 
 // New makes the plan for lab given the current state.
@@ -162,6 +170,12 @@ func New(lab *spec.Lab, st *state.State, opt Options) (*Plan, hcl.Diagnostics) {
 	}
 	p := &Plan{Format: Format, LabID: lab.Name, LabHash: lab.Hash, Lineage: st.Lineage, Serial: st.Serial,
 		Created: opt.Now.UTC(), Vars: opt.Vars, VarFiles: opt.VarFiles, workspace: st.Workspace()}
+	if usesRandomOrder(lab) {
+		p.OrderSeed = opt.OrderSeed
+		if p.OrderSeed == 0 {
+			p.OrderSeed = NewOrderSeed()
+		}
+	}
 	diags := p.expand(lab)
 	if diags.HasErrors() {
 		return p, diags
@@ -258,8 +272,15 @@ func (p *Plan) checkDuration(lab *spec.Lab) *hcl.Diagnostic {
 func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	groups := map[string]*Group{}
+	var rng *mrand.Rand
+	if p.OrderSeed != 0 {
+		rng = orderRNG(p.OrderSeed)
+	}
+	var seq []placed // every run, in run order
 	for _, e := range lab.Experiments {
+		var cells []cellRuns // the experiment's cells of all its pairs, pair by pair
 		for _, pairName := range e.Pairs {
+			pairCells := 0
 			pair := lab.Pairs[pairName]
 			if pair == nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown pair",
@@ -267,11 +288,6 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 				continue
 			}
 			var cellDiags hcl.Diagnostics
-			type cellRuns struct {
-				g   *Group
-				run Run // the cell's run, Repeat and Warmup still to set
-			}
-			var cells []cellRuns
 			forEachCell(e.Matrix, func(values map[string]cty.Value, cell []results.CellValue) bool {
 				cs, d := e.Eval(values)
 				if d.HasErrors() {
@@ -280,52 +296,33 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 				}
 				g := p.group(lab, groups, pair, cs)
 				cells = append(cells, cellRuns{g, Run{Experiment: e.Name, Pair: pair.Name, Group: g.Address, Cell: cell,
-					CellKey: CellKey(cell), CellIndex: len(cells), Spec: cs, MinRepeat: e.MinRepeat, UntilCI: e.UntilCI,
+					CellKey: CellKey(cell), CellIndex: pairCells, Spec: cs, MinRepeat: e.MinRepeat, UntilCI: e.UntilCI,
 					UntilVerdict: e.UntilVerdict, Bands: cellBands(e, pair.Name, cell), MaxRepeat: maxRepeat(e)}})
+				pairCells++
 				return true
 			})
-			add := func(c cellRuns, repeat int, warmup bool) {
-				r := c.run
-				r.Repeat, r.Warmup = repeat, warmup
-				c.g.Runs = append(c.g.Runs, r)
-			}
-			// Warmups open each cell. Then, interleaved (the default), every
-			// cell runs once per round, so drift in the machine's load over
-			// minutes spreads over all cells instead of biasing the ones
-			// that happen to run last; sequential runs a cell's repeats
-			// back to back.
-			for _, c := range cells {
-				if e.Order == spec.OrderSequential {
-					for w := 1; w <= e.Warmup; w++ {
-						add(c, w, true)
-					}
-					for r := 1; r <= max(e.Repeat, 1); r++ {
-						add(c, r, false)
-					}
-					continue
-				}
-				for w := 1; w <= e.Warmup; w++ {
-					add(c, w, true)
-				}
-			}
-			if e.Order != spec.OrderSequential {
-				for r := 1; r <= max(e.Repeat, 1); r++ {
-					for _, c := range cells {
-						add(c, r, false)
-					}
-				}
-			}
 			diags = append(diags, cellDiags...)
 		}
-	}
-	n := 0
-	for _, g := range p.Groups {
-		for i := range g.Runs {
-			n++
-			g.Runs[i].Index = n
+		runs := experimentOrder(e, cells, rng)
+		if e.Order != spec.OrderRandom {
+			groupMajor(runs, groupIndex(p.Groups))
 		}
+		seq = append(seq, runs...)
+	}
+	for i, pr := range seq {
+		pr.run.Index = i + 1
+		pr.g.Runs = append(pr.g.Runs, pr.run)
 	}
 	return diags
+}
+
+// groupIndex is each group's position in groups.
+func groupIndex(groups []*Group) map[*Group]int {
+	m := make(map[*Group]int, len(groups))
+	for i, g := range groups {
+		m[g] = i
+	}
+	return m
 }
 
 // selectRuns keeps the runs keep selects, numbered anew, and the groups
@@ -334,7 +331,6 @@ func (p *Plan) selectRuns(keep func(Run) bool, selection string) {
 	p.Selection, p.AllRuns = selection, len(p.Runs())
 	p.untouched = map[string]bool{}
 	var groups []*Group
-	n := 0
 	for _, g := range p.Groups {
 		g.Runs = slices.DeleteFunc(g.Runs, func(r Run) bool { return !keep(r) })
 		if len(g.Runs) == 0 {
@@ -343,13 +339,10 @@ func (p *Plan) selectRuns(keep func(Run) bool, selection string) {
 			}
 			continue
 		}
-		for i := range g.Runs {
-			n++
-			g.Runs[i].Index = n
-		}
 		groups = append(groups, g)
 	}
 	p.Groups = groups
+	p.number()
 }
 
 // addresses are the state addresses of the group's links and machines.
@@ -536,12 +529,14 @@ func Render(v cty.Value) string {
 	return strings.TrimSpace(fmt.Sprint(v.GoString()))
 }
 
-// Runs returns every run of the plan in order.
+// Runs returns every run of the plan in run order (by Index: a plan saved
+// before runs interleaved across groups numbered them group by group).
 func (p *Plan) Runs() []Run {
 	var out []Run
 	for _, g := range p.Groups {
 		out = append(out, g.Runs...)
 	}
+	slices.SortStableFunc(out, func(a, b Run) int { return cmp.Compare(a.Index, b.Index) })
 	return out
 }
 

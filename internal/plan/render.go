@@ -61,6 +61,10 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 	renderNetworkChanges(&b, p.NetworkChanges)
 	runs := p.Runs()
 	fmt.Fprintf(&b, "\nRuns (%d):\n", len(runs))
+	if p.OrderSeed != 0 {
+		fmt.Fprintf(&b, "  (random blocks: every block runs each pair and cell once, in an order drawn from seed %d; -order-seed %d replays it)\n",
+			p.OrderSeed, p.OrderSeed)
+	}
 	for i, r := range runs {
 		if i == o.MaxRuns {
 			fmt.Fprintf(&b, "  … and %d more (lab plan -json lists them all)\n", len(runs)-i)

@@ -50,6 +50,10 @@ type RunInfo struct {
 	Note string `json:"note,omitempty"`
 	// Experiments in spec order.
 	Experiments []string `json:"experiments"`
+	// OrderSeed is the seed the plan drew its random run order from
+	// (`lab apply -order-seed` replays it; -resume reuses it); zero when
+	// no experiment orders its runs at random, and in runs made before.
+	OrderSeed int64 `json:"order_seed,omitempty"`
 }
 
 // Store lays out runs under Dir (the lab's results/ directory):

@@ -52,7 +52,7 @@ func (l *loader) decodeExperiments(blocks []*hcl.Block) hcl.Diagnostics {
 }
 
 func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experiment, hcl.Diagnostics) {
-	e := &Experiment{Name: b.Labels[0], Repeat: 1, Order: OrderInterleaved, DeclRange: b.DefRange}
+	e := &Experiment{Name: b.Labels[0], Repeat: 1, Order: OrderRandom, DeclRange: b.DefRange}
 	var diags hcl.Diagnostics
 	if d := checkName(b, 0, "experiment", blockNameRe, blockNameRule); d != nil {
 		diags = append(diags, d)
@@ -89,11 +89,11 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d...)
 		switch {
 		case d.HasErrors():
-		case s == OrderInterleaved || s == OrderSequential:
+		case s == OrderRandom || s == OrderInterleaved || s == OrderSequential:
 			e.Order = s
 		default:
 			diags = append(diags, errorf(a.Expr.Range(), "Invalid order",
-				"order is %q or %q, not %q.", OrderInterleaved, OrderSequential, truncate(s, 40)))
+				"order is %q, %q or %q, not %q.", OrderRandom, OrderInterleaved, OrderSequential, truncate(s, 40)))
 		}
 	}
 	if a := attrs["warmup"]; a != nil {

@@ -114,8 +114,10 @@ type Experiment struct {
 	UntilCI      float64
 	UntilVerdict bool
 	Warmup       int // runs discarded before the repeats
-	// Order is OrderInterleaved (the default: every cell once per round)
-	// or OrderSequential (a cell's repeats back to back).
+	// Order is OrderRandom (the default: every block holds each pair and
+	// cell once, in an order drawn from the plan's seed), OrderInterleaved
+	// (every cell once per round, in matrix order, pair after pair) or
+	// OrderSequential (a cell's repeats back to back).
 	Order     string
 	Expects   []*Expect
 	DeclRange hcl.Range
@@ -126,6 +128,7 @@ type Experiment struct {
 
 // Run orders of an experiment's repeats.
 const (
+	OrderRandom      = "random"
 	OrderInterleaved = "interleaved"
 	OrderSequential  = "sequential"
 )

@@ -3,6 +3,6 @@ template "t" {}
 pair "p" { template = template.t }
 experiment "e" {
   pairs = [pair.p]
-  order = "random" # ERROR: Invalid order
+  order = "shuffled" # ERROR: Invalid order
   iperf3 { duration = "1s" }
 }
