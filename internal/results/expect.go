@@ -415,65 +415,6 @@ func checkMax(c Check, s Summary, m float64) Check {
 	return c
 }
 
-// checkCount checks a per-run count (retransmits) against a maximum mean m.
-// Counts are skewed and bounded below by 0, so a t-interval alone can
-// never refute m = 0. The rule:
-//
-//   - pass when there are ≥ 2 runs, every run is ≤ m and the upper 95 %
-//     t-bound of the mean is ≤ m (false pass ≤ 2.5 % with the true mean
-//     exactly m, for roughly normal counts; with m = 0 a pass means no
-//     run saw a single event);
-//   - fail when every one of the n runs exceeds m and (m / (⌊m⌋+1))ⁿ ≤
-//     2.5 %: by Markov's inequality a count whose mean is ≤ m exceeds m
-//     with probability ≤ m / (⌊m⌋+1), so n runs all do so with at most
-//     that power — a false fail rate ≤ 2.5 % for any count distribution
-//     (and exactly 0 for m = 0, where one event already refutes a mean of 0);
-//   - fail also when the lower 95 % t-bound of the mean is above m;
-//   - inconclusive otherwise.
-//
-// Simulated with the true mean exactly m (simulation_test.go): 1.3 % false
-// fails for Poisson(2) counts over 5 runs, 1.6 % over 40, 0.6 % for a
-// zero-inflated count of mean 3 over 10 runs.
-func checkCount(e Expectation, g CellGroup) Check {
-	s := g.Retransmits
-	c := newCheck(e, g, "retransmits", s)
-	c.Measured = summaryText(s, 0)
-	limit := e.Retransmits.Value
-	markov := countFalseFailBound(limit, s.N)
-	switch {
-	case g.N == 0:
-		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
-	case s.Min > limit && markov <= (1-Level)/2:
-		c.Verdict = VerdictFail
-		c.Reason = fmt.Sprintf("every one of %d runs exceeded the maximum (fewest: %s)", s.N, num(s.Min))
-	case s.Known && s.CI95Low > limit:
-		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("lower 95%% bound %s above the maximum", num(s.CI95Low))
-	case !s.Known:
-		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
-	case s.Max <= limit && s.CI95High <= limit:
-		c.Verdict, c.Reason = VerdictPass, fmt.Sprintf("every run and the upper 95%% bound %s within the maximum", num(s.CI95High))
-	case s.Max <= limit:
-		c.Verdict, c.Reason = VerdictInconclusive, fmt.Sprintf("every run within the maximum but the upper 95%% bound %s is above it", num(s.CI95High))
-	case s.Min > limit:
-		c.Verdict = VerdictInconclusive
-		c.Reason = fmt.Sprintf("every run exceeded the maximum, but %d runs are too few to rule out chance (set repeat higher)", s.N)
-	default:
-		c.Verdict = VerdictInconclusive
-		c.Reason = fmt.Sprintf("95%% CI [%s, %s] straddles the maximum", num(s.CI95Low), num(s.CI95High))
-	}
-	return incomplete(c, g)
-}
-
-// countFalseFailBound bounds the probability that n runs of a
-// non-negative integer count whose mean is ≤ m all exceed m (Markov):
-// (m / (⌊m⌋+1))ⁿ.
-func countFalseFailBound(m float64, n int) float64 {
-	if n <= 0 {
-		return 1
-	}
-	return math.Pow(m/(math.Floor(m)+1), float64(n))
-}
-
 // incomplete turns a verdict on a cell with failed or missing runs into
 // VerdictIncomplete (a fail stays a fail) and says so in the reason.
 func incomplete(c Check, gs ...CellGroup) Check {
