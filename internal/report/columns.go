@@ -114,7 +114,8 @@ func number(v float64, decimals int) string {
 // noisy reports whether the throughput is noisy (results.Summary.Noisy).
 func noisy(s results.Summary) bool { return s.Noisy() }
 
-// note is the note column: "noisy", "2 failed", "1 missing", or several.
+// note is the note column: "noisy", "2 failed", "1 missing", "1
+// disturbed" (CPU steal: no verdict reads the cell), or several.
 func note(g results.CellGroup) string {
 	var notes []string
 	if noisy(g.ThroughputBps) {
@@ -125,6 +126,9 @@ func note(g results.CellGroup) string {
 	}
 	if g.Missing > 0 {
 		notes = append(notes, strconv.Itoa(g.Missing)+" missing")
+	}
+	if g.Disturbed > 0 {
+		notes = append(notes, strconv.Itoa(g.Disturbed)+" disturbed")
 	}
 	return strings.Join(notes, ", ")
 }

@@ -135,7 +135,7 @@ func checkCount(e Expectation, g CellGroup) Check {
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
 	case limit <= 0 && cs.Positive == cs.Runs:
 		c.Verdict = VerdictFail
-		c.Reason = fmt.Sprintf("every one of %d runs exceeded the maximum 0 (%s in all)", cs.Runs, num(cs.Total))
+		c.Reason = fmt.Sprintf("every one of %d runs exceeded the maximum (fewest: %s)", cs.Runs, num(s.Min))
 	case limit <= 0 && cs.Total > 0:
 		c.Verdict = VerdictFail
 		c.Reason = fmt.Sprintf("%d of %d runs counted retransmits (%s in all) where the maximum is 0: one event refutes a mean of 0",
@@ -145,9 +145,9 @@ func checkCount(e Expectation, g CellGroup) Check {
 	case limit <= 0:
 		c.Verdict, c.Reason = VerdictPass, fmt.Sprintf("none of %d runs counted a single one", cs.Runs)
 	default:
-		return judgeCount(c, cs, limit)
+		c = judgeCount(c, cs, limit)
 	}
-	return c
+	return incomplete(c, g)
 }
 
 // judgeCount is checkCount's rule for a maximum m > 0 over ≥ 2 runs.

@@ -133,6 +133,9 @@ type Check struct {
 	// Noisy marks a check on a cell (either cell, for a ratio) whose CI
 	// half-width exceeds NoisyRatio of its mean.
 	Noisy bool `json:"noisy,omitempty"`
+	// Disturbed counts the runs of the cell (both cells, for a ratio)
+	// marked disturbed: such a check is inconclusive (disturbed).
+	Disturbed int `json:"disturbed,omitempty"`
 	// Table, Published, Margin and Metric are set for checks against a
 	// published table: its name, the published value (for a ratio or
 	// order: the published ratio), the relative margin and the metric key.
@@ -182,6 +185,10 @@ type Outcome struct {
 // is unbounded. With the true ratio exactly on the threshold the check
 // passes with probability ≤ 2.5 % (simulated: 1.1 % for n = 5 + 5 at
 // CV 10 %, 2.2 % for n = 5 at CV 20 % over n = 10 at CV 5 %).
+//
+// A cell with runs marked disturbed (CPU steal: CellGroup.Disturbed) is
+// inconclusive at best: what would pass or fail is inconclusive, and the
+// reason says so (disturbed).
 //
 // A cell with failed or missing runs (CellGroup.Failed, Missing) is never
 // a pass: what would pass or be inconclusive is VerdictIncomplete; a
@@ -417,7 +424,11 @@ func checkMax(c Check, s Summary, m float64) Check {
 
 // incomplete turns a verdict on a cell with failed or missing runs into
 // VerdictIncomplete (a fail stays a fail) and says so in the reason.
+//
+// It first applies the noise guard (disturbed): a verdict on a cell with
+// runs marked disturbed is inconclusive.
 func incomplete(c Check, gs ...CellGroup) Check {
+	c = disturbed(c, gs...)
 	failed, missing, total := 0, 0, 0
 	for _, g := range gs {
 		failed += g.Failed
@@ -441,6 +452,32 @@ func incomplete(c Check, gs ...CellGroup) Check {
 	}
 	c.Reason = fmt.Sprintf("%s: the survivors are not a fair sample (they say: %s — %s)", what, c.Verdict, c.Reason)
 	c.Verdict = VerdictIncomplete
+	return c
+}
+
+// disturbed is the noise guard: a pass or a fail on a cell with runs
+// marked disturbed (CPU steal above DisturbedSteal: Record.Disturbed)
+// becomes inconclusive, and the reason says how many runs and what they
+// would have said. Such runs stay in the sample rather than being dropped:
+// dropping them would pick the runs a verdict reads by their conditions,
+// and hide how much of the sample a neighbour shared.
+func disturbed(c Check, gs ...CellGroup) Check {
+	n, total := 0, 0
+	for _, g := range gs {
+		n += g.Disturbed
+		total += g.N
+	}
+	if n == 0 {
+		return c
+	}
+	c.Disturbed = n
+	what := fmt.Sprintf("%d of %d runs disturbed (CPU steal above %s%%)", n, total, num(DisturbedSteal))
+	if verdictRank[c.Verdict] != 0 && !c.Verdict.Failing() {
+		c.Reason += " (" + what + ")"
+		return c
+	}
+	c.Reason = fmt.Sprintf("%s: a neighbour shared the CPUs, so the runs cannot decide (they say: %s — %s)", what, c.Verdict, c.Reason)
+	c.Verdict = VerdictInconclusive
 	return c
 }
 
