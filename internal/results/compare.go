@@ -189,6 +189,11 @@ func compareCell(b, t CellGroup, metric string) Delta {
 	if d.TestDisturbed > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("test: %d run(s) disturbed (CPU steal)", d.TestDisturbed))
 	}
+	if overflowed(d) {
+		d.Notes = append(d.Notes, "overflow: the values are too large for float64 arithmetic, so the cell is not tested")
+		d.Diff, d.RelDiff = 0, 0
+		return d
+	}
 	if x.N < 2 || y.N < 2 {
 		d.Change = Missing
 		d.Notes = append(d.Notes, "fewer than 2 runs on a side")
@@ -207,6 +212,12 @@ func compareCell(b, t CellGroup, metric string) Delta {
 	return d
 }
 
+// overflowed reports whether a side's values overflowed (Summary.Overflow)
+// or their difference did: such a cell is too noisy, with a note.
+func overflowed(d Delta) bool {
+	return d.Base.Overflow || d.Test.Overflow || !isFinite(d.Test.Mean-d.Base.Mean)
+}
+
 // judgeChange classifies a tested cell (too noisy when a side has runs
 // marked disturbed; incomplete when, besides, runs failed): material means |Diff| ≥ threshold ×
 // |base mean| (any non-zero difference when the base mean is 0). A
@@ -220,6 +231,8 @@ func judgeChange(d Delta, threshold float64, lowerIsBetter bool) Change {
 	}
 	var c Change
 	switch {
+	case overflowed(d):
+		return TooNoisy
 	case d.BaseDisturbed+d.TestDisturbed > 0 && d.BaseFailed+d.TestFailed == 0:
 		// The noise guard: a disturbed run makes a cell undecided, as in
 		// check (disturbed); the notes say which side.

@@ -372,6 +372,8 @@ func judgeBand(c Check, n int, s Summary, t Target) Check {
 	switch {
 	case n == 0:
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
+	case s.Overflow:
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
 	case !s.Known:
 		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
 	case s.CI95Low >= lo && s.CI95High <= hi:
@@ -409,6 +411,8 @@ func checkMax(c Check, s Summary, m float64) Check {
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
 	case m == 0 && s.Max > 0:
 		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("a run measured %s where the maximum is 0", num(s.Max))
+	case s.Overflow:
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
 	case s.Known && s.CI95Low > m:
 		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("95%% CI [%s, %s] entirely above the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))
 	case !s.Known:
@@ -571,11 +575,20 @@ func judgeRatio(c Check, of, over Summary, r RatioTarget) Check {
 	c.Value = of.Mean / over.Mean
 	c.Low, c.High = c.Value, c.Value
 	c.Measured = num(c.Value)
+	if of.Overflow || over.Overflow || !isFinite(c.Value) {
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
+		c.Measured, c.Value, c.Low, c.High = "overflow", 0, 0, 0
+		return c
+	}
 	if !of.Known || !over.Known {
 		c.Verdict, c.Reason = VerdictInconclusive, "1 run in a cell: no confidence interval (set repeat ≥ 2)"
 		return c
 	}
 	lo95, hi95, ok := Fieller(of, over, 1-Level)
+	if ok && (!isFinite(lo95) || !isFinite(hi95)) {
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
+		return c
+	}
 	if !ok {
 		c.Verdict = VerdictInconclusive
 		c.Reason = "the over cell's 95% CI reaches 0, so the ratio's interval (Fieller) is unbounded"
@@ -608,9 +621,17 @@ func ratioExpected(r RatioTarget) string {
 	return fmt.Sprintf("%s / %s in [%s, %s]", r.Of, r.Over, num(r.Between[0]), num(r.Between[1]))
 }
 
-// summaryText renders "mean ± half-width" (or the mean alone).
+// overflowReason is the reason of a verdict on values too large for
+// float64 arithmetic (Summary.Overflow).
+const overflowReason = "the values are too large for float64 arithmetic: their spread overflows, so there is no confidence interval (a unit mix-up in the records?)"
+
+// summaryText renders "mean ± half-width" (or the mean alone; "mean ±
+// overflow" when the spread overflowed).
 func summaryText(s Summary, decimals int) string {
 	f := func(v float64) string { return fmt.Sprintf("%.*f", decimals, v) }
+	if s.Overflow {
+		return f(s.Mean) + " ± overflow"
+	}
 	if !s.Known {
 		return f(s.Mean)
 	}
