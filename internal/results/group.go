@@ -24,8 +24,9 @@ type CellGroup struct {
 	N      int `json:"n"`
 	Failed int `json:"failed,omitempty"`
 	// Missing counts repeats absent from the record files: gaps in the
-	// cell's repeat numbers below the highest one recorded (a run killed
-	// between repeats, a record file lost).
+	// cell's repeat numbers below the highest one recorded or planned
+	// (RunInfo.Planned) — a run killed between repeats, a record file
+	// lost, the last repeat's included.
 	Missing int `json:"missing,omitempty"`
 	// Disturbed counts the summarised runs marked disturbed (CPU steal:
 	// see Record.Disturbed).
@@ -96,7 +97,7 @@ func Group(records []Record) []CellGroup {
 		}
 		a := accs[i]
 		a.repeats[r.Repeat] = true
-		a.maxRepeat = max(a.maxRepeat, r.Repeat)
+		a.maxRepeat = max(a.maxRepeat, r.Repeat, r.planned)
 		if r.Error != "" {
 			a.group.Failed++
 			continue

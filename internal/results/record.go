@@ -55,6 +55,9 @@ type Record struct {
 	// pooled, on a synthetic record of PoolRuns, holds the counts of the
 	// apply's runs it stands for (never written).
 	pooled *CountSample
+	// planned is the number of repeats the run's plan gave the record's
+	// cell (RunInfo.Planned; 0 when unknown), set by Store.Load.
+	planned int
 }
 
 // CellValue is one matrix value.
