@@ -143,3 +143,33 @@ func TestSimulatedCountRule(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulatedPooledCounts: three applies of three Poisson runs each,
+// pooled (PoolRuns) and checked against max = m with the true mean
+// exactly m, fail and pass each ≤ 2.5 % of the time: the pooled check
+// reads every run's count, not each apply's rounded mean.
+func TestSimulatedPooledCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 2))
+	const cells = 3000
+	for _, m := range []float64{0.3, 2} {
+		e := Expectation{Name: "sim", Experiment: "x", Retransmits: &Target{Value: m}}
+		fails, passes := 0, 0
+		for range cells {
+			runs := map[string][]Record{}
+			for _, id := range []string{"a", "b", "c"} {
+				runs[id] = countRecs(id, int64(poisson(r, m)), int64(poisson(r, m)), int64(poisson(r, m)))
+			}
+			switch Evaluate(Group(PoolRuns(runs)), []Expectation{e})[0].Checks[0].Verdict {
+			case VerdictFail:
+				fails++
+			case VerdictPass:
+				passes++
+			}
+		}
+		ff, fp := float64(fails)/cells, float64(passes)/cells
+		t.Logf("max %v: false fail %.4f, false pass %.4f (%d pooled cells of 3 × 3 runs)", m, ff, fp, cells)
+		if ff > allowance(0.025, cells) || fp > allowance(0.025, cells) {
+			t.Errorf("max %v: false fail %.4f, false pass %.4f: want ≤ 0.025", m, ff, fp)
+		}
+	}
+}
