@@ -191,7 +191,9 @@ func compareCell(b, t CellGroup, metric string) Delta {
 	}
 	if overflowed(d) {
 		d.Notes = append(d.Notes, "overflow: the values are too large for float64 arithmetic, so the cell is not tested")
-		d.Diff, d.RelDiff = 0, 0
+		if !isFinite(d.Diff) || !isFinite(d.RelDiff) {
+			d.Diff, d.RelDiff = 0, 0 // not "+Inf": the note says why
+		}
 		return d
 	}
 	if x.N < 2 || y.N < 2 {
