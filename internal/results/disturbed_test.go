@@ -97,3 +97,18 @@ func TestDisturbedRunsDecideNothing(t *testing.T) {
 		t.Errorf("compare of a halved, disturbed cell: %s %v", d.Change, d.Notes)
 	}
 }
+
+// Pooling applies keeps the noise guard: an apply with a disturbed run is
+// a disturbed observation of the pooled sample.
+func TestPoolRunsKeepsDisturbed(t *testing.T) {
+	a, b := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1), cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1)
+	b[1].Disturbed = "CPU steal 40.0% on the server"
+	g := Group(PoolRuns(map[string][]Record{"a": a, "b": b}))
+	if len(g) != 1 || g[0].Disturbed != 1 {
+		t.Fatalf("pooled groups %+v: want one disturbed apply", g)
+	}
+	c := Evaluate(g, []Expectation{{Name: "x", Experiment: "x", Throughput: &Target{10, 0.05}}})[0].Checks[0]
+	if c.Verdict != VerdictInconclusive || c.Disturbed != 1 {
+		t.Errorf("pooled check %s %q", c.Verdict, c.Reason)
+	}
+}

@@ -240,6 +240,10 @@ func PoolRuns(runs map[string][]Record) []Record {
 				out = append(out, rec)
 				continue
 			}
+			if g.Disturbed > 0 {
+				// The noise guard carries over: the apply's observation is disturbed.
+				rec.Disturbed = fmt.Sprintf("run %s: %d of the cell's %d runs disturbed", id, g.Disturbed, g.N)
+			}
 			rec.Metrics.ThroughputBps = g.ThroughputBps.Mean
 			rec.Metrics.SenderBps = g.Metric(MetricSenderThroughput).Mean
 			// The rounded mean is what the pooled summary shows; the count
