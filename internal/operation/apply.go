@@ -85,7 +85,7 @@ func (w *Workspace) PrepareApply(ctx context.Context, p *plan.Plan, strict bool)
 // reopened — and the provenance every record carries, naming this apply.
 func (a *Apply) Start(resume *ResumePoint) error {
 	var err error
-	a.Run, a.provenance, err = a.w.op.newRun(a.w.Lab, a.w.op.ResultStore(), a.lockDigest, resume, a.plan.OrderSeed)
+	a.Run, a.provenance, err = a.w.op.newRun(a.w.Lab, a.w.op.ResultStore(), a.lockDigest, resume, a.plan.OrderSeed, PlannedCells(a.plan))
 	return err
 }
 
@@ -138,9 +138,11 @@ func (a *Apply) WriteLockFile(status string) (bool, error) {
 }
 
 // newRun starts the results of this apply — a new run, recording the
-// plan's order seed, or the resumed one reopened — and the provenance
-// every record carries, naming this apply.
-func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, resume *ResumePoint, orderSeed int64) (*results.Run, results.Provenance, error) {
+// plan's order seed and the repeats it planned per cell, or the resumed
+// one reopened — and the provenance every record carries, naming this
+// apply.
+func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, resume *ResumePoint, orderSeed int64,
+	planned []results.PlannedCell) (*results.Run, results.Provenance, error) {
 	host, _ := os.Hostname()
 	commit, dirty := gitCommit(o.Dir)
 	prov := results.Provenance{LabVersion: o.Version, LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
@@ -155,11 +157,44 @@ func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, r
 		experiments = append(experiments, e.Name)
 	}
 	run, err := rs.NewRun(results.RunInfo{Lab: lab.Name, LabFileHash: lab.Hash, SpecHash: lab.Hash, LabVersion: o.Version,
-		Host: host, Experiments: experiments, OrderSeed: orderSeed})
+		Host: host, Experiments: experiments, OrderSeed: orderSeed, Planned: planned})
 	if err == nil {
 		prov.Apply = run.ID()
 	}
 	return run, prov, err
+}
+
+// PlannedCells is the number of repeats p gives each cell (warm-ups not
+// counted), in plan order, for the run to record (results.RunInfo.Planned):
+// the highest repeat planned, or for adaptive repeats the minimum that
+// always runs. A resumed run keeps the counts of its first apply.
+func PlannedCells(p *plan.Plan) []results.PlannedCell {
+	if p == nil {
+		return nil
+	}
+	type key struct{ exp, pair, cell string }
+	index := map[key]int{}
+	var out []results.PlannedCell
+	for _, g := range p.Groups {
+		for _, r := range g.Runs {
+			if r.Warmup {
+				continue
+			}
+			n := r.Repeat
+			if r.MinRepeat > 0 {
+				n = min(n, r.MinRepeat)
+			}
+			k := key{r.Experiment, r.Pair, r.CellKey}
+			i, ok := index[k]
+			if !ok {
+				i = len(out)
+				index[k] = i
+				out = append(out, results.PlannedCell{Experiment: r.Experiment, Pair: r.Pair, CellKey: r.CellKey})
+			}
+			out[i].Repeats = max(out[i].Repeats, n)
+		}
+	}
+	return out
 }
 
 // gitCommit returns the commit of the lab directory's repository and whether

@@ -59,7 +59,7 @@ func TestRunInfoRecordsTheOrderSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := o.ResultStore()
-	run, _, err := o.newRun(lab, rs, "", nil, 13)
+	run, _, err := o.newRun(lab, rs, "", nil, 13, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

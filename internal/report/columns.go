@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -114,7 +115,9 @@ func number(v float64, decimals int) string {
 // noisy reports whether the throughput is noisy (results.Summary.Noisy).
 func noisy(s results.Summary) bool { return s.Noisy() }
 
-// note is the note column: "noisy", "2 failed", "1 missing", or several.
+// note is the note column: "noisy", "2 failed", "1 missing", "1
+// disturbed" (CPU steal: no verdict reads the cell), "throughput_bps
+// overflows float64" (no interval: results.Summary.Overflow), or several.
 func note(g results.CellGroup) string {
 	var notes []string
 	if noisy(g.ThroughputBps) {
@@ -125,6 +128,14 @@ func note(g results.CellGroup) string {
 	}
 	if g.Missing > 0 {
 		notes = append(notes, strconv.Itoa(g.Missing)+" missing")
+	}
+	if g.Disturbed > 0 {
+		notes = append(notes, strconv.Itoa(g.Disturbed)+" disturbed")
+	}
+	for _, k := range slices.Sorted(maps.Keys(g.Metrics)) {
+		if g.Metrics[k].Overflow {
+			notes = append(notes, k+" overflows float64")
+		}
 	}
 	return strings.Join(notes, ", ")
 }

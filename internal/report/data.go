@@ -15,7 +15,9 @@ import (
 // renderCSV writes one row per group with plain numbers (no "±"), for
 // spreadsheets and plotting scripts. Throughput is in Gb/s, CPU in percent;
 // every other metric a run measured (latency, loss, router CPU, …) follows
-// as KEY_mean, KEY_ci95_low, KEY_ci95_high in the unit its key names.
+// as KEY_mean, KEY_ci95_low, KEY_ci95_high in the unit its key names. The
+// last columns, missing and disturbed, count the cell's missing runs and
+// its runs marked disturbed (CPU steal: no verdict reads such a cell).
 func renderCSV(w io.Writer, groups []results.CellGroup) error {
 	dims := dimensions(groups)
 	cw := csv.NewWriter(w)
@@ -31,6 +33,7 @@ func renderCSV(w io.Writer, groups []results.CellGroup) error {
 			header = append(header, m.Key+"_mean", m.Key+"_ci95_low", m.Key+"_ci95_high")
 		}
 	}
+	header = append(header, "missing", "disturbed")
 	if err := cw.Write(header); err != nil {
 		return err
 	}
@@ -56,6 +59,7 @@ func renderCSV(w io.Writer, groups []results.CellGroup) error {
 			ms := g.Metric(m.Key)
 			row = append(row, num(ms.Mean, ms.N > 0), num(ms.CI95Low, ms.Known), num(ms.CI95High, ms.Known))
 		}
+		row = append(row, strconv.Itoa(g.Missing), strconv.Itoa(g.Disturbed))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -97,6 +97,10 @@ type Delta struct {
 	// BaseFailed, TestFailed count failed or missing runs on each side.
 	BaseFailed int `json:"base_failed,omitempty"`
 	TestFailed int `json:"test_failed,omitempty"`
+	// BaseDisturbed, TestDisturbed count the runs marked disturbed (CPU
+	// steal) on each side: such a cell is too noisy at best (judgeChange).
+	BaseDisturbed int `json:"base_disturbed,omitempty"`
+	TestDisturbed int `json:"test_disturbed,omitempty"`
 	// Diff is test - base in bits per second, with the 95 % interval of
 	// the difference (Welch); RelDiff is Diff / base mean (0 when the
 	// base mean is 0).
@@ -188,7 +192,7 @@ func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
 func compareCell(b, t CellGroup, metric string) Delta {
 	d := Delta{Metric: metric, Experiment: b.Experiment, Pair: b.Pair, Cell: b.Cell, CellKey: b.CellKey,
 		Base: b.Metric(metric), Test: t.Metric(metric), BaseFailed: b.Failed + b.Missing, TestFailed: t.Failed + t.Missing,
-		P: 1, PAdjusted: 1}
+		BaseDisturbed: b.Disturbed, TestDisturbed: t.Disturbed, P: 1, PAdjusted: 1}
 	x, y := d.Base, d.Test
 	d.Diff = y.Mean - x.Mean
 	if x.Mean != 0 {
@@ -205,6 +209,19 @@ func compareCell(b, t CellGroup, metric string) Delta {
 	}
 	if d.TestFailed > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("test: %d run(s) failed or missing", d.TestFailed))
+	}
+	if d.BaseDisturbed > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("base: %d run(s) disturbed (CPU steal)", d.BaseDisturbed))
+	}
+	if d.TestDisturbed > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("test: %d run(s) disturbed (CPU steal)", d.TestDisturbed))
+	}
+	if overflowed(d) {
+		d.Notes = append(d.Notes, "overflow: the values are too large for float64 arithmetic, so the cell is not tested")
+		if !isFinite(d.Diff) || !isFinite(d.RelDiff) {
+			d.Diff, d.RelDiff = 0, 0 // not "+Inf": the note says why
+		}
+		return d
 	}
 	if x.N < 2 || y.N < 2 {
 		d.Change = Missing
@@ -224,7 +241,14 @@ func compareCell(b, t CellGroup, metric string) Delta {
 	return d
 }
 
-// judgeChange classifies a tested cell: material means |Diff| ≥ threshold ×
+// overflowed reports whether a side's values overflowed (Summary.Overflow)
+// or their difference did: such a cell is too noisy, with a note.
+func overflowed(d Delta) bool {
+	return d.Base.Overflow || d.Test.Overflow || !isFinite(d.Test.Mean-d.Base.Mean)
+}
+
+// judgeChange classifies a tested cell (too noisy when a side has runs
+// marked disturbed; incomplete when, besides, runs failed): material means |Diff| ≥ threshold ×
 // |base mean| (any non-zero difference when the base mean is 0). A
 // decrease is a regression unless lower is better.
 func judgeChange(d Delta, threshold float64, lowerIsBetter bool) Change {
@@ -236,6 +260,12 @@ func judgeChange(d Delta, threshold float64, lowerIsBetter bool) Change {
 	}
 	var c Change
 	switch {
+	case overflowed(d):
+		return TooNoisy
+	case d.BaseDisturbed+d.TestDisturbed > 0 && d.BaseFailed+d.TestFailed == 0:
+		// The noise guard: a disturbed run makes a cell undecided, as in
+		// check (disturbed); the notes say which side.
+		return TooNoisy
 	case d.PAdjusted < Alpha && material && worse:
 		return Regressed
 	case d.PAdjusted < Alpha && material:

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,5 +60,55 @@ func TestPoolRunsOneObservationPerApply(t *testing.T) {
 	}
 	if !g[0].ThroughputBps.Known || g[0].ThroughputBps.HalfWidth() < 20e9 {
 		t.Errorf("the CI should be as wide as the applies disagree: %+v", g[0].ThroughputBps)
+	}
+}
+
+// A disturbed run makes a check inconclusive whatever it would have said,
+// and makes a compared cell too noisy; every output names it.
+func TestDisturbedRunsDecideNothing(t *testing.T) {
+	quiet := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1)
+	stolen := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1)
+	stolen[2].Disturbed = "CPU steal 40.0% on the server"
+	slow := cellRecs("p", "true", "1500", 0, 4.9, 5, 5.1)
+	slow[0].Disturbed = "CPU steal 40.0% on the client"
+	tests := []struct {
+		name string
+		recs []Record
+		want Verdict
+	}{
+		{"quiet pass", quiet, VerdictPass},
+		{"disturbed pass", stolen, VerdictInconclusive},
+		{"disturbed fail", slow, VerdictInconclusive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := Expectation{Name: "x", Experiment: "x", Throughput: &Target{10, 0.05}}
+			c := Evaluate(Group(tt.recs), []Expectation{e})[0].Checks[0]
+			if c.Verdict != tt.want {
+				t.Errorf("%s: %q, want %s", c.Verdict, c.Reason, tt.want)
+			}
+			if tt.want == VerdictInconclusive && (c.Disturbed != 1 || !strings.Contains(c.Reason, "1 of 3 runs disturbed (CPU steal above 5%)")) {
+				t.Errorf("reason %q, disturbed %d: want the disturbed run named", c.Reason, c.Disturbed)
+			}
+		})
+	}
+	d := Compare(Group(quiet), Group(slow), CompareOptions{})[0]
+	if d.Change != TooNoisy || d.TestDisturbed != 1 || !slices.Contains(d.Notes, "test: 1 run(s) disturbed (CPU steal)") {
+		t.Errorf("compare of a halved, disturbed cell: %s %v", d.Change, d.Notes)
+	}
+}
+
+// Pooling applies keeps the noise guard: an apply with a disturbed run is
+// a disturbed observation of the pooled sample.
+func TestPoolRunsKeepsDisturbed(t *testing.T) {
+	a, b := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1), cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1)
+	b[1].Disturbed = "CPU steal 40.0% on the server"
+	g := Group(PoolRuns(map[string][]Record{"a": a, "b": b}))
+	if len(g) != 1 || g[0].Disturbed != 1 {
+		t.Fatalf("pooled groups %+v: want one disturbed apply", g)
+	}
+	c := Evaluate(g, []Expectation{{Name: "x", Experiment: "x", Throughput: &Target{10, 0.05}}})[0].Checks[0]
+	if c.Verdict != VerdictInconclusive || c.Disturbed != 1 {
+		t.Errorf("pooled check %s %q", c.Verdict, c.Reason)
 	}
 }

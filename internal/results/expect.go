@@ -133,6 +133,9 @@ type Check struct {
 	// Noisy marks a check on a cell (either cell, for a ratio) whose CI
 	// half-width exceeds NoisyRatio of its mean.
 	Noisy bool `json:"noisy,omitempty"`
+	// Disturbed counts the runs of the cell (both cells, for a ratio)
+	// marked disturbed: such a check is inconclusive (disturbed).
+	Disturbed int `json:"disturbed,omitempty"`
 	// Table, Published, Margin and Metric are set for checks against a
 	// published table: its name, the published value (for a ratio or
 	// order: the published ratio), the relative margin and the metric key.
@@ -185,6 +188,10 @@ type Outcome struct {
 // is unbounded. With the true ratio exactly on the threshold the check
 // passes with probability ≤ 2.5 % (simulated: 1.1 % for n = 5 + 5 at
 // CV 10 %, 2.2 % for n = 5 at CV 20 % over n = 10 at CV 5 %).
+//
+// A cell with runs marked disturbed (CPU steal: CellGroup.Disturbed) is
+// inconclusive at best: what would pass or fail is inconclusive, and the
+// reason says so (disturbed).
 //
 // A cell with failed or missing runs (CellGroup.Failed, Missing) is never
 // a pass: what would pass or be inconclusive is VerdictIncomplete; a
@@ -368,6 +375,8 @@ func judgeBand(c Check, n int, s Summary, t Target) Check {
 	switch {
 	case n == 0:
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
+	case s.Overflow:
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
 	case !s.Known:
 		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
 	case s.CI95Low >= lo && s.CI95High <= hi:
@@ -405,6 +414,8 @@ func checkMax(c Check, s Summary, m float64) Check {
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
 	case m == 0 && s.Max > 0:
 		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("a run measured %s where the maximum is 0", num(s.Max))
+	case s.Overflow:
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
 	case s.Known && s.CI95Low > m:
 		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("95%% CI [%s, %s] entirely above the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))
 	case !s.Known:
@@ -418,68 +429,13 @@ func checkMax(c Check, s Summary, m float64) Check {
 	return c
 }
 
-// checkCount checks a per-run count (retransmits) against a maximum mean m.
-// Counts are skewed and bounded below by 0, so a t-interval alone can
-// never refute m = 0. The rule:
-//
-//   - pass when there are ≥ 2 runs, every run is ≤ m and the upper 95 %
-//     t-bound of the mean is ≤ m (false pass ≤ 2.5 % with the true mean
-//     exactly m, for roughly normal counts; with m = 0 a pass means no
-//     run saw a single event);
-//   - fail when every one of the n runs exceeds m and (m / (⌊m⌋+1))ⁿ ≤
-//     2.5 %: by Markov's inequality a count whose mean is ≤ m exceeds m
-//     with probability ≤ m / (⌊m⌋+1), so n runs all do so with at most
-//     that power — a false fail rate ≤ 2.5 % for any count distribution
-//     (and exactly 0 for m = 0, where one event already refutes a mean of 0);
-//   - fail also when the lower 95 % t-bound of the mean is above m;
-//   - inconclusive otherwise.
-//
-// Simulated with the true mean exactly m (simulation_test.go): 1.3 % false
-// fails for Poisson(2) counts over 5 runs, 1.6 % over 40, 0.6 % for a
-// zero-inflated count of mean 3 over 10 runs.
-func checkCount(e Expectation, g CellGroup) Check {
-	s := g.Retransmits
-	c := newCheck(e, g, "retransmits", s)
-	c.Measured = summaryText(s, 0)
-	limit := e.Retransmits.Value
-	markov := countFalseFailBound(limit, s.N)
-	switch {
-	case g.N == 0:
-		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
-	case s.Min > limit && markov <= (1-Level)/2:
-		c.Verdict = VerdictFail
-		c.Reason = fmt.Sprintf("every one of %d runs exceeded the maximum (fewest: %s)", s.N, num(s.Min))
-	case s.Known && s.CI95Low > limit:
-		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("lower 95%% bound %s above the maximum", num(s.CI95Low))
-	case !s.Known:
-		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
-	case s.Max <= limit && s.CI95High <= limit:
-		c.Verdict, c.Reason = VerdictPass, fmt.Sprintf("every run and the upper 95%% bound %s within the maximum", num(s.CI95High))
-	case s.Max <= limit:
-		c.Verdict, c.Reason = VerdictInconclusive, fmt.Sprintf("every run within the maximum but the upper 95%% bound %s is above it", num(s.CI95High))
-	case s.Min > limit:
-		c.Verdict = VerdictInconclusive
-		c.Reason = fmt.Sprintf("every run exceeded the maximum, but %d runs are too few to rule out chance (set repeat higher)", s.N)
-	default:
-		c.Verdict = VerdictInconclusive
-		c.Reason = fmt.Sprintf("95%% CI [%s, %s] straddles the maximum", num(s.CI95Low), num(s.CI95High))
-	}
-	return incomplete(c, g)
-}
-
-// countFalseFailBound bounds the probability that n runs of a
-// non-negative integer count whose mean is ≤ m all exceed m (Markov):
-// (m / (⌊m⌋+1))ⁿ.
-func countFalseFailBound(m float64, n int) float64 {
-	if n <= 0 {
-		return 1
-	}
-	return math.Pow(m/(math.Floor(m)+1), float64(n))
-}
-
 // incomplete turns a verdict on a cell with failed or missing runs into
 // VerdictIncomplete (a fail stays a fail) and says so in the reason.
+//
+// It first applies the noise guard (disturbed): a verdict on a cell with
+// runs marked disturbed is inconclusive.
 func incomplete(c Check, gs ...CellGroup) Check {
+	c = disturbed(c, gs...)
 	failed, missing, total := 0, 0, 0
 	for _, g := range gs {
 		failed += g.Failed
@@ -503,6 +459,32 @@ func incomplete(c Check, gs ...CellGroup) Check {
 	}
 	c.Reason = fmt.Sprintf("%s: the survivors are not a fair sample (they say: %s — %s)", what, c.Verdict, c.Reason)
 	c.Verdict = VerdictIncomplete
+	return c
+}
+
+// disturbed is the noise guard: a pass or a fail on a cell with runs
+// marked disturbed (CPU steal above DisturbedSteal: Record.Disturbed)
+// becomes inconclusive, and the reason says how many runs and what they
+// would have said. Such runs stay in the sample rather than being dropped:
+// dropping them would pick the runs a verdict reads by their conditions,
+// and hide how much of the sample a neighbour shared.
+func disturbed(c Check, gs ...CellGroup) Check {
+	n, total := 0, 0
+	for _, g := range gs {
+		n += g.Disturbed
+		total += g.N
+	}
+	if n == 0 {
+		return c
+	}
+	c.Disturbed = n
+	what := fmt.Sprintf("%d of %d runs disturbed (CPU steal above %s%%)", n, total, num(DisturbedSteal))
+	if verdictRank[c.Verdict] != 0 && !c.Verdict.Failing() {
+		c.Reason += " (" + what + ")"
+		return c
+	}
+	c.Reason = fmt.Sprintf("%s: a neighbour shared the CPUs, so the runs cannot decide (they say: %s — %s)", what, c.Verdict, c.Reason)
+	c.Verdict = VerdictInconclusive
 	return c
 }
 
@@ -596,11 +578,20 @@ func judgeRatio(c Check, of, over Summary, r RatioTarget) Check {
 	c.Value = of.Mean / over.Mean
 	c.Low, c.High = c.Value, c.Value
 	c.Measured = num(c.Value)
+	if of.Overflow || over.Overflow || !isFinite(c.Value) {
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
+		c.Measured, c.Value, c.Low, c.High = "overflow", 0, 0, 0
+		return c
+	}
 	if !of.Known || !over.Known {
 		c.Verdict, c.Reason = VerdictInconclusive, "1 run in a cell: no confidence interval (set repeat ≥ 2)"
 		return c
 	}
 	lo95, hi95, ok := Fieller(of, over, 1-Level)
+	if ok && (!isFinite(lo95) || !isFinite(hi95)) {
+		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
+		return c
+	}
 	if !ok {
 		c.Verdict = VerdictInconclusive
 		c.Reason = "the over cell's 95% CI reaches 0, so the ratio's interval (Fieller) is unbounded"
@@ -633,9 +624,17 @@ func ratioExpected(r RatioTarget) string {
 	return fmt.Sprintf("%s / %s in [%s, %s]", r.Of, r.Over, num(r.Between[0]), num(r.Between[1]))
 }
 
-// summaryText renders "mean ± half-width" (or the mean alone).
+// overflowReason is the reason of a verdict on values too large for
+// float64 arithmetic (Summary.Overflow).
+const overflowReason = "the values are too large for float64 arithmetic: their spread overflows, so there is no confidence interval (a unit mix-up in the records?)"
+
+// summaryText renders "mean ± half-width" (or the mean alone; "mean ±
+// overflow" when the spread overflowed).
 func summaryText(s Summary, decimals int) string {
 	f := func(v float64) string { return fmt.Sprintf("%.*f", decimals, v) }
+	if s.Overflow {
+		return f(s.Mean) + " ± overflow"
+	}
 	if !s.Known {
 		return f(s.Mean)
 	}

@@ -24,8 +24,9 @@ type CellGroup struct {
 	N      int `json:"n"`
 	Failed int `json:"failed,omitempty"`
 	// Missing counts repeats absent from the record files: gaps in the
-	// cell's repeat numbers below the highest one recorded (a run killed
-	// between repeats, a record file lost).
+	// cell's repeat numbers below the highest one recorded or planned
+	// (RunInfo.Planned) — a run killed between repeats, a record file
+	// lost, the last repeat's included.
 	Missing int `json:"missing,omitempty"`
 	// Disturbed counts the summarised runs marked disturbed (CPU steal:
 	// see Record.Disturbed).
@@ -33,6 +34,9 @@ type CellGroup struct {
 	// ThroughputBps is the receiver's throughput in bits per second.
 	ThroughputBps Summary `json:"throughput_bps"`
 	Retransmits   Summary `json:"retransmits"`
+	// RetransmitCounts are the retransmit counts as totals, what the count
+	// rule reads (checkCount): pooled applies keep every run's count here.
+	RetransmitCounts CountSample `json:"-"`
 	// ServerCPU and ClientCPU are system-wide busy percentages.
 	ServerCPU Summary `json:"server_cpu_pct"`
 	ClientCPU Summary `json:"client_cpu_pct"`
@@ -93,7 +97,7 @@ func Group(records []Record) []CellGroup {
 		}
 		a := accs[i]
 		a.repeats[r.Repeat] = true
-		a.maxRepeat = max(a.maxRepeat, r.Repeat)
+		a.maxRepeat = max(a.maxRepeat, r.Repeat, r.planned)
 		if r.Error != "" {
 			a.group.Failed++
 			continue
@@ -103,6 +107,11 @@ func Group(records []Record) []CellGroup {
 		}
 		m := r.Metrics
 		a.n++
+		if r.pooled != nil {
+			a.group.RetransmitCounts.merge(*r.pooled)
+		} else {
+			a.group.RetransmitCounts.add(float64(m.Retransmits))
+		}
 		for _, mt := range Metrics {
 			if v, ok := mt.Value(r); ok {
 				a.values[mt.Key] = append(a.values[mt.Key], v)
@@ -212,6 +221,9 @@ func RingText(end string, r *guest.Rings) string {
 // PoolRuns turns the records of several applies (by run id) into one
 // sample per cell in which each apply's mean is one observation: a
 // synthetic record per apply and cell, numbered as that apply's repeat.
+// Counts (retransmits) are the exception: the synthetic record carries
+// the apply's total count and number of runs, so the count rule judges
+// every run's count, not a rounded mean per apply.
 // Checked this way, a verdict's interval includes the apply-to-apply
 // variance (re-provisioned machines, another hour's neighbours) that the
 // repeats inside one apply cannot show. Failed runs and cells stay failed.
@@ -228,9 +240,17 @@ func PoolRuns(runs map[string][]Record) []Record {
 				out = append(out, rec)
 				continue
 			}
+			if g.Disturbed > 0 {
+				// The noise guard carries over: the apply's observation is disturbed.
+				rec.Disturbed = fmt.Sprintf("run %s: %d of the cell's %d runs disturbed", id, g.Disturbed, g.N)
+			}
 			rec.Metrics.ThroughputBps = g.ThroughputBps.Mean
 			rec.Metrics.SenderBps = g.Metric(MetricSenderThroughput).Mean
+			// The rounded mean is what the pooled summary shows; the count
+			// rule reads every run's count from pooled, unrounded.
 			rec.Metrics.Retransmits = int64(math.Round(g.Retransmits.Mean))
+			counts := g.RetransmitCounts
+			rec.pooled = &counts
 			rec.Metrics.ServerCPU.Busy, rec.Metrics.ClientCPU.Busy = g.ServerCPU.Mean, g.ClientCPU.Mean
 			out = append(out, rec)
 		}

@@ -88,7 +88,9 @@ func (s Store) Resolve(id string) (string, error) {
 
 // Load reads a run's info and all its records, ordered by experiment (spec
 // order as listed in run.json), pair (in the order the run reached them),
-// cell (matrix order), warm-ups first, then repeat.
+// cell (matrix order), warm-ups first, then repeat. Each record knows the
+// repeats planned for its cell (RunInfo.Planned), so that Group counts a
+// lost last repeat as missing.
 func (s Store) Load(runID string) (RunInfo, []Record, error) {
 	if runID == "" || runID != filepath.Base(runID) || strings.HasPrefix(runID, ".") {
 		return RunInfo{}, nil, fmt.Errorf("invalid run id %q", runID)
@@ -121,6 +123,7 @@ func (s Store) Load(runID string) (RunInfo, []Record, error) {
 		return RunInfo{}, nil, fmt.Errorf("load run %s: %w", runID, err)
 	}
 	SortRecords(info.Experiments, recs)
+	info.plan(recs)
 	return info, recs, nil
 }
 

@@ -52,6 +52,12 @@ type Record struct {
 	// Disturbed says why the run's figures may be a neighbour's as much
 	// as the guests' (CPU steal above DisturbedSteal percent on an end).
 	Disturbed string `json:"disturbed,omitempty"`
+	// pooled, on a synthetic record of PoolRuns, holds the counts of the
+	// apply's runs it stands for (never written).
+	pooled *CountSample
+	// planned is the number of repeats the run's plan gave the record's
+	// cell (RunInfo.Planned; 0 when unknown), set by Store.Load.
+	planned int
 }
 
 // CellValue is one matrix value.

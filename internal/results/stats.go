@@ -11,7 +11,8 @@ import (
 // sample one (n-1); the 95 % confidence interval of the mean uses Student's
 // t distribution (two-sided). An interval needs two values: with N < 2,
 // Known is false and CI95Low = CI95High = Mean (Stdev 0). With N = 0 every
-// field is zero. No field is ever NaN, so a Summary always encodes as JSON.
+// field is zero. No field is ever NaN or infinite, so a Summary always
+// encodes as JSON (see Overflow).
 type Summary struct {
 	N        int     `json:"n"`
 	Mean     float64 `json:"mean"`
@@ -22,10 +23,51 @@ type Summary struct {
 	CI95High float64 `json:"ci95_high"`
 	// Known says whether the confidence interval could be computed (N ≥ 2).
 	Known bool `json:"ci_known"`
+	// Overflow says the values are too large for float64 arithmetic: the
+	// spread (and so the interval) could not be computed, Known is false
+	// (Summarize).
+	Overflow bool `json:"overflow,omitempty"`
 }
 
-// Summarize computes the Summary of xs.
+// Summarize computes the Summary of xs. Values so large that their sum or
+// squared deviations overflow float64 are summarised again scaled by the
+// largest magnitude; when the spread still overflows (Overflow), the
+// summary keeps what is finite and has no interval (Known false), so that
+// it always encodes as JSON and a verdict can say what happened.
 func Summarize(xs []float64) Summary {
+	s := summarize(xs, 1)
+	if s.finite() {
+		return s
+	}
+	scale := 0.0
+	for _, x := range xs {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
+		scale = 1
+	}
+	s = summarize(xs, scale)
+	if s.finite() {
+		return s
+	}
+	s.Overflow = true
+	if !isFinite(s.Mean) {
+		s.Mean = math.Copysign(math.MaxFloat64, s.Mean)
+	}
+	s.Stdev, s.CI95Low, s.CI95High, s.Known = 0, s.Mean, s.Mean, false
+	return s
+}
+
+// isFinite reports whether v is neither infinite nor NaN.
+func isFinite(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// finite reports whether every float field of s is finite.
+func (s Summary) finite() bool {
+	return isFinite(s.Mean) && isFinite(s.Stdev) && isFinite(s.Min) && isFinite(s.Max) && isFinite(s.CI95Low) && isFinite(s.CI95High)
+}
+
+// summarize is Summarize of xs / scale, scaled back.
+func summarize(xs []float64, scale float64) Summary {
 	s := Summary{N: len(xs)}
 	if s.N == 0 {
 		return s
@@ -33,22 +75,24 @@ func Summarize(xs []float64) Summary {
 	s.Min, s.Max = xs[0], xs[0]
 	sum := 0.0
 	for _, x := range xs {
-		sum += x
+		sum += x / scale
 		s.Min = math.Min(s.Min, x)
 		s.Max = math.Max(s.Max, x)
 	}
-	s.Mean = sum / float64(s.N)
+	mean := sum / float64(s.N)
+	s.Mean = mean * scale
 	s.CI95Low, s.CI95High = s.Mean, s.Mean
 	if s.N < 2 {
 		return s
 	}
 	ss := 0.0
 	for _, x := range xs {
-		ss += (x - s.Mean) * (x - s.Mean)
+		ss += (x/scale - mean) * (x/scale - mean)
 	}
-	s.Stdev = math.Sqrt(ss / float64(s.N-1))
-	half := TCritical95(s.N-1) * s.Stdev / math.Sqrt(float64(s.N))
-	s.CI95Low, s.CI95High = s.Mean-half, s.Mean+half
+	sd := math.Sqrt(ss / float64(s.N-1))
+	half := TCritical95(s.N-1) * sd / math.Sqrt(float64(s.N))
+	s.Stdev = sd * scale
+	s.CI95Low, s.CI95High = (mean-half)*scale, (mean+half)*scale
 	s.Known = true
 	return s
 }

@@ -54,6 +54,37 @@ type RunInfo struct {
 	// (`lab apply -order-seed` replays it; -resume reuses it); zero when
 	// no experiment orders its runs at random, and in runs made before.
 	OrderSeed int64 `json:"order_seed,omitempty"`
+	// Planned is how many repeats the run's plan gave each cell, so that a
+	// lost last repeat reads as missing (CellGroup.Missing). Runs recorded
+	// before it existed have none: only gaps below the highest recorded
+	// repeat count as missing there.
+	Planned []PlannedCell `json:"planned,omitempty"`
+}
+
+// PlannedCell is the number of repeats (warm-ups not counted) a run's
+// plan gave one cell; for adaptive repeats, the minimum that always runs.
+type PlannedCell struct {
+	Experiment string `json:"experiment"`
+	Pair       string `json:"pair"`
+	CellKey    string `json:"cell_key"`
+	Repeats    int    `json:"repeats"`
+}
+
+// plan gives every record of its cell the number of repeats planned
+// for it (Record.planned), which Group reads.
+func (info RunInfo) plan(recs []Record) {
+	if len(info.Planned) == 0 {
+		return
+	}
+	type key struct{ exp, pair, cell string }
+	planned := map[key]int{}
+	for _, c := range info.Planned {
+		planned[key{c.Experiment, c.Pair, c.CellKey}] = c.Repeats
+	}
+	for i := range recs {
+		r := &recs[i]
+		r.planned = planned[key{r.Experiment, r.Pair, r.CellKey}]
+	}
 }
 
 // Store lays out runs under Dir (the lab's results/ directory):
