@@ -108,6 +108,12 @@ type Raw struct {
 	// Version is the tool's version when it does not print it in its
 	// output (iperf 2, netperf); runners read it before the run.
 	Version string `json:"tool_version,omitempty"`
+	// ServerArgv and ClientArgv are the command lines lab ran on each end
+	// (CPU pinning included) for the outputs above; records written before
+	// they were kept have none. A record passes through the lab's redact
+	// set when written, so a sensitive value in them is not on disk.
+	ServerArgv []string `json:"server_argv,omitempty"`
+	ClientArgv []string `json:"client_argv,omitempty"`
 }
 
 // CPUUsage is system-wide CPU use on one end during a run, over the end's

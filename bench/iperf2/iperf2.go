@@ -64,7 +64,8 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	srv, err := bench.StartServer(ctx, server, guest.Cmd{Argv: server.Pin(ServerArgs(server.Addr, port)...)}, port, timeout)
+	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgs(server.Addr, port)...)}
+	srv, err := bench.StartServer(ctx, server, srvCmd, port, timeout)
 	if err != nil {
 		return bench.Raw{}, missingBinary(err, server.T)
 	}
@@ -85,7 +86,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	cliCtx, cancel := context.WithTimeout(ctx, dur+slack)
 	defer cancel()
 	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Version: Version(ctx, client.T), Start: time.Now()}
+	raw := bench.Raw{Version: Version(ctx, client.T), Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cliCmd.Argv}
 	res, cerr := client.T.Run(cliCtx, cliCmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)

@@ -231,6 +231,9 @@ func TestRunReal(t *testing.T) {
 		if !strings.Contains(raw.Server, "Server listening") {
 			t.Errorf("server output not kept: %.200s", raw.Server)
 		}
+		if srv, cli := strings.Join(raw.ServerArgv, " "), strings.Join(raw.ClientArgv, " "); !strings.Contains(srv, "iperf -s -p ") || !strings.Contains(cli, " -c ") {
+			t.Errorf("argv: server %q, client %q", srv, cli)
+		}
 	}
 }
 

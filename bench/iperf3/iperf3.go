@@ -84,8 +84,8 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	s := r.startSampling(ctx, server, client, p.Omit)
 	cliCtx, cliCancel := context.WithTimeout(ctx, p.Omit+p.Duration+clientSlack)
 	defer cliCancel()
-	raw := bench.Raw{Start: time.Now()}
 	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
+	raw := bench.Raw{Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cliCmd.Argv}
 	cres, cerr := client.T.Run(cliCtx, cliCmd)
 	raw.End = time.Now()
 	raw.Client = string(cres.Stdout)

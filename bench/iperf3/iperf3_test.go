@@ -225,6 +225,11 @@ func TestRunReal(t *testing.T) {
 	if !strings.Contains(raw.Server, `"end"`) {
 		t.Errorf("no server JSON: %.200s", raw.Server)
 	}
+	// The command lines are kept beside the outputs (issue 25 §2).
+	srv, cli := strings.Join(raw.ServerArgv, " "), strings.Join(raw.ClientArgv, " ")
+	if !strings.Contains(srv, "iperf3 -s -1 -p ") || !strings.Contains(cli, "iperf3 -c "+server.Addr+" -p ") || !strings.Contains(cli, "-C cubic") {
+		t.Errorf("argv: server %q, client %q", srv, cli)
+	}
 }
 
 // TestRunErrors: a server that cannot start and a client that cannot

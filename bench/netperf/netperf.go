@@ -60,7 +60,8 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	srv, err := bench.StartServer(ctx, server, guest.Cmd{Argv: server.Pin(ServerArgs(port)...)}, port, timeout)
+	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgs(port)...)}
+	srv, err := bench.StartServer(ctx, server, srvCmd, port, timeout)
 	if err != nil {
 		return bench.Raw{}, err
 	}
@@ -70,7 +71,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	cctx, cancel := context.WithTimeout(ctx, time.Duration(iterations)*p.Duration+30*time.Second)
 	defer cancel()
 	cmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Version: version(ctx, client.T), Start: time.Now()}
+	raw := bench.Raw{Version: version(ctx, client.T), Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cmd.Argv}
 	res, cerr := client.T.Run(cctx, cmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)

@@ -172,6 +172,12 @@ func TestApplyQuickstartForReal(t *testing.T) {
 		if r.Provenance.LabFileHash == "" || r.Provenance.ServerKernel == "" || r.Provenance.ToolVersion == "" {
 			t.Errorf("%s: provenance incomplete: %+v", r.CellKey, r.Provenance)
 		}
+		if len(r.Raw.ServerArgv) == 0 || len(r.Raw.ClientArgv) == 0 {
+			t.Errorf("%s: command lines not kept: %q %q", r.CellKey, r.Raw.ServerArgv, r.Raw.ClientArgv)
+		}
+	}
+	if show, _, err := lab(t, dir, "show", "latest"); err != nil || !strings.Contains(show, "      client  ") {
+		t.Errorf("show latest: %v, no command lines:\n%s", err, show)
 	}
 	if left := namespaces(t, "e2e-quick"); len(left) > 0 {
 		t.Errorf("namespaces left after apply: %v", left)

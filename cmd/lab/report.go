@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/lab-bench/lab/internal/atomicfile"
@@ -23,17 +22,21 @@ func runReport(g *globals, args []string) error {
 	if err := parseFlags(fs, args, optionalArg("a run id")); err != nil {
 		return err
 	}
-	f := reportFormat(*format, *out)
+	f, err := report.OutputFormat(*format, *out)
+	if err != nil {
+		return err
+	}
 	if err := checkBinaryToTerminal(f, *out, isTerminal(g.stdout)); err != nil {
 		return err
 	}
 	rs := g.op().ResultStore()
 	runID := fs.Arg(0)
 	if runID == "" {
-		var err error
 		if runID, err = rs.Latest(); err != nil {
 			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
 		}
+	} else if runID, err = rs.Resolve(runID); err != nil { // latest, previous: as show, check and compare
+		return err
 	}
 	info, recs, err := rs.Load(runID)
 	if err != nil {
@@ -63,29 +66,11 @@ func runReport(g *globals, args []string) error {
 	return nil
 }
 
-// checkBinaryToTerminal refuses to write a PNG to a terminal, where it
-// would only garble the screen.
+// checkBinaryToTerminal refuses to write a binary format (png,
+// timeseries-png) to a terminal, where it would only garble the screen.
 func checkBinaryToTerminal(format, out string, stdoutIsTerminal bool) error {
-	if format == "png" && out == "" && stdoutIsTerminal {
-		return fmt.Errorf("a PNG is binary and standard output is a terminal: write it to a file with -o FILE.png (or redirect it)")
+	if report.Binary(format) && out == "" && stdoutIsTerminal {
+		return fmt.Errorf("the %s format is binary (a PNG) and standard output is a terminal: write it to a file with -o FILE.png (or redirect it)", format)
 	}
 	return nil
-}
-
-// reportFormat is the format asked for, or the one -o's extension names
-// (report.png, report.md), or table.
-func reportFormat(format, out string) string {
-	if format != "" {
-		return format
-	}
-	ext := strings.TrimPrefix(filepath.Ext(out), ".")
-	for _, f := range report.Formats {
-		if ext == f {
-			return f
-		}
-	}
-	if ext == "md" {
-		return "markdown"
-	}
-	return "table"
 }

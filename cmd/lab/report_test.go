@@ -24,6 +24,9 @@ func TestReportOutputFile(t *testing.T) {
 		{"svg by extension", nil, "r.svg", []byte("<?xml")},
 		{"markdown from .md", nil, "r.md", []byte("")},
 		{"-format wins", []string{"-format", "json"}, "r.txt", []byte("[")},
+		{"html from .htm", nil, "r.htm", []byte("<!DOCTYPE html>")},
+		{"html from .HTML", nil, "r.HTML", []byte("<!DOCTYPE html>")},
+		{"csv-runs to .csv", []string{"-format", "csv-runs"}, "r.csv", []byte("run_id,experiment,")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +55,8 @@ func TestReportPNGToTerminal(t *testing.T) {
 		{"png", "", true, true},
 		{"png", "", false, false}, // redirected: the user asked for the bytes
 		{"png", "x.png", true, false},
+		{"timeseries-png", "", true, true},
+		{"timeseries-png", "", false, false},
 		{"svg", "", true, false},
 		{"table", "", true, false},
 	}
@@ -68,5 +73,56 @@ func TestReportHelpListsFormats(t *testing.T) {
 		if code != 0 || !strings.Contains(errOut, f) {
 			t.Errorf("report -h (exit %d) lacks %q:\n%s", code, f, errOut)
 		}
+	}
+}
+
+// TestReportOutputFormatRefused: an extension lab does not know, or one
+// that -format disagrees with, is refused with the path and the formats,
+// and nothing is written (-o x.htm once wrote a text table).
+func TestReportOutputFormatRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeOnlyRun(t, dir)
+	tests := []struct {
+		name string
+		args []string
+		file string
+		want []string
+	}{
+		{"unknown extension", nil, "r.pdf", []string{"r.pdf", ".pdf", "-format", "html"}},
+		{"csv into .html", []string{"-format", "csv"}, "r.html", []string{"r.html", "csv", "html"}},
+		{"png into .svg", []string{"-format", "png"}, "r.svg", []string{"r.svg", "png", "timeseries"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tc.file)
+			args := append(append([]string{"-chdir=" + dir, "report"}, tc.args...), "-o", path)
+			code, _, errOut := runLab(t, "", args...)
+			if code != 1 {
+				t.Errorf("exit %d, want 1: %s", code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("error lacks %q: %s", w, errOut)
+				}
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Errorf("%s was written", tc.file)
+			}
+		})
+	}
+}
+
+// TestReportRunAliases: report takes latest and previous as show, check
+// and compare do (it said "no run latest").
+func TestReportRunAliases(t *testing.T) {
+	dir := t.TempDir()
+	run := writeOnlyRun(t, dir)
+	code, out, errOut := runLab(t, "", "-chdir="+dir, "report", "-format", "csv", "latest")
+	if code != 0 || !strings.Contains(out, "experiment,pair,mtu") {
+		t.Errorf("report latest: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runLab(t, "", "-chdir="+dir, "report", "previous")
+	if code != 1 || !strings.Contains(errOut, `"previous"`) || !strings.Contains(errOut, "holds 1 run(s)") || strings.Contains(errOut, "no run previous") {
+		t.Errorf("report previous with one run (%s): exit %d\n%s", run.ID(), code, errOut)
 	}
 }

@@ -68,6 +68,7 @@ func showRun(g *globals, arg string, asJSON bool) error {
 		return writeJSON(g, runJSON{Run: info, Records: recs})
 	}
 	view.RunHeader(g.stdout, info, recs)
+	view.RunCommands(g.stdout, recs)
 	if len(recs) == 0 {
 		return nil
 	}

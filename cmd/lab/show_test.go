@@ -79,3 +79,43 @@ func writeOnlyRun(t *testing.T, dir string) *results.Run {
 	}
 	return run
 }
+
+// TestShowCommands: `lab show RUN` prints the command lines lab ran on
+// each end (kept in each record beside the tool's output) once per
+// experiment and pair; records without them (written before) show none.
+func TestShowCommands(t *testing.T) {
+	dir := t.TempDir()
+	old := writeOnlyRun(t, dir)
+	if code, out, errOut := runLab(t, "", "-chdir="+dir, "show", old.ID()); code != 0 || strings.Contains(out, "commands") {
+		t.Errorf("old records: exit %d\n%s%s", code, out, errOut)
+	}
+	rs := results.Store{Dir: filepath.Join(dir, "results")}
+	run, err := rs.NewRun(results.RunInfo{Lab: "only", Started: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Experiments: []string{"e"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		rec := results.Record{Lab: "only", Experiment: "e", Pair: "a", CellKey: "mtu=1500", Repeat: i + 1,
+			Metrics: bench.Sample{ThroughputBps: 9e9},
+			Raw: bench.Raw{Client: "{}", ServerArgv: []string{"taskset", "-c", "0", "iperf3", "-s", "-1", "-p", "5201"},
+				ClientArgv: []string{"iperf3", "-c", "198.18.0.1", "-p", "5201", "--title", "it's \x1b[2J"}}}
+		if err := run.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.Finish(results.StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runLab(t, "", "-chdir="+dir, "show", "latest")
+	want := []string{"  commands  (the first measured record", "    e / a (mtu=1500, repeat 1):",
+		"      server  taskset -c 0 iperf3 -s -1 -p 5201\n",
+		`      client  iperf3 -c 198.18.0.1 -p 5201 --title 'it'\''s \x1b[2J'` + "\n"}
+	for _, w := range want {
+		if code != 0 || !strings.Contains(out, w) {
+			t.Errorf("exit %d, output lacks %q:\n%s%s", code, w, out, errOut)
+		}
+	}
+	if strings.Count(out, "server  ") != 1 || strings.Contains(out, "\x1b") {
+		t.Errorf("commands shown more than once, or a raw ESC:\n%q", out)
+	}
+}

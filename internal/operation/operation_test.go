@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/lockfile"
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/redact"
@@ -297,5 +298,36 @@ func TestStateOnlyWorkspace(t *testing.T) {
 	}
 	if _, err := o.StateOnlyWorkspace(); err == nil || !strings.Contains(err.Error(), "does not record its lab") {
 		t.Errorf("a state without its lab: %v", err)
+	}
+}
+
+// TestRecordArgvRedacted: the command lines kept beside a tool's output
+// (bench.Raw's server_argv and client_argv) reach the record through the
+// lab's redact set, as the output does, and read back as written.
+func TestRecordArgvRedacted(t *testing.T) {
+	secrets := &redact.Set{}
+	secrets.Add("token", "s3cr3t-token")
+	o := &Operation{Dir: t.TempDir(), Secrets: secrets}
+	rs := o.ResultStore()
+	run, err := rs.NewRun(results.RunInfo{Lab: "l", Experiments: []string{"e"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := results.Record{Lab: "l", Experiment: "e", Pair: "p", CellKey: "mtu=1500", Repeat: 1,
+		Raw: bench.Raw{Client: "{}", ServerArgv: []string{"iperf3", "-s", "-1"},
+			ClientArgv: []string{"iperf3", "-c", "198.18.0.1", "--title", "s3cr3t-token"}}}
+	if err := run.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Finish(results.StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := rs.Load(run.ID())
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%v, %d records", err, len(recs))
+	}
+	got := recs[0].Raw
+	if strings.Join(got.ServerArgv, " ") != "iperf3 -s -1" || strings.Join(got.ClientArgv, " ") != "iperf3 -c 198.18.0.1 --title "+redact.Text {
+		t.Errorf("argv read back: server %q, client %q", got.ServerArgv, got.ClientArgv)
 	}
 }
