@@ -81,7 +81,7 @@ reproduce: deps build
 
 ## bench: speed and fidelity figures, printed as ratios against the targets
 bench: deps build
-	$(GO) test -p 1 -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./internal/results/... ./providers/vsphere/... ./cmd/lab/...
+	$(GO) test -p 1 -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./internal/spec/... ./internal/results/... ./providers/vsphere/... ./cmd/lab/...
 
 clean:
 	rm -rf bin

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,11 +91,34 @@ func TestEval10000Cells(t *testing.T) {
 			t.Fatalf("%v: %+v", c, spec)
 		}
 	}
-	elapsed := time.Since(start)
-	t.Logf("10,000 cells evaluated in %v", elapsed)
-	if elapsed > 2*time.Second { // generous for -race and slow CI; typically ~100 ms
-		t.Errorf("Eval too slow: %v for 10,000 cells", elapsed)
+	// How fast is BenchmarkEval10000Cells' question (make bench), not a
+	// test's: a loaded machine would make a timed test fail for no fault.
+	t.Logf("10,000 cells evaluated in %v", time.Since(start))
+}
+
+// evalTarget is how long evaluating 10,000 cells may take: a plan of a
+// big matrix stays interactive.
+const evalTarget = 2 * time.Second
+
+// BenchmarkEval10000Cells evaluates every cell of a 10,000-cell matrix
+// and prints the time against evalTarget as a ratio, with the load
+// average (make bench).
+func BenchmarkEval10000Cells(b *testing.B) {
+	e := loadBig(b)
+	all := cells(e.Matrix)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		for _, c := range all {
+			if _, diags := e.Eval(c); diags.HasErrors() {
+				b.Fatal(diags)
+			}
+		}
 	}
+	per := time.Since(start) / time.Duration(b.N)
+	load, _ := os.ReadFile("/proc/loadavg")
+	b.ReportMetric(per.Seconds()/evalTarget.Seconds(), "ratio-to-target")
+	b.Logf("10,000 cells in %v: %.3f of the %v target (load average %s)", per, per.Seconds()/evalTarget.Seconds(), evalTarget, strings.TrimSpace(string(load)))
 }
 
 func TestEvalMissingValue(t *testing.T) {
