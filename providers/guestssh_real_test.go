@@ -16,6 +16,7 @@ import (
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -83,7 +84,7 @@ func TestRealTemplateLoginThroughHypervisor(t *testing.T) {
 			}
 			// A created guest: its address, the template's login, no key
 			// recorded yet (first contact).
-			in := providers.Instance{Address: "pair.p.server", Endpoint: providers.SSHEndpoint(p.B.Addr, *l.Templates["g"].SSH)}
+			in := machine.Instance{Address: "pair.p.server", Endpoint: providers.SSHEndpoint(p.B.Addr, *l.Templates["g"].SSH)}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			tr, err := providers.ConnectGuest(ctx, in, nil, 5*time.Second)

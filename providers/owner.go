@@ -7,22 +7,6 @@ import (
 	"github.com/lab-bench/lab/machine"
 )
 
-// Owner is who an object lab creates belongs to.
-//
-// Alias kept while callers move; new code uses machine.Owner.
-type Owner = machine.Owner
-
-// ParseTag reads an Owner's Tag.
-//
-// Kept while callers move; new code uses machine.ParseTag.
-func ParseTag(s string) (o Owner, address string, ok bool) { return machine.ParseTag(s) }
-
-// AnyWorkspace as an Owner's workspace makes List find a lab's objects of
-// every workspace.
-//
-// Kept while callers move; new code uses machine.AnyWorkspace.
-const AnyWorkspace = machine.AnyWorkspace
-
 // ErrNotOwned is what every refusal to touch an object that is not the
 // lab's matches (errors.Is): an object with the name lab would give it that
 // does not carry the owner's tag. The engine records nothing for a create
@@ -33,7 +17,7 @@ var ErrNotOwned = errors.New("not this lab's")
 // (empty: none).
 type NotOwnedError struct {
 	Kind, Name, Tag string
-	Owner           Owner
+	Owner           machine.Owner
 }
 
 func (e *NotOwnedError) Error() string {

@@ -41,10 +41,10 @@ type Session interface {
 	// vSphere template's instance UUID and change version, a volume's
 	// SHA-256, a ZFS snapshot's GUID, a kernel and tool versions). The
 	// lock file pins it; the plan warns when it changed. May dial.
-	TemplateID(ctx context.Context, m Machine) (string, error)
+	TemplateID(ctx context.Context, m machine.Machine) (string, error)
 	// Connect returns a transport to a created machine, giving up when
 	// ctx is done.
-	Connect(ctx context.Context, in Instance) (guest.Transport, error)
+	Connect(ctx context.Context, in machine.Instance) (guest.Transport, error)
 	// Close ends the session (API logins, hypervisor connections). The
 	// CLI calls it once per command; it is safe on a provider that never
 	// dialled.
@@ -55,18 +55,18 @@ type Session interface {
 type Resources interface {
 	// Link creates the network that joins a pair; it is created before the
 	// machines attached to it and deleted after them.
-	Link(ctx context.Context, l LinkSpec) (Instance, error)
+	Link(ctx context.Context, l LinkSpec) (machine.Instance, error)
 	// Create makes one machine ready to take commands (cloned, sized,
 	// attached to its link, powered on, address known) and fills the
 	// returned instance's Endpoint.
-	Create(ctx context.Context, m Machine) (Instance, error)
+	Create(ctx context.Context, m machine.Machine) (machine.Instance, error)
 	// Read reports whether an instance still exists (false: gone).
-	Read(ctx context.Context, in Instance) (Instance, bool, error)
+	Read(ctx context.Context, in machine.Instance) (machine.Instance, bool, error)
 	// Delete removes a machine or link. Removing what is gone succeeds.
-	Delete(ctx context.Context, in Instance) error
+	Delete(ctx context.Context, in machine.Instance) error
 	// List finds everything tagged as o's — lab and workspace matched
 	// exactly, never by a name prefix — for orphan sweeps.
-	List(ctx context.Context, o Owner) ([]Instance, error)
+	List(ctx context.Context, o machine.Owner) ([]machine.Instance, error)
 }
 
 // HostCPUMeter is implemented, optionally, by providers that can see a
@@ -76,7 +76,7 @@ type Resources interface {
 type HostCPUMeter interface {
 	// MeterCPU starts measuring in's CPU use; calling the returned function
 	// ends the measurement and returns the result.
-	MeterCPU(ctx context.Context, in Instance) (stop func(context.Context) (machine.HostCPU, error), err error)
+	MeterCPU(ctx context.Context, in machine.Instance) (stop func(context.Context) (machine.HostCPU, error), err error)
 }
 
 // TemplateChecker is implemented, optionally, by providers that can tell
@@ -88,7 +88,7 @@ type TemplateChecker interface {
 	// CheckTemplate returns an error naming m's template (and, where it
 	// can, what exists instead) when it cannot be found; nil when it
 	// exists or when no connection is configured (plan works offline).
-	CheckTemplate(ctx context.Context, m Machine) error
+	CheckTemplate(ctx context.Context, m machine.Machine) error
 }
 
 // HostSettingsReporter is implemented, optionally, by providers whose
@@ -97,28 +97,8 @@ type TemplateChecker interface {
 // result's provenance; it must not dial (read it from in.Attrs, recorded
 // at create).
 type HostSettingsReporter interface {
-	HostSettings(in Instance) string
+	HostSettings(in machine.Instance) string
 }
-
-// Machine is one guest to create.
-//
-// Alias kept while callers move; new code uses machine.Machine.
-type Machine = machine.Machine
-
-// Template is the image or source a machine is made from.
-//
-// Alias kept while callers move; new code uses machine.Template.
-type Template = machine.Template
-
-// CloudInit is a template's cloud_init {} block.
-//
-// Alias kept while callers move; new code uses machine.CloudInit.
-type CloudInit = machine.CloudInit
-
-// NIC is the benchmark interface's hardware as the hypervisor sees it.
-//
-// Alias kept while callers move; new code uses machine.NIC.
-type NIC = machine.NIC
 
 // LinkSpec is the network that joins the two ends of a pair.
 type LinkSpec struct {
@@ -132,22 +112,7 @@ type LinkSpec struct {
 }
 
 // Owner is who the link belongs to.
-func (l LinkSpec) Owner() Owner { return Owner{Lab: l.LabID, Workspace: l.Workspace} }
-
-// Instance is something a provider created (a machine or a link).
-//
-// Alias kept while callers move; new code uses machine.Instance.
-type Instance = machine.Instance
-
-// Endpoint is what the engine needs of a created machine.
-//
-// Alias kept while callers move; new code uses machine.Endpoint.
-type Endpoint = machine.Endpoint
-
-// EndpointOf returns in's endpoint, an empty one when it has none.
-//
-// Kept while callers move; new code uses machine.EndpointOf.
-func EndpointOf(in Instance) Endpoint { return machine.EndpointOf(in) }
+func (l LinkSpec) Owner() machine.Owner { return machine.Owner{Lab: l.LabID, Workspace: l.Workspace} }
 
 // Factory makes an unconfigured provider of one type.
 type Factory func() Provider

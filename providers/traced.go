@@ -57,14 +57,14 @@ func (t *traced) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics {
 
 func (t *traced) Capabilities() Capabilities { return t.p.Capabilities() }
 
-func (t *traced) TemplateID(ctx context.Context, m Machine) (string, error) {
+func (t *traced) TemplateID(ctx context.Context, m machine.Machine) (string, error) {
 	start := time.Now()
 	id, err := t.p.TemplateID(ctx, m)
 	t.done(ctx, "TemplateID", m.Address, start, err)
 	return id, err
 }
 
-func (t *traced) Connect(ctx context.Context, in Instance) (guest.Transport, error) {
+func (t *traced) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
 	start := time.Now()
 	tr, err := t.p.Connect(ctx, in)
 	t.done(ctx, "Connect", in.Address, start, err)
@@ -81,35 +81,35 @@ func (t *traced) Close(ctx context.Context) error {
 	return err
 }
 
-func (t *traced) Link(ctx context.Context, l LinkSpec) (Instance, error) {
+func (t *traced) Link(ctx context.Context, l LinkSpec) (machine.Instance, error) {
 	start := time.Now()
 	in, err := t.p.Link(ctx, l)
 	t.done(ctx, "Link", l.Address, start, err)
 	return in, err
 }
 
-func (t *traced) Create(ctx context.Context, m Machine) (Instance, error) {
+func (t *traced) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	start := time.Now()
 	in, err := t.p.Create(ctx, m)
 	t.done(ctx, "Create", m.Address, start, err)
 	return in, err
 }
 
-func (t *traced) Read(ctx context.Context, in Instance) (Instance, bool, error) {
+func (t *traced) Read(ctx context.Context, in machine.Instance) (machine.Instance, bool, error) {
 	start := time.Now()
 	out, ok, err := t.p.Read(ctx, in)
 	t.done(ctx, "Read", in.Address, start, err)
 	return out, ok, err
 }
 
-func (t *traced) Delete(ctx context.Context, in Instance) error {
+func (t *traced) Delete(ctx context.Context, in machine.Instance) error {
 	start := time.Now()
 	err := t.p.Delete(ctx, in)
 	t.done(ctx, "Delete", in.Address, start, err)
 	return err
 }
 
-func (t *traced) List(ctx context.Context, o Owner) ([]Instance, error) {
+func (t *traced) List(ctx context.Context, o machine.Owner) ([]machine.Instance, error) {
 	start := time.Now()
 	out, err := t.p.List(ctx, o)
 	t.done(ctx, "List", o.Lab+"/"+o.Workspace, start, err)
@@ -121,7 +121,7 @@ type tracedMeter struct {
 	m HostCPUMeter
 }
 
-func (t *tracedMeter) MeterCPU(ctx context.Context, in Instance) (func(context.Context) (machine.HostCPU, error), error) {
+func (t *tracedMeter) MeterCPU(ctx context.Context, in machine.Instance) (func(context.Context) (machine.HostCPU, error), error) {
 	start := time.Now()
 	stop, err := t.m.MeterCPU(ctx, in)
 	t.done(ctx, "MeterCPU", in.Address, start, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -130,7 +131,7 @@ func orphansNeedSpec(g *globals, err error) error {
 // workspace id printed is one an object's own tag names; a tag whose
 // workspace is not a plain id (a hand-made "ws=*") is reported without a
 // command, so every command printed is safe as printed.
-func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]providers.Provider, owner providers.Owner) {
+func reportOtherWorkspaces(ctx context.Context, g *globals, provs map[string]providers.Provider, owner machine.Owner) {
 	count := operation.OtherWorkspaces(ctx, provs, owner)
 	for _, w := range slices.Sorted(maps.Keys(count)) {
 		if !operation.ValidWorkspaceID(w) {

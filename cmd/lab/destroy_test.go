@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/state"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // TestDestroyOrphansNeedsTheSpec: `destroy -orphans` of a spec that does
@@ -38,7 +38,7 @@ func TestDestroyOrphansNeedsTheSpec(t *testing.T) {
 			if tc.objects > 0 {
 				st := &state.State{Lineage: state.NewLineage(), LabID: "quickstart"}
 				for _, addr := range []string{"pair.veth.server", "pair.veth.client"}[:tc.objects] {
-					st.Put(state.Resource{Instance: providers.Instance{Address: addr, Kind: "machine", Provider: "local"},
+					st.Put(state.Resource{Instance: machine.Instance{Address: addr, Kind: "machine", Provider: "local"},
 						ProviderKey: "local.default", Status: state.Created})
 				}
 				store := state.Store{Dir: filepath.Join(dir, ".lab")}
@@ -77,7 +77,7 @@ func TestDestroyOrphansNeedsTheSpec(t *testing.T) {
 func TestDestroyWithBrokenSpecRefusesACopy(t *testing.T) {
 	orig, copyDir := t.TempDir(), t.TempDir()
 	st := &state.State{Lineage: state.NewLineage(), LabID: "quickstart", Dir: orig}
-	st.Put(state.Resource{Instance: providers.Instance{Address: "pair.veth.server", Kind: "machine", Provider: "local"},
+	st.Put(state.Resource{Instance: machine.Instance{Address: "pair.veth.server", Kind: "machine", Provider: "local"},
 		ProviderKey: "local.default", Status: state.Created})
 	for _, dir := range []string{orig, copyDir} {
 		s := *st

@@ -96,7 +96,7 @@ func TestHostKeyPinsForReal(t *testing.T) {
 	bm := newBareMetal(t)
 	top := t // a reinstalled sshd lives as long as the test, not the subtest
 	before := map[string]string{}
-	for _, m := range []machine{bm.server, bm.client} {
+	for _, m := range []borrowedMachine{bm.server, bm.client} {
 		before[m.ns] = hostSettings(t, m.ns)
 	}
 	dir := t.TempDir()
@@ -115,7 +115,7 @@ func TestHostKeyPinsForReal(t *testing.T) {
 		t.Errorf("pin file mode %v, want 0600", fi.Mode().Perm())
 	}
 	b, _ := os.ReadFile(pins)
-	for _, m := range []machine{bm.server, bm.client} {
+	for _, m := range []borrowedMachine{bm.server, bm.client} {
 		if !strings.Contains(string(b), m.addr+" "+m.hostKey) {
 			t.Errorf("pin file lacks %s %s:\n%s", m.addr, m.hostKey, b)
 		}
@@ -133,7 +133,7 @@ func TestHostKeyPinsForReal(t *testing.T) {
 		if want := labssh.ForgetCommand(pins, bm.server.addr+":22"); forget != want {
 			t.Errorf("printed %q, want %q", forget, want)
 		}
-		for _, m := range []machine{bm.server, bm.client} {
+		for _, m := range []borrowedMachine{bm.server, bm.client} {
 			if got := hostSettings(t, m.ns); got != before[m.ns] {
 				t.Errorf("%s after the refused apply: %s, want %s", m.ns, got, before[m.ns])
 			}
@@ -222,7 +222,7 @@ func TestHostKeyPinsForReal(t *testing.T) {
 		if stdout, stderr, err := lab(t, dir, "destroy", "-auto-approve", varServer); err != nil {
 			t.Fatalf("destroy after accepting the new key: %v\n%s\n%s", err, stdout, stderr)
 		}
-		for _, m := range []machine{bm.server, bm.client} {
+		for _, m := range []borrowedMachine{bm.server, bm.client} {
 			if got := hostSettings(t, m.ns); got != before[m.ns] {
 				t.Errorf("%s after destroy: %s, want %s", m.ns, got, before[m.ns])
 			}

@@ -21,10 +21,10 @@ import (
 // real sshd on its benchmark interface eth1 (198.18.N.2 and .3), so SSH
 // from lab and the benchmark between the machines both work.
 type bareMetal struct {
-	server, client machine
+	server, client borrowedMachine
 }
 
-type machine struct {
+type borrowedMachine struct {
 	ns, addr, keyFile, hostKey string
 	sshd                       *sshtest.SSHD
 }
@@ -45,7 +45,7 @@ func newBareMetalAt(t *testing.T, first int) bareMetal {
 	sh(t, "ip", "link", "add", br, "type", "bridge")
 	sh(t, "ip", "addr", "add", net+".1/24", "dev", br)
 	var bm bareMetal
-	for i, m := range []*machine{&bm.server, &bm.client} {
+	for i, m := range []*borrowedMachine{&bm.server, &bm.client} {
 		role := []string{"s", "c"}[i]
 		m.ns, m.addr = "labt-"+id+"-h"+role, fmt.Sprintf("%s.%d", net, first+i)
 		ns, host, peer := m.ns, "lt"+id+"h"+role, "lt"+id+"p"+role
@@ -63,7 +63,7 @@ func newBareMetalAt(t *testing.T, first int) bareMetal {
 	}
 	// This namespace's side stays at 1500 (SSH); the ports carry 9000.
 	sh(t, "ip", "link", "set", br, "mtu", "1500", "up")
-	for _, m := range []*machine{&bm.server, &bm.client} {
+	for _, m := range []*borrowedMachine{&bm.server, &bm.client} {
 		m.reinstall(t)
 	}
 	return bm
@@ -71,7 +71,7 @@ func newBareMetalAt(t *testing.T, first int) bareMetal {
 
 // reinstall (re)starts the machine's sshd with a new host key and a new
 // client key, as a reinstalled machine would present.
-func (m *machine) reinstall(t *testing.T) {
+func (m *borrowedMachine) reinstall(t *testing.T) {
 	t.Helper()
 	if m.sshd != nil {
 		m.sshd.Stop()
@@ -165,7 +165,7 @@ func writeHostsLab(t *testing.T, bm bareMetal, serverHostKey string) string {
 func TestHostsBackEndForReal(t *testing.T) {
 	bm := newBareMetal(t)
 	before := map[string]string{}
-	for _, m := range []machine{bm.server, bm.client} {
+	for _, m := range []borrowedMachine{bm.server, bm.client} {
 		before[m.ns] = hostSettings(t, m.ns)
 	}
 	t.Logf("before: %v", before)
@@ -211,7 +211,7 @@ func TestHostsBackEndForReal(t *testing.T) {
 		}
 		t.Logf("%s: %.1f Gb/s", r.CellKey, r.Metrics.ThroughputBps/1e9)
 	}
-	for _, m := range []machine{bm.server, bm.client} {
+	for _, m := range []borrowedMachine{bm.server, bm.client} {
 		if got := hostSettings(t, m.ns); got != before[m.ns] {
 			t.Errorf("%s after apply: %s, want it back to %s", m.ns, got, before[m.ns])
 		}
@@ -235,7 +235,7 @@ func TestHostsBackEndForReal(t *testing.T) {
 		if stdout, stderr, err := lab(t, dir, "destroy", "-auto-approve", varServer); err != nil {
 			t.Fatalf("destroy: %v\n%s\n%s", err, stdout, stderr)
 		}
-		for _, m := range []machine{bm.server, bm.client} {
+		for _, m := range []borrowedMachine{bm.server, bm.client} {
 			if got := hostSettings(t, m.ns); got != before[m.ns] {
 				t.Errorf("%s after destroy: %s, want %s", m.ns, got, before[m.ns])
 			}

@@ -29,7 +29,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/state"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers/libvirt"
 )
 
@@ -496,13 +496,13 @@ func kvmOwnership(t *testing.T, e kvmEnv) {
 	// Orphan sweeps match the tag exactly: lab "kvm-own-g" in the same
 	// workspace is not lab "kvm-own"; this lab's own orphan goes.
 	ws := state.Workspace(names.Lineage)
-	tagged := func(name, bridge string, o providers.Owner) string {
+	tagged := func(name, bridge string, o machine.Owner) string {
 		return xmlFile(name, "<network><name>"+name+"</name><metadata><lab xmlns='"+libvirt.MetadataNS+"'><tag>"+o.Tag("pair.jumbo.link")+
 			"</tag></lab></metadata><bridge name='"+bridge+"' stp='off' delay='0'/></network>")
 	}
 	other, orphan := "lab-"+id+"-g-jumbo-000000", "lab-"+names.Group+"-orphan"
 	for _, n := range []struct{ name, bridge, lab string }{{other, "labhand1", id + "-g"}, {orphan, "labhand2", id}} {
-		if out, ok := virshDo("net-create", tagged(n.name, n.bridge, providers.Owner{Lab: n.lab, Workspace: ws})); !ok {
+		if out, ok := virshDo("net-create", tagged(n.name, n.bridge, machine.Owner{Lab: n.lab, Workspace: ws})); !ok {
 			t.Fatalf("net-create %s: %s", n.name, out)
 		}
 		defer virshDo("net-destroy", n.name)
@@ -522,8 +522,8 @@ func kvmOwnership(t *testing.T, e kvmEnv) {
 // kvmListRealOwner: the libvirt provider's List, asked for every workspace
 // of a lab, returns each network with the workspace its own tag names —
 // never the "*" it was asked with (issue 20, item 7).
-func kvmListRealOwner(t *testing.T, tagged func(name, bridge string, o providers.Owner) string) {
-	theirs := providers.Owner{Lab: "kvm-own", Workspace: "ffffffff"}
+func kvmListRealOwner(t *testing.T, tagged func(name, bridge string, o machine.Owner) string) {
+	theirs := machine.Owner{Lab: "kvm-own", Workspace: "ffffffff"}
 	name := "lab-kvm-own-otherws"
 	if out, ok := virshDo("net-create", tagged(name, "labhand3", theirs)); !ok {
 		t.Fatalf("net-create %s: %s", name, out)
@@ -538,13 +538,13 @@ func kvmListRealOwner(t *testing.T, tagged func(name, bridge string, o providers
 		t.Fatal(d)
 	}
 	defer p.Close(context.Background())
-	ins, err := p.List(context.Background(), providers.Owner{Lab: "kvm-own", Workspace: providers.AnyWorkspace})
+	ins, err := p.List(context.Background(), machine.Owner{Lab: "kvm-own", Workspace: machine.AnyWorkspace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	found := false
 	for _, in := range ins {
-		if in.Owner.Workspace == providers.AnyWorkspace {
+		if in.Owner.Workspace == machine.AnyWorkspace {
 			t.Errorf("listed %s %s with workspace %q, not its own", in.Kind, in.Name, in.Owner.Workspace)
 		}
 		if in.Kind == "link" && in.Name == strings.TrimPrefix(name, "lab-") {
@@ -1074,7 +1074,7 @@ func kvmTwoNIC(t *testing.T, e kvmEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps := map[string]providers.Instance{}
+	eps := map[string]machine.Instance{}
 	for _, r := range st.Resources {
 		if r.Instance.Kind == "machine" {
 			eps[r.Instance.Name] = r.Instance
@@ -1516,7 +1516,7 @@ call_timeout = "2s"
 	}
 	defer p.Close(context.Background())
 	ctx := context.Background()
-	owner := providers.Owner{Lab: "kvm-silent", Workspace: "0a1b2c3d"}
+	owner := machine.Owner{Lab: "kvm-silent", Workspace: "0a1b2c3d"}
 	if _, err := p.List(ctx, owner); err != nil {
 		t.Fatalf("List through the proxy: %v", err)
 	}

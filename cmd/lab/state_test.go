@@ -8,7 +8,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/state"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // stateWith writes a lab directory whose state lists a link and a machine.
@@ -16,12 +16,12 @@ func stateWith(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	created := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	owner := providers.Owner{Lab: "st", Workspace: "ws1"}
+	owner := machine.Owner{Lab: "st", Workspace: "ws1"}
 	st := &state.State{Lineage: "lin", LabID: "st", Resources: []state.Resource{
-		{Instance: providers.Instance{Address: "pair.p.link", Provider: "local", Kind: "link", ID: "veth-1", Name: "st-p-link", Owner: owner},
+		{Instance: machine.Instance{Address: "pair.p.link", Provider: "local", Kind: "link", ID: "veth-1", Name: "st-p-link", Owner: owner},
 			ProviderKey: "local.default", Status: state.Created, Shape: "abc", CreatedAt: created},
-		{Instance: providers.Instance{Address: "pair.p.server", Provider: "local", Kind: "machine", ID: "ns-1", Name: "st-p-s", Owner: owner,
-			Endpoint: &providers.Endpoint{Addr: "10.0.0.1", Iface: "eth0", CPUs: []int{0}}, Attrs: map[string]string{"netns": "lab-st-p-s"}},
+		{Instance: machine.Instance{Address: "pair.p.server", Provider: "local", Kind: "machine", ID: "ns-1", Name: "st-p-s", Owner: owner,
+			Endpoint: &machine.Endpoint{Addr: "10.0.0.1", Iface: "eth0", CPUs: []int{0}}, Attrs: map[string]string{"netns": "lab-st-p-s"}},
 			ProviderKey: "local.default", Status: state.Created, Shape: "abc", CreatedAt: created},
 	}}
 	if err := (state.Store{Dir: filepath.Join(dir, ".lab")}).Save(st); err != nil {

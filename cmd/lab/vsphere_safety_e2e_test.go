@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
@@ -20,8 +21,8 @@ import (
 // refuses `-workspace '*'` (and other patterns) before touching anything.
 func TestVSphereOrphansHintIsSafe(t *testing.T) {
 	sim := vspheretest.Start(t)
-	other := providers.Owner{Lab: "vws", Workspace: "ab12cd34"}
-	star := providers.Owner{Lab: "vws", Workspace: "*"}
+	other := machine.Owner{Lab: "vws", Workspace: "ab12cd34"}
+	star := machine.Owner{Lab: "vws", Workspace: "*"}
 	live := sim.PlantVM(t, vsphere.FolderName(other), "vws-fbsd-s", other.Tag("pair.fbsd.server"))
 	forged := sim.PlantVM(t, "by-hand", "vws-by-hand", star.Tag("pair.fbsd.server"))
 	dir := t.TempDir()

@@ -13,11 +13,6 @@ const DefaultPrivateKeyFile = "~/.ssh/id_ed25519"
 
 var userRE = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 
-// Login is how lab logs in to a machine over SSH.
-//
-// Alias kept while callers move; new code uses machine.Login.
-type Login = machine.Login
-
 // LoginProblem is one invalid Login field, named by its spec attribute.
 type LoginProblem struct {
 	Attr, Summary, Detail string
@@ -26,7 +21,7 @@ type LoginProblem struct {
 // CheckLogin fills l's defaults (port 22, user root, ~/.ssh/id_ed25519)
 // and reports every field that cannot be used, so providers turn them into
 // diagnostics on the attribute's range.
-func CheckLogin(l *Login) []LoginProblem {
+func CheckLogin(l *machine.Login) []LoginProblem {
 	var out []LoginProblem
 	bad := func(attr, summary, format string, a ...any) {
 		out = append(out, LoginProblem{attr, summary, fmt.Sprintf(format, a...)})
@@ -56,7 +51,7 @@ func CheckLogin(l *Login) []LoginProblem {
 
 // ConfigFor is the dial configuration for logging in to host with l. The
 // login's HostKey, when set, is the key the host must present.
-func ConfigFor(host string, l Login) Config {
+func ConfigFor(host string, l machine.Login) Config {
 	return Config{User: l.User, Host: host, Port: l.Port, PrivateKeyFile: l.PrivateKeyFile, KnownHostKey: l.HostKey,
 		Agent: l.Agent, KnownHostsFile: l.KnownHostsFile, AcceptNewHost: l.KnownHostsFile != ""}
 }
@@ -65,7 +60,7 @@ func ConfigFor(host string, l Login) Config {
 // applied: what a created guest is dialled with. Hops inherit l's agent,
 // known_hosts file and key file; they must be in the known_hosts file
 // when one is given (no accept-new for a jump host).
-func DialConfig(host string, l Login) (Config, error) {
+func DialConfig(host string, l machine.Login) (Config, error) {
 	c := ConfigFor(host, l)
 	var sc *SSHConfig
 	if l.SSHConfig != "" {

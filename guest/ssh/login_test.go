@@ -1,19 +1,23 @@
 package ssh
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lab-bench/lab/machine"
+)
 
 func TestCheckLogin(t *testing.T) {
 	tests := []struct {
 		name string
-		in   Login
+		in   machine.Login
 		want []string // attributes reported
 	}{
-		{"defaults filled", Login{}, nil},
-		{"all valid", Login{Port: 2222, User: "lab", PrivateKeyFile: "/k"}, nil},
-		{"bad port", Login{Port: 70000}, []string{"port"}},
-		{"bad user", Login{User: "root; rm -rf /"}, []string{"user"}},
-		{"key path with newline", Login{PrivateKeyFile: "/k\nx"}, []string{"private_key_file"}},
-		{"bad host key", Login{HostKey: "not a key"}, []string{"host_key"}},
+		{"defaults filled", machine.Login{}, nil},
+		{"all valid", machine.Login{Port: 2222, User: "lab", PrivateKeyFile: "/k"}, nil},
+		{"bad port", machine.Login{Port: 70000}, []string{"port"}},
+		{"bad user", machine.Login{User: "root; rm -rf /"}, []string{"user"}},
+		{"key path with newline", machine.Login{PrivateKeyFile: "/k\nx"}, []string{"private_key_file"}},
+		{"bad host key", machine.Login{HostKey: "not a key"}, []string{"host_key"}},
 	}
 	for _, tc := range tests {
 		l := tc.in

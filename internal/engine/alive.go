@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -14,7 +15,7 @@ import (
 // naming the machine and its state when it knows the machine is down, nil
 // otherwise.
 type aliveChecker interface {
-	Alive(ctx context.Context, in providers.Instance) error
+	Alive(ctx context.Context, in machine.Instance) error
 }
 
 // aliveEvery is how often a run's machines are checked.

@@ -12,7 +12,7 @@ import (
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/results"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // stoppingProvider is a fake whose server stops when down is set.
@@ -22,7 +22,7 @@ type stoppingProvider struct {
 	down bool
 }
 
-func (s *stoppingProvider) Alive(_ context.Context, in providers.Instance) error {
+func (s *stoppingProvider) Alive(_ context.Context, in machine.Instance) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.down && in.Address == "pair.p.server" {
@@ -87,15 +87,15 @@ func TestMachineStoppedDuringRun(t *testing.T) {
 }
 
 func TestRecordHardware(t *testing.T) {
-	nic := providers.NIC{Model: "virtio", Queues: 2, Host: map[string]bool{"tso4": false}}
+	nic := machine.NIC{Model: "virtio", Queues: 2, Host: map[string]bool{"tso4": false}}
 	tests := []struct {
 		name    string
-		nic     providers.NIC
+		nic     machine.NIC
 		mtu     int
 		wantNIC *results.NIC
 	}{
 		{"virtio, two queues, TSO off, jumbo link", nic, 9000, &results.NIC{Model: "virtio", Queues: 2, Host: map[string]bool{"tso4": false}}},
-		{"the back end's own NIC", providers.NIC{}, 0, nil},
+		{"the back end's own NIC", machine.NIC{}, 0, nil},
 	}
 	for _, tc := range tests {
 		g := testPlan(1, 1500).Groups[0]
@@ -118,7 +118,7 @@ func TestRecordHardware(t *testing.T) {
 // SSH transport each wait out their bound).
 type deafProvider struct{ *stoppingProvider }
 
-func (d deafProvider) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
+func (d deafProvider) Connect(_ context.Context, in machine.Instance) (guest.Transport, error) {
 	return &deafTransport{nopTransport: nopTransport{in.Address}, prov: d.stoppingProvider, closed: make(chan struct{})}, nil
 }
 
@@ -199,14 +199,14 @@ func TestStoppedMachineTransportClosed(t *testing.T) {
 // counter reads 0, so a measurement across the stop fails.
 type meteredStopping struct{ *stoppingProvider }
 
-func (m meteredStopping) MeterCPU(_ context.Context, in providers.Instance) (func(context.Context) (results.HostCPU, error), error) {
-	return func(context.Context) (results.HostCPU, error) {
+func (m meteredStopping) MeterCPU(_ context.Context, in machine.Instance) (func(context.Context) (machine.HostCPU, error), error) {
+	return func(context.Context) (machine.HostCPU, error) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.down {
-			return results.HostCPU{}, errors.New("cpu time went backwards (5 → 0 ns): the domain restarted")
+			return machine.HostCPU{}, errors.New("cpu time went backwards (5 → 0 ns): the domain restarted")
 		}
-		return results.HostCPU{BusyPct: 42, Source: "fake"}, nil
+		return machine.HostCPU{BusyPct: 42, Source: "fake"}, nil
 	}, nil
 }
 

@@ -10,17 +10,18 @@ import (
 
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
 // live is a group's machines once they exist.
 type live struct {
 	group      *plan.Group
-	link       providers.Instance
-	clientLink providers.Instance // routed pairs only
-	server     providers.Instance
-	client     providers.Instance
-	router     *providers.Instance // routed pairs only
+	link       machine.Instance
+	clientLink machine.Instance // routed pairs only
+	server     machine.Instance
+	client     machine.Instance
+	router     *machine.Instance // routed pairs only
 }
 
 // provision makes a group's link and machines exist in the planned shape:
@@ -31,17 +32,17 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 		return nil, err
 	}
 	l := &live{group: g}
-	l.link, err = e.ensure(ctx, prov, g, actions[g.Link.Address], "link", func(ctx context.Context) (providers.Instance, error) {
+	l.link, err = e.ensure(ctx, prov, g, actions[g.Link.Address], "link", func(ctx context.Context) (machine.Instance, error) {
 		return prov.Link(ctx, g.Link)
 	})
 	if err != nil {
 		return l, err
 	}
-	machines := []*providers.Machine{&g.Server, &g.Client}
+	machines := []*machine.Machine{&g.Server, &g.Client}
 	clientLink := l.link
 	if g.ClientLink != nil {
 		spec := *g.ClientLink
-		l.clientLink, err = e.ensure(ctx, prov, g, actions[spec.Address], "link", func(ctx context.Context) (providers.Instance, error) {
+		l.clientLink, err = e.ensure(ctx, prov, g, actions[spec.Address], "link", func(ctx context.Context) (machine.Instance, error) {
 			return prov.Link(ctx, spec)
 		})
 		if err != nil {
@@ -62,7 +63,7 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 			m.Link = l.link
 		}
 		eg.Go(func() error {
-			in, err := e.ensure(ectx, prov, g, actions[m.Address], "machine", func(ctx context.Context) (providers.Instance, error) {
+			in, err := e.ensure(ectx, prov, g, actions[m.Address], "machine", func(ctx context.Context) (machine.Instance, error) {
 				return prov.Create(ctx, m)
 			})
 			switch m.Role {
@@ -83,7 +84,7 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 // (with the name it will have) before it starts, so a crash or kill at any
 // moment leaves something `lab destroy` can find.
 func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Group, a plan.Action, kind string,
-	create func(context.Context) (providers.Instance, error)) (providers.Instance, error) {
+	create func(context.Context) (machine.Instance, error)) (machine.Instance, error) {
 	if a.Op == plan.OpKeep && a.Old != nil {
 		if in, ok, err := prov.Read(ctx, a.Old.Instance); err == nil && ok {
 			e.emit(Event{Type: EvReuse, Address: a.Address, Message: in.Name})
@@ -93,19 +94,19 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 	}
 	if a.Old != nil && a.Op != plan.OpCreate {
 		if err := e.deleteResource(ctx, prov, *a.Old); err != nil {
-			return providers.Instance{}, err
+			return machine.Instance{}, err
 		}
 	}
 	pending := pendingInstance(g, a.Address, kind)
 	res := state.Resource{Instance: pending, ProviderKey: g.ProviderKey, Status: state.Pending, Shape: g.Shape}
 	if err := e.put(res); err != nil {
-		return providers.Instance{}, err
+		return machine.Instance{}, err
 	}
 	start := e.clock()
 	release, err := e.slot(ctx)
 	if err != nil {
 		release()
-		return providers.Instance{}, err
+		return machine.Instance{}, err
 	}
 	e.emit(Event{Type: EvCreate, Address: a.Address, Message: pending.Name})
 	in, err := create(ctx)
@@ -115,9 +116,9 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 		// delete, so state must not list it (a tainted entry would make
 		// every later destroy try, be refused and fail).
 		if rerr := e.remove(a.Address); rerr != nil {
-			return providers.Instance{}, fmt.Errorf("%w (and: %v)", err, rerr)
+			return machine.Instance{}, fmt.Errorf("%w (and: %v)", err, rerr)
 		}
-		return providers.Instance{}, err
+		return machine.Instance{}, err
 	}
 	if err != nil {
 		// Keep what the provider reported (it may name a half-made object)
@@ -130,9 +131,9 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 		res.Instance.Pending = true
 		res.Status = state.Tainted
 		if perr := e.put(res); perr != nil {
-			return providers.Instance{}, fmt.Errorf("%w (and: %v)", err, perr)
+			return machine.Instance{}, fmt.Errorf("%w (and: %v)", err, perr)
 		}
-		return providers.Instance{}, err
+		return machine.Instance{}, err
 	}
 	res.Instance = mergeInstance(pending, in)
 	res.Instance.Pending = false
@@ -146,7 +147,7 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 
 // pendingInstance is what state records before a create: enough for the
 // provider's Delete to find the object by name if the create got anywhere.
-func pendingInstance(g *plan.Group, address, kind string) providers.Instance {
+func pendingInstance(g *plan.Group, address, kind string) machine.Instance {
 	name := g.Link.Name
 	switch {
 	case address == g.Server.Address:
@@ -158,10 +159,10 @@ func pendingInstance(g *plan.Group, address, kind string) providers.Instance {
 	case g.ClientLink != nil && address == g.ClientLink.Address:
 		name = g.ClientLink.Name
 	}
-	return providers.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner(), Pending: true}
+	return machine.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner(), Pending: true}
 }
 
-func mergeInstance(pending, in providers.Instance) providers.Instance {
+func mergeInstance(pending, in machine.Instance) machine.Instance {
 	out := in
 	if out.Address == "" {
 		out.Address = pending.Address

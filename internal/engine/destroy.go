@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Destroy removes everything in state. With orphans it also asks every
 // provider for objects tagged as owner's — this lab in this workspace,
 // matched exactly — that state does not list (left by a crash before state
 // could be written, or by a lost state file).
-func (e *Engine) Destroy(ctx context.Context, owner providers.Owner, orphans bool) error {
+func (e *Engine) Destroy(ctx context.Context, owner machine.Owner, orphans bool) error {
 	err := e.Teardown(ctx, nil)
 	if !orphans {
 		return err

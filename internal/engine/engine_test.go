@@ -17,6 +17,7 @@ import (
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -49,33 +50,33 @@ func (f *fakeProvider) op(name, addr string) error {
 }
 
 func (f *fakeProvider) Configure(context.Context, hcl.Body) hcl.Diagnostics { return nil }
-func (f *fakeProvider) Link(_ context.Context, l providers.LinkSpec) (providers.Instance, error) {
-	return providers.Instance{Address: l.Address, Kind: "link", ID: l.Name}, f.op("link", l.Address)
+func (f *fakeProvider) Link(_ context.Context, l providers.LinkSpec) (machine.Instance, error) {
+	return machine.Instance{Address: l.Address, Kind: "link", ID: l.Name}, f.op("link", l.Address)
 }
-func (f *fakeProvider) Create(_ context.Context, m providers.Machine) (providers.Instance, error) {
-	in := providers.Instance{Address: m.Address, Kind: "machine", ID: m.Name,
-		Endpoint: &providers.Endpoint{Addr: "198.18.0.1", Iface: "eth0", TemplateID: "fake-image-1"}}
+func (f *fakeProvider) Create(_ context.Context, m machine.Machine) (machine.Instance, error) {
+	in := machine.Instance{Address: m.Address, Kind: "machine", ID: m.Name,
+		Endpoint: &machine.Endpoint{Addr: "198.18.0.1", Iface: "eth0", TemplateID: "fake-image-1"}}
 	return in, f.op("create", m.Address)
 }
 func (f *fakeProvider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{GuestOffloads: true, LinkMTU: true, VCPU: true, Memory: true}
 }
-func (f *fakeProvider) TemplateID(context.Context, providers.Machine) (string, error) {
+func (f *fakeProvider) TemplateID(context.Context, machine.Machine) (string, error) {
 	return "fake-image-1", nil
 }
 func (f *fakeProvider) Close(context.Context) error { return nil }
-func (f *fakeProvider) Read(_ context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (f *fakeProvider) Read(_ context.Context, in machine.Instance) (machine.Instance, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return in, f.exists[in.Address], nil
 }
-func (f *fakeProvider) Delete(_ context.Context, in providers.Instance) error {
+func (f *fakeProvider) Delete(_ context.Context, in machine.Instance) error {
 	return f.op("delete", in.Address)
 }
-func (f *fakeProvider) List(context.Context, providers.Owner) ([]providers.Instance, error) {
+func (f *fakeProvider) List(context.Context, machine.Owner) ([]machine.Instance, error) {
 	return nil, nil
 }
-func (f *fakeProvider) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
+func (f *fakeProvider) Connect(_ context.Context, in machine.Instance) (guest.Transport, error) {
 	return nopTransport{in.Address}, nil
 }
 
@@ -131,8 +132,8 @@ func (m *memResults) Write(r results.Record) error {
 func testPlan(runs int, mtu int) *plan.Plan {
 	g := &plan.Group{Address: "pair.p", Pair: "p", ProviderKey: "fake.x", ProviderType: "fake", Shape: "s1",
 		Link:   providers.LinkSpec{Address: "pair.p.link", LabID: "t", Name: "t-p"},
-		Server: providers.Machine{Address: "pair.p.server", Role: "server", Name: "t-p-s"},
-		Client: providers.Machine{Address: "pair.p.client", Role: "client", Name: "t-p-c"}}
+		Server: machine.Machine{Address: "pair.p.server", Role: "server", Name: "t-p-s"},
+		Client: machine.Machine{Address: "pair.p.client", Role: "client", Name: "t-p-c"}}
 	for i := 1; i <= runs; i++ {
 		g.Runs = append(g.Runs, plan.Run{Index: i, Experiment: "e", Pair: "p", Group: g.Address, CellKey: fmt.Sprintf("n=%d", i), Repeat: 1,
 			Spec: specWithMTU(mtu)})
@@ -177,11 +178,11 @@ func TestApply(t *testing.T) {
 			fail: map[string]error{"delete:pair.p.server": errors.New("busy")}, wantRecords: 3,
 			wantErr: "delete pair.p.server: busy", wantState: []string{"pair.p.server tainted"}, wantExists: 1},
 		{name: "create refused (an object of that name is not the lab's): nothing of it in state",
-			fail: map[string]error{"create:pair.p.server": &providers.NotOwnedError{Kind: "domain", Name: "t-p-s", Owner: providers.Owner{Lab: "t"}},
+			fail: map[string]error{"create:pair.p.server": &providers.NotOwnedError{Kind: "domain", Name: "t-p-s", Owner: machine.Owner{Lab: "t"}},
 				"delete:pair.p.server": errors.New("teardown must not try to delete what was refused")},
 			wantErr: "domain t-p-s is not this lab's"},
 		{name: "delete refused (not the lab's): reported once and dropped from state",
-			fail: map[string]error{"delete:pair.p.server": &providers.NotOwnedError{Kind: "domain", Name: "t-p-s", Owner: providers.Owner{Lab: "t"}}}, wantRecords: 3,
+			fail: map[string]error{"delete:pair.p.server": &providers.NotOwnedError{Kind: "domain", Name: "t-p-s", Owner: machine.Owner{Lab: "t"}}}, wantRecords: 3,
 			wantErr: "dropped from state", wantExists: 1},
 		{name: "setting did not take effect: strict runs fail and are recorded, teardown still runs",
 			os: fakeOS{stuck: true}, wantErr: "3 of 3 runs failed", wantRecords: 3},
@@ -280,7 +281,7 @@ func TestTeardownAbandonedLeavesStateForDestroy(t *testing.T) {
 		t.Fatalf("state lists %d objects, want all 3 left", len(e.State.Resources))
 	}
 	e.View = nil
-	if err := e.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
+	if err := e.Destroy(context.Background(), machine.Owner{Lab: "t"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(prov.exists) != 0 || len(e.State.Resources) != 0 {
@@ -314,9 +315,9 @@ func (f saverFunc) Save(s *state.State) error { return f(s) }
 // meteredProvider reports hypervisor-side CPU like vSphere or libvirt do.
 type meteredProvider struct{ *fakeProvider }
 
-func (m meteredProvider) MeterCPU(_ context.Context, in providers.Instance) (func(context.Context) (results.HostCPU, error), error) {
-	return func(context.Context) (results.HostCPU, error) {
-		return results.HostCPU{BusyPct: 42, Source: "fake:" + in.Address}, nil
+func (m meteredProvider) MeterCPU(_ context.Context, in machine.Instance) (func(context.Context) (machine.HostCPU, error), error) {
+	return func(context.Context) (machine.HostCPU, error) {
+		return machine.HostCPU{BusyPct: 42, Source: "fake:" + in.Address}, nil
 	}, nil
 }
 
@@ -344,7 +345,7 @@ type slowProvider struct {
 	open      sync.Once
 }
 
-func (s *slowProvider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (s *slowProvider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	s.mu.Lock()
 	s.inflight++
 	if s.inflight > s.maxInCall {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -11,7 +12,7 @@ import (
 // provider can do it. The returned function ends it; it returns nil when
 // the provider cannot measure or a measurement failed (the failure is
 // reported as a warning, never as a failed run).
-func (e *Engine) meterPair(ctx context.Context, prov providers.Provider, server, client providers.Instance) func(context.Context) *results.HostCPUPair {
+func (e *Engine) meterPair(ctx context.Context, prov providers.Provider, server, client machine.Instance) func(context.Context) *results.HostCPUPair {
 	m, ok := prov.(providers.HostCPUMeter)
 	if !ok {
 		return func(context.Context) *results.HostCPUPair { return nil }

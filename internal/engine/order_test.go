@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/guest"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // countingProvider counts connections per machine.
@@ -17,7 +17,7 @@ type countingProvider struct {
 	conns map[string]int
 }
 
-func (c *countingProvider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+func (c *countingProvider) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
 	c.mu.Lock()
 	c.conns[in.Address]++
 	c.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -32,28 +33,28 @@ func (d *dyingProvider) isDead() bool {
 	return d.dead
 }
 
-func (d *dyingProvider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (d *dyingProvider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	if d.isDead() {
-		return providers.Instance{}, errKilled
+		return machine.Instance{}, errKilled
 	}
 	in, err := d.fakeProvider.Create(ctx, m)
 	if m.Address == d.killAt {
 		d.mu.Lock()
 		d.dead = true // made, never tagged, never reported
 		d.mu.Unlock()
-		return providers.Instance{}, errKilled
+		return machine.Instance{}, errKilled
 	}
 	return in, err
 }
 
-func (d *dyingProvider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
+func (d *dyingProvider) Link(ctx context.Context, l providers.LinkSpec) (machine.Instance, error) {
 	if d.isDead() {
-		return providers.Instance{}, errKilled
+		return machine.Instance{}, errKilled
 	}
 	return d.fakeProvider.Link(ctx, l)
 }
 
-func (d *dyingProvider) Delete(ctx context.Context, in providers.Instance) error {
+func (d *dyingProvider) Delete(ctx context.Context, in machine.Instance) error {
 	if d.isDead() {
 		return errKilled
 	}
@@ -67,7 +68,7 @@ type pendingSeen struct {
 	seen map[string]bool
 }
 
-func (p *pendingSeen) Delete(ctx context.Context, in providers.Instance) error {
+func (p *pendingSeen) Delete(ctx context.Context, in machine.Instance) error {
 	p.mu.Lock()
 	p.seen[in.Address] = in.Pending
 	p.mu.Unlock()
@@ -110,7 +111,7 @@ func TestKilledCreateLeavesPendingForDestroy(t *testing.T) {
 	fresh := &pendingSeen{fakeProvider: world, seen: map[string]bool{}}
 	e2, _, _ := newEngine(world, fakeOS{}, fakeRunner{})
 	e2.Providers["fake.x"], e2.State = fresh, &st
-	if err := e2.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
+	if err := e2.Destroy(context.Background(), machine.Owner{Lab: "t"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if pending, asked := fresh.seen["pair.p.server"]; !asked || !pending {
@@ -128,7 +129,7 @@ func TestKilledCreateLeavesPendingForDestroy(t *testing.T) {
 // whose create never reported success, including a pending record written
 // by a lab that predates the flag (status alone), and no other.
 func TestPendingFlagOnDelete(t *testing.T) {
-	in := providers.Instance{Address: "pair.p.server", Kind: "machine", Name: "t-p-s", Owner: providers.Owner{Lab: "t"}}
+	in := machine.Instance{Address: "pair.p.server", Kind: "machine", Name: "t-p-s", Owner: machine.Owner{Lab: "t"}}
 	flagged := in
 	flagged.Pending = true
 	tests := []struct {
@@ -150,7 +151,7 @@ func TestPendingFlagOnDelete(t *testing.T) {
 			e.Providers["fake.x"] = p
 			tc.res.ProviderKey = "fake.x"
 			e.State.Put(tc.res)
-			if err := e.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
+			if err := e.Destroy(context.Background(), machine.Owner{Lab: "t"}, false); err != nil {
 				t.Fatal(err)
 			}
 			if got := p.seen[in.Address]; got != tc.wantOK {

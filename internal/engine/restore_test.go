@@ -11,6 +11,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -193,7 +194,7 @@ func TestRestoreFailureKeepsMachineForDestroy(t *testing.T) {
 	}
 	// `lab destroy` later, the host reachable again.
 	hosts.failWhen = nil
-	if err := e.Destroy(context.Background(), providers.Owner{Lab: "t"}, false); err != nil {
+	if err := e.Destroy(context.Background(), machine.Owner{Lab: "t"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if s := hosts.current("pair.p.server"); s.MTU != 1500 || s.CongestionControl != "bbr" {

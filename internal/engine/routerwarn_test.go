@@ -7,6 +7,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -15,7 +16,7 @@ func routedPlan(runs int) *plan.Plan {
 	p := testPlan(runs, 1500)
 	g := p.Groups[0]
 	g.ClientLink = &providers.LinkSpec{Address: "pair.p.link2", LabID: "t", Name: "t-p-2"}
-	g.Router = &providers.Machine{Address: "pair.p.router", Role: "router", Name: "t-p-r"}
+	g.Router = &machine.Machine{Address: "pair.p.router", Role: "router", Name: "t-p-r"}
 	for _, a := range []struct{ addr, kind string }{{"pair.p.link2", "link"}, {"pair.p.router", "machine"}} {
 		p.Actions = append(p.Actions, plan.Action{Op: plan.OpCreate, Address: a.addr, Kind: a.kind, Group: g.Address})
 	}

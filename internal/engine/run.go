@@ -13,6 +13,7 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -30,7 +31,7 @@ func (e *SettingsError) Error() string {
 
 // end is one side of a pair, connected.
 type end struct {
-	in providers.Instance
+	in machine.Instance
 	t  guest.Transport
 	os guest.OS
 	// osName is the template's os ("linux", "freebsd"), for the benchmark
@@ -199,7 +200,7 @@ func (e *Engine) runOne(ctx context.Context, s *session, r plan.Run, adapt *adap
 	return nil
 }
 
-func (e *Engine) connect(ctx context.Context, prov providers.Provider, in providers.Instance, osName string) (end, error) {
+func (e *Engine) connect(ctx context.Context, prov providers.Provider, in machine.Instance, osName string) (end, error) {
 	t, err := prov.Connect(ctx, in)
 	if err != nil {
 		return end{}, fmt.Errorf("connect %s: %w", in.Address, err)
@@ -350,7 +351,7 @@ func configureRouter(ctx context.Context, rt end, s guest.Settings) (guest.Obser
 		return obs, err
 	}
 	second := rt
-	second.in.Endpoint = &providers.Endpoint{Iface: rt.ep().Iface2}
+	second.in.Endpoint = &machine.Endpoint{Iface: rt.ep().Iface2}
 	o2, err := configure(ctx, second, guest.Settings{MTU: s.MTU, Offloads: s.Offloads, Strict: s.Strict})
 	obs.Warnings = append(obs.Warnings, o2.Warnings...)
 	return obs, err
@@ -369,7 +370,7 @@ func socketCC(client guest.Settings, oc guest.Observed, server guest.Settings, o
 }
 
 // ep is the end's endpoint.
-func (e end) ep() providers.Endpoint { return providers.EndpointOf(e.in) }
+func (e end) ep() machine.Endpoint { return machine.EndpointOf(e.in) }
 
 // recordHardware puts the pair's hardware, as the back end was asked to
 // make it, into the record's intent: NIC, link MTU, and vCPU and memory

@@ -12,6 +12,7 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -29,7 +30,7 @@ type DestroyOptions struct {
 
 // Destroy removes what the state lists and, with orphans, every object
 // tagged as owner's that it does not list; ctx cancels the teardown.
-func (w *Workspace) Destroy(ctx context.Context, owner providers.Owner, orphans bool, opt DestroyOptions) error {
+func (w *Workspace) Destroy(ctx context.Context, owner machine.Owner, orphans bool, opt DestroyOptions) error {
 	eng := &engine.Engine{State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, View: opt.View, Abandon: opt.Abandon,
 		AbandonCommand: opt.AbandonCommand}
 	return eng.Destroy(ctx, owner, orphans)
@@ -114,10 +115,10 @@ func (o *Operation) StateObjects() int {
 // OtherWorkspaces counts, by workspace id, the objects of owner's lab that
 // the back ends list in workspaces other than owner's (a back end that
 // cannot list is left out).
-func OtherWorkspaces(ctx context.Context, provs map[string]providers.Provider, owner providers.Owner) map[string]int {
+func OtherWorkspaces(ctx context.Context, provs map[string]providers.Provider, owner machine.Owner) map[string]int {
 	count := map[string]int{}
 	for _, p := range provs {
-		found, err := p.List(ctx, providers.Owner{Lab: owner.Lab, Workspace: providers.AnyWorkspace})
+		found, err := p.List(ctx, machine.Owner{Lab: owner.Lab, Workspace: machine.AnyWorkspace})
 		if err != nil {
 			continue
 		}

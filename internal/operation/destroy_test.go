@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	_ "github.com/lab-bench/lab/providers/hosts" // registers "hosts"
 	_ "github.com/lab-bench/lab/providers/local" // registers "local"
@@ -20,9 +21,9 @@ func TestCheckAbandon(t *testing.T) {
 		provs[key] = p
 	}
 	st := &state.State{Resources: []state.Resource{
-		{Instance: providers.Instance{Address: "pair.bm.server", Kind: "machine"}, ProviderKey: "hosts.bench"},
-		{Instance: providers.Instance{Address: "pair.bm.link", Kind: "link"}, ProviderKey: "hosts.bench"},
-		{Instance: providers.Instance{Address: "pair.veth.server", Kind: "machine"}, ProviderKey: "local.default"},
+		{Instance: machine.Instance{Address: "pair.bm.server", Kind: "machine"}, ProviderKey: "hosts.bench"},
+		{Instance: machine.Instance{Address: "pair.bm.link", Kind: "link"}, ProviderKey: "hosts.bench"},
+		{Instance: machine.Instance{Address: "pair.veth.server", Kind: "machine"}, ProviderKey: "local.default"},
 	}}
 	tests := []struct {
 		addr, wantErr string

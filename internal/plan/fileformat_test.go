@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -19,12 +19,12 @@ import (
 func fullPlan(t *testing.T) *Plan {
 	t.Helper()
 	at := time.Date(2026, 11, 29, 23, 45, 1, 0, time.UTC)
-	owner := providers.Owner{Lab: "routed", Workspace: "6c696e65"}
+	owner := machine.Owner{Lab: "routed", Workspace: "6c696e65"}
 	st := &state.State{Lineage: "6c696e65-0000-4000-8000-000000000000", Serial: 4, LabID: "routed", Resources: []state.Resource{
-		{Instance: providers.Instance{Address: "pair.fw[0a1b2c].server", Provider: "libvirt", Kind: "machine", ID: "u1", Name: "lab-fw-s",
-			Owner: owner, Endpoint: &providers.Endpoint{Addr: "198.18.0.5", SSHHost: "192.168.122.5", SSH: &ssh.Login{User: "root", Port: 22}}},
+		{Instance: machine.Instance{Address: "pair.fw[0a1b2c].server", Provider: "libvirt", Kind: "machine", ID: "u1", Name: "lab-fw-s",
+			Owner: owner, Endpoint: &machine.Endpoint{Addr: "198.18.0.5", SSHHost: "192.168.122.5", SSH: &machine.Login{User: "root", Port: 22}}},
 			ProviderKey: "local.default", Status: state.Created, Shape: "0a1b2c", CreatedAt: at},
-		{Instance: providers.Instance{Address: "pair.gone.link", Provider: "local", Kind: "link", Name: "lab-gone", Owner: owner},
+		{Instance: machine.Instance{Address: "pair.gone.link", Provider: "local", Kind: "link", Name: "lab-gone", Owner: owner},
 			ProviderKey: "local.default", Status: state.Tainted, CreatedAt: at},
 	}}
 	p, diags := New(load(t, routedLab), st, Options{Now: at, Vars: []string{"n=1"}, VarFiles: []string{"a.tfvars"},
@@ -36,13 +36,13 @@ func fullPlan(t *testing.T) *Plan {
 	p.Templates = map[string]string{"pair.fw.server": "sha256:ab"}
 	p.NetworkChanges = []providers.NetworkChange{{Link: "pair.fw.link", Host: "esx1", Switch: "vSwitch1", Change: "mtu", From: 1500, To: 9000, Note: "n"}}
 	g := p.Groups[0]
-	g.Server.Template.SSH = &ssh.Login{Port: 2222, User: "root", PrivateKeyFile: "/k", HostKey: "ssh-ed25519 AAAA", Agent: true,
+	g.Server.Template.SSH = &machine.Login{Port: 2222, User: "root", PrivateKeyFile: "/k", HostKey: "ssh-ed25519 AAAA", Agent: true,
 		KnownHostsFile: "/kh", SSHConfig: "/sc", ProxyJump: "j@b:22"}
-	g.Server.Template.CloudInit = &providers.CloudInit{Packages: []string{"iperf3"}, UserData: "#cloud-config\n"}
-	g.Server.NIC = providers.NIC{Model: "virtio", Queues: 4, Host: map[string]bool{"tso": false}, RXQueueSize: 1024, TXQueueSize: 256}
-	g.Server.Link = providers.Instance{Address: "pair.fw.link", Provider: "libvirt", Kind: "link", ID: "n1", Name: "lab-fw", Owner: owner,
+	g.Server.Template.CloudInit = &machine.CloudInit{Packages: []string{"iperf3"}, UserData: "#cloud-config\n"}
+	g.Server.NIC = machine.NIC{Model: "virtio", Queues: 4, Host: map[string]bool{"tso": false}, RXQueueSize: 1024, TXQueueSize: 256}
+	g.Server.Link = machine.Instance{Address: "pair.fw.link", Provider: "libvirt", Kind: "link", ID: "n1", Name: "lab-fw", Owner: owner,
 		Attrs: map[string]string{"bridge": "virbr9"}}
-	g.Client.Link2 = providers.Instance{Address: "pair.fw.link2", Name: "lab-fw-2", Endpoint: &providers.Endpoint{Iface: "eth1"}}
+	g.Client.Link2 = machine.Instance{Address: "pair.fw.link2", Name: "lab-fw-2", Endpoint: &machine.Endpoint{Iface: "eth1"}}
 	return p
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/machinejson"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -64,16 +65,16 @@ type cellSpecJSON struct {
 	MemoryMiB int            `json:"memory_mib,omitempty"`
 }
 
-func toMachineJSON(m providers.Machine) machineJSON {
+func toMachineJSON(m machine.Machine) machineJSON {
 	return machineJSON{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
 		Template: templateJSON{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS,
 			SSH: machinejson.FromLogin(m.Template.SSH), CloudInit: machinejson.FromCloudInit(m.Template.CloudInit)},
 		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: machinejson.FromNIC(m.NIC), Routed: m.Routed, Link: instancePtr(m.Link), Link2: instancePtr(m.Link2)}
 }
 
-func (m machineJSON) machine() providers.Machine {
-	out := providers.Machine{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
-		Template: providers.Template{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS,
+func (m machineJSON) machine() machine.Machine {
+	out := machine.Machine{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
+		Template: machine.Template{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS,
 			SSH: m.Template.SSH.Machine(), CloudInit: m.Template.CloudInit.Machine()},
 		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC.Machine(), Routed: m.Routed}
 	if m.Link != nil {
@@ -87,7 +88,7 @@ func (m machineJSON) machine() providers.Machine {
 
 // instancePtr is nil for an instance not set (a plan's machines have no
 // link instance yet).
-func instancePtr(in providers.Instance) *machinejson.Instance {
+func instancePtr(in machine.Instance) *machinejson.Instance {
 	if in.Address == "" && in.ID == "" && in.Name == "" {
 		return nil
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -92,11 +93,11 @@ type Group struct {
 	Shape        string             `json:"shape"`
 	ShapeDesc    string             `json:"shape_desc"`
 	Link         providers.LinkSpec `json:"link"`
-	Server       providers.Machine  `json:"server"`
-	Client       providers.Machine  `json:"client"`
+	Server       machine.Machine    `json:"server"`
+	Client       machine.Machine    `json:"client"`
 	// Router and ClientLink are set when the pair goes via a router
 	// guest: Link joins server and router, ClientLink router and client.
-	Router     *providers.Machine  `json:"router,omitempty"`
+	Router     *machine.Machine    `json:"router,omitempty"`
 	ClientLink *providers.LinkSpec `json:"client_link,omitempty"`
 	Runs       []Run               `json:"runs"`
 }
@@ -377,7 +378,7 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	// Names are readable (lab and pair) and unique to this lab, workspace
 	// and group: lab "a" with pair "b-c" and lab "a-b" with pair "c", or
 	// two checkouts of one lab, never share a name.
-	owner := providers.Owner{Lab: lab.Name, Workspace: p.workspace}
+	owner := machine.Owner{Lab: lab.Name, Workspace: p.workspace}
 	name := lab.Name + "-" + pair.Name + "-" + owner.Hash(6, address)
 	if g, ok := groups[address]; ok {
 		return g
@@ -395,16 +396,16 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	g := &Group{Address: address, Pair: pair.Name, ProviderKey: providerKey, ProviderType: provType, Shape: shape, ShapeDesc: shapeDesc,
 		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name,
 			MTU: pair.LinkMTU, Index: index}}
-	machine := func(role, templateName string) providers.Machine {
-		var t providers.Template
+	machine := func(role, templateName string) machine.Machine {
+		var t machine.Template
 		if tt := lab.Templates[templateName]; tt != nil {
-			t = providers.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS, CloudInit: tt.CloudInit}
+			t = machine.Template{Name: tt.Name, Source: tt.Source, OS: tt.OS, CloudInit: tt.CloudInit}
 			if tt.SSH != nil {
 				login := *tt.SSH
 				t.SSH = &login
 			}
 		}
-		return providers.Machine{Address: address + "." + role, LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Role: role,
+		return machine.Machine{Address: address + "." + role, LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Role: role,
 			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC, Routed: pair.Via != "" && role != "router"}
 	}
 	g.Server, g.Client = machine("server", pair.Server), machine("client", pair.Client)
@@ -542,8 +543,8 @@ func (p *Plan) Runs() []Run {
 
 // Machines are the group's machines: server, client and, for a routed
 // pair, the router.
-func (g *Group) Machines() []providers.Machine {
-	out := []providers.Machine{g.Server, g.Client}
+func (g *Group) Machines() []machine.Machine {
+	out := []machine.Machine{g.Server, g.Client}
 	if g.Router != nil {
 		out = append(out, *g.Router)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 func load(t testing.TB, src string) *spec.Lab {
@@ -53,8 +53,8 @@ func TestRender(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	// A state with a kept link/server in the old shape and a pair the spec dropped.
 	kept := &state.State{Lineage: "l1", Serial: 4, Resources: []state.Resource{
-		{Instance: providers.Instance{Address: "pair.p.link", Kind: "link"}, Status: state.Created, Shape: "x"},
-		{Instance: providers.Instance{Address: "pair.gone.server", Kind: "machine"}, Status: state.Created},
+		{Instance: machine.Instance{Address: "pair.p.link", Kind: "link"}, Status: state.Created, Shape: "x"},
+		{Instance: machine.Instance{Address: "pair.gone.server", Kind: "machine"}, Status: state.Created},
 	}}
 	tests := []struct {
 		name string
@@ -106,7 +106,7 @@ func TestDiff(t *testing.T) {
 	first, _ := New(lab, &state.State{}, Options{})
 	g := first.Groups[0]
 	created := func(addr, shape, status string) state.Resource {
-		return state.Resource{Instance: providers.Instance{Address: addr, Kind: "machine"}, Shape: shape, Status: status}
+		return state.Resource{Instance: machine.Instance{Address: addr, Kind: "machine"}, Shape: shape, Status: status}
 	}
 	tests := []struct {
 		name string

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -13,15 +14,15 @@ import (
 func TestCheckQueueSizes(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		nic    providers.NIC
+		nic    machine.NIC
 		caps   providers.Capabilities
 		want   string // "": no error
 		reason string
 	}{
-		{"rx on libvirt", providers.NIC{RXQueueSize: 1024}, providers.Capabilities{NICRXQueueSize: true}, "", ""},
-		{"rx on veth", providers.NIC{RXQueueSize: 512}, providers.Capabilities{}, "NIC ring size not supported", "RX ring size"},
-		{"tx on libvirt", providers.NIC{TXQueueSize: 512}, providers.Capabilities{NICRXQueueSize: true}, "NIC ring size not supported", "only for vhost-user"},
-		{"tx where declared", providers.NIC{TXQueueSize: 512}, providers.Capabilities{NICTXQueueSize: true}, "", ""},
+		{"rx on libvirt", machine.NIC{RXQueueSize: 1024}, providers.Capabilities{NICRXQueueSize: true}, "", ""},
+		{"rx on veth", machine.NIC{RXQueueSize: 512}, providers.Capabilities{}, "NIC ring size not supported", "RX ring size"},
+		{"tx on libvirt", machine.NIC{TXQueueSize: 512}, providers.Capabilities{NICRXQueueSize: true}, "NIC ring size not supported", "only for vhost-user"},
+		{"tx where declared", machine.NIC{TXQueueSize: 512}, providers.Capabilities{NICTXQueueSize: true}, "", ""},
 	} {
 		g := &Group{Pair: "p", ProviderKey: "x"}
 		g.Server.NIC, g.Client.NIC = tt.nic, tt.nic

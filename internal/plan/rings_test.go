@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -40,7 +41,7 @@ func TestCheckRings(t *testing.T) {
 		if tt.name == "veth" { // a router guest's ring sizes are checked too
 			g := group(tt.os)
 			g.Server.Template.OS = "linux"
-			g.Router = &providers.Machine{Template: providers.Template{OS: "linux"}}
+			g.Router = &machine.Machine{Template: machine.Template{OS: "linux"}}
 			g.Runs[0].Spec.Router = guest.Settings{TxRing: 128}
 			rc := tt.caps
 			rc.RoutedPairs = true

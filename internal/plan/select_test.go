@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/internal/state"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // TestSelect: a selection keeps the runs it names, numbers them anew,
@@ -26,7 +26,7 @@ func TestSelect(t *testing.T) {
 		}
 	}
 	st := &state.State{Lineage: "l", Resources: []state.Resource{
-		{Instance: providers.Instance{Address: other.Server.Address, Kind: "machine"}, Status: state.Created, Shape: other.Shape},
+		{Instance: machine.Instance{Address: other.Server.Address, Kind: "machine"}, Status: state.Created, Shape: other.Shape},
 	}}
 	tests := []struct {
 		name     string

@@ -10,6 +10,7 @@ import (
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/golden"
+	"github.com/lab-bench/lab/machine"
 )
 
 // fullRecord is a record with the fields lab's own types hold set (the
@@ -25,8 +26,8 @@ func fullRecord() Record {
 			LinkMTU: 9000},
 		Observed: Observed{Server: guest.Observed{MTU: 9000}, Router: &guest.Observed{}},
 		Metrics:  bench.Sample{ThroughputBps: 9.4e9, SenderBps: 9.5e9, Retransmits: 3},
-		HostCPU: &HostCPUPair{Server: HostCPU{BusyPct: 41.5, MHz: 2100, Source: "vsphere:cpu.usage.average"},
-			Client: HostCPU{BusyPct: 12.25, Source: "libvirt:cpu_time"}},
+		HostCPU: &HostCPUPair{Server: machine.HostCPU{BusyPct: 41.5, MHz: 2100, Source: "vsphere:cpu.usage.average"},
+			Client: machine.HostCPU{BusyPct: 12.25, Source: "libvirt:cpu_time"}},
 		Raw: bench.Raw{Client: "client output", Server: "server output",
 			Start: time.Date(2026, 11, 29, 23, 45, 2, 0, time.UTC), End: time.Date(2026, 11, 29, 23, 45, 12, 0, time.UTC)},
 		Provenance: Provenance{LabVersion: "0.3.0", LabFileHash: "sha256:aa", GitCommit: "c5d1ce8", GitDirty: true, Provider: "vsphere",

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/machine"
 )
 
 func rec(exp, pair, cell string, repeat int, gbps float64) Record {
@@ -65,7 +66,7 @@ func TestCyclesPerBit(t *testing.T) {
 	// 50 % of 2 CPUs at 2500 MHz for 10 Gb/s: 0.25 cycles per bit.
 	r.Metrics.ServerCPU = bench.CPUUsage{Busy: 50, MHz: 2500, NumCPUs: 2}
 	r.Metrics.ClientCPU = bench.CPUUsage{Busy: 50} // clock unknown
-	r.HostCPU = &HostCPUPair{Client: HostCPU{BusyPct: 80, MHz: 5000}}
+	r.HostCPU = &HostCPUPair{Client: machine.HostCPU{BusyPct: 80, MHz: 5000}}
 	g := Group([]Record{r})[0]
 	if g.ServerCyclesPerBit.Mean != 0.25 || g.ClientCyclesPerBit.Mean != 0.5 {
 		t.Errorf("cycles per bit: server %v, client %v", g.ServerCyclesPerBit, g.ClientCyclesPerBit)

@@ -146,8 +146,8 @@ type Provenance struct {
 
 // HostCPUPair is both ends' hypervisor-side CPU use during a run.
 type HostCPUPair struct {
-	Server HostCPU `json:"server"`
-	Client HostCPU `json:"client"`
+	Server machine.HostCPU `json:"server"`
+	Client machine.HostCPU `json:"client"`
 }
 
 // hostCPUJSON is a machine.HostCPU in a record, so that the record's
@@ -175,14 +175,9 @@ func (p *HostCPUPair) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	*p = HostCPUPair{Server: HostCPU(in.Server), Client: HostCPU(in.Client)}
+	*p = HostCPUPair{Server: machine.HostCPU(in.Server), Client: machine.HostCPU(in.Client)}
 	return nil
 }
-
-// HostCPU is one machine's CPU use as its hypervisor reports it.
-//
-// Alias kept while callers move; new code uses machine.HostCPU.
-type HostCPU = machine.HostCPU
 
 // DisturbedSteal is the CPU steal, in percent of an end's CPU time, above
 // which a run is marked disturbed: the hypervisor gave that much of the

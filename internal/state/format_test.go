@@ -7,34 +7,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/internal/golden"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // fullState has every field of the state file set, so that the golden
 // file pins the encoding of each (key, order, omitempty).
 func fullState() *State {
 	at := time.Date(2026, 11, 29, 23, 45, 1, 500, time.UTC)
-	owner := providers.Owner{Lab: "vmx", Workspace: "1a2b3c4d"}
+	owner := machine.Owner{Lab: "vmx", Workspace: "1a2b3c4d"}
 	return &State{
 		Version: Version, Lineage: "1a2b3c4d-5e6f-4a0b-8c0d-0e0f10111213", Serial: 6,
 		LabID: "vmx", Dir: "/home/u/vmx", DirID: "2049:1234",
 		Resources: []Resource{
-			{Instance: providers.Instance{Address: "pair.fast[1a2b3c].link", Provider: "libvirt", Kind: "link", ID: "net-uuid", Name: "lab-fast",
+			{Instance: machine.Instance{Address: "pair.fast[1a2b3c].link", Provider: "libvirt", Kind: "link", ID: "net-uuid", Name: "lab-fast",
 				Owner: owner, Attrs: map[string]string{"bridge": "virbr9", "mtu": "9000"}},
 				ProviderKey: "libvirt.default", Status: Created, Shape: "1a2b3c", CreatedAt: at},
-			{Instance: providers.Instance{Address: "pair.fast[1a2b3c].server", Provider: "libvirt", Kind: "machine", ID: "dom-uuid", Name: "lab-fast-s",
-				Owner: owner, Endpoint: &providers.Endpoint{Addr: "198.18.0.5", Iface: "enp1s0", Iface2: "enp2s0", CPUs: []int{0, 2},
-					SSHHost: "192.168.122.5", SSH: &ssh.Login{Port: 2222, User: "root", PrivateKeyFile: "/k", HostKey: "ssh-ed25519 AAAA",
+			{Instance: machine.Instance{Address: "pair.fast[1a2b3c].server", Provider: "libvirt", Kind: "machine", ID: "dom-uuid", Name: "lab-fast-s",
+				Owner: owner, Endpoint: &machine.Endpoint{Addr: "198.18.0.5", Iface: "enp1s0", Iface2: "enp2s0", CPUs: []int{0, 2},
+					SSHHost: "192.168.122.5", SSH: &machine.Login{Port: 2222, User: "root", PrivateKeyFile: "/k", HostKey: "ssh-ed25519 AAAA",
 						Agent: true, KnownHostsFile: "/kh", SSHConfig: "/sc", ProxyJump: "jump@bastion:22"},
 					TemplateID: "sha256:ab"},
 				Attrs: map[string]string{"mac": "52:54:00:00:00:01"}},
 				ProviderKey: "libvirt.default", Status: Tainted, Shape: "1a2b3c", CreatedAt: at},
-			{Instance: providers.Instance{Address: "pair.fast[1a2b3c].client", Provider: "libvirt", Kind: "machine", Name: "lab-fast-c",
-				Owner: owner, Pending: true, Endpoint: &providers.Endpoint{}},
+			{Instance: machine.Instance{Address: "pair.fast[1a2b3c].client", Provider: "libvirt", Kind: "machine", Name: "lab-fast-c",
+				Owner: owner, Pending: true, Endpoint: &machine.Endpoint{}},
 				ProviderKey: "libvirt.default", Status: Pending},
-			{Instance: providers.Instance{Address: "pair.bare.link"}, Status: Created},
+			{Instance: machine.Instance{Address: "pair.bare.link"}, Status: Created},
 		},
 	}
 }

@@ -37,7 +37,7 @@ import (
 	xssh "golang.org/x/crypto/ssh"
 
 	"github.com/lab-bench/lab/guest"
-	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -141,8 +141,8 @@ func MAC(vm string) string {
 }
 
 // Link creates the network that joins a pair (see linkVMBhyve, linkRaw).
-func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
-	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", Name: l.Name, Owner: l.Owner(), Attrs: map[string]string{}}
+func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (machine.Instance, error) {
+	in := machine.Instance{Address: l.Address, Provider: TypeName, Kind: "link", Name: l.Name, Owner: l.Owner(), Attrs: map[string]string{}}
 	if !nameRE.MatchString(l.Name) {
 		return in, fmt.Errorf("link %s: name %q is not usable on the host", l.Address, l.Name)
 	}
@@ -160,19 +160,19 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 // Create makes one machine (see createVMBhyve, createRaw). On an error
 // after something exists the returned Instance names it, and Delete
 // removes whatever part of it was made.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
-	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: m.Owner(), Attrs: map[string]string{}}
+func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
+	in := machine.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: m.Owner(), Attrs: map[string]string{}}
 	if err := checkVMName(m.Name); err != nil {
-		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
+		return machine.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
 	if !nameRE.MatchString(m.Template.Source) {
-		return providers.Instance{}, fmt.Errorf("create %s: template %q: source %q is not a vm-bhyve VM or zvol name", m.Address, m.Template.Name, m.Template.Source)
+		return machine.Instance{}, fmt.Errorf("create %s: template %q: source %q is not a vm-bhyve VM or zvol name", m.Address, m.Template.Name, m.Template.Source)
 	}
 	vm := vmName(m.Name)
 	in.ID = vm
 	in.Attrs["vm"], in.Attrs["mac"], in.Attrs["os"] = vm, MAC(vm), m.Template.OS
 	in.Attrs["backend"], in.Attrs["network_backend"] = p.cfg.Backend, p.cfg.NetworkBackend
-	var login labssh.Login
+	var login machine.Login
 	if s := m.Template.SSH; s != nil {
 		login = *s
 	}
@@ -184,7 +184,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	// A leftover of the same name (a crash before state was written) goes
 	// first, so the name is free.
 	if err := p.deleteMachine(ctx, m.Name, m.Owner(), m.Address, false); err != nil {
-		return providers.Instance{}, fmt.Errorf("create %s: remove leftover %s: %w", m.Address, vm, err)
+		return machine.Instance{}, fmt.Errorf("create %s: remove leftover %s: %w", m.Address, vm, err)
 	}
 	var err error
 	if p.cfg.Backend == BackendRaw {
@@ -204,7 +204,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 }
 
 // Read reports whether a machine or link still exists.
-func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (p *Provider) Read(ctx context.Context, in machine.Instance) (machine.Instance, bool, error) {
 	if in.Attrs["nominal"] == "true" {
 		return in, true, nil
 	}
@@ -233,7 +233,7 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 
 // Delete removes a machine (powered off first) or a link, and every part
 // of it that exists; what is gone already is success.
-func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+func (p *Provider) Delete(ctx context.Context, in machine.Instance) error {
 	if in.Kind == "link" {
 		if in.Attrs["nominal"] == "true" {
 			return nil
@@ -254,14 +254,14 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 // untagged clone of exactly that name: `vm clone` takes no properties, so
 // the clone is tagged by a second command (owner.go). Raw mode never
 // needs it: its clone is made with its tag (`zfs clone -o`).
-func (p *Provider) deleteMachine(ctx context.Context, name string, o providers.Owner, address string, pending bool) error {
+func (p *Provider) deleteMachine(ctx context.Context, name string, o machine.Owner, address string, pending bool) error {
 	if p.cfg.Backend == BackendRaw {
 		return p.deleteRaw(ctx, vmName(name), address, o)
 	}
 	return p.deleteVMBhyve(ctx, vmName(name), o, pending)
 }
 
-func (p *Provider) deleteLink(ctx context.Context, in providers.Instance) error {
+func (p *Provider) deleteLink(ctx context.Context, in machine.Instance) error {
 	if p.cfg.Backend == BackendRaw {
 		if err := p.deleteBridge(ctx, linkDesc(in)); err != nil {
 			return err
@@ -277,7 +277,7 @@ func (p *Provider) deleteLink(ctx context.Context, in providers.Instance) error 
 
 // linkDesc is the description of a link's bridge: the owner's tag, or
 // for a record without a workspace (lab 0.1) "lab-<name>".
-func linkDesc(in providers.Instance) string {
+func linkDesc(in machine.Instance) string {
 	if in.Owner.Workspace == "" {
 		return "lab-" + in.Name
 	}
@@ -286,7 +286,7 @@ func linkDesc(in providers.Instance) string {
 
 // tapDesc is the description of a raw-mode machine's tap: the owner's
 // tag, or for a record without a workspace (lab 0.1) the VM's name.
-func tapDesc(o providers.Owner, address, vm string) string {
+func tapDesc(o machine.Owner, address, vm string) string {
 	if o.Workspace == "" {
 		return vm
 	}

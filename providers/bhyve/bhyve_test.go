@@ -18,6 +18,7 @@ import (
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
 	"github.com/lab-bench/lab/internal/golden"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -50,10 +51,10 @@ func configure(t *testing.T, src string) (*Provider, hcl.Diagnostics) {
 	return p, p.Configure(context.Background(), f.Body)
 }
 
-func machine(role, os string, link providers.Instance) providers.Machine {
+func testMachine(role, os string, link machine.Instance) machine.Machine {
 	src := map[string]string{"freebsd": "fbsd14-tmpl", "linux": "ubuntu-tmpl"}[os]
-	return providers.Machine{Address: "pair.cc." + role, LabID: "t", Pair: "cc", Role: role, Name: "t-cc-" + role[:1],
-		Template: providers.Template{Name: os, Source: src, OS: os, SSH: &labssh.Login{User: "root", PrivateKeyFile: "~/.ssh/lab"}},
+	return machine.Machine{Address: "pair.cc." + role, LabID: "t", Pair: "cc", Role: role, Name: "t-cc-" + role[:1],
+		Template: machine.Template{Name: os, Source: src, OS: os, SSH: &machine.Login{User: "root", PrivateKeyFile: "~/.ssh/lab"}},
 		VCPU:     1, MemoryMiB: 2048, Link: link}
 }
 
@@ -78,8 +79,8 @@ datastore = "zroot/vm"`},
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ins []providers.Instance
-			for _, m := range []providers.Machine{machine("server", "freebsd", link), machine("client", "linux", link)} {
+			var ins []machine.Instance
+			for _, m := range []machine.Machine{testMachine("server", "freebsd", link), testMachine("client", "linux", link)} {
 				m.Workspace = "w1"
 				if p.cfg.Backend == BackendRaw {
 					m.Template.Source = strings.Replace(m.Template.Source, "-tmpl", "-zvol", 1)
@@ -88,12 +89,12 @@ datastore = "zroot/vm"`},
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ep := providers.EndpointOf(in); ep.Addr == "" || ep.Iface == "" || !strings.HasPrefix(ep.TemplateID, "zfs guid ") {
+				if ep := machine.EndpointOf(in); ep.Addr == "" || ep.Iface == "" || !strings.HasPrefix(ep.TemplateID, "zfs guid ") {
 					t.Errorf("%s: endpoint %+v", m.Address, ep)
 				}
 				ins = append(ins, in)
 			}
-			found, err := p.List(ctx, providers.Owner{Lab: "t", Workspace: "w1"})
+			found, err := p.List(ctx, machine.Owner{Lab: "t", Workspace: "w1"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Config is the provider block:
@@ -101,7 +102,7 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	if net.ParseIP(c.Host) == nil && (!hostRE.MatchString(c.Host) || strings.Contains(c.Host, "..")) {
 		bad("host", "Invalid host", "host must be the bhyve host's IP address or name, got %q.", c.Host)
 	}
-	login := labssh.Login{Port: c.Port, User: c.User, PrivateKeyFile: c.PrivateKeyFile, HostKey: c.HostKey}
+	login := machine.Login{Port: c.Port, User: c.User, PrivateKeyFile: c.PrivateKeyFile, HostKey: c.HostKey}
 	for _, p := range labssh.CheckLogin(&login) {
 		bad(p.Attr, p.Summary, "%s", p.Detail)
 	}

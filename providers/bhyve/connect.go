@@ -8,6 +8,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -20,7 +21,7 @@ var SSHRetry = 2 * time.Minute
 // guests on any switch; otherwise lab must reach the address directly
 // (an existing switch on the lab's network, or a lab-made one with an
 // uplink).
-func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
 	dial := p.dial
 	if p.cfg.JumpViaHost {
 		hc, err := p.hostConfig()
@@ -38,7 +39,7 @@ func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Tr
 // List finds what carries o's exact tag, for `lab destroy -orphans`:
 // machines by their ZFS dataset's lab:owner, links by their bridge's
 // description (see owner.go). Raw-mode taps go with their machine.
-func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o machine.Owner) ([]machine.Instance, error) {
 	if o.Workspace == "" {
 		return p.listByName(ctx, o.Lab)
 	}
@@ -46,14 +47,14 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	if err != nil {
 		return nil, err
 	}
-	var found []providers.Instance
+	var found []machine.Instance
 	for name, tag := range dss {
 		child, under := strings.CutPrefix(name, p.cfg.Datastore+"/")
 		if !under || strings.Contains(child, "/") || !o.Owns(tag) {
 			continue
 		}
-		_, addr, _ := providers.ParseTag(tag)
-		found = append(found, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: child,
+		_, addr, _ := machine.ParseTag(tag)
+		found = append(found, machine.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: child,
 			Name: strings.TrimPrefix(child, "lab-"), Owner: o, Attrs: map[string]string{"vm": child}})
 	}
 	ifs, err := p.interfaces(ctx)
@@ -64,8 +65,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 		if !o.Owns(in.Desc) {
 			continue
 		}
-		_, addr, _ := providers.ParseTag(in.Desc)
-		l := providers.Instance{Address: addr, Provider: TypeName, Kind: "link", Owner: o}
+		_, addr, _ := machine.ParseTag(in.Desc)
+		l := machine.Instance{Address: addr, Provider: TypeName, Kind: "link", Owner: o}
 		if sw, ok := strings.CutPrefix(name, "vm-"); ok && p.cfg.Backend != BackendRaw {
 			l.ID, l.Name, l.Attrs = sw, sw, map[string]string{"switch": sw}
 		} else if p.cfg.Backend == BackendRaw && strings.HasPrefix(name, "bridge") {
@@ -88,12 +89,12 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 
 // ownedValeSwitches are the VALE switches whose owner record in
 // system.conf is o's exact tag (see valeTag).
-func (p *Provider) ownedValeSwitches(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+func (p *Provider) ownedValeSwitches(ctx context.Context, o machine.Owner) ([]machine.Instance, error) {
 	types, err := p.switchTypes(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var found []providers.Instance
+	var found []machine.Instance
 	for _, sw := range sortedKeys(types) {
 		if types[sw] != "vale" {
 			continue
@@ -105,8 +106,8 @@ func (p *Provider) ownedValeSwitches(ctx context.Context, o providers.Owner) ([]
 		if !o.Owns(tag) {
 			continue
 		}
-		_, addr, _ := providers.ParseTag(tag)
-		found = append(found, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", Owner: o,
+		_, addr, _ := machine.ParseTag(tag)
+		found = append(found, machine.Instance{Address: addr, Provider: TypeName, Kind: "link", Owner: o,
 			ID: sw, Name: sw, Attrs: map[string]string{"switch": sw}})
 	}
 	return found, nil
@@ -115,7 +116,7 @@ func (p *Provider) ownedValeSwitches(ctx context.Context, o providers.Owner) ([]
 // listByName is List for a lab recorded without a workspace (lab 0.1),
 // whose objects carry no tag: VMs, clones and interface descriptions
 // named "lab-<lab>-…".
-func (p *Provider) listByName(ctx context.Context, labID string) ([]providers.Instance, error) {
+func (p *Provider) listByName(ctx context.Context, labID string) ([]machine.Instance, error) {
 	prefix := Prefix(labID)
 	machines := map[string]bool{}
 	if p.cfg.Backend == BackendRaw {
@@ -142,12 +143,12 @@ func (p *Provider) listByName(ctx context.Context, labID string) ([]providers.In
 			machines[n] = strings.HasPrefix(n, prefix)
 		}
 	}
-	var found []providers.Instance
+	var found []machine.Instance
 	for n, ours := range machines {
 		if ours {
 			name := strings.TrimPrefix(n, "lab-")
-			found = append(found, providers.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "machine", ID: n, Name: name,
-				Owner: providers.Owner{Lab: labID}})
+			found = append(found, machine.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "machine", ID: n, Name: name,
+				Owner: machine.Owner{Lab: labID}})
 		}
 	}
 	out, err := p.run(ctx, "ifconfig")
@@ -162,8 +163,8 @@ func (p *Provider) listByName(ctx context.Context, labID string) ([]providers.In
 		}
 	}
 	for name := range links {
-		found = append(found, providers.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "link", Name: name,
-			Owner: providers.Owner{Lab: labID}})
+		found = append(found, machine.Instance{Address: "orphan." + name, Provider: TypeName, Kind: "link", Name: name,
+			Owner: machine.Owner{Lab: labID}})
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Kind+found[i].Name < found[j].Kind+found[j].Name })
 	return found, nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // waitAddress finds a booting machine's address by its MAC — in the
@@ -15,7 +15,7 @@ import (
 // from the provider block (static). While it waits it checks that the VM
 // is still running; a VM that stopped is an error carrying the end of its
 // log.
-func (p *Provider) waitAddress(ctx context.Context, m providers.Machine, vm string) (string, error) {
+func (p *Provider) waitAddress(ctx context.Context, m machine.Machine, vm string) (string, error) {
 	if p.cfg.AddressDiscovery == "static" {
 		key := m.Pair + "." + m.Role
 		if a := p.cfg.Addresses[key]; a != "" {

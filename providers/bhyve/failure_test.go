@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -38,7 +39,7 @@ func TestCreateFailuresCleanUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := machine("server", "freebsd", link)
+			m := testMachine("server", "freebsd", link)
 			if p.cfg.Backend == BackendRaw {
 				m.Template.Source = "fbsd14-zvol"
 			}
@@ -54,11 +55,11 @@ func TestCreateFailuresCleanUp(t *testing.T) {
 			}
 			h.fail = nil
 			// What the engine recorded before Create: the name only.
-			pending := providers.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: m.Owner(), Attrs: map[string]string{"lab_id": "t"}}
+			pending := machine.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: m.Owner(), Attrs: map[string]string{"lab_id": "t"}}
 			if in.Name != "" {
 				pending = in
 			}
-			for _, in := range []providers.Instance{pending, link} {
+			for _, in := range []machine.Instance{pending, link} {
 				if err := p.Delete(ctx, in); err != nil {
 					t.Fatal(err)
 				}
@@ -81,7 +82,7 @@ func TestSSHDropMidTeardown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := machine("server", "freebsd", link)
+			m := testMachine("server", "freebsd", link)
 			if backend == "bhyve" {
 				m.Template.Source = "fbsd14-zvol"
 			}
@@ -95,7 +96,7 @@ func TestSSHDropMidTeardown(t *testing.T) {
 				t.Fatalf("Delete during a drop: %v", err)
 			}
 			srv.DropAfter(1 << 30) // the host is back
-			for _, x := range []providers.Instance{in, link} {
+			for _, x := range []machine.Instance{in, link} {
 				if err := p.Delete(ctx, x); err != nil {
 					t.Fatal(err)
 				}
@@ -119,7 +120,7 @@ func TestOrphans(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m := machine("server", "freebsd", link)
+				m := testMachine("server", "freebsd", link)
 				m.Name, m.LabID = lab+"-cc-s", lab
 				if backend == "bhyve" {
 					m.Template.Source = "fbsd14-zvol"
@@ -128,7 +129,7 @@ func TestOrphans(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			found, err := p.List(ctx, providers.Owner{Lab: "t"})
+			found, err := p.List(ctx, machine.Owner{Lab: "t"})
 			if err != nil {
 				t.Fatal(err)
 			}

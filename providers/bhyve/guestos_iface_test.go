@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // TestGuestOSDefaults: what the guest OS says of the NIC at slot 5 and of
@@ -21,8 +21,8 @@ func TestGuestOSDefaults(t *testing.T) {
 	}
 	p := &Provider{cfg: Config{Firmware: "/usr/local/share/uefi-firmware/BHYVE_UEFI.fd"}}
 	for os, uefi := range map[string]bool{"linux": true, "freebsd": false} {
-		m := providers.Machine{Template: providers.Template{OS: os}, Link: providers.Instance{Attrs: map[string]string{}}}
-		in := providers.Instance{Attrs: map[string]string{"tap": "tap0", "mac": "58:9c:fc:00:00:01", "vm": "lab-t"}}
+		m := machine.Machine{Template: machine.Template{OS: os}, Link: machine.Instance{Attrs: map[string]string{}}}
+		in := machine.Instance{Attrs: map[string]string{"tap": "tap0", "mac": "58:9c:fc:00:00:01", "vm": "lab-t"}}
 		argv := p.bhyveArgv(m, in, "/dev/zvol/z/lab-t", "512M")
 		if slices.Contains(argv, "bootrom,"+p.cfg.Firmware) != uefi {
 			t.Errorf("%s: bhyve %q, want UEFI firmware %v", os, argv, uefi)

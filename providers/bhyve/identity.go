@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -33,7 +34,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 // GUID and txg; a change inside it almost always changes referenced. (A
 // rewrite of the same size would not: ZFS offers no content checksum of a
 // whole dataset short of reading it.)
-func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string, error) {
+func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (string, error) {
 	if !nameRE.MatchString(m.Template.Source) {
 		return "", fmt.Errorf("template %q: source %q is not a dataset name", m.Template.Name, m.Template.Source)
 	}

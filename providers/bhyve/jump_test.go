@@ -36,7 +36,7 @@ jump_via_host = `+map[bool]string{true: "true", false: "false"}[jump])
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := p.Create(ctx, machine("server", "freebsd", link))
+		in, err := p.Create(ctx, testMachine("server", "freebsd", link))
 		if err != nil {
 			t.Fatal(err)
 		}

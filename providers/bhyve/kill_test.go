@@ -19,6 +19,7 @@ import (
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -204,7 +205,7 @@ type bhyveKillLab struct {
 	lab   *spec.Lab
 	st    *state.State
 	group *plan.Group
-	owner providers.Owner
+	owner machine.Owner
 }
 
 func newBhyveKillLab(t *testing.T, backend string) *bhyveKillLab {

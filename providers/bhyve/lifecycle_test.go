@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -68,7 +69,7 @@ func TestDeleteWhileBooting(t *testing.T) {
 			if at.name == "bootloader" && !strings.HasPrefix(st, "Bootloader") || at.name == "running" && !strings.HasPrefix(st, "Running") {
 				t.Fatalf("the fake VM is %q", st)
 			}
-			if err := p.Delete(context.Background(), providers.Instance{Kind: "machine", Name: "t-cc-s", Owner: providers.Owner{Lab: "t"}}); err != nil {
+			if err := p.Delete(context.Background(), machine.Instance{Kind: "machine", Name: "t-cc-s", Owner: machine.Owner{Lab: "t"}}); err != nil {
 				t.Fatal(err)
 			}
 			log := strings.Join(srv.Commands(), "\n")
@@ -92,7 +93,7 @@ func TestDeleteStaleLock(t *testing.T) {
 	h.mu.Lock()
 	h.vms["lab-t-cc-s"].staleLock = "bhyve2"
 	h.mu.Unlock()
-	err := p.Delete(context.Background(), providers.Instance{Kind: "machine", Name: "t-cc-s", Owner: providers.Owner{Lab: "t"}})
+	err := p.Delete(context.Background(), machine.Instance{Kind: "machine", Name: "t-cc-s", Owner: machine.Owner{Lab: "t"}})
 	if err == nil {
 		t.Fatal("Delete succeeded")
 	}
@@ -119,7 +120,7 @@ func TestStartFailsBeforeLock(t *testing.T) {
 	}
 	// lib/vm-run vm::uefi: "fatal; unable to locate firmware ${_bootrom}",
 	// then exit 15 before vm::lock; the clone has the template's loader.
-	m := machine("client", "linux", link)
+	m := testMachine("client", "linux", link)
 	h.mu.Lock()
 	h.vms["ubuntu-tmpl"].runFails = "fatal; unable to locate firmware /usr/local/share/uefi-firmware/BHYVE_UEFI.fd"
 	h.mu.Unlock()
@@ -127,7 +128,7 @@ func TestStartFailsBeforeLock(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "unable to locate firmware") || !strings.Contains(err.Error(), "Stopped") {
 		t.Fatalf("Create: %v", err)
 	}
-	for _, x := range []providers.Instance{in, link} {
+	for _, x := range []machine.Instance{in, link} {
 		if err := p.Delete(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestRawJumboKeepsMTU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := machine("server", "freebsd", link)
+	m := testMachine("server", "freebsd", link)
 	m.Template.Source = "fbsd14-zvol"
 	in, err := p.Create(ctx, m)
 	if err != nil {
@@ -195,7 +196,7 @@ func TestRawJumboKeepsMTU(t *testing.T) {
 			t.Errorf("%s: MTU %d, want 9000", n, got)
 		}
 	}
-	for _, x := range []providers.Instance{in, link} {
+	for _, x := range []machine.Instance{in, link} {
 		if err := p.Delete(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -227,14 +228,14 @@ func TestCloneSnapshotOnlyOurs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := p.Create(ctx, machine("server", "freebsd", link))
+	in, err := p.Create(ctx, testMachine("server", "freebsd", link))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if in.Attrs["snapshot"] != "zroot/vm/fbsd14-tmpl@lab-t-cc-s" {
 		t.Errorf("snapshot attr %q", in.Attrs["snapshot"])
 	}
-	for _, x := range []providers.Instance{in, link} {
+	for _, x := range []machine.Instance{in, link} {
 		if err := p.Delete(ctx, x); err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Ownership. Every object lab makes on the host carries its owner's tag,
@@ -48,7 +48,7 @@ const ownerProp = "lab:owner"
 // lab's and workspace's tag: lab refuses to touch it.
 type NotOwnedError struct {
 	Kind, Name, Tag string
-	Owner           providers.Owner
+	Owner           machine.Owner
 }
 
 func (e *NotOwnedError) Error() string {
@@ -61,8 +61,8 @@ func (e *NotOwnedError) Error() string {
 }
 
 // owned checks that an object with tag belongs to o (see above).
-func owned(o providers.Owner, kind, name, tag string) error {
-	if o.Workspace == "" && (!strings.HasPrefix(tag, "lab/") || strings.HasPrefix(tag, providers.Owner{Lab: o.Lab}.Tag(""))) {
+func owned(o machine.Owner, kind, name, tag string) error {
+	if o.Workspace == "" && (!strings.HasPrefix(tag, "lab/") || strings.HasPrefix(tag, machine.Owner{Lab: o.Lab}.Tag(""))) {
 		return nil
 	}
 	if o.Owns(tag) {
@@ -115,7 +115,7 @@ func (p *Provider) taggedDatasets(ctx context.Context, types string) (map[string
 // checkMachine refuses a machine whose dataset exists and is not o's (or,
 // for a pending record, untagged: claim). exists reports whether the
 // dataset exists.
-func (p *Provider) checkMachine(ctx context.Context, vm string, o providers.Owner, pending bool) (exists bool, err error) {
+func (p *Provider) checkMachine(ctx context.Context, vm string, o machine.Owner, pending bool) (exists bool, err error) {
 	ds := p.cfg.Datastore + "/" + vm
 	tag, exists, err := p.datasetTag(ctx, ds)
 	if err != nil || !exists {
@@ -127,7 +127,7 @@ func (p *Provider) checkMachine(ctx context.Context, vm string, o providers.Owne
 // claim checks that lab may delete an object with tag for o: it is o's
 // (owned), or pending is set (o's record was written before the create
 // and never confirmed) and the object carries no tag at all.
-func claim(o providers.Owner, pending bool, kind, name, tag string) error {
+func claim(o machine.Owner, pending bool, kind, name, tag string) error {
 	if pending && tag == "" {
 		return nil
 	}
@@ -139,7 +139,7 @@ func claim(o providers.Owner, pending bool, kind, name, tag string) error {
 // came from. `zfs destroy -r` takes the template's child datasets'
 // snapshots of that name with it. A snapshot of that name with another
 // tag, or none, is refused.
-func (p *Provider) destroySnapshots(ctx context.Context, vm string, o providers.Owner) error {
+func (p *Provider) destroySnapshots(ctx context.Context, vm string, o machine.Owner) error {
 	snaps, err := p.taggedDatasets(ctx, "snapshot")
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -18,13 +19,13 @@ func TestOwnershipExact(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			p, h, _ := newHost(t, `backend = "`+backend+`"`)
 			ctx := context.Background()
-			made := map[string][]providers.Instance{}
+			made := map[string][]machine.Instance{}
 			for _, ws := range []string{"w1", "w2"} {
 				link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.cc.link", LabID: "t", Workspace: ws, Pair: "cc", Name: "t-cc-" + ws})
 				if err != nil {
 					t.Fatal(err)
 				}
-				m := machine("server", "freebsd", link)
+				m := testMachine("server", "freebsd", link)
 				m.Name, m.Workspace = "t-cc-"+ws+"-s", ws
 				if backend == "bhyve" {
 					m.Template.Source = "fbsd14-zvol"
@@ -33,9 +34,9 @@ func TestOwnershipExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				made[ws] = []providers.Instance{in, link}
+				made[ws] = []machine.Instance{in, link}
 			}
-			w1 := providers.Owner{Lab: "t", Workspace: "w1"}
+			w1 := machine.Owner{Lab: "t", Workspace: "w1"}
 			found, err := p.List(ctx, w1)
 			if err != nil {
 				t.Fatal(err)
@@ -65,7 +66,7 @@ func TestOwnershipExact(t *testing.T) {
 			h.mu.Lock()
 			h.datasets["zroot/vm/lab-t-cc-u-s"] = &fakeDS{}
 			h.mu.Unlock()
-			err = p.Delete(ctx, providers.Instance{Kind: "machine", Name: "t-cc-u-s", Address: "pair.u.server", Owner: w1})
+			err = p.Delete(ctx, machine.Instance{Kind: "machine", Name: "t-cc-u-s", Address: "pair.u.server", Owner: w1})
 			if err == nil || !strings.Contains(err.Error(), "zroot/vm/lab-t-cc-u-s") || !strings.Contains(err.Error(), "no tag") {
 				t.Errorf("Delete of an untagged dataset: %v", err)
 			}
@@ -99,7 +100,7 @@ func TestOwnershipExact(t *testing.T) {
 			if again, _ := p.List(ctx, w1); len(again) != 0 {
 				t.Errorf("List(w1) after delete: %v", again)
 			}
-			if w2, _ := p.List(ctx, providers.Owner{Lab: "t", Workspace: "w2"}); len(w2) != 2 {
+			if w2, _ := p.List(ctx, machine.Owner{Lab: "t", Workspace: "w2"}); len(w2) != 2 {
 				t.Errorf("w2's objects: %v", w2)
 			}
 		})
@@ -115,7 +116,7 @@ func TestOwnershipExact(t *testing.T) {
 func TestValeOwnershipExact(t *testing.T) {
 	p, h, _ := newHost(t, `network_backend = "vale"`)
 	ctx := context.Background()
-	w1 := providers.Owner{Lab: "t", Workspace: "w1"}
+	w1 := machine.Owner{Lab: "t", Workspace: "w1"}
 	spec := func(ws string) providers.LinkSpec {
 		return providers.LinkSpec{Address: "pair.cc.link", LabID: "t", Workspace: ws, Pair: "cc", Name: "t-cc-" + ws}
 	}
@@ -129,7 +130,7 @@ func TestValeOwnershipExact(t *testing.T) {
 	// one recorded as w3's.
 	hand, other := switchName("lab-t-cc-w2"), switchName("lab-t-cc-w3")
 	h.switches[hand], h.switches[other] = &fakeSwitch{vale: true}, &fakeSwitch{vale: true}
-	h.sysConf[valeOwnerKey(other)] = providers.Owner{Lab: "t", Workspace: "w3"}.Tag("pair.cc.link")
+	h.sysConf[valeOwnerKey(other)] = machine.Owner{Lab: "t", Workspace: "w3"}.Tag("pair.cc.link")
 	h.mu.Unlock()
 	if !vale || rec != w1.Tag("pair.cc.link") {
 		t.Fatalf("switch %s vale=%v, record %q", sw, vale, rec)
@@ -139,7 +140,7 @@ func TestValeOwnershipExact(t *testing.T) {
 		t.Errorf("Link over a hand-made VALE switch: %v", err)
 	}
 	for _, tc := range []struct{ sw, owner string }{{hand, "no tag"}, {other, "ws=w3"}} {
-		err := p.Delete(ctx, providers.Instance{Kind: "link", Address: "pair.cc.link", Name: "t-cc-w1", Owner: w1,
+		err := p.Delete(ctx, machine.Instance{Kind: "link", Address: "pair.cc.link", Name: "t-cc-w1", Owner: w1,
 			Attrs: map[string]string{"switch": tc.sw}})
 		var no *NotOwnedError
 		if !errors.As(err, &no) || !strings.Contains(err.Error(), tc.owner) {
@@ -187,7 +188,7 @@ func TestValeOwnershipExact(t *testing.T) {
 	}
 	h.mu.Lock()
 	stale := switchName("lab-t-cc-w4")
-	h.sysConf[valeOwnerKey(stale)] = providers.Owner{Lab: "t", Workspace: "w3"}.Tag("pair.cc.link")
+	h.sysConf[valeOwnerKey(stale)] = machine.Owner{Lab: "t", Workspace: "w3"}.Tag("pair.cc.link")
 	h.mu.Unlock()
 	if _, err := p.Link(ctx, spec("w4")); err == nil || !strings.Contains(err.Error(), "ws=w3") {
 		t.Errorf("Link over w3's record: %v", err)

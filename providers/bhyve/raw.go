@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -30,14 +31,14 @@ const (
 // bridge was given, and later members are held to it: the uplink gets
 // the link's MTU before it joins (recorded, restored when the link goes),
 // or else a 1500-byte uplink would pull the bridge and every tap to 1500.
-func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in providers.Instance) (providers.Instance, error) {
-	desc := linkDesc(providers.Instance{Name: l.Name, Address: l.Address, Owner: l.Owner()})
+func (p *Provider) linkRaw(ctx context.Context, l providers.LinkSpec, in machine.Instance) (machine.Instance, error) {
+	desc := linkDesc(machine.Instance{Name: l.Name, Address: l.Address, Owner: l.Owner()})
 	if err := p.deleteBridge(ctx, desc); err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: remove leftover bridge: %w", l.Address, err)
+		return machine.Instance{}, fmt.Errorf("link %s: remove leftover bridge: %w", l.Address, err)
 	}
 	if p.cfg.Uplink != "" {
 		if err := p.prepareUplink(ctx, l.Address, in.Attrs); err != nil {
-			return providers.Instance{}, err
+			return machine.Instance{}, err
 		}
 	}
 	// One ifconfig creates the bridge and describes it (owner.go): the
@@ -87,7 +88,7 @@ func (p *Provider) deleteBridge(ctx context.Context, desc string) error {
 // createRaw clones the template zvol, makes the machine's tap on the
 // pair's bridge, loads the guest (bhyveload for FreeBSD, UEFI for others)
 // and starts bhyve under daemon(8).
-func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in providers.Instance) error {
+func (p *Provider) createRaw(ctx context.Context, m machine.Machine, in machine.Instance) error {
 	vm, ds := in.Attrs["vm"], p.cfg.Datastore
 	snap := ds + "/" + m.Template.Source + "@" + vm
 	disk := ds + "/" + vm
@@ -138,7 +139,7 @@ func (p *Provider) createRaw(ctx context.Context, m providers.Machine, in provid
 }
 
 // bhyveArgv is the bhyve command line of a raw-mode VM.
-func (p *Provider) bhyveArgv(m providers.Machine, in providers.Instance, zvol, mem string) []string {
+func (p *Provider) bhyveArgv(m machine.Machine, in machine.Instance, zvol, mem string) []string {
 	nic := "virtio-net," + in.Attrs["tap"] + ",mac=" + in.Attrs["mac"]
 	if mtu := m.Link.Attrs["mtu"]; mtu != "" {
 		nic += ",mtu=" + mtu
@@ -156,7 +157,7 @@ func (p *Provider) bhyveArgv(m providers.Machine, in providers.Instance, zvol, m
 // was cloned from — each only when it exists, so a half-made VM is
 // cleaned up too, and only when the clone carries o's tag: without the
 // clone, a VM of that name in vmm has nothing to prove whose it is.
-func (p *Provider) deleteRaw(ctx context.Context, vm, address string, o providers.Owner) error {
+func (p *Provider) deleteRaw(ctx context.Context, vm, address string, o machine.Owner) error {
 	exists, err := p.checkMachine(ctx, vm, o, false)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -16,27 +17,27 @@ import (
 // switch's bridge described with the owner's tag, and
 // the uplink added when one is configured — only when no other bridge
 // has it, with its MTU recorded so that deleting the link restores it.
-func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in providers.Instance) (providers.Instance, error) {
+func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in machine.Instance) (machine.Instance, error) {
 	sw := switchName("lab-" + l.Name)
 	in.ID, in.Attrs["switch"] = sw, sw
 	if l.MTU > 0 {
 		in.Attrs["mtu"] = strconv.Itoa(l.MTU)
 	}
 	if err := p.deleteSwitch(ctx, sw, l.Owner(), nil, false); err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: remove leftover switch %s: %w", l.Address, sw, err)
+		return machine.Instance{}, fmt.Errorf("link %s: remove leftover switch %s: %w", l.Address, sw, err)
 	}
 	vale := p.cfg.NetworkBackend == "vale"
 	uplink := p.cfg.Uplink != "" && !vale // Configure refuses an uplink for VALE
 	if uplink {
 		if err := p.prepareUplink(ctx, l.Address, in.Attrs); err != nil {
-			return providers.Instance{}, err
+			return machine.Instance{}, err
 		}
 	}
 	if vale {
 		// The owner record goes in first: a VALE switch lab made is
 		// never without one (one without is refused as not lab's).
 		if err := p.setValeTag(ctx, sw, linkDesc(in)); err != nil {
-			return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+			return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 		}
 	}
 	argv := []string{"vm", "switch", "create"}
@@ -87,7 +88,7 @@ func (p *Provider) linkVMBhyve(ctx context.Context, l providers.LinkSpec, in pro
 // (attrs: the link's, nil when unknown). For a pending record (pending) a
 // standard switch whose bridge has no description is adopted: `vm switch
 // create` made it and lab stopped before describing it.
-func (p *Provider) deleteSwitch(ctx context.Context, sw string, o providers.Owner, attrs map[string]string, pending bool) error {
+func (p *Provider) deleteSwitch(ctx context.Context, sw string, o machine.Owner, attrs map[string]string, pending bool) error {
 	types, err := p.switchTypes(ctx)
 	if err != nil {
 		return err
@@ -219,7 +220,7 @@ func (p *Provider) setValeTag(ctx context.Context, sw, tag string) error {
 // dropValeTag removes sw's owner record (`sysrc -f FILE -x NAME`,
 // f_sysrc_delete; it prints nothing) when it is o's; another owner's is
 // refused and left as it is.
-func (p *Provider) dropValeTag(ctx context.Context, sw string, o providers.Owner) error {
+func (p *Provider) dropValeTag(ctx context.Context, sw string, o machine.Owner) error {
 	tag, err := p.valeTag(ctx, sw)
 	if err != nil || tag == "" {
 		return err
@@ -246,7 +247,7 @@ func (p *Provider) switchExists(ctx context.Context, sw string) (bool, error) {
 // clone` leaves a snapshot with a random name on the template each time,
 // lib/vm-zfs zfs::clone), sets CPU, memory and the one NIC in the
 // clone's configuration with sysrc, starts it and waits until it runs.
-func (p *Provider) createVMBhyve(ctx context.Context, m providers.Machine, in providers.Instance) error {
+func (p *Provider) createVMBhyve(ctx context.Context, m machine.Machine, in machine.Instance) error {
 	vm := in.Attrs["vm"]
 	tag := ownerProp + "=" + m.Owner().Tag(m.Address)
 	snap := p.cfg.Datastore + "/" + m.Template.Source + "@" + vm
@@ -356,7 +357,7 @@ func (p *Provider) vmLog(ctx context.Context, vm string) string {
 // for "Locked" to turn "Stopped". A VM powered off in its loader keeps
 // loading until loader_timeout passes; bhyve then starts suspended and
 // exits at once.
-func (p *Provider) deleteVMBhyve(ctx context.Context, vm string, o providers.Owner, pending bool) error {
+func (p *Provider) deleteVMBhyve(ctx context.Context, vm string, o machine.Owner, pending bool) error {
 	st, err := p.vmState(ctx, vm)
 	if err != nil {
 		return err

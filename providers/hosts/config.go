@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Host is one existing machine as the spec describes it.
@@ -91,7 +92,7 @@ func decodeHost(b *hcl.Block, ec *hcl.EvalContext) (*Host, hcl.Diagnostics) {
 	if !validHost(h.Address) {
 		bad("address", "Invalid address", "address must be an IP address or a host name, got %q.", h.Address)
 	}
-	login := labssh.Login{Port: h.Port, User: h.User, PrivateKeyFile: h.PrivateKeyFile, HostKey: h.HostKey}
+	login := machine.Login{Port: h.Port, User: h.User, PrivateKeyFile: h.PrivateKeyFile, HostKey: h.HostKey}
 	for _, p := range labssh.CheckLogin(&login) {
 		bad(p.Attr, p.Summary, "%s", p.Detail)
 	}

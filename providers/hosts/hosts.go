@@ -21,6 +21,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -64,8 +65,8 @@ func (p *Provider) Capabilities() providers.Capabilities {
 func (p *Provider) Close(context.Context) error { return nil }
 
 // Link returns a nominal link: the machines are already connected.
-func (p *Provider) Link(_ context.Context, l providers.LinkSpec) (providers.Instance, error) {
-	return providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: l.Name, Name: l.Name,
+func (p *Provider) Link(_ context.Context, l providers.LinkSpec) (machine.Instance, error) {
+	return machine.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: l.Name, Name: l.Name,
 		Attrs: map[string]string{"nominal": "true"}}, nil
 }
 
@@ -75,22 +76,22 @@ func (p *Provider) Link(_ context.Context, l providers.LinkSpec) (providers.Inst
 // address. The key is checked against the spec's host_key, else the
 // known_hosts_file, else the workspace's pin file (ssh.WithPinFile in
 // ctx), which pins it on first contact and keeps it across applies.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	h, err := p.host(m.Role)
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
+		return machine.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
 	c, err := withHostLogin(p.sshConfig(h, h.HostKey), h)
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
+		return machine.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
 	t, err := labssh.Dial(ctx, m.Address, c)
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
+		return machine.Instance{}, fmt.Errorf("create %s: %w", m.Address, err)
 	}
 	defer t.Close()
-	login := labssh.Login{User: h.User, Port: h.Port, PrivateKeyFile: h.PrivateKeyFile, HostKey: t.HostKey()}
-	in := providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: h.Address, Name: h.Address,
+	login := machine.Login{User: h.User, Port: h.Port, PrivateKeyFile: h.PrivateKeyFile, HostKey: t.HostKey()}
+	in := machine.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: h.Address, Name: h.Address,
 		Attrs:    map[string]string{"role": m.Role, "os": m.Template.OS, "borrowed": "true"},
 		Endpoint: providers.SSHEndpoint(h.Address, login)}
 	in.Endpoint.Addr, in.Endpoint.Iface, in.Endpoint.CPUs = h.BenchAddress, h.Iface, cpuList(h.CPUs)
@@ -109,12 +110,12 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 // recorded key is required), logging in with the spec's private_key_file.
 // A machine recorded under another address than the spec now names is
 // still reached where it was recorded.
-func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
 	h, err := p.host(in.Attrs["role"])
 	if err != nil {
 		return nil, err
 	}
-	ep := providers.EndpointOf(in)
+	ep := machine.EndpointOf(in)
 	if ep.SSH == nil {
 		return nil, fmt.Errorf("%s: no SSH login recorded; run `lab destroy` to forget this machine", in.Address)
 	}
@@ -158,7 +159,7 @@ func seedPins(file, addr, recorded string) error {
 
 // TemplateID dials m's machine and returns its kernel and benchmark tool
 // versions: what an existing machine's results depend on.
-func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string, error) {
+func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (string, error) {
 	h, err := p.host(m.Role)
 	if err != nil {
 		return "", err
@@ -193,16 +194,16 @@ func machineIdentity(ctx context.Context, t guest.Transport) string {
 }
 
 // Read reports the machine as present: it is not lab's to lose.
-func (p *Provider) Read(_ context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (p *Provider) Read(_ context.Context, in machine.Instance) (machine.Instance, bool, error) {
 	return in, true, nil
 }
 
 // Delete forgets the machine; nothing is removed. (The engine restores
 // the machine's settings before it calls Delete.)
-func (p *Provider) Delete(context.Context, providers.Instance) error { return nil }
+func (p *Provider) Delete(context.Context, machine.Instance) error { return nil }
 
 // List finds nothing: lab creates nothing on existing machines.
-func (p *Provider) List(context.Context, providers.Owner) ([]providers.Instance, error) {
+func (p *Provider) List(context.Context, machine.Owner) ([]machine.Instance, error) {
 	return nil, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -128,7 +129,7 @@ func serverProvider(t *testing.T, s *sshtest.Server, iface, hostKey string) *Pro
 	return p
 }
 
-var server = providers.Machine{Address: "pair.bm.server", Role: "server", Name: "lab-t-bm-s", Template: providers.Template{OS: "linux"}}
+var server = machine.Machine{Address: "pair.bm.server", Role: "server", Name: "lab-t-bm-s", Template: machine.Template{OS: "linux"}}
 
 func TestCreateRecordsHostAndKey(t *testing.T) {
 	s := sshtest.NewServer(t, host)
@@ -145,7 +146,7 @@ func TestCreateRecordsHostAndKey(t *testing.T) {
 			t.Errorf("Attrs[%s] = %q, want %q", k, in.Attrs[k], v)
 		}
 	}
-	ep := providers.EndpointOf(in)
+	ep := machine.EndpointOf(in)
 	if ep.Addr != "127.0.0.1" || ep.Iface != "eth1" || fmt.Sprint(ep.CPUs) != "[1]" || ep.SSHHost != "127.0.0.1" ||
 		ep.SSH == nil || ep.SSH.HostKey != s.HostKey() || ep.TemplateID != "ran: uname -sr; ran: iperf3 --version" {
 		t.Errorf("endpoint %+v", ep)

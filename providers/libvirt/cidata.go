@@ -18,7 +18,7 @@ import (
 	xssh "golang.org/x/crypto/ssh"
 
 	"github.com/lab-bench/lab/guest/ssh"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // A template with cloud_init {} is a cloud image: it takes its SSH key,
@@ -47,7 +47,7 @@ type seedNIC struct{ ID, MAC string }
 // hostname of its own, lab's public key for login as login.User, the
 // template's packages, the user's own user-data as a second part, and
 // DHCP on every NIC lab gave it, matched by MAC.
-func makeSeed(name, instanceID string, login ssh.Login, pubKey string, ci providers.CloudInit, nics []seedNIC) (seedFiles, error) {
+func makeSeed(name, instanceID string, login machine.Login, pubKey string, ci machine.CloudInit, nics []seedNIC) (seedFiles, error) {
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) } // YAML accepts JSON strings
 	var f seedFiles
 	host := name
@@ -163,7 +163,7 @@ func seedISO(f seedFiles) ([]byte, error) {
 
 // publicKey is the public half of the login's private_key_file (or the
 // .pub file beside it): the key the seed authorises.
-func publicKey(login ssh.Login) (string, error) {
+func publicKey(login machine.Login) (string, error) {
 	if login.PrivateKeyFile == "" {
 		return "", errors.New("cloud_init needs the template's ssh { private_key_file = … }: its public key is what the seed authorises")
 	}
@@ -189,7 +189,7 @@ func publicKey(login ssh.Login) (string, error) {
 
 // writeSeed makes m's seed and uploads it into the pool as
 // seedVolumeName(m.Name).
-func (p *Provider) writeSeed(l *golibvirt.Libvirt, pool golibvirt.StoragePool, m providers.Machine, instanceID string, login ssh.Login, pubKey string, nics []seedNIC) error {
+func (p *Provider) writeSeed(l *golibvirt.Libvirt, pool golibvirt.StoragePool, m machine.Machine, instanceID string, login machine.Login, pubKey string, nics []seedNIC) error {
 	files, err := makeSeed(m.Name, instanceID, login, pubKey, *m.Template.CloudInit, nics)
 	if err != nil {
 		return err

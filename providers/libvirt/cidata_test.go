@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/internal/golden"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 func TestSeedFiles(t *testing.T) {
@@ -17,12 +16,12 @@ func TestSeedFiles(t *testing.T) {
 	const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDx lab-test"
 	tests := []struct {
 		name  string
-		login ssh.Login
-		ci    providers.CloudInit
+		login machine.Login
+		ci    machine.CloudInit
 	}{
-		{"root", ssh.Login{User: "root"}, providers.CloudInit{Packages: []string{"iperf3", "ethtool=1:6.1-1"}}},
-		{"user", ssh.Login{User: "debian"}, providers.CloudInit{}},
-		{"user-data", ssh.Login{User: "root"}, providers.CloudInit{UserData: "#cloud-config\nruncmd:\n  - [touch, /run/user-part]\n"}},
+		{"root", machine.Login{User: "root"}, machine.CloudInit{Packages: []string{"iperf3", "ethtool=1:6.1-1"}}},
+		{"user", machine.Login{User: "debian"}, machine.CloudInit{}},
+		{"user-data", machine.Login{User: "root"}, machine.CloudInit{UserData: "#cloud-config\nruncmd:\n  - [touch, /run/user-part]\n"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -25,8 +26,8 @@ type guestConn interface {
 // sshConfig is how to dial a guest: its recorded login with the
 // template's agent, known_hosts, ssh_config and proxy_jump applied; with
 // jump_via_host through the libvirt host (which wins over proxy_jump).
-func (p *Provider) sshConfig(in providers.Instance) (ssh.Config, error) {
-	ep := providers.EndpointOf(in)
+func (p *Provider) sshConfig(in machine.Instance) (ssh.Config, error) {
+	ep := machine.EndpointOf(in)
 	c := ssh.Config{Host: ep.SSHHost}
 	if ep.SSH != nil {
 		var err error
@@ -52,7 +53,7 @@ func (p *Provider) sshConfig(in providers.Instance) (ssh.Config, error) {
 // host device) and, on a template without cloud_init {} (whose seed names
 // the guest), gives the guest its domain's name as hostname: every guest
 // of a template image otherwise answers to the image's one name.
-func (p *Provider) waitSSH(ctx context.Context, in *providers.Instance, tmpl providers.Template, start time.Time) error {
+func (p *Provider) waitSSH(ctx context.Context, in *machine.Instance, tmpl machine.Template, start time.Time) error {
 	c, err := p.sshConfig(*in)
 	if err != nil {
 		return err
@@ -138,7 +139,7 @@ func hostnameCmd(name string) string {
 // wrongOS is an error when the guest's kernel (uname -s) is not the one
 // the template's os says: a FreeBSD template on a Linux image fails right
 // after create, not at the first command the OS driver gets wrong.
-func wrongOS(tmpl providers.Template, kernel string) error {
+func wrongOS(tmpl machine.Template, kernel string) error {
 	if !guest.Registered(tmpl.OS) {
 		return nil
 	}
@@ -155,8 +156,8 @@ func wrongOS(tmpl providers.Template, kernel string) error {
 
 // Connect returns an SSH transport to a created guest. The host key must be
 // the one recorded when the guest was created.
-func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
-	ep := providers.EndpointOf(in)
+func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
+	ep := machine.EndpointOf(in)
 	if ep.SSHHost == "" {
 		return nil, fmt.Errorf("%s: no address recorded", in.Address)
 	}

@@ -10,7 +10,7 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
-	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -22,7 +22,7 @@ import (
 // lab's pending state plays the part of Packer's Cleanup. A step that
 // fails before anything of lab's exists (or on an object lab does not
 // own) sets nothing, and Create returns an instance without an address.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers.Instance, err error) {
+func (p *Provider) Create(ctx context.Context, m machine.Machine) (_ machine.Instance, err error) {
 	defer p.explain(&err)
 	c := newCreation(p, m)
 	steps := []func(context.Context) error{
@@ -32,7 +32,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			if c.nothing {
-				return providers.Instance{}, err
+				return machine.Instance{}, err
 			}
 			return c.in, err
 		}
@@ -43,8 +43,8 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (_ providers
 // creation is what Create's steps share (Packer's state bag).
 type creation struct {
 	p  *Provider
-	m  providers.Machine
-	in providers.Instance // grows step by step; what a failed create leaves to record
+	m  machine.Machine
+	in machine.Instance // grows step by step; what a failed create leaves to record
 	// nothing: the failure left nothing of lab's to record.
 	nothing bool
 	t0      time.Time
@@ -56,7 +56,7 @@ type creation struct {
 	network, linkType, linkDev, staticAddr, mac string
 	mgmtNet, mgmtMAC                            string // the management NIC (placeManagement)
 	vcpu, mem                                   int    // sizeAndLogin
-	login                                       ssh.Login
+	login                                       machine.Login
 	pubKey                                      string // cloud-init's key; "" without cloud_init {}
 	l                                           *golibvirt.Libvirt
 	pool                                        golibvirt.StoragePool
@@ -64,8 +64,8 @@ type creation struct {
 	dom                                         golibvirt.Domain
 }
 
-func newCreation(p *Provider, m providers.Machine) *creation {
-	return &creation{p: p, m: m, in: providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: m.Owner(),
+func newCreation(p *Provider, m machine.Machine) *creation {
+	return &creation{p: p, m: m, in: machine.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", Name: m.Name, Owner: m.Owner(),
 		Attrs: map[string]string{attrLabID: m.LabID, attrPool: p.cfg.Pool, attrVolume: volumeName(m.Name)}}}
 }
 

@@ -8,7 +8,6 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 
 	"github.com/lab-bench/lab/machine"
-	"github.com/lab-bench/lab/providers"
 )
 
 // CPUSource names the counter in results.
@@ -18,7 +17,7 @@ const CPUSource = "libvirt:cpu_time"
 // thread of its QEMU process, so emulation and I/O threads count too) over
 // the benchmark, as a share of its vCPUs: 100 is every vCPU fully busy; it
 // can pass 100 when QEMU's own threads are busy beside the vCPUs.
-func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (_ func(context.Context) (machine.HostCPU, error), err error) {
+func (p *Provider) MeterCPU(ctx context.Context, in machine.Instance) (_ func(context.Context) (machine.HostCPU, error), err error) {
 	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {

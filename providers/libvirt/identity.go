@@ -10,6 +10,7 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -33,7 +34,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 // TemplateID is "sha256:<hex>" of the template's base volume as libvirtd
 // serves it (StorageVolDownload), computed once per volume and provider:
 // the image a guest boots, whatever its name or path.
-func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (_ string, err error) {
+func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (_ string, err error) {
 	defer p.explain(&err)
 	source := m.Template.Source
 	if source == "" {

@@ -9,6 +9,7 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -30,9 +31,9 @@ const ManagementLab = "lab"
 // Link creates the pair's network: isolated (or NAT), with its own bridge,
 // the link's MTU and a DHCP range. With network set in the provider block
 // it creates nothing and attaches guests there.
-func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers.Instance, err error) {
+func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ machine.Instance, err error) {
 	defer p.explain(&err)
-	in := providers.Instance{Address: ls.Address, Provider: TypeName, Kind: "link", Name: ls.Name,
+	in := machine.Instance{Address: ls.Address, Provider: TypeName, Kind: "link", Name: ls.Name,
 		Attrs: map[string]string{attrLabID: ls.LabID}}
 	if ls.MTU > 0 {
 		in.Attrs["mtu"] = strconv.Itoa(ls.MTU)
@@ -57,7 +58,7 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers
 	if err := p.deleteLink(l, in); err != nil {
 		if errors.Is(err, providers.ErrNotOwned) {
 			// Someone else's network: nothing of lab's exists to record.
-			return providers.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
+			return machine.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
 		}
 		return in, fmt.Errorf("%s: remove leftover: %w", ls.Address, err)
 	}
@@ -79,17 +80,17 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ providers
 // device's MTU is the link's (recording it when the spec sets none),
 // creates nothing on it, picks the /24 it will address the guests in, and
 // makes the management network as for any link.
-func (p *Provider) deviceLink(l *golibvirt.Libvirt, ls providers.LinkSpec, in providers.Instance, linkType, dev string) (providers.Instance, error) {
+func (p *Provider) deviceLink(l *golibvirt.Libvirt, ls providers.LinkSpec, in machine.Instance, linkType, dev string) (machine.Instance, error) {
 	attr := "link_bridge"
 	if linkType == linkTypeDirect {
 		attr = "link_macvtap"
 	}
 	have, err := deviceMTU(l, dev)
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("%s: %s = %q: %w", ls.Address, attr, dev, err)
+		return machine.Instance{}, fmt.Errorf("%s: %s = %q: %w", ls.Address, attr, dev, err)
 	}
 	if err := checkDeviceMTU(attr, dev, ls.MTU, have); err != nil {
-		return providers.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
+		return machine.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
 	}
 	in.Attrs["mtu"] = strconv.Itoa(have)
 	in.Attrs[attrLinkType], in.Attrs[attrLinkDev], in.Attrs[attrOwned] = linkType, dev, "false"
@@ -98,7 +99,7 @@ func (p *Provider) deviceLink(l *golibvirt.Libvirt, ls providers.LinkSpec, in pr
 	in.Owner = ls.Owner()
 	if err := p.deleteLink(l, in); err != nil {
 		if errors.Is(err, providers.ErrNotOwned) {
-			return providers.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
+			return machine.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
 		}
 		return in, fmt.Errorf("%s: remove leftover: %w", ls.Address, err)
 	}
@@ -107,7 +108,7 @@ func (p *Provider) deviceLink(l *golibvirt.Libvirt, ls providers.LinkSpec, in pr
 
 // linkManagement gives the link's pair its management network: one lab
 // makes (management = "lab") or an existing one, recorded on in.
-func (p *Provider) linkManagement(l *golibvirt.Libvirt, ls providers.LinkSpec, in *providers.Instance) error {
+func (p *Provider) linkManagement(l *golibvirt.Libvirt, ls providers.LinkSpec, in *machine.Instance) error {
 	switch p.cfg.Management {
 	case "":
 	case ManagementLab:
@@ -156,7 +157,7 @@ func (p *Provider) createNetwork(l *golibvirt.Libvirt, ns networkSpec) (id, subn
 // deleteLink destroys (and undefines, if persistent) a lab-owned network:
 // one that carries in.Owner's tag in its metadata. A network of that name
 // without it is refused (*providers.NotOwnedError), never removed.
-func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error {
+func (p *Provider) deleteLink(l *golibvirt.Libvirt, in machine.Instance) error {
 	if in.Attrs[attrLinkType] != "" {
 		return p.deleteMgmtNetwork(l, in) // the device is never lab's
 	}
@@ -175,7 +176,7 @@ func (p *Provider) deleteLink(l *golibvirt.Libvirt, in providers.Instance) error
 
 // deleteMgmtNetwork removes the pair's management network, when lab made
 // one (and, before a create, a leftover of one under this link's name).
-func (p *Provider) deleteMgmtNetwork(l *golibvirt.Libvirt, in providers.Instance) error {
+func (p *Provider) deleteMgmtNetwork(l *golibvirt.Libvirt, in machine.Instance) error {
 	if in.Attrs[attrMgmtOwned] == "false" {
 		return nil
 	}
@@ -191,13 +192,13 @@ func (p *Provider) deleteMgmtNetwork(l *golibvirt.Libvirt, in providers.Instance
 
 // deleteNetwork destroys and undefines network name if it carries o's tag;
 // one without it is refused, one that does not exist is done.
-func deleteNetwork(l *golibvirt.Libvirt, o providers.Owner, name string) error {
+func deleteNetwork(l *golibvirt.Libvirt, o machine.Owner, name string) error {
 	n, tag, exists, err := networkOwner(l, name)
 	if err != nil || !exists {
 		return err
 	}
 	labID := ""
-	if t, _, ok := providers.ParseTag(tag); ok {
+	if t, _, ok := machine.ParseTag(tag); ok {
 		labID = t.Lab
 	} else if tag == "" && o.Workspace == "" {
 		labID = o.Lab // lab 0.1 tagged no network; its state names it exactly

@@ -9,7 +9,7 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Link types of the benchmark NIC besides a libvirt network.
@@ -104,7 +104,7 @@ func deviceMTU(l *golibvirt.Libvirt, dev string) (int, error) {
 // readDeviceLink reports whether a link on a host device is still there:
 // the device (whose MTU must still be the one recorded) and, when lab made
 // it, the pair's management network.
-func (p *Provider) readDeviceLink(l *golibvirt.Libvirt, in providers.Instance) (providers.Instance, bool, error) {
+func (p *Provider) readDeviceLink(l *golibvirt.Libvirt, in machine.Instance) (machine.Instance, bool, error) {
 	dev := in.Attrs[attrLinkDev]
 	mtu, err := deviceMTU(l, dev)
 	if isNotFound(err) {

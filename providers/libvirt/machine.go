@@ -14,6 +14,7 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -65,7 +66,7 @@ func volumeName(machine string) string { return machine + ".qcow2" }
 
 // linkMTU is the MTU of the pair's link, set on the guest's NIC too (the
 // bridge's MTU only bounds what the tap may carry).
-func linkMTU(link providers.Instance) int {
+func linkMTU(link machine.Instance) int {
 	n, _ := strconv.Atoi(link.Attrs["mtu"])
 	return n
 }
@@ -196,7 +197,7 @@ func (p *Provider) waitAddress(ctx context.Context, l *golibvirt.Libvirt, dom go
 }
 
 // Read reports whether the domain still exists and runs.
-func (p *Provider) Read(ctx context.Context, in providers.Instance) (_ providers.Instance, _ bool, err error) {
+func (p *Provider) Read(ctx context.Context, in machine.Instance) (_ machine.Instance, _ bool, err error) {
 	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
@@ -232,12 +233,12 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (_ providers
 	if err != nil {
 		return in, false, callErr("DomainGetState", in.Name, err)
 	}
-	return in, golibvirt.DomainState(state) == golibvirt.DomainRunning && providers.EndpointOf(in).Addr != "", nil
+	return in, golibvirt.DomainState(state) == golibvirt.DomainRunning && machine.EndpointOf(in).Addr != "", nil
 }
 
 // Delete removes a machine (domain and overlay) or a link (lab's network).
 // What is gone counts as removed.
-func (p *Provider) Delete(ctx context.Context, in providers.Instance) (err error) {
+func (p *Provider) Delete(ctx context.Context, in machine.Instance) (err error) {
 	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
@@ -259,7 +260,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) (err error
 // — the one thing that proves them lab's — undefined. Interrupted at any
 // point, what is left is either nothing or a tagged domain that List and
 // the next delete find; never a volume nobody can prove lab's.
-func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in providers.Instance) error {
+func (p *Provider) deleteMachine(ctx context.Context, l *golibvirt.Libvirt, in machine.Instance) error {
 	dom, err := l.DomainLookupByName(in.Name)
 	if isNotFound(err) {
 		return nil
@@ -327,7 +328,7 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 // workspace of a lab (providers.AnyWorkspace), the answer says which
 // workspace each object is really in. A domain's volumes are in its
 // instance's Attrs (volumes carry no tag: their domain's is theirs).
-func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.Instance, err error) {
+func (p *Provider) List(ctx context.Context, o machine.Owner) (_ []machine.Instance, err error) {
 	defer p.explain(&err)
 	l, err := p.conn()
 	if err != nil {
@@ -337,7 +338,7 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.I
 	if err != nil {
 		return nil, callErr("ConnectListAllDomains", "", err)
 	}
-	var out []providers.Instance
+	var out []machine.Instance
 	for _, d := range doms {
 		meta, err := domainMeta(l, d)
 		if err != nil || !owns(o, meta.Tag, meta.LabID) {
@@ -363,24 +364,24 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) (_ []providers.I
 
 // domainInstance is a listed domain of o's, with the owner its metadata's
 // tag names (o itself for a domain of lab 0.1, matched by lab id).
-func domainInstance(o providers.Owner, d golibvirt.Domain, meta labMeta) providers.Instance {
+func domainInstance(o machine.Owner, d golibvirt.Domain, meta labMeta) machine.Instance {
 	owner := o
-	if t, _, ok := providers.ParseTag(meta.Tag); ok {
+	if t, _, ok := machine.ParseTag(meta.Tag); ok {
 		owner = t
 	}
 	attrs := map[string]string{attrLabID: owner.Lab, attrVolume: meta.Volume, attrPool: meta.Pool}
 	if meta.Seed != "" {
 		attrs[attrSeed] = meta.Seed
 	}
-	return providers.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name,
+	return machine.Instance{Address: meta.Address, Provider: TypeName, Kind: "machine", ID: uuidString(d.UUID), Name: d.Name,
 		Owner: owner, Attrs: attrs}
 }
 
 // networkInstance is a listed network with the owner and address its tag
 // names (tag is a valid lab tag: List matched it).
-func networkInstance(n golibvirt.Network, tag string) providers.Instance {
-	owner, addr, _ := providers.ParseTag(tag)
-	return providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: uuidString(n.UUID), Name: strings.TrimPrefix(n.Name, networkPrefix),
+func networkInstance(n golibvirt.Network, tag string) machine.Instance {
+	owner, addr, _ := machine.ParseTag(tag)
+	return machine.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: uuidString(n.UUID), Name: strings.TrimPrefix(n.Name, networkPrefix),
 		Owner: owner, Attrs: map[string]string{attrLabID: owner.Lab, attrNetwork: n.Name, attrOwned: "true"}}
 }
 

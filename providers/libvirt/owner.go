@@ -3,6 +3,7 @@ package libvirt
 import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -21,7 +22,7 @@ import (
 // owns reports whether an object whose lab tag is tag (labID: the lab id an
 // older lab wrote instead) is o's. A state written by lab 0.1 records no
 // workspace; its objects are matched by lab id.
-func owns(o providers.Owner, tag, labID string) bool {
+func owns(o machine.Owner, tag, labID string) bool {
 	if o.Workspace == "" {
 		return o.Lab != "" && labID == o.Lab
 	}
@@ -29,7 +30,7 @@ func owns(o providers.Owner, tag, labID string) bool {
 }
 
 // notOwned is the refusal for the object kind name, carrying tag.
-func notOwned(o providers.Owner, kind, name, tag string) error {
+func notOwned(o machine.Owner, kind, name, tag string) error {
 	return &providers.NotOwnedError{Kind: kind, Name: name, Tag: tag, Owner: o}
 }
 

@@ -8,25 +8,26 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
 func TestOwns(t *testing.T) {
-	kvmx := providers.Owner{Lab: "kvmx", Workspace: "0a1b2c3d"}
+	kvmx := machine.Owner{Lab: "kvmx", Workspace: "0a1b2c3d"}
 	tests := []struct {
 		name       string
-		o          providers.Owner
+		o          machine.Owner
 		tag, labID string
 		want       bool
 	}{
 		{"exact tag", kvmx, kvmx.Tag("pair.p.server"), "kvmx", true},
-		{"a lab whose name starts with ours", kvmx, providers.Owner{Lab: "kvmx-g", Workspace: "0a1b2c3d"}.Tag("pair.p.server"), "kvmx-g", false},
-		{"another workspace of the same lab", kvmx, providers.Owner{Lab: "kvmx", Workspace: "ffffffff"}.Tag("pair.p.server"), "kvmx", false},
+		{"a lab whose name starts with ours", kvmx, machine.Owner{Lab: "kvmx-g", Workspace: "0a1b2c3d"}.Tag("pair.p.server"), "kvmx-g", false},
+		{"another workspace of the same lab", kvmx, machine.Owner{Lab: "kvmx", Workspace: "ffffffff"}.Tag("pair.p.server"), "kvmx", false},
 		{"no tag (made by hand)", kvmx, "", "", false},
 		{"lab id only (lab 0.1) for a workspace owner", kvmx, "", "kvmx", false},
-		{"lab 0.1 state: lab id matched exactly", providers.Owner{Lab: "kvmx"}, "", "kvmx", true},
-		{"lab 0.1 state: prefix is not a match", providers.Owner{Lab: "kvmx"}, "", "kvmx-g", false},
-		{"lab 0.1 state with no lab", providers.Owner{}, "", "", false},
+		{"lab 0.1 state: lab id matched exactly", machine.Owner{Lab: "kvmx"}, "", "kvmx", true},
+		{"lab 0.1 state: prefix is not a match", machine.Owner{Lab: "kvmx"}, "", "kvmx-g", false},
+		{"lab 0.1 state with no lab", machine.Owner{}, "", "", false},
 	}
 	for _, tc := range tests {
 		if got := owns(tc.o, tc.tag, tc.labID); got != tc.want {
@@ -36,7 +37,7 @@ func TestOwns(t *testing.T) {
 }
 
 func TestNetworkTag(t *testing.T) {
-	o := providers.Owner{Lab: "kvm", Workspace: "0a1b2c3d"}
+	o := machine.Owner{Lab: "kvm", Workspace: "0a1b2c3d"}
 	tests := []struct {
 		name, xml, want string
 	}{
@@ -53,7 +54,7 @@ func TestNetworkTag(t *testing.T) {
 }
 
 func TestNotOwnedNamesTheObject(t *testing.T) {
-	o := providers.Owner{Lab: "kvm", Workspace: "0a1b2c3d"}
+	o := machine.Owner{Lab: "kvm", Workspace: "0a1b2c3d"}
 	err := notOwned(o, "volume", "lab-e2e/kvm-p-1a2b3c-s.qcow2", "")
 	if !errors.Is(err, providers.ErrNotOwned) {
 		t.Errorf("%v does not match providers.ErrNotOwned", err)
@@ -69,8 +70,8 @@ func TestNotOwnedNamesTheObject(t *testing.T) {
 // reports the workspace each object's own tag names, never the "*" it was
 // asked with (a hint built from it named no real workspace).
 func TestListedOwnerIsTheObjects(t *testing.T) {
-	every := providers.Owner{Lab: "kvm", Workspace: providers.AnyWorkspace}
-	theirs := providers.Owner{Lab: "kvm", Workspace: "ffffffff"}
+	every := machine.Owner{Lab: "kvm", Workspace: machine.AnyWorkspace}
+	theirs := machine.Owner{Lab: "kvm", Workspace: "ffffffff"}
 	meta := labMeta{LabID: "kvm", Address: "pair.p.server", Volume: "kvm-p-s.qcow2", Pool: "lab", Seed: "kvm-p-s-cidata.img", Tag: theirs.Tag("pair.p.server")}
 	if !owns(every, meta.Tag, meta.LabID) {
 		t.Fatal("the any-workspace owner does not match the domain")
@@ -79,8 +80,8 @@ func TestListedOwnerIsTheObjects(t *testing.T) {
 	if in.Owner != theirs || in.Address != "pair.p.server" || in.Attrs[attrVolume] != meta.Volume || in.Attrs[attrSeed] != meta.Seed || in.Attrs[attrLabID] != "kvm" {
 		t.Errorf("domain listed as %+v, want owner %+v with its volumes", in, theirs)
 	}
-	old := domainInstance(providers.Owner{Lab: "kvm"}, golibvirt.Domain{Name: "kvm-p-s"}, labMeta{LabID: "kvm", Address: "pair.p.server"})
-	if old.Owner != (providers.Owner{Lab: "kvm"}) {
+	old := domainInstance(machine.Owner{Lab: "kvm"}, golibvirt.Domain{Name: "kvm-p-s"}, labMeta{LabID: "kvm", Address: "pair.p.server"})
+	if old.Owner != (machine.Owner{Lab: "kvm"}) {
 		t.Errorf("a lab 0.1 domain (no tag) listed with owner %+v, want the lab-id owner it was matched by", old.Owner)
 	}
 	net := networkInstance(golibvirt.Network{Name: "lab-kvm-p-1"}, theirs.Tag("pair.p.link"))
@@ -95,7 +96,7 @@ func TestListedOwnerIsTheObjects(t *testing.T) {
 // seed volume is named in its domain's tag-carrying metadata before it is
 // created.
 func TestDefiningXMLCarriesTheTag(t *testing.T) {
-	o := providers.Owner{Lab: "kvm", Workspace: "0a1b2c3d"}
+	o := machine.Owner{Lab: "kvm", Workspace: "0a1b2c3d"}
 	x, err := domainXML(domainSpec{Name: "kvm-p-s", Type: "qemu", Pool: "lab", Volume: "kvm-p-s.qcow2", Seed: "kvm-p-s-cidata.img", Network: "lab-kvm-p", MAC: "52:54:00:00:00:01", Model: "virtio",
 		Meta: labMeta{LabID: "kvm", Address: "pair.p.server", Volume: "kvm-p-s.qcow2", Seed: "kvm-p-s-cidata.img", Pool: "lab", Tag: o.Tag("pair.p.server")}})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -241,7 +242,7 @@ func (p *Provider) hostCPUs() (int, error) {
 // socket, connection refused) the plan stays offline and the check waits
 // for apply; a daemon that accepts and does not answer fails the plan
 // within call_timeout.
-func (p *Provider) CheckTemplate(ctx context.Context, m providers.Machine) (err error) {
+func (p *Provider) CheckTemplate(ctx context.Context, m machine.Machine) (err error) {
 	if err := p.checkAccel(); err != nil {
 		return err
 	}
@@ -264,7 +265,7 @@ var _ providers.TemplateChecker = (*Provider)(nil)
 
 // pinDomain fills ds's <cputune> for a guest of role, after checking the
 // sets against the host's CPU count, and records them in in.Attrs.
-func (p *Provider) pinDomain(ds *domainSpec, in *providers.Instance, role string) error {
+func (p *Provider) pinDomain(ds *domainSpec, in *machine.Instance, role string) error {
 	if p.pin == nil {
 		return nil
 	}
@@ -295,7 +296,7 @@ func (p *Provider) pinDomain(ds *domainSpec, in *providers.Instance, role string
 // CPUs of its vCPUs and of QEMU's own threads, the management NIC's
 // network, the benchmark NIC's host-side RX ring size and, on a host
 // device, its link type and device, as recorded at create.
-func (p *Provider) HostSettings(in providers.Instance) string {
+func (p *Provider) HostSettings(in machine.Instance) string {
 	var parts []string
 	for _, k := range []string{attrMachine, attrVCPUPin, attrEmulatorPin, attrMgmtNetwork, attrRXQueueSize, attrLinkType, attrLinkDev} {
 		if v := in.Attrs[k]; v != "" {

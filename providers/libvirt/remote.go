@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Remote libvirt over SSH. For qemu+ssh://[user@]host[:port]/system lab
@@ -79,7 +80,7 @@ func checkRemote(c Config, attrs hcl.Attributes, body hcl.Body) hcl.Diagnostics 
 	if u.Path != "/system" && u.Query().Get("socket") == "" {
 		bad("uri", "Invalid libvirt URI", fmt.Sprintf("uri %q: over SSH lab reaches the system daemon (/system); for another, name its socket (?socket=/path).", c.URI))
 	}
-	login := ssh.Login{User: u.User.Username(), PrivateKeyFile: c.PrivateKeyFile, HostKey: c.HostKey}
+	login := machine.Login{User: u.User.Username(), PrivateKeyFile: c.PrivateKeyFile, HostKey: c.HostKey}
 	for _, p := range ssh.CheckLogin(&login) {
 		if p.Attr == "user" || p.Attr == "port" {
 			p.Attr = "uri"

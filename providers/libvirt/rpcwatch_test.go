@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -121,15 +122,15 @@ func silentDaemon(t *testing.T) string {
 func TestSilentDaemonFailsWithinCallTimeout(t *testing.T) {
 	sock := silentDaemon(t)
 	uri := "qemu+unix:///system?socket=" + sock
-	link := providers.Instance{Address: "pair.p.link", Provider: TypeName, Kind: "link", Name: "x-p", Attrs: map[string]string{attrNetwork: "lab-x-p", attrOwned: "true"}}
-	machine := providers.Instance{Address: "pair.p.server", Provider: TypeName, Kind: "machine", Name: "x-p-s"}
-	m := providers.Machine{Address: "pair.p.server", LabID: "x", Name: "x-p-s", Template: providers.Template{Name: "debian", Source: "base.qcow2", OS: "linux"}, Link: link}
+	link := machine.Instance{Address: "pair.p.link", Provider: TypeName, Kind: "link", Name: "x-p", Attrs: map[string]string{attrNetwork: "lab-x-p", attrOwned: "true"}}
+	server := machine.Instance{Address: "pair.p.server", Provider: TypeName, Kind: "machine", Name: "x-p-s"}
+	m := machine.Machine{Address: "pair.p.server", LabID: "x", Name: "x-p-s", Template: machine.Template{Name: "debian", Source: "base.qcow2", OS: "linux"}, Link: link}
 	calls := []struct {
 		name string
 		call func(context.Context, *Provider) error
 	}{
 		{"List", func(ctx context.Context, p *Provider) error {
-			_, err := p.List(ctx, providers.Owner{Lab: "x"})
+			_, err := p.List(ctx, machine.Owner{Lab: "x"})
 			return err
 		}},
 		{"Link", func(ctx context.Context, p *Provider) error {
@@ -137,8 +138,8 @@ func TestSilentDaemonFailsWithinCallTimeout(t *testing.T) {
 			return err
 		}},
 		{"Create", func(ctx context.Context, p *Provider) error { _, err := p.Create(ctx, m); return err }},
-		{"Read", func(ctx context.Context, p *Provider) error { _, _, err := p.Read(ctx, machine); return err }},
-		{"Delete", func(ctx context.Context, p *Provider) error { return p.Delete(ctx, machine) }},
+		{"Read", func(ctx context.Context, p *Provider) error { _, _, err := p.Read(ctx, server); return err }},
+		{"Delete", func(ctx context.Context, p *Provider) error { return p.Delete(ctx, server) }},
 		{"TemplateID", func(ctx context.Context, p *Provider) error { _, err := p.TemplateID(ctx, m); return err }},
 	}
 	const callTimeout = 500 * time.Millisecond
@@ -172,7 +173,7 @@ call_timeout = "500ms"
 			// The session knows the daemon is gone: the next call fails at
 			// once, and Close does not wait for an answer either.
 			again := time.Now()
-			if _, err := p.List(ctx, providers.Owner{Lab: "x"}); !errors.As(err, &st) {
+			if _, err := p.List(ctx, machine.Owner{Lab: "x"}); !errors.As(err, &st) {
 				t.Errorf("second call: %v, want the stall again", err)
 			}
 			if err := p.Close(ctx); err != nil {
@@ -185,9 +186,9 @@ call_timeout = "500ms"
 	}
 }
 
-func testMachine() providers.Machine {
-	return providers.Machine{Address: "pair.p.server", LabID: "x", Name: "x-p-s", Role: "server",
-		Template: providers.Template{Name: "debian", Source: "base.qcow2", OS: "linux"}}
+func testMachine() machine.Machine {
+	return machine.Machine{Address: "pair.p.server", LabID: "x", Name: "x-p-s", Role: "server",
+		Template: machine.Template{Name: "debian", Source: "base.qcow2", OS: "linux"}}
 }
 
 func hclBody(t *testing.T, src string) *hclsyntax.Body {

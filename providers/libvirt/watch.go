@@ -8,7 +8,7 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // stateNames are libvirt's domain states as virsh prints them.
@@ -125,7 +125,7 @@ func bootErr(ctx, wctx context.Context, err error) error {
 // running but cut off). nil otherwise; a failed call is no verdict. The
 // engine asks every second while a run goes on and ends the run at once
 // when the answer is an error.
-func (p *Provider) Alive(ctx context.Context, in providers.Instance) error {
+func (p *Provider) Alive(ctx context.Context, in machine.Instance) error {
 	if in.Kind != "machine" {
 		return nil
 	}
@@ -147,7 +147,7 @@ func (p *Provider) Alive(ctx context.Context, in providers.Instance) error {
 // machineNetworks are the libvirt networks a machine's NICs are on, as
 // its instance records them: the link's (none when the link is a host
 // device lab does not own) and the management network's.
-func machineNetworks(in providers.Instance) []struct{ name, role string } {
+func machineNetworks(in machine.Instance) []struct{ name, role string } {
 	var out []struct{ name, role string }
 	if n := in.Attrs[attrNetwork]; n != "" && in.Attrs[attrLinkType] == "" {
 		out = append(out, struct{ name, role string }{n, "link"})

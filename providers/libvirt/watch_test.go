@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 func TestStateName(t *testing.T) {
@@ -19,12 +19,12 @@ func TestStateName(t *testing.T) {
 }
 
 func TestWrongOS(t *testing.T) {
-	tmpl := func(os string) providers.Template {
-		return providers.Template{Name: "debian", Source: "base.qcow2", OS: os}
+	tmpl := func(os string) machine.Template {
+		return machine.Template{Name: "debian", Source: "base.qcow2", OS: os}
 	}
 	tests := []struct {
 		name    string
-		tmpl    providers.Template
+		tmpl    machine.Template
 		kernel  string
 		wantErr string
 	}{
@@ -56,7 +56,7 @@ func TestMachineNetworks(t *testing.T) {
 		{"nothing recorded", nil, ""},
 	} {
 		var got []string
-		for _, n := range machineNetworks(providers.Instance{Kind: "machine", Attrs: tc.attrs}) {
+		for _, n := range machineNetworks(machine.Instance{Kind: "machine", Attrs: tc.attrs}) {
 			got = append(got, n.name+" "+n.role)
 		}
 		if strings.Join(got, ", ") != tc.want {

@@ -6,12 +6,13 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/netns"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
 // Connect returns a transport that runs commands inside the machine's
 // namespace with `ip netns exec`.
-func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("connect %s: %w", in.Address, err)
 	}

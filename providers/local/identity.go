@@ -7,7 +7,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // versionFlags are the benchmark tools whose versions make up a local
@@ -19,7 +19,7 @@ var versionFlags = []struct{ tool, flag string }{{"iperf3", "--version"}, {"iper
 // the first line each installed benchmark tool prints of its version
 // ("linux 6.1.0-28-amd64; iperf3 3.12 (cJSON 1.7.15); iperf version 2.1.8").
 // It is computed once per provider.
-func (p *Provider) TemplateID(ctx context.Context, _ providers.Machine) (string, error) {
+func (p *Provider) TemplateID(ctx context.Context, _ machine.Machine) (string, error) {
 	p.idOnce.Do(func() { p.id = hostIdentity(ctx) })
 	return p.id, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -34,14 +35,14 @@ var errKilled = errors.New("lab was killed")
 type killPoint struct {
 	name string
 	// at reports whether argv is the create after which lab dies.
-	at func(g *plan.Group, o providers.Owner, argv []string) bool
+	at func(g *plan.Group, o machine.Owner, argv []string) bool
 	// halfway, when set, runs instead of argv: what the command itself had
 	// done when it was killed with lab.
 	halfway func(argv []string) error
 	// record is the address of the record the object belongs to.
 	record func(g *plan.Group) string
 	// left is what the kill leaves.
-	left func(g *plan.Group, o providers.Owner) leftover
+	left func(g *plan.Group, o machine.Owner) leftover
 }
 
 // leftover is what of lab's name a kill leaves.
@@ -60,18 +61,18 @@ func (l leftover) untagged() bool { return l.netnsIs == "half-made" || len(l.vet
 var killPoints = []killPoint{
 	{
 		name: "after the loopback's alias, before ip netns attach names the namespace",
-		at: func(g *plan.Group, o providers.Owner, argv []string) bool {
+		at: func(g *plan.Group, o machine.Owner, argv []string) bool {
 			return strings.Join(argv, " ") == "ip link set dev lo alias "+o.Tag(g.Server.Address)
 		},
 		record: func(g *plan.Group) string { return g.Server.Address },
 		// The unnamed namespace ends with the thread that made it.
-		left: func(g *plan.Group, _ providers.Owner) leftover {
+		left: func(g *plan.Group, _ machine.Owner) leftover {
 			return leftover{netns: Namespace(g.Server.Name), netnsIs: "gone"}
 		},
 	},
 	{
 		name: "inside ip netns attach: the file made, no namespace mounted on it",
-		at: func(g *plan.Group, _ providers.Owner, argv []string) bool {
+		at: func(g *plan.Group, _ machine.Owner, argv []string) bool {
 			return len(argv) == 5 && strings.Join(argv[:4], " ") == "ip netns attach "+Namespace(g.Server.Name)
 		},
 		// iproute2 ip/ipnetns.c, netns_add (which `ip netns attach`
@@ -90,28 +91,28 @@ var killPoints = []killPoint{
 			return f.Close()
 		},
 		record: func(g *plan.Group) string { return g.Server.Address },
-		left: func(g *plan.Group, _ providers.Owner) leftover {
+		left: func(g *plan.Group, _ machine.Owner) leftover {
 			return leftover{netns: Namespace(g.Server.Name), netnsIs: "half-made"}
 		},
 	},
 	{
 		name: "after ip netns attach: named, and tagged already",
-		at: func(g *plan.Group, _ providers.Owner, argv []string) bool {
+		at: func(g *plan.Group, _ machine.Owner, argv []string) bool {
 			return len(argv) == 5 && strings.Join(argv[:4], " ") == "ip netns attach "+Namespace(g.Server.Name)
 		},
 		record: func(g *plan.Group) string { return g.Server.Address },
-		left: func(g *plan.Group, _ providers.Owner) leftover {
+		left: func(g *plan.Group, _ machine.Owner) leftover {
 			return leftover{netns: Namespace(g.Server.Name), netnsIs: "tagged"}
 		},
 	},
 	{
 		name: "after ip link add, before the veth's alias",
-		at: func(g *plan.Group, o providers.Owner, argv []string) bool {
+		at: func(g *plan.Group, o machine.Owner, argv []string) bool {
 			s, _ := vethNames(o, g.Link.Address)
 			return len(argv) > 4 && strings.Join(argv[:4], " ") == "ip link add "+s
 		},
 		record: func(g *plan.Group) string { return g.Link.Address },
-		left: func(g *plan.Group, o providers.Owner) leftover {
+		left: func(g *plan.Group, o machine.Owner) leftover {
 			s, c := vethNames(o, g.Link.Address)
 			return leftover{veths: []string{s, c}}
 		},
@@ -184,7 +185,7 @@ func TestKillBetweenCreateAndTag(t *testing.T) {
 func TestUntaggedWithoutPendingRecordRefused(t *testing.T) {
 	needRoot(t)
 	for i, kp := range killPoints {
-		if !kp.left(&plan.Group{}, providers.Owner{}).untagged() {
+		if !kp.left(&plan.Group{}, machine.Owner{}).untagged() {
 			continue
 		}
 		t.Run(kp.name, func(t *testing.T) {
@@ -227,7 +228,7 @@ type killLab struct {
 	lab   *spec.Lab
 	st    *state.State
 	group *plan.Group
-	owner providers.Owner
+	owner machine.Owner
 }
 
 func newKillLab(t *testing.T, labID string) *killLab {
@@ -267,7 +268,7 @@ experiment "e" {
 
 // removeAll removes, by their exact names, whatever the test left.
 func (k *killLab) removeAll() {
-	for _, m := range []providers.Machine{k.group.Server, k.group.Client} {
+	for _, m := range []machine.Machine{k.group.Server, k.group.Client} {
 		_ = exec.Command("ip", "netns", "del", Namespace(m.Name)).Run()
 	}
 	s, c := vethNames(k.owner, k.group.Link.Address)

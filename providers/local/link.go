@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -13,12 +14,12 @@ import (
 // end into its machine's namespace. A leftover pair of the same name (a
 // crash before state was written) is replaced when its tag is this lab's
 // and workspace's, and refused otherwise.
-func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
+func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (machine.Instance, error) {
 	o := l.Owner()
 	s, c := vethNames(o, l.Address)
 	for _, end := range []string{s, c} {
 		if err := p.deleteVeth(ctx, o, end, false); err != nil {
-			return providers.Instance{}, fmt.Errorf("link %s: remove leftover %s: %w", l.Address, end, err)
+			return machine.Instance{}, fmt.Errorf("link %s: remove leftover %s: %w", l.Address, end, err)
 		}
 	}
 	argv := []string{"ip", "link", "add", s}
@@ -34,16 +35,16 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 	// command: an interrupt between the two leaves an untagged pair that
 	// only the pending record names. Delete adopts it (see owner.go).
 	if _, err := p.exec(ctx, argv...); err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: create veth: %w", l.Address, err)
+		return machine.Instance{}, fmt.Errorf("link %s: create veth: %w", l.Address, err)
 	}
-	in := providers.Instance{
+	in := machine.Instance{
 		Address: l.Address, Provider: TypeName, Kind: "link", ID: s, Name: s + "/" + c, Owner: o,
 		Attrs: map[string]string{"server_if": s, "client_if": c, "index": strconv.Itoa(l.Index)},
 	}
 	for _, end := range []string{s, c} {
 		if _, err := p.exec(ctx, "ip", "link", "set", "dev", end, "alias", o.Tag(l.Address)); err != nil {
 			_ = p.Delete(context.WithoutCancel(ctx), in)
-			return providers.Instance{}, fmt.Errorf("link %s: tag %s: %w", l.Address, end, err)
+			return machine.Instance{}, fmt.Errorf("link %s: tag %s: %w", l.Address, end, err)
 		}
 	}
 	sa, ca := linkAddrs(l.Index)
@@ -54,7 +55,7 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 // deleteVeth deletes the host-side veth end dev when it exists and carries
 // o's tag — or, for a pending record (pending), no tag at all; one that is
 // gone is fine, one that is not o's is refused.
-func (p *Provider) deleteVeth(ctx context.Context, o providers.Owner, dev string, pending bool) error {
+func (p *Provider) deleteVeth(ctx context.Context, o machine.Owner, dev string, pending bool) error {
 	tag, exists, err := p.ifAlias(ctx, "", dev)
 	if err != nil || !exists {
 		return err

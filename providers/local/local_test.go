@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -62,7 +63,7 @@ func TestParseCPUList(t *testing.T) {
 }
 
 func TestVethNamesFitIFNAMSIZ(t *testing.T) {
-	s, c := vethNames(providers.Owner{Lab: strings.Repeat("a", 24), Workspace: "0123abcd"}, "pair."+strings.Repeat("b", 60)+".link")
+	s, c := vethNames(machine.Owner{Lab: strings.Repeat("a", 24), Workspace: "0123abcd"}, "pair."+strings.Repeat("b", 60)+".link")
 	if len(s) > 15 || len(c) > 15 || s == c {
 		t.Errorf("veth names %q %q", s, c)
 	}
@@ -70,7 +71,7 @@ func TestVethNamesFitIFNAMSIZ(t *testing.T) {
 
 func TestDeleteRefusesForeignNamespace(t *testing.T) {
 	p := New()
-	err := p.deleteNamespace(context.Background(), providers.Owner{Lab: "x", Workspace: "0123abcd"}, "host-ns", true)
+	err := p.deleteNamespace(context.Background(), machine.Owner{Lab: "x", Workspace: "0123abcd"}, "host-ns", true)
 	if err == nil || !strings.Contains(err.Error(), "not made by lab") {
 		t.Errorf("deleteNamespace(host-ns) = %v", err)
 	}
@@ -83,8 +84,8 @@ func TestLifecycleForReal(t *testing.T) {
 	ctx := context.Background()
 	p := New()
 	labID := fmt.Sprintf("t%d", os.Getpid())
-	owner := providers.Owner{Lab: labID, Workspace: "0123abcd"}
-	var made []providers.Instance
+	owner := machine.Owner{Lab: labID, Workspace: "0123abcd"}
+	var made []machine.Instance
 	t.Cleanup(func() {
 		for i := len(made) - 1; i >= 0; i-- {
 			_ = p.Delete(ctx, made[i])
@@ -95,9 +96,9 @@ func TestLifecycleForReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	made = append(made, link)
-	var ins []providers.Instance
+	var ins []machine.Instance
 	for _, role := range []string{"server", "client"} {
-		in, err := p.Create(ctx, providers.Machine{Address: "pair.x." + role, LabID: labID, Workspace: owner.Workspace, Pair: "x", Role: role,
+		in, err := p.Create(ctx, machine.Machine{Address: "pair.x." + role, LabID: labID, Workspace: owner.Workspace, Pair: "x", Role: role,
 			Name: labID + "-x-" + role[:1], VCPU: 1, Link: link})
 		if err != nil {
 			t.Fatal(err)
@@ -128,7 +129,7 @@ func TestLifecycleForReal(t *testing.T) {
 	if len(found) != 2 {
 		t.Errorf("List found %d objects, want the 2 namespaces: %+v", len(found), found)
 	}
-	for _, in := range []providers.Instance{ins[0], ins[1], link} {
+	for _, in := range []machine.Instance{ins[0], ins[1], link} {
 		for i := 0; i < 2; i++ { // idempotent
 			if err := p.Delete(ctx, in); err != nil {
 				t.Errorf("delete %s (try %d): %v", in.Address, i+1, err)
@@ -138,7 +139,7 @@ func TestLifecycleForReal(t *testing.T) {
 			t.Errorf("%s still exists after delete (err %v)", in.Address, err)
 		}
 	}
-	if other, _ := p.List(ctx, providers.Owner{Lab: labID, Workspace: "ffffffff"}); len(other) != 0 {
+	if other, _ := p.List(ctx, machine.Owner{Lab: labID, Workspace: "ffffffff"}); len(other) != 0 {
 		t.Errorf("another workspace's List found this one's objects: %+v", other)
 	}
 	if found, _ := p.List(ctx, owner); len(found) != 0 {
@@ -155,12 +156,12 @@ func TestDeletePendingByName(t *testing.T) {
 	ctx := context.Background()
 	p := New()
 	labID := fmt.Sprintf("p%d", os.Getpid())
-	owner := providers.Owner{Lab: labID, Workspace: "0123abcd"}
+	owner := machine.Owner{Lab: labID, Workspace: "0123abcd"}
 	link, err := p.Link(ctx, providers.LinkSpec{Address: "pair.y.link", LabID: labID, Workspace: owner.Workspace, Pair: "y"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pendingLink := providers.Instance{Address: "pair.y.link", Kind: "link", Owner: owner}
+	pendingLink := machine.Instance{Address: "pair.y.link", Kind: "link", Owner: owner}
 	if err := p.Delete(ctx, pendingLink); err != nil {
 		t.Fatal(err)
 	}
@@ -177,9 +178,9 @@ func TestDeletePendingByName(t *testing.T) {
 		{"tagged as ours", owner.Tag("pair.y.server"), false, true},
 		{"untagged", "", false, false},
 		{"untagged, pending record", "", true, true},
-		{"another workspace", providers.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), false, false},
-		{"another workspace, pending record", providers.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), true, false},
-		{"another lab with a longer name", providers.Owner{Lab: labID + "-y", Workspace: owner.Workspace}.Tag("pair.s"), false, false},
+		{"another workspace", machine.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), false, false},
+		{"another workspace, pending record", machine.Owner{Lab: labID, Workspace: "ffffffff"}.Tag("pair.y.server"), true, false},
+		{"another lab with a longer name", machine.Owner{Lab: labID + "-y", Workspace: owner.Workspace}.Tag("pair.s"), false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -194,7 +195,7 @@ func TestDeletePendingByName(t *testing.T) {
 					t.Fatalf("%v %s", err, out)
 				}
 			}
-			err := p.Delete(ctx, providers.Instance{Address: "pair.y.server", Kind: "machine", Name: name, Owner: owner, Pending: tc.pending})
+			err := p.Delete(ctx, machine.Instance{Address: "pair.y.server", Kind: "machine", Name: name, Owner: owner, Pending: tc.pending})
 			names, _ := p.namespaces(ctx)
 			still := strings.Contains(" "+strings.Join(names, " ")+" ", " "+ns+" ")
 			if tc.deleted {

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Create makes a machine's namespace, moves its end of the link into it as
 // eth0, addresses it and brings it up. A router takes the server-side
 // link's far end as eth0 and the client-side link's near end as eth1 and
 // forwards between them; the ends of a routed pair route via it.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	ns := Namespace(m.Name)
 	type nic struct{ end, addr, name string }
 	var nics []nic
@@ -31,14 +31,14 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	}
 	for _, n := range nics {
 		if n.end == "" || n.addr == "" {
-			return providers.Instance{}, fmt.Errorf("create %s: its link has no %s end", m.Address, m.Role)
+			return machine.Instance{}, fmt.Errorf("create %s: its link has no %s end", m.Address, m.Role)
 		}
 	}
 	o := m.Owner()
-	in := providers.Instance{
+	in := machine.Instance{
 		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns, Owner: o,
 		Attrs:    map[string]string{"netns": ns, "role": m.Role},
-		Endpoint: &providers.Endpoint{Iface: "eth0", Addr: nics[0].addr},
+		Endpoint: &machine.Endpoint{Iface: "eth0", Addr: nics[0].addr},
 	}
 	server, client := cpuSets(m.VCPU, p.CPUs)
 	switch m.Role {
@@ -59,7 +59,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 	// half-made one of a pending record was removed by the engine's Delete
 	// of that record before this create).
 	if err := p.deleteNamespace(ctx, o, ns, false); err != nil {
-		return providers.Instance{}, fmt.Errorf("create %s: remove leftover namespace %s: %w", m.Address, ns, err)
+		return machine.Instance{}, fmt.Errorf("create %s: remove leftover namespace %s: %w", m.Address, ns, err)
 	}
 	// The namespace is tagged before it gets its name (netns.go).
 	if err := p.addNamespace(ctx, ns, o.Tag(m.Address)); err != nil {
@@ -90,7 +90,7 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 }
 
 // Read reports whether the namespace or veth still exists.
-func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (p *Provider) Read(ctx context.Context, in machine.Instance) (machine.Instance, bool, error) {
 	switch in.Kind {
 	case "link":
 		// Once Create moved its ends into the machines' namespaces (as
@@ -121,7 +121,7 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 
 // Delete removes a namespace (after killing what runs in it) or a veth
 // pair. Removing something that is gone succeeds.
-func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+func (p *Provider) Delete(ctx context.Context, in machine.Instance) error {
 	if in.Kind == "link" {
 		var errs []error
 		ends := []string{in.Attrs["server_if"], in.Attrs["client_if"]}
@@ -151,11 +151,11 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 
 // ownerOf is whose in is: the engine's record, or for an instance that
 // predates it (lab 0.1 state) the lab id it recorded.
-func ownerOf(in providers.Instance) providers.Owner {
+func ownerOf(in machine.Instance) machine.Owner {
 	if in.Owner.Lab != "" {
 		return in.Owner
 	}
-	return providers.Owner{Lab: in.Attrs["lab_id"]}
+	return machine.Owner{Lab: in.Attrs["lab_id"]}
 }
 
 // deleteNamespace removes namespace ns (killing what runs in it) when it
@@ -163,7 +163,7 @@ func ownerOf(in providers.Instance) providers.Owner {
 // (pending), no tag at all. A half-made namespace (the file `ip netns add`
 // creates before it mounts the namespace on it) is removed on the same
 // terms: it cannot carry a tag.
-func (p *Provider) deleteNamespace(ctx context.Context, o providers.Owner, ns string, pending bool) error {
+func (p *Provider) deleteNamespace(ctx context.Context, o machine.Owner, ns string, pending bool) error {
 	if !strings.HasPrefix(ns, NamespacePrefix) {
 		return fmt.Errorf("refusing to delete namespace %q: not made by lab", ns)
 	}
@@ -235,12 +235,12 @@ func (p *Provider) namespaces(ctx context.Context) ([]string, error) {
 // List finds every namespace and host-side veth whose tag is o's: lab and
 // workspace equal exactly (a namespace's tag is its loopback's alias, a
 // veth's its own). Only namespaces named "lab-…" are read at all.
-func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o machine.Owner) ([]machine.Instance, error) {
 	names, err := p.namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []providers.Instance
+	var out []machine.Instance
 	for _, n := range names {
 		if !strings.HasPrefix(n, NamespacePrefix) {
 			continue
@@ -249,8 +249,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 		if err != nil || !exists || !o.Owns(tag) {
 			continue // gone meanwhile, unreadable or not o's: not an orphan of this lab
 		}
-		owner, addr, _ := providers.ParseTag(tag)
-		out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "machine", ID: n, Name: n, Owner: owner,
+		owner, addr, _ := machine.ParseTag(tag)
+		out = append(out, machine.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "machine", ID: n, Name: n, Owner: owner,
 			Attrs: map[string]string{"netns": n}})
 	}
 	links, err := p.exec(ctx, "ip", "-j", "link", "show", "type", "veth")
@@ -266,8 +266,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	}
 	for _, i := range ifs {
 		if o.Owns(i.Alias) {
-			owner, addr, _ := providers.ParseTag(i.Alias)
-			out = append(out, providers.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name, Owner: owner,
+			owner, addr, _ := machine.ParseTag(i.Alias)
+			out = append(out, machine.Instance{Address: "orphan:" + addr, Provider: TypeName, Kind: "link", ID: i.Name, Name: i.Name, Owner: owner,
 				Attrs: map[string]string{"server_if": i.Name}})
 		}
 	}

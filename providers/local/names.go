@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // NamespacePrefix is what every namespace this provider makes starts with.
@@ -21,7 +21,7 @@ func Namespace(machineName string) string { return NamespacePrefix + machineName
 // names are at most 15 bytes, so they are derived from a hash of the
 // owner (lab and workspace) and the link address; the alias carries the
 // readable identity (providers.Owner.Tag).
-func vethNames(o providers.Owner, address string) (server, client string) {
+func vethNames(o machine.Owner, address string) (server, client string) {
 	if o.Workspace == "" {
 		// A link recorded by lab 0.1, whose names hashed the lab id alone.
 		h := sha256.Sum256([]byte(o.Lab + "\x00" + address))

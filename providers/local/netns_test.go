@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // TestAddNamespaceTagsBeforeNaming makes namespaces concurrently with
@@ -25,7 +25,7 @@ func TestAddNamespaceTagsBeforeNaming(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := New()
-	o := providers.Owner{Lab: fmt.Sprintf("n%d", os.Getpid()), Workspace: "0123abcd"}
+	o := machine.Owner{Lab: fmt.Sprintf("n%d", os.Getpid()), Workspace: "0123abcd"}
 	var names []string
 	for i := 0; i < 8; i++ {
 		names = append(names, Namespace(fmt.Sprintf("%s-%d", o.Lab, i)))

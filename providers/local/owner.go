@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -47,7 +48,7 @@ func halfMade(ns string) bool {
 // claim checks that lab may delete the interface or namespace with alias
 // tag for owner o: it is o's (owned), or pending is set (o's record was
 // written before the create and never confirmed) and it carries no tag.
-func claim(o providers.Owner, pending bool, kind, name, tag string) error {
+func claim(o machine.Owner, pending bool, kind, name, tag string) error {
 	if pending && tag == "" {
 		return nil
 	}
@@ -81,7 +82,7 @@ func (p *Provider) ifAlias(ctx context.Context, ns, dev string) (alias string, e
 // and workspace's tag: lab refuses to touch it.
 type NotOwnedError struct {
 	Kind, Name, Tag string
-	Owner           providers.Owner
+	Owner           machine.Owner
 }
 
 func (e *NotOwnedError) Error() string {
@@ -101,7 +102,7 @@ func (e *NotOwnedError) Is(target error) bool { return target == providers.ErrNo
 // o. A record written by lab 0.1 (no workspace) names objects that carry
 // no tag of this format; those are matched by the exact name the state
 // recorded.
-func owned(o providers.Owner, kind, name, tag string) error {
+func owned(o machine.Owner, kind, name, tag string) error {
 	if o.Workspace == "" && (tag == "" || strings.HasPrefix(tag, "lab:"+o.Lab+":")) {
 		return nil
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -266,7 +267,7 @@ func cancellation(t *testing.T, h Harness) {
 		t.Errorf("Create with a cancelled context succeeded")
 	}
 	if in.Address == "" {
-		in = providers.Instance{Address: m.Address, Provider: h.Type, Kind: "machine", Name: m.Name, Owner: m.Owner()}
+		in = machine.Instance{Address: m.Address, Provider: h.Type, Kind: "machine", Name: m.Name, Owner: m.Owner()}
 	}
 	if err := p.Delete(bg, in); err != nil {
 		t.Errorf("Delete after a cancelled Create: %v", err)

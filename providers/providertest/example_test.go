@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/providertest"
 )
@@ -27,12 +28,12 @@ type memcloud struct {
 		Remain hcl.Body `hcl:",remain"`
 	}
 	mu      sync.Mutex
-	objects map[string]providers.Instance // by name
+	objects map[string]machine.Instance // by name
 	closed  int
 }
 
 func init() {
-	providers.Register("memcloud", func() providers.Provider { return &memcloud{objects: map[string]providers.Instance{}} })
+	providers.Register("memcloud", func() providers.Provider { return &memcloud{objects: map[string]machine.Instance{}} })
 }
 
 func (c *memcloud) Configure(_ context.Context, body hcl.Body) hcl.Diagnostics {
@@ -43,25 +44,25 @@ func (c *memcloud) Capabilities() providers.Capabilities {
 	return providers.Capabilities{NICModels: []string{"fastnic"}, GuestOffloads: true, VCPU: true, Memory: true, LinkMTU: true}
 }
 
-func (c *memcloud) TemplateID(_ context.Context, m providers.Machine) (string, error) {
+func (c *memcloud) TemplateID(_ context.Context, m machine.Machine) (string, error) {
 	return "image " + c.cfg.Region + "/" + m.Template.Source + " rev 7", nil
 }
 
-func (c *memcloud) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
-	in := providers.Instance{Address: l.Address, Provider: "memcloud", Kind: "link", ID: l.Name, Name: l.Name,
+func (c *memcloud) Link(ctx context.Context, l providers.LinkSpec) (machine.Instance, error) {
+	in := machine.Instance{Address: l.Address, Provider: "memcloud", Kind: "link", ID: l.Name, Name: l.Name,
 		Attrs: map[string]string{"tag": l.Owner().Tag(l.Address)}}
 	return in, c.put(ctx, in)
 }
 
-func (c *memcloud) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (c *memcloud) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	id, _ := c.TemplateID(ctx, m)
-	in := providers.Instance{Address: m.Address, Provider: "memcloud", Kind: "machine", ID: m.Name, Name: m.Name,
+	in := machine.Instance{Address: m.Address, Provider: "memcloud", Kind: "machine", ID: m.Name, Name: m.Name,
 		Attrs:    map[string]string{"tag": m.Owner().Tag(m.Address)},
-		Endpoint: &providers.Endpoint{Addr: "198.18.9.1", Iface: "eth0", TemplateID: id}}
+		Endpoint: &machine.Endpoint{Addr: "198.18.9.1", Iface: "eth0", TemplateID: id}}
 	return in, c.put(ctx, in)
 }
 
-func (c *memcloud) put(ctx context.Context, in providers.Instance) error {
+func (c *memcloud) put(ctx context.Context, in machine.Instance) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -71,24 +72,24 @@ func (c *memcloud) put(ctx context.Context, in providers.Instance) error {
 	return nil
 }
 
-func (c *memcloud) Read(_ context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (c *memcloud) Read(_ context.Context, in machine.Instance) (machine.Instance, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.objects[in.Name]
 	return in, ok, nil
 }
 
-func (c *memcloud) Delete(_ context.Context, in providers.Instance) error {
+func (c *memcloud) Delete(_ context.Context, in machine.Instance) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.objects, in.Name)
 	return nil
 }
 
-func (c *memcloud) List(_ context.Context, o providers.Owner) ([]providers.Instance, error) {
+func (c *memcloud) List(_ context.Context, o machine.Owner) ([]machine.Instance, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []providers.Instance
+	var out []machine.Instance
 	for _, in := range c.objects {
 		if o.Owns(in.Attrs["tag"]) {
 			out = append(out, in)
@@ -97,7 +98,7 @@ func (c *memcloud) List(_ context.Context, o providers.Owner) ([]providers.Insta
 	return out, nil
 }
 
-func (c *memcloud) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+func (c *memcloud) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("connect %s: %w", in.Address, err)
 	}
@@ -132,11 +133,11 @@ type (
 	wrongCapability struct{ *memcloud }
 )
 
-func (b ignoresCancel) Connect(_ context.Context, in providers.Instance) (guest.Transport, error) {
+func (b ignoresCancel) Connect(_ context.Context, in machine.Instance) (guest.Transport, error) {
 	return nopTransport(in.Address), nil
 }
-func (b noTemplateID) TemplateID(context.Context, providers.Machine) (string, error) { return "", nil }
-func (b leavesObjects) Delete(context.Context, providers.Instance) error             { return nil }
+func (b noTemplateID) TemplateID(context.Context, machine.Machine) (string, error) { return "", nil }
+func (b leavesObjects) Delete(context.Context, machine.Instance) error             { return nil }
 func (b wrongCapability) Capabilities() providers.Capabilities {
 	return providers.Capabilities{NICModels: []string{"fastnic", "conformance-no-such-nic"}, RoutedPairs: true}
 }
@@ -153,7 +154,7 @@ var broken = map[string]struct {
 
 func init() {
 	for name, b := range broken {
-		providers.Register("memcloud-"+name, func() providers.Provider { return b.wrap(&memcloud{objects: map[string]providers.Instance{}}) })
+		providers.Register("memcloud-"+name, func() providers.Provider { return b.wrap(&memcloud{objects: map[string]machine.Instance{}}) })
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -65,10 +66,10 @@ func BenchmarkProvisionScaling(b *testing.B) {
 		start := time.Now()
 		var eg errgroup.Group
 		eg.SetLimit(4)
-		made := make([][]providers.Instance, len(p.Groups))
+		made := make([][]machine.Instance, len(p.Groups))
 		for i, g := range p.Groups {
 			eg.Go(func() error {
-				for _, m := range []providers.Machine{g.Server, g.Client} {
+				for _, m := range []machine.Machine{g.Server, g.Client} {
 					in, err := prov.Create(ctx, m)
 					if err != nil {
 						return err
@@ -228,7 +229,7 @@ func BenchmarkOwnSwitchLinks(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var report []string
 		for _, n := range []int{1, 10, 50} {
-			links := make([]providers.Instance, n)
+			links := make([]machine.Instance, n)
 			up := each(n, func(k int) (err error) {
 				links[k], err = p.Link(ctx, linkSpec(fmt.Sprintf("o%dn%dk%d", i, n, k), 9000))
 				return err

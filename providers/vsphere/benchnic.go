@@ -7,6 +7,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -17,7 +18,7 @@ import (
 // guessed name — and sets the pair's static address on it (benchAddr).
 // The endpoint's Addr and Iface become the benchmark NIC's; SSH stays on
 // the management address.
-func (p *Provider) addressBenchNIC(ctx context.Context, vm *object.VirtualMachine, m providers.Machine, in *providers.Instance) error {
+func (p *Provider) addressBenchNIC(ctx context.Context, vm *object.VirtualMachine, m machine.Machine, in *machine.Instance) error {
 	pg := m.Link.Attrs["portgroup"]
 	var o mo.VirtualMachine
 	if err := vm.Properties(ctx, vm.Reference(), []string{"config.hardware.device"}, &o); err != nil {

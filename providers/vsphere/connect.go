@@ -14,6 +14,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -24,7 +25,7 @@ var SSHRetry = 2 * time.Minute
 // Connect returns an SSH transport to a machine at the address VMware
 // Tools reported, as the template's ssh {} block says (recorded in the
 // instance's endpoint at create). ctx cancels the wait for sshd.
-func (p *Provider) Connect(ctx context.Context, in providers.Instance) (guest.Transport, error) {
+func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Transport, error) {
 	return providers.ConnectGuest(ctx, in, p.dial, SSHRetry)
 }
 
@@ -41,7 +42,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 // ("instance-uuid 5012…; change-version 2026-11-30T10:01:02.123Z"): a
 // re-imported template gets a new UUID, an edited one a new change
 // version. Looked up once per source and provider.
-func (p *Provider) TemplateID(ctx context.Context, m providers.Machine) (string, error) {
+func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (string, error) {
 	source := m.Template.Source
 	if source == "" {
 		return "", fmt.Errorf("template %q has no source", m.Template.Name)
@@ -83,7 +84,7 @@ var _ providers.TemplateChecker = (*Provider)(nil)
 // inventory lookup, cached with TemplateID's answer); a missing one is an
 // error listing the templates that exist. Without credentials (validate,
 // a plan made offline) it checks nothing.
-func (p *Provider) CheckTemplate(ctx context.Context, m providers.Machine) error {
+func (p *Provider) CheckTemplate(ctx context.Context, m machine.Machine) error {
 	if p.cfg.URL == "" || p.username == "" || m.Template.Source == "" {
 		return nil
 	}

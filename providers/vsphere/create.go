@@ -9,7 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // Create clones the template into the lab's folder, sizes it, gives it one
@@ -22,7 +22,7 @@ import (
 // empty Instance: nothing of lab's to record. After, the returned Instance
 // names the VM, so the engine records it (tainted) and teardown destroys
 // it — lab's pending state plays the part of Packer's Cleanup.
-func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.Instance, error) {
+func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	c := &creation{p: p, m: m}
 	steps := []func(context.Context) error{
 		c.checkNIC, c.connect, c.checkPlacement, c.findSource, c.clearLeftover,
@@ -39,8 +39,8 @@ func (p *Provider) Create(ctx context.Context, m providers.Machine) (providers.I
 // creation is what Create's steps share (Packer's state bag).
 type creation struct {
 	p  *Provider
-	m  providers.Machine
-	in providers.Instance // empty until the clone exists (clone)
+	m  machine.Machine
+	in machine.Instance // empty until the clone exists (clone)
 
 	nicType string // checkNIC
 	client  *govmomi.Client
@@ -179,7 +179,7 @@ func (c *creation) clone(ctx context.Context) error {
 // of appearing after teardown looked. Otherwise the clone may have got far
 // enough to leave a VM: one that does not carry this machine's tag (a VM
 // someone made meanwhile under this name) is not named: lab never made it.
-func (c *creation) cloneLeft(ctx context.Context, task *object.Task) providers.Instance {
+func (c *creation) cloneLeft(ctx context.Context, task *object.Task) machine.Instance {
 	m := c.m
 	bg := context.WithoutCancel(ctx)
 	if task != nil && ctx.Err() != nil {
@@ -199,7 +199,7 @@ func (c *creation) cloneLeft(ctx context.Context, task *object.Task) providers.I
 			return c.p.instance(bg, m, vm.Reference())
 		}
 	}
-	return providers.Instance{}
+	return machine.Instance{}
 }
 
 // configure sizes the clone, replaces its NICs, and tags it as the

@@ -17,6 +17,7 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -224,7 +225,7 @@ func TestEngineFaults(t *testing.T) {
 				t.Errorf("VMs left after apply: %v", left)
 			}
 			clear()
-			if err := e.Destroy(context.Background(), providers.Owner{Lab: labID, Workspace: testWS}, false); err != nil {
+			if err := e.Destroy(context.Background(), machine.Owner{Lab: labID, Workspace: testWS}, false); err != nil {
 				t.Fatal(err)
 			}
 			if left := labVMs(sim, labID); len(left) != 0 || len(e.State.Resources) != 0 || sim.Folder("lab-"+labID+"-"+testWS) {
@@ -254,7 +255,7 @@ func TestOrphansFoundByTag(t *testing.T) {
 		t.Fatalf("%d VMs", n)
 	}
 	e.State = &state.State{Lineage: testLineage} // state lost
-	if err := e.Destroy(context.Background(), providers.Owner{Lab: "orph", Workspace: testWS}, true); err != nil {
+	if err := e.Destroy(context.Background(), machine.Owner{Lab: "orph", Workspace: testWS}, true); err != nil {
 		t.Fatal(err)
 	}
 	if left := labVMs(sim, "orph"); len(left) != 0 || sim.Folder("lab-orph-"+testWS) {

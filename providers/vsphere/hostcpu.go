@@ -9,7 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -23,7 +23,7 @@ var (
 // and the VM's reservations and latency sensitivity when set
 // ("; reserve_memory=true latency_sensitivity=high"); the engine puts it
 // in every result's provenance.
-func (p *Provider) HostSettings(in providers.Instance) string {
+func (p *Provider) HostSettings(in machine.Instance) string {
 	if r := in.Attrs["reservations"]; r != "" {
 		return in.Attrs["host_lro"] + "; " + r
 	}
@@ -43,7 +43,7 @@ const (
 // PerformanceManager's realtime (20 s) samples: the samples whose interval
 // ends inside the run are averaged; a run shorter than one interval gets
 // the latest sample available when it ends (the Source says which).
-func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (func(context.Context) (results.HostCPU, error), error) {
+func (p *Provider) MeterCPU(ctx context.Context, in machine.Instance) (func(context.Context) (machine.HostCPU, error), error) {
 	c, _, err := p.session(ctx)
 	if err != nil {
 		return nil, err
@@ -56,10 +56,10 @@ func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (func(co
 	if err != nil {
 		return nil, fmt.Errorf("%s: vCenter time: %w", in.Address, err)
 	}
-	return func(ctx context.Context) (results.HostCPU, error) {
+	return func(ctx context.Context) (machine.HostCPU, error) {
 		end, err := methods.GetCurrentTime(ctx, c.Client)
 		if err != nil {
-			return results.HostCPU{}, fmt.Errorf("%s: vCenter time: %w", in.Address, err)
+			return machine.HostCPU{}, fmt.Errorf("%s: vCenter time: %w", in.Address, err)
 		}
 		m := performance.NewManager(c.Client)
 		n := int32(end.Sub(*start)/(realtimeInterval*time.Second)) + 2
@@ -67,7 +67,7 @@ func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (func(co
 			MetricId: []types.PerfMetricId{{Instance: ""}}}
 		usage, mhz, samples, err := sample(ctx, m, spec, ref, *start, *end)
 		if err != nil {
-			return results.HostCPU{}, fmt.Errorf("%s: %w", in.Address, err)
+			return machine.HostCPU{}, fmt.Errorf("%s: %w", in.Address, err)
 		}
 		src := fmt.Sprintf("vsphere:%s (%d×%ds realtime samples)", counterUsage, samples, realtimeInterval)
 		if samples == 0 {
@@ -75,14 +75,14 @@ func (p *Provider) MeterCPU(ctx context.Context, in providers.Instance) (func(co
 			spec = types.PerfQuerySpec{IntervalId: realtimeInterval, MaxSample: 1, MetricId: []types.PerfMetricId{{Instance: ""}}}
 			usage, mhz, samples, err = sample(ctx, m, spec, ref, time.Time{}, time.Time{})
 			if err != nil {
-				return results.HostCPU{}, fmt.Errorf("%s: %w", in.Address, err)
+				return machine.HostCPU{}, fmt.Errorf("%s: %w", in.Address, err)
 			}
 			if samples == 0 {
-				return results.HostCPU{}, fmt.Errorf("%s: vCenter has no realtime CPU samples yet", in.Address)
+				return machine.HostCPU{}, fmt.Errorf("%s: vCenter has no realtime CPU samples yet", in.Address)
 			}
 			src = fmt.Sprintf("vsphere:%s (latest %ds realtime sample; run shorter than the interval)", counterUsage, realtimeInterval)
 		}
-		return results.HostCPU{BusyPct: usage / 100, MHz: mhz, Source: src}, nil
+		return machine.HostCPU{BusyPct: usage / 100, MHz: mhz, Source: src}, nil
 	}, nil
 }
 

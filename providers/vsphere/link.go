@@ -17,6 +17,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -37,29 +38,29 @@ var LROOptions = []string{"Net.Vmxnet3HwLRO", "Net.Vmxnet3SwLRO"}
 // an orphan sweep after a lost state finds and restores it. The MTU is
 // read back after it is set. Nothing is created. The hosts' LRO settings
 // are recorded in the instance's attributes.
-func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.Instance, error) {
+func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (machine.Instance, error) {
 	c, env, err := p.session(ctx)
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+		return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if env.network == nil {
-		return providers.Instance{}, fmt.Errorf("link %s: the provider block names no network (port group)", l.Address)
+		return machine.Instance{}, fmt.Errorf("link %s: the provider block names no network (port group)", l.Address)
 	}
 	// Every check Create makes of the placement runs before the first
 	// change (a switch's MTU): a cluster that cannot place a clone must
 	// not have its hosts' switches changed first.
 	if err := placementCheck(env, p.cfg); err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+		return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if p.cfg.linkMode() == OwnSwitch {
 		return p.ownLink(ctx, c.Client, env, l)
 	}
 	ref := env.network.Reference()
-	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: ref.Value, Name: p.cfg.Network, Owner: l.Owner(),
+	in := machine.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: ref.Value, Name: p.cfg.Network, Owner: l.Owner(),
 		Attrs: map[string]string{"lab_id": l.LabID, "network": p.cfg.Network, "index": strconv.Itoa(l.Index)}}
 	hosts, err := p.placementHosts(ctx, c.Client, env)
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+		return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	var switches []switchRef
 	switch ref.Type {
@@ -73,7 +74,7 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (providers.In
 		err = fmt.Errorf("network %s is a %s: only standard and distributed port groups carry an MTU", p.cfg.Network, ref.Type)
 	}
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+		return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	in.Attrs["switches"] = joinSwitches(switches)
 	in.Attrs["host_lro"] = hostLRO(ctx, c.Client, hosts)
@@ -226,7 +227,7 @@ func hostNetwork(ctx context.Context, c *vim25.Client, host types.ManagedObjectR
 // readLink reports whether a link still stands as made: its port group is
 // configured and every switch it holds still runs at its MTU with the
 // link among its holders (false: Delete and Link again).
-func (p *Provider) readLink(ctx context.Context, c *vim25.Client, env *inventory, in providers.Instance) (bool, error) {
+func (p *Provider) readLink(ctx context.Context, c *vim25.Client, env *inventory, in machine.Instance) (bool, error) {
 	if in.Attrs["mode"] == OwnSwitch {
 		return readOwnLink(ctx, c, in)
 	}
@@ -265,7 +266,7 @@ func (p *Provider) readLink(ctx context.Context, c *vim25.Client, env *inventory
 // its previous MTU when its last holder lets go. A link recorded only as
 // pending holds nothing that state knows of; an orphan sweep finds what it
 // held through List.
-func (p *Provider) deleteLink(ctx context.Context, c *vim25.Client, in providers.Instance) error {
+func (p *Provider) deleteLink(ctx context.Context, c *vim25.Client, in machine.Instance) error {
 	if in.Attrs["mode"] == OwnSwitch {
 		return p.deleteOwnLink(ctx, c, in)
 	}
@@ -350,7 +351,7 @@ func refValues(refs []types.ManagedObjectReference) string {
 // (an orphan sweep after a lost state): each is returned with the
 // switches it holds, so Delete releases them and the last restores the
 // MTU the switch had.
-func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]providers.Instance, error) {
+func listLinks(ctx context.Context, c *vim25.Client, o machine.Owner) ([]machine.Instance, error) {
 	if c.ServiceContent.CustomFieldsManager == nil {
 		return nil, nil
 	}
@@ -373,11 +374,11 @@ func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]provi
 	// Each link is reported with the owner its holder tag names (o's
 	// workspace may be AnyWorkspace, for reporting).
 	type held struct {
-		owner providers.Owner
+		owner machine.Owner
 		addr  string
 	}
 	heldBy := map[held][]switchRef{}
-	var out []providers.Instance
+	var out []machine.Instance
 	for _, e := range ents {
 		val := fieldValue(e.CustomValue, key)
 		if val == "" {
@@ -393,11 +394,11 @@ func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]provi
 				sw = switchRef{dvs: e.Self}
 			}
 			for _, h := range rec.Holders {
-				owner, addr, ok := providers.ParseTag(h)
+				owner, addr, ok := machine.ParseTag(h)
 				switch {
 				case !ok || !o.Owns(h):
 				case rec.Portgroup != "": // a vSwitch lab made (own-switch)
-					out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: rec.Portgroup, Name: rec.Portgroup, Owner: owner,
+					out = append(out, machine.Instance{Address: addr, Provider: TypeName, Kind: "link", ID: rec.Portgroup, Name: rec.Portgroup, Owner: owner,
 						Attrs: map[string]string{"lab_id": owner.Lab, "mode": OwnSwitch, "host": e.Self.Value, "vswitch": k, "portgroup": rec.Portgroup,
 							"switches": sw.String()}})
 				default:
@@ -410,7 +411,7 @@ func listLinks(ctx context.Context, c *vim25.Client, o providers.Owner) ([]provi
 		return strings.Compare(a.owner.Workspace+"\x00"+a.addr, b.owner.Workspace+"\x00"+b.addr)
 	})
 	for _, k := range keys {
-		out = append(out, providers.Instance{Address: k.addr, Provider: TypeName, Kind: "link", Name: "switch MTU of " + k.addr, Owner: k.owner,
+		out = append(out, machine.Instance{Address: k.addr, Provider: TypeName, Kind: "link", Name: "switch MTU of " + k.addr, Owner: k.owner,
 			Attrs: map[string]string{"lab_id": k.owner.Lab, "switches": joinSwitches(heldBy[k])}})
 	}
 	return out, nil

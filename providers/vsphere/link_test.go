@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -114,11 +115,11 @@ func TestOrphanLinkRestoresMTU(t *testing.T) {
 				}
 			}
 			// The state is lost: only what vSphere records is left.
-			other, err := p.List(ctx, providers.Owner{Lab: "lnk", Workspace: "ws000002"})
+			other, err := p.List(ctx, machine.Owner{Lab: "lnk", Workspace: "ws000002"})
 			if err != nil || len(other) != 0 {
 				t.Errorf("List(other workspace) = %+v, %v", other, err)
 			}
-			found, err := p.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS})
+			found, err := p.List(ctx, machine.Owner{Lab: "lnk", Workspace: testWS})
 			if err != nil || len(found) != 2 || found[0].Kind != "link" || found[0].Address != "pair.a.link" {
 				t.Fatalf("List = %+v, %v", found, err)
 			}
@@ -135,7 +136,7 @@ func TestOrphanLinkRestoresMTU(t *testing.T) {
 			if got := sim.DVSMaxMTU(); got != dvsBefore && !(dvsBefore == 0 && got == 1500) {
 				t.Errorf("DVS MaxMtu %d after the orphan sweep, was %d", got, dvsBefore)
 			}
-			if found, _ := p.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS}); len(found) != 0 {
+			if found, _ := p.List(ctx, machine.Owner{Lab: "lnk", Workspace: testWS}); len(found) != 0 {
 				t.Errorf("List after the sweep = %+v", found)
 			}
 		})
@@ -157,7 +158,7 @@ func TestMTUReadBack(t *testing.T) {
 	if err := p.Delete(context.Background(), in); err != nil {
 		t.Fatal(err)
 	}
-	if found, _ := p.List(context.Background(), providers.Owner{Lab: "lnk", Workspace: testWS}); len(found) != 0 {
+	if found, _ := p.List(context.Background(), machine.Owner{Lab: "lnk", Workspace: testWS}); len(found) != 0 {
 		t.Errorf("List after delete = %+v", found)
 	}
 }
@@ -171,20 +172,20 @@ func TestEarlierStateStillDestroyed(t *testing.T) {
 	p := configured(t, sim, `host = "DC0_C0_H0"`)
 	ctx := context.Background()
 	sim.SetHostMTU("DC0_C0_H0", 9000)
-	old := providers.Owner{Lab: "old"}
+	old := machine.Owner{Lab: "old"}
 	ref := sim.PlantVM(t, "lab-old", "old-p-s", "lab-id: old\nlab-address: pair.p.server\n")
 	other := sim.PlantVM(t, "lab-old", "old-q-s", "lab-id: old2\nlab-address: pair.q.server\n")
-	if err := p.Delete(ctx, providers.Instance{Address: "pair.p.server", Kind: "machine", Name: "old-p-s", Attrs: map[string]string{"lab_id": "old"}}); err != nil {
+	if err := p.Delete(ctx, machine.Instance{Address: "pair.p.server", Kind: "machine", Name: "old-p-s", Attrs: map[string]string{"lab_id": "old"}}); err != nil {
 		t.Fatal(err)
 	}
 	if sim.Exists(ref) {
 		t.Error("VM of the earlier state left")
 	}
-	if err := p.Delete(ctx, providers.Instance{Address: "pair.q.server", Kind: "machine", Name: "old-q-s", Owner: old, Attrs: map[string]string{"lab_id": "old"}}); err == nil || !sim.Exists(other) {
+	if err := p.Delete(ctx, machine.Instance{Address: "pair.q.server", Kind: "machine", Name: "old-q-s", Owner: old, Attrs: map[string]string{"lab_id": "old"}}); err == nil || !sim.Exists(other) {
 		t.Errorf("another lab's VM: err %v, kept %v", err, sim.Exists(other))
 	}
 	hostRef := sim.HostRef("DC0_C0_H0")
-	link := providers.Instance{Address: "pair.p.link", Kind: "link", Name: "VM Network", Attrs: map[string]string{
+	link := machine.Instance{Address: "pair.p.link", Kind: "link", Name: "VM Network", Attrs: map[string]string{
 		"lab_id": "old", "network": vspheretest.Network, "switch": "vswitch", "mtu": "9000", "prev_mtu": hostRef + "=1500"}}
 	if _, ok, _ := p.Read(ctx, link); ok {
 		t.Error("Read of an earlier link = true; want it made again")
@@ -214,7 +215,7 @@ func TestSharedSwitchInterruptAfterRecord(t *testing.T) {
 	}
 	clear()
 	next := configured(t, sim, "") // a new lab process: no state of the link
-	found, err := next.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS})
+	found, err := next.List(ctx, machine.Owner{Lab: "lnk", Workspace: testWS})
 	if err != nil || len(found) != 1 || found[0].Kind != "link" || found[0].Address != "pair.a.link" {
 		t.Fatalf("List after the interrupt = %+v, %v", found, err)
 	}
@@ -224,7 +225,7 @@ func TestSharedSwitchInterruptAfterRecord(t *testing.T) {
 	if after := sim.NetworkInfo(t); !reflect.DeepEqual(after, before) {
 		t.Errorf("network after the sweep differs:\nbefore %+v\nafter  %+v", before, after)
 	}
-	if found, _ := next.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS}); len(found) != 0 {
+	if found, _ := next.List(ctx, machine.Owner{Lab: "lnk", Workspace: testWS}); len(found) != 0 {
 		t.Errorf("List after the sweep = %+v", found)
 	}
 }

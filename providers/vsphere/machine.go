@@ -17,7 +17,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -65,12 +65,12 @@ func drsOverride(ctx context.Context, cl *object.ClusterComputeResource, vm type
 }
 
 // instance is what state records about a machine once its VM exists.
-func (p *Provider) instance(ctx context.Context, m providers.Machine, ref types.ManagedObjectReference) providers.Instance {
+func (p *Provider) instance(ctx context.Context, m machine.Machine, ref types.ManagedObjectReference) machine.Instance {
 	nicModel, _ := p.nicType(m.NIC.Model)
 	attrs := map[string]string{
 		"lab_id": m.LabID, "moref": ref.Value, "role": m.Role, "source": m.Template.Source, "nic_model": nicModel,
 	}
-	var login ssh.Login
+	var login machine.Login
 	if s := m.Template.SSH; s != nil {
 		login = *s
 	}
@@ -79,12 +79,12 @@ func (p *Provider) instance(ctx context.Context, m providers.Machine, ref types.
 	if id, err := p.TemplateID(ctx, m); err == nil {
 		ep.TemplateID = id
 	}
-	return providers.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Owner: m.Owner(),
+	return machine.Instance{Address: m.Address, Provider: TypeName, Kind: "machine", ID: ref.Value, Name: m.Name, Owner: m.Owner(),
 		Attrs: attrs, Endpoint: ep}
 }
 
 // configSpec sizes the clone, replaces its NICs and tags it.
-func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, env *inventory, m providers.Machine, nicType string) (types.VirtualMachineConfigSpec, error) {
+func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, env *inventory, m machine.Machine, nicType string) (types.VirtualMachineConfigSpec, error) {
 	cs := types.VirtualMachineConfigSpec{Annotation: annotation(m.Owner(), m.Address)}
 	if m.VCPU > 0 {
 		cs.NumCPUs = int32(m.VCPU)
@@ -152,7 +152,7 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 }
 
 // expand fills the placeholders of an extra_config value.
-func expand(s string, m providers.Machine) string {
+func expand(s string, m machine.Machine) string {
 	roleIndex := "1"
 	if m.Role == "client" {
 		roleIndex = "2"
@@ -272,7 +272,7 @@ func wait(ctx context.Context, start func() (*object.Task, error)) error {
 
 // labFolder returns o's VM folder, making (and tagging) it when create is
 // set; nil when it does not exist and create is not set.
-func (p *Provider) labFolder(ctx context.Context, env *inventory, o providers.Owner, create bool) (*object.Folder, error) {
+func (p *Provider) labFolder(ctx context.Context, env *inventory, o machine.Owner, create bool) (*object.Folder, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	name := FolderName(o)
@@ -341,7 +341,7 @@ func childrenNamed(ctx context.Context, folder *object.Folder, kind, name string
 }
 
 // Read reports whether the VM (or the port group of a link) still exists.
-func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.Instance, bool, error) {
+func (p *Provider) Read(ctx context.Context, in machine.Instance) (machine.Instance, bool, error) {
 	_, env, err := p.session(ctx)
 	if err != nil {
 		return in, false, err
@@ -368,7 +368,7 @@ func (p *Provider) Read(ctx context.Context, in providers.Instance) (providers.I
 // when it is empty; for a link it releases the switches it holds (the
 // last holder restores the MTU). A VM that is gone is success. A VM
 // without the instance owner's exact tag is never touched.
-func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
+func (p *Provider) Delete(ctx context.Context, in machine.Instance) error {
 	if ws := ownerOf(in).Workspace; strings.ContainsAny(ws, "*?[") {
 		return fmt.Errorf("delete %s: workspace %q is a pattern: lab deletes only objects of one named workspace", in.Name, ws)
 	}
@@ -420,7 +420,7 @@ func (p *Provider) Delete(ctx context.Context, in providers.Instance) error {
 // locate finds a machine's VM: by managed object id when state has one
 // (and the name still matches), else by name in the lab's folder (a
 // machine recorded only as pending). nil: gone.
-func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Instance) (*object.VirtualMachine, error) {
+func (p *Provider) locate(ctx context.Context, env *inventory, in machine.Instance) (*object.VirtualMachine, error) {
 	client := env.baseFolder.Client()
 	if id := in.ID; id != "" {
 		vm := object.NewVirtualMachine(client, types.ManagedObjectReference{Type: "VirtualMachine", Value: id})
@@ -450,7 +450,7 @@ func (p *Provider) locate(ctx context.Context, env *inventory, in providers.Inst
 // drs, when set, is the VM's cluster with DRS on: the VM's DRS override
 // (drs_override) and its pair's affinity rule (keep_together) are removed
 // first; ones already gone are fine.
-func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner providers.Owner, drs *object.ClusterComputeResource) error {
+func (p *Provider) destroyVM(ctx context.Context, vm *object.VirtualMachine, name string, owner machine.Owner, drs *object.ClusterComputeResource) error {
 	var o mo.VirtualMachine
 	if err := vm.Properties(ctx, vm.Reference(), []string{"name", "config.annotation", "config.extraConfig", "runtime.powerState", "recentTask"}, &o); err != nil {
 		if isNotFound(err) {
@@ -530,7 +530,7 @@ func settleTasks(ctx context.Context, c *vim25.Client, tasks []types.ManagedObje
 // succeeded). A folder of lab 0.1, whose owner names no
 // workspace, carries none; an endpoint without custom attributes cannot
 // tag, and its folder's name holds the workspace id).
-func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, owner providers.Owner) error {
+func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, owner machine.Owner) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	name := FolderName(owner)
@@ -572,7 +572,7 @@ func (p *Provider) removeFolderIfEmpty(ctx context.Context, env *inventory, owne
 // a switch's MTU record still names. Each instance carries the owner its
 // own tag names — with o.Workspace AnyWorkspace, the real workspace of
 // each object, never "*".
-func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Instance, error) {
+func (p *Provider) List(ctx context.Context, o machine.Owner) ([]machine.Instance, error) {
 	c, _, err := p.session(ctx)
 	if err != nil {
 		return nil, err
@@ -587,18 +587,18 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.annotation", "config.extraConfig"}, &vms); err != nil {
 		return nil, fmt.Errorf("list VMs: %w", err)
 	}
-	var out []providers.Instance
+	var out []machine.Instance
 	for _, vm := range vms {
 		ann := vmTag(vm)
 		if vm.Config == nil || !listed(o, ann) {
 			continue
 		}
 		tag, _ := annotationTag(ann)
-		owner, addr, ok := providers.ParseTag(tag)
+		owner, addr, ok := machine.ParseTag(tag)
 		if !ok {
 			owner = o // lab 0.1's tag names no workspace
 		}
-		out = append(out, providers.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: owner,
+		out = append(out, machine.Instance{Address: addr, Provider: TypeName, Kind: "machine", ID: vm.Self.Value, Name: vm.Name, Owner: owner,
 			Attrs: map[string]string{"lab_id": owner.Lab, "moref": vm.Self.Value}})
 	}
 	links, err := listLinks(ctx, c.Client, o)
@@ -608,8 +608,8 @@ func (p *Provider) List(ctx context.Context, o providers.Owner) ([]providers.Ins
 // listed reports whether a VM tagged ann is one List(o) reports: o's
 // own (see ownsVM), or with o.Workspace AnyWorkspace any workspace's of
 // o's lab.
-func listed(o providers.Owner, ann string) bool {
-	if o.Workspace == providers.AnyWorkspace {
+func listed(o machine.Owner, ann string) bool {
+	if o.Workspace == machine.AnyWorkspace {
 		tag, _ := annotationTag(ann)
 		return o.Owns(tag)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -38,7 +39,7 @@ const annotationFooter = "Made by lab (github.com/lab-bench/lab); `lab destroy` 
 // annotation is what a VM made for o at address carries.
 // An owner without a workspace (a state of lab 0.1, still being applied)
 // gets that version's lines.
-func annotation(o providers.Owner, address string) string {
+func annotation(o machine.Owner, address string) string {
 	if o.Workspace == "" {
 		return legacyLab + o.Lab + "\n" + legacyAddress + address + "\n" + annotationFooter
 	}
@@ -50,7 +51,7 @@ func annotation(o providers.Owner, address string) string {
 func annotationTag(s string) (tag, legacy string) {
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
-		if _, _, ok := providers.ParseTag(l); ok && tag == "" {
+		if _, _, ok := machine.ParseTag(l); ok && tag == "" {
 			tag = l
 		} else if v, ok := strings.CutPrefix(l, legacyLab); ok {
 			legacy = v
@@ -61,7 +62,7 @@ func annotationTag(s string) (tag, legacy string) {
 
 // FolderName is the VM folder holding the machines of o: one per lab and
 // workspace ("lab-<lab>-<workspace>"; "lab-<lab>" for a state of lab 0.1).
-func FolderName(o providers.Owner) string {
+func FolderName(o machine.Owner) string {
 	if o.Workspace == "" {
 		return "lab-" + o.Lab
 	}
@@ -70,18 +71,18 @@ func FolderName(o providers.Owner) string {
 
 // ownerOf is whose an instance is: the engine's record, or for an entry
 // written before owners were recorded, the lab id in its attributes.
-func ownerOf(in providers.Instance) providers.Owner {
+func ownerOf(in machine.Instance) machine.Owner {
 	if in.Owner.Lab != "" {
 		return in.Owner
 	}
-	return providers.Owner{Lab: in.Attrs["lab_id"]}
+	return machine.Owner{Lab: in.Attrs["lab_id"]}
 }
 
 // NotOwnedError is a VM or folder that does not carry the owner's tag:
 // lab refuses to touch it.
 type NotOwnedError struct {
 	Kind, Name, Ref, Tag string
-	Owner                providers.Owner
+	Owner                machine.Owner
 }
 
 func (e *NotOwnedError) Error() string {
@@ -129,9 +130,9 @@ func vmTag(o mo.VirtualMachine) (ann string) {
 //
 // An owner whose workspace is AnyWorkspace owns nothing: "*" is for
 // reporting other workspaces' objects, never for touching them.
-func ownsVM(o providers.Owner, name, ref, ann string) error {
+func ownsVM(o machine.Owner, name, ref, ann string) error {
 	tag, legacy := annotationTag(ann)
-	if o.Lab != "" && o.Workspace != providers.AnyWorkspace && (o.Owns(tag) || o.Workspace == "" && tag == "" && legacy == o.Lab) {
+	if o.Lab != "" && o.Workspace != machine.AnyWorkspace && (o.Owns(tag) || o.Workspace == "" && tag == "" && legacy == o.Lab) {
 		return nil
 	}
 	if tag == "" && legacy != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -57,7 +58,7 @@ func (c Config) checkLinkMode(cd *providers.ConfigDiags) {
 // fixed by the owner (lab and workspace) and the link's address, so two
 // pairs, labs or workspaces never share one. The name alone proves
 // nothing: ownership is the host's switch record (see ownLink).
-func ownNames(o providers.Owner, address string) (vswitch, portgroup string) {
+func ownNames(o machine.Owner, address string) (vswitch, portgroup string) {
 	h := o.Hash(10, address)
 	return "lab-sw-" + h, "lab-pg-" + h
 }
@@ -88,7 +89,7 @@ func benchAddr(index, role string) (string, error) {
 // an orphan sweep finds whatever a crash leaves. A vSwitch or port group
 // of that name that the record does not give to this link is refused and
 // left alone.
-func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory, l providers.LinkSpec) (providers.Instance, error) {
+func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory, l providers.LinkSpec) (machine.Instance, error) {
 	host := env.host.Reference()
 	swName, pgName := ownNames(l.Owner(), l.Address)
 	mtu := l.MTU
@@ -96,12 +97,12 @@ func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory,
 		mtu = defaultMTU
 	}
 	sw := switchRef{host: host, name: swName}
-	in := providers.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: pgName, Name: pgName, Owner: l.Owner(),
+	in := machine.Instance{Address: l.Address, Provider: TypeName, Kind: "link", ID: pgName, Name: pgName, Owner: l.Owner(),
 		Attrs: map[string]string{"lab_id": l.LabID, "mode": OwnSwitch, "host": host.Value, "vswitch": swName, "portgroup": pgName,
 			"mtu": strconv.Itoa(mtu), "index": strconv.Itoa(l.Index), "switches": sw.String(),
 			"host_lro": hostLRO(ctx, c, []types.ManagedObjectReference{host})}}
 	if c.ServiceContent.CustomFieldsManager == nil {
-		return providers.Instance{}, fmt.Errorf("link %s: own-switch needs custom attributes to record which vSwitch is lab's, and this endpoint has none (a bare ESXi host?): connect to vCenter, or set link_mode = %q", l.Address, SharedSwitch)
+		return machine.Instance{}, fmt.Errorf("link %s: own-switch needs custom attributes to record which vSwitch is lab's, and this endpoint has none (a bare ESXi host?): connect to vCenter, or set link_mode = %q", l.Address, SharedSwitch)
 	}
 	holder := l.Owner().Tag(l.Address)
 	// Under the switch lock only the host's records are read and written;
@@ -127,11 +128,11 @@ func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory,
 		return writeRecord(ctx, c, sw, recs, mtuRecord{MTU: mtu, Holders: []string{holder}, Portgroup: pgName})
 	})
 	if err != nil {
-		return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+		return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 	}
 	if existing := findVSwitch(info, swName); existing != nil {
 		if err := p.checkIsolated(ctx, c, host, info, existing, pgName, l.Owner()); err != nil {
-			return providers.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+			return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
 		}
 	} else {
 		// No Bridge: the switch has no uplink, so its traffic never
@@ -158,7 +159,7 @@ func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory,
 
 // notOwnedSwitch is the refusal to touch a vSwitch or port group with an
 // own-switch link's name that the host's records do not give to o.
-func notOwnedSwitch(host types.ManagedObjectReference, sw, pg string, rec mtuRecord, o providers.Owner) error {
+func notOwnedSwitch(host types.ManagedObjectReference, sw, pg string, rec mtuRecord, o machine.Owner) error {
 	tag := ""
 	if rec.Portgroup == pg && len(rec.Holders) > 0 {
 		tag = strings.Join(rec.Holders, ", ")
@@ -199,7 +200,7 @@ func portgroupsOn(info *types.HostNetworkInfo, sw string) []string {
 // checkIsolated refuses a vSwitch that is no longer what lab made: one
 // with an uplink, another port group, or a VM on its port group that does
 // not carry o's tag.
-func (p *Provider) checkIsolated(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, info *types.HostNetworkInfo, sw *types.HostVirtualSwitch, pg string, o providers.Owner) error {
+func (p *Provider) checkIsolated(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, info *types.HostNetworkInfo, sw *types.HostVirtualSwitch, pg string, o machine.Owner) error {
 	where := fmt.Sprintf("vSwitch %s on %s", sw.Name, host.Value)
 	if sw.Spec.Bridge != nil || len(sw.Pnic) > 0 {
 		return fmt.Errorf("%s has an uplink now (lab made it without one): lab leaves it alone", where)
@@ -219,7 +220,7 @@ func (p *Provider) checkIsolated(ctx context.Context, c *vim25.Client, host type
 
 // foreignVMs names the VMs of a host with a NIC on port group pg that do
 // not carry o's tag.
-func foreignVMs(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, pg string, o providers.Owner) ([]string, error) {
+func foreignVMs(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, pg string, o machine.Owner) ([]string, error) {
 	var h mo.HostSystem
 	if err := object.NewCommon(c, host).Properties(ctx, host, []string{"vm"}, &h); err != nil {
 		return nil, fmt.Errorf("list VMs of %s: %w", host.Value, err)
@@ -267,7 +268,7 @@ func benchMAC(devices []types.BaseVirtualDevice, pg string) string {
 
 // readOwnLink reports whether an own-switch link stands as made: its
 // vSwitch at its MTU, its port group, and the record naming this link.
-func readOwnLink(ctx context.Context, c *vim25.Client, in providers.Instance) (bool, error) {
+func readOwnLink(ctx context.Context, c *vim25.Client, in machine.Instance) (bool, error) {
 	host := types.ManagedObjectReference{Type: "HostSystem", Value: in.Attrs["host"]}
 	_, info, err := hostNetwork(ctx, c, host)
 	if isNotFound(err) {
@@ -299,7 +300,7 @@ func readOwnLink(ctx context.Context, c *vim25.Client, in providers.Instance) (b
 // vSwitch, then the record — only when the host's record gives them to
 // this link and the switch is still isolated (see checkIsolated). What is
 // gone is success.
-func (p *Provider) deleteOwnLink(ctx context.Context, c *vim25.Client, in providers.Instance) error {
+func (p *Provider) deleteOwnLink(ctx context.Context, c *vim25.Client, in machine.Instance) error {
 	host := types.ManagedObjectReference{Type: "HostSystem", Value: in.Attrs["host"]}
 	swName, pgName := in.Attrs["vswitch"], in.Attrs["portgroup"]
 	owner := ownerOf(in)

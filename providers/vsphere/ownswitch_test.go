@@ -14,6 +14,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -67,7 +68,7 @@ func TestOwnSwitchLifecycle(t *testing.T) {
 	if !reflect.DeepEqual(during[pinned].Vswitch[:len(before[pinned].Vswitch)], before[pinned].Vswitch) {
 		t.Errorf("pre-existing vSwitches of %s changed", pinned)
 	}
-	for _, l := range []providers.Instance{a, b} {
+	for _, l := range []machine.Instance{a, b} {
 		if _, ok, err := p.Read(ctx, l); !ok || err != nil {
 			t.Errorf("Read(%s) = %v, %v", l.Address, ok, err)
 		}
@@ -76,7 +77,7 @@ func TestOwnSwitchLifecycle(t *testing.T) {
 	if again, err := p.Link(ctx, linkSpec("a", 9000)); err != nil || again.Attrs["vswitch"] != a.Attrs["vswitch"] {
 		t.Errorf("Link(a) again = %v, %v", again.Attrs, err)
 	}
-	for _, l := range []providers.Instance{a, b, a} { // deleting twice is fine
+	for _, l := range []machine.Instance{a, b, a} { // deleting twice is fine
 		if err := p.Delete(ctx, l); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func TestOwnSwitchRefusesWhatIsNotLabs(t *testing.T) {
 	if !errors.Is(err, providers.ErrNotOwned) || in.Kind != "" {
 		t.Fatalf("Link over a hand-made switch = %+v, %v; want a refusal recording nothing", in, err)
 	}
-	forged := providers.Instance{Address: l.Address, Kind: "link", Owner: l.Owner(),
+	forged := machine.Instance{Address: l.Address, Kind: "link", Owner: l.Owner(),
 		Attrs: map[string]string{"mode": OwnSwitch, "host": sim.HostRef(pinned), "vswitch": sw, "portgroup": pg, "mtu": "9000"}}
 	if err := p.Delete(ctx, forged); !errors.Is(err, providers.ErrNotOwned) {
 		t.Errorf("Delete of a hand-made switch = %v", err)
@@ -121,15 +122,15 @@ func TestOwnSwitchRefusesWhatIsNotLabs(t *testing.T) {
 	// left standing.
 	tests := []struct {
 		name, want string
-		change     func(in providers.Instance)
+		change     func(in machine.Instance)
 	}{
-		{"admin's port group", "port groups lab did not make (admin-pg)", func(in providers.Instance) {
+		{"admin's port group", "port groups lab did not make (admin-pg)", func(in machine.Instance) {
 			addPortgroup(t, sim, in.Attrs["vswitch"], "admin-pg")
 		}},
-		{"uplink", "has an uplink now", func(in providers.Instance) {
+		{"uplink", "has an uplink now", func(in machine.Instance) {
 			addUplink(t, sim, in.Attrs["vswitch"])
 		}},
-		{"another's VM", "has VMs that are not this lab's (admin-vm)", func(in providers.Instance) {
+		{"another's VM", "has VMs that are not this lab's (admin-vm)", func(in machine.Instance) {
 			plantOnPortgroup(t, sim, "admin-vm", in.Attrs["portgroup"])
 		}},
 	}
@@ -245,10 +246,10 @@ func TestOwnSwitchOrphans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if other, err := p.List(ctx, providers.Owner{Lab: "lnk", Workspace: "ws000002"}); err != nil || len(other) != 0 {
+	if other, err := p.List(ctx, machine.Owner{Lab: "lnk", Workspace: "ws000002"}); err != nil || len(other) != 0 {
 		t.Errorf("List(other workspace) = %+v, %v", other, err)
 	}
-	found, err := p.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS})
+	found, err := p.List(ctx, machine.Owner{Lab: "lnk", Workspace: testWS})
 	if err != nil || len(found) != 2 {
 		t.Fatalf("List = %+v, %v", found, err)
 	}

@@ -37,7 +37,7 @@ func TestReservations(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "cpu_reservation_mhz = 2000\nreserve_memory = true\nlatency_sensitivity = \"high\"")
 	ctx := context.Background()
-	in, err := p.Create(ctx, machine("rsv", "p", "server", vspheretest.Debian, "linux"))
+	in, err := p.Create(ctx, testMachine("rsv", "p", "server", vspheretest.Debian, "linux"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -23,13 +24,13 @@ func TestListNamesRealOwners(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	var made []providers.Instance
+	var made []machine.Instance
 	for _, ws := range []string{"ws00000a", "ws00000b"} {
 		l, err := p.Link(ctx, providers.LinkSpec{Address: "pair.p.link", LabID: "real", Workspace: ws, Pair: "p", MTU: 9000, Index: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := machine("real", "p", "server", vspheretest.FreeBSD, "freebsd")
+		m := testMachine("real", "p", "server", vspheretest.FreeBSD, "freebsd")
 		m.Workspace, m.Name, m.Link = ws, "real-p-s-"+ws, l
 		in, err := p.Create(ctx, m)
 		if err != nil {
@@ -37,7 +38,7 @@ func TestListNamesRealOwners(t *testing.T) {
 		}
 		made = append(made, in, l)
 	}
-	found, err := p.List(ctx, providers.Owner{Lab: "real", Workspace: providers.AnyWorkspace})
+	found, err := p.List(ctx, machine.Owner{Lab: "real", Workspace: machine.AnyWorkspace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +59,13 @@ func TestListNamesRealOwners(t *testing.T) {
 		}
 	}
 	for _, in := range found {
-		in.Owner.Workspace = providers.AnyWorkspace
+		in.Owner.Workspace = machine.AnyWorkspace
 		if err := p.Delete(ctx, in); err == nil || !strings.Contains(err.Error(), "pattern") {
 			t.Errorf("Delete %s with workspace *: %v", in.Name, err)
 		}
 	}
-	if err := ownsVM(providers.Owner{Lab: "real", Workspace: providers.AnyWorkspace}, "v", "vm-1",
-		providers.Owner{Lab: "real", Workspace: "ws00000a"}.Tag("pair.p.server")); !errors.Is(err, providers.ErrNotOwned) {
+	if err := ownsVM(machine.Owner{Lab: "real", Workspace: machine.AnyWorkspace}, "v", "vm-1",
+		machine.Owner{Lab: "real", Workspace: "ws00000a"}.Tag("pair.p.server")); !errors.Is(err, providers.ErrNotOwned) {
 		t.Errorf("ownsVM(*) = %v, want a refusal matching providers.ErrNotOwned", err)
 	}
 	for i := len(made) - 1; i >= 0; i-- {
@@ -89,7 +90,7 @@ func TestInterruptAfterClone(t *testing.T) {
 	killed := errors.New("killed between clone and tag")
 	afterClone = func(string) error { return killed }
 	t.Cleanup(func() { afterClone = nil })
-	m := machine("cut", "p", "server", vspheretest.FreeBSD, "freebsd")
+	m := testMachine("cut", "p", "server", vspheretest.FreeBSD, "freebsd")
 	if _, err := p.Create(ctx, m); !errors.Is(err, killed) {
 		t.Fatalf("Create = %v, want the injected stop", err)
 	}
@@ -99,7 +100,7 @@ func TestInterruptAfterClone(t *testing.T) {
 	}
 
 	next := configured(t, sim, "") // a new lab process: no state of the VM
-	if other, err := next.List(ctx, providers.Owner{Lab: "cut", Workspace: "ws000002"}); err != nil || len(other) != 0 {
+	if other, err := next.List(ctx, machine.Owner{Lab: "cut", Workspace: "ws000002"}); err != nil || len(other) != 0 {
 		t.Errorf("another workspace lists %+v, %v", other, err)
 	}
 	found, err := next.List(ctx, m.Owner())
@@ -160,7 +161,7 @@ func TestDeleteWhilePowerOnInFlight(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	owner := providers.Owner{Lab: "fly", Workspace: testWS}
+	owner := machine.Owner{Lab: "fly", Workspace: testWS}
 	ref := sim.PlantVM(t, FolderName(owner), "fly-p-s", owner.Tag("pair.p.server"))
 	simulator.TaskDelay.MethodDelay = map[string]int{"PowerOn": 300, "Destroy": 1000, "LockHandoff": 0}
 	t.Cleanup(func() { simulator.TaskDelay.MethodDelay = nil })
@@ -168,7 +169,7 @@ func TestDeleteWhilePowerOnInFlight(t *testing.T) {
 	if _, err := vm.PowerOn(ctx); err != nil { // not waited for: in flight
 		t.Fatal(err)
 	}
-	err := p.Delete(ctx, providers.Instance{Address: "pair.p.server", Kind: "machine", Name: "fly-p-s", Owner: owner, Attrs: map[string]string{"lab_id": "fly"}})
+	err := p.Delete(ctx, machine.Instance{Address: "pair.p.server", Kind: "machine", Name: "fly-p-s", Owner: owner, Attrs: map[string]string{"lab_id": "fly"}})
 	if err != nil || sim.Exists(ref) {
 		t.Errorf("Delete = %v; VM left: %v", err, sim.Exists(ref))
 	}
@@ -181,7 +182,7 @@ func TestDeleteWhilePowerOnInFlight(t *testing.T) {
 func TestRefusedLeftoverIsNotOwned(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
-	m := machine("ref", "p", "server", vspheretest.FreeBSD, "freebsd")
+	m := testMachine("ref", "p", "server", vspheretest.FreeBSD, "freebsd")
 	ref := sim.PlantVM(t, FolderName(m.Owner()), m.Name, "made by hand")
 	in, err := p.Create(context.Background(), m)
 	if !errors.Is(err, providers.ErrNotOwned) || in.ID != "" || !sim.Exists(ref) {
@@ -222,9 +223,9 @@ func TestLastDestroyRemovesDefinitions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var made []providers.Instance
+			var made []machine.Instance
 			for _, role := range []string{"server", "client"} {
-				mc := machine("defs", "p", role, vspheretest.FreeBSD, "freebsd")
+				mc := testMachine("defs", "p", role, vspheretest.FreeBSD, "freebsd")
 				mc.Link = l
 				in, err := p.Create(ctx, mc)
 				if err != nil {
@@ -244,7 +245,7 @@ func TestLastDestroyRemovesDefinitions(t *testing.T) {
 			if now := names(); !now[ownerField] || !now["lab-ca"] {
 				t.Errorf("definitions still in use were removed: %v", now)
 			}
-			for _, in := range []providers.Instance{made[1], l} {
+			for _, in := range []machine.Instance{made[1], l} {
 				if err := p.Delete(ctx, in); err != nil {
 					t.Fatal(err)
 				}
@@ -418,7 +419,7 @@ func TestOwnSwitchInterruptAfterRecord(t *testing.T) {
 			}
 			clear()
 			next := configured(t, sim, fmt.Sprintf("host = %q", pinned))
-			found, err := next.List(ctx, providers.Owner{Lab: "lnk", Workspace: testWS})
+			found, err := next.List(ctx, machine.Owner{Lab: "lnk", Workspace: testWS})
 			if err != nil || len(found) != 1 || found[0].Kind != "link" {
 				t.Fatalf("List after the interrupt = %+v, %v", found, err)
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/vmware/govmomi/vim25/soap"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
 
@@ -32,7 +32,7 @@ extra_config = { "SET.guest.ipAddress" = "169.254.3.4" }`)); d.HasErrors() {
 	}
 	defer p.Close(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
-	m := machine("cancel", "p", "server", vspheretest.FreeBSD, "freebsd")
+	m := testMachine("cancel", "p", "server", vspheretest.FreeBSD, "freebsd")
 	go func() {
 		// Cancel once the VM is powered on and the wait has begun.
 		for ctx.Err() == nil {
@@ -48,7 +48,7 @@ extra_config = { "SET.guest.ipAddress" = "169.254.3.4" }`)); d.HasErrors() {
 	in, err := p.Create(ctx, m)
 	cancel()
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "wait for the IP address of "+m.Name) {
-		t.Fatalf("Create = %+v, %v; want context.Canceled naming the VM", providers.EndpointOf(in), err)
+		t.Fatalf("Create = %+v, %v; want context.Canceled naming the VM", machine.EndpointOf(in), err)
 	}
 	if in.ID == "" {
 		t.Fatal("the VM is not named for teardown")
@@ -65,13 +65,13 @@ func TestConcurrentPendingDeletes(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	owner := providers.Owner{Lab: "race", Workspace: testWS}
+	owner := machine.Owner{Lab: "race", Workspace: testWS}
 	for round := 0; round < 3; round++ {
-		var pending []providers.Instance
+		var pending []machine.Instance
 		for i := 0; i < 6; i++ {
-			m := machine("race", fmt.Sprintf("p%d", i), "server", vspheretest.FreeBSD, "freebsd")
+			m := testMachine("race", fmt.Sprintf("p%d", i), "server", vspheretest.FreeBSD, "freebsd")
 			sim.PlantVM(t, FolderName(owner), m.Name, owner.Tag(m.Address))
-			pending = append(pending, providers.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: owner})
+			pending = append(pending, machine.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: owner})
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, len(pending))
@@ -159,7 +159,7 @@ func TestTemplateNotFound(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	m := machine("tn", "p", "server", "debian-13-tmpl", "linux")
+	m := testMachine("tn", "p", "server", "debian-13-tmpl", "linux")
 	want := "template debian-13-tmpl: no such VM or template in datacenter DC0; its templates are: debian-12-tmpl, freebsd-14.2-tmpl"
 	_, cerr := p.Create(ctx, m)
 	_, terr := p.TemplateID(ctx, m)
@@ -168,7 +168,7 @@ func TestTemplateNotFound(t *testing.T) {
 			t.Errorf("%s: %v, want %q", name, err, want)
 		}
 	}
-	if err := p.CheckTemplate(ctx, machine("tn", "p", "server", vspheretest.Debian, "linux")); err != nil {
+	if err := p.CheckTemplate(ctx, testMachine("tn", "p", "server", vspheretest.Debian, "linux")); err != nil {
 		t.Errorf("existing template: %v", err)
 	}
 	offline := New()
@@ -193,7 +193,7 @@ func TestClusterWithoutDRS(t *testing.T) {
 		{`host = "DC0_C0_H0"`, ""},
 	} {
 		p := configured(t, sim, tc.block)
-		in, err := p.Create(ctx, machine("drs", "p", "server", vspheretest.FreeBSD, "freebsd"))
+		in, err := p.Create(ctx, testMachine("drs", "p", "server", vspheretest.FreeBSD, "freebsd"))
 		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("%q: Create = %v, want %q", tc.block, err, tc.wantErr)
 		}
@@ -240,7 +240,7 @@ func TestTLSTrust(t *testing.T) {
 				t.Fatal(d)
 			}
 			defer p.Close(context.Background())
-			_, err := p.TemplateID(context.Background(), machine("tls", "p", "server", vspheretest.FreeBSD, "freebsd"))
+			_, err := p.TemplateID(context.Background(), testMachine("tls", "p", "server", vspheretest.FreeBSD, "freebsd"))
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Errorf("TemplateID = %v, want %q", err, tc.wantErr)
 			}
@@ -259,7 +259,7 @@ func TestDRSOverride(t *testing.T) {
 		want  bool
 	}{{"", false}, {"drs_override = true", true}} {
 		p := configured(t, sim, tc.block)
-		in, err := p.Create(ctx, machine("drso", "p", "server", vspheretest.FreeBSD, "freebsd"))
+		in, err := p.Create(ctx, testMachine("drso", "p", "server", vspheretest.FreeBSD, "freebsd"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +290,7 @@ network = "VM Network"`)); d.HasErrors() {
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		_, lerr := p.Link(ctx, linkSpec(fmt.Sprint(i), 9000))
-		_, cerr := p.Create(ctx, machine("dc9", fmt.Sprint(i), "server", vspheretest.FreeBSD, "freebsd"))
+		_, cerr := p.Create(ctx, testMachine("dc9", fmt.Sprint(i), "server", vspheretest.FreeBSD, "freebsd"))
 		for _, err := range []error{lerr, cerr} {
 			if err == nil || !strings.Contains(err.Error(), `datacenter "DC9"`) {
 				t.Errorf("err = %v, want it to name datacenter DC9", err)
@@ -312,14 +312,14 @@ func TestKeepTogether(t *testing.T) {
 	sim := vspheretest.Start(t)
 	ctx := context.Background()
 	p := configured(t, sim, "keep_together = true")
-	s, err := p.Create(ctx, machine("kt", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	s, err := p.Create(ctx, testMachine("kt", "p", "server", vspheretest.FreeBSD, "freebsd"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := sim.Rules(); len(r) != 0 {
 		t.Errorf("rules after one VM: %v", r)
 	}
-	c, err := p.Create(ctx, machine("kt", "p", "client", vspheretest.FreeBSD, "freebsd"))
+	c, err := p.Create(ctx, testMachine("kt", "p", "client", vspheretest.FreeBSD, "freebsd"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestKeepTogether(t *testing.T) {
 	if got := rules["lab kt-p"]; len(rules) != 1 || len(got) != 2 || !(got[0] == s.ID && got[1] == c.ID || got[0] == c.ID && got[1] == s.ID) {
 		t.Errorf("rules %v, want lab kt-p with %s and %s", rules, s.ID, c.ID)
 	}
-	for _, in := range []providers.Instance{s, c} {
+	for _, in := range []machine.Instance{s, c} {
 		if err := p.Delete(ctx, in); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // switchRef is one switch whose MTU lab may change: a standard vSwitch of
@@ -333,7 +333,7 @@ func setDVSMTU(ctx context.Context, c *vim25.Client, dref types.ManagedObjectRef
 
 // deleteLegacyLink restores the MTUs a link made by an earlier lab version
 // changed (it recorded "prev_mtu" in state and nothing on the switch).
-func deleteLegacyLink(ctx context.Context, c *vim25.Client, in providers.Instance) error {
+func deleteLegacyLink(ctx context.Context, c *vim25.Client, in machine.Instance) error {
 	var errs []string
 	for _, kv := range strings.Split(in.Attrs["prev_mtu"], ",") {
 		id, v, ok := strings.Cut(kv, "=")

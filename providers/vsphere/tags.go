@@ -11,7 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // vSphere tags (tag_category). Besides the annotation, which stays the
@@ -24,7 +24,7 @@ import (
 // name made by hand is used, never deleted.
 
 // tagName is o's tag in the category.
-func tagName(o providers.Owner) string { return "lab=" + o.Lab + " ws=" + o.Workspace }
+func tagName(o machine.Owner) string { return "lab=" + o.Lab + " ws=" + o.Workspace }
 
 // tagManager returns the tagging API's session, logging in on first use
 // with the provider's credentials (the tagging API is REST, with sessions
@@ -47,7 +47,7 @@ func (p *Provider) tagManager(ctx context.Context) (*tags.Manager, error) {
 
 // tagVM attaches o's tag to a VM, making the category and tag first when
 // they are missing.
-func (p *Provider) tagVM(ctx context.Context, o providers.Owner, vm types.ManagedObjectReference) error {
+func (p *Provider) tagVM(ctx context.Context, o machine.Owner, vm types.ManagedObjectReference) error {
 	p.tagMu.Lock()
 	defer p.tagMu.Unlock()
 	m, err := p.tagManager(ctx)
@@ -76,7 +76,7 @@ func (p *Provider) tagVM(ctx context.Context, o providers.Owner, vm types.Manage
 
 // dropTag deletes o's tag once nothing carries it, when its description
 // is o's exact tag (lab made it).
-func (p *Provider) dropTag(ctx context.Context, o providers.Owner) error {
+func (p *Provider) dropTag(ctx context.Context, o machine.Owner) error {
 	p.tagMu.Lock()
 	defer p.tagMu.Unlock()
 	m, err := p.tagManager(ctx)

@@ -9,7 +9,7 @@ import (
 	"github.com/vmware/govmomi/vapi/tags"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
 
@@ -33,7 +33,7 @@ func TestTags(t *testing.T) {
 			sim := vspheretest.Start(t)
 			admin := adminTags(t, sim)
 			ctx := context.Background()
-			owner := providers.Owner{Lab: "tg", Workspace: testWS}
+			owner := machine.Owner{Lab: "tg", Workspace: testWS}
 			if handMade {
 				cat, err := admin.CreateCategory(ctx, &tags.Category{Name: "lab", Cardinality: "MULTIPLE", AssociableTypes: []string{"VirtualMachine"}})
 				if err != nil {
@@ -44,9 +44,9 @@ func TestTags(t *testing.T) {
 				}
 			}
 			p := configured(t, sim, `tag_category = "lab"`)
-			var made []providers.Instance
+			var made []machine.Instance
 			for _, role := range []string{"server", "client"} {
-				in, err := p.Create(ctx, machine("tg", "p", role, vspheretest.FreeBSD, "freebsd"))
+				in, err := p.Create(ctx, testMachine("tg", "p", role, vspheretest.FreeBSD, "freebsd"))
 				if err != nil {
 					t.Fatal(err)
 				}

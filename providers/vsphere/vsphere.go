@@ -51,6 +51,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -288,7 +289,7 @@ func (c Config) ipTimeout() time.Duration {
 }
 
 // guestIface is the guest's name for the benchmark NIC.
-func (c Config) guestIface(t providers.Template) string {
+func (c Config) guestIface(t machine.Template) string {
 	if s := c.GuestIface[t.Name]; s != "" {
 		return s
 	}

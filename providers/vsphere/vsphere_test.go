@@ -12,7 +12,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"github.com/lab-bench/lab/guest/ssh"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
@@ -55,11 +55,11 @@ func configured(t testing.TB, sim *vspheretest.Sim, extra string) *Provider {
 // testWS is the workspace the tests' machines belong to.
 const testWS = "ws000001"
 
-func machine(labID, pair, role, source, osName string) providers.Machine {
-	return providers.Machine{Address: "pair." + pair + "." + role, LabID: labID, Workspace: testWS, Pair: pair, Role: role,
-		Name: labID + "-" + pair + "-" + role[:1], VCPU: 2, MemoryMiB: 2048, NIC: providers.NIC{Model: "vmxnet3"},
-		Template: providers.Template{Name: osName, Source: source, OS: osName,
-			SSH: &ssh.Login{User: "root", PrivateKeyFile: "/k", Port: 22}}}
+func testMachine(labID, pair, role, source, osName string) machine.Machine {
+	return machine.Machine{Address: "pair." + pair + "." + role, LabID: labID, Workspace: testWS, Pair: pair, Role: role,
+		Name: labID + "-" + pair + "-" + role[:1], VCPU: 2, MemoryMiB: 2048, NIC: machine.NIC{Model: "vmxnet3"},
+		Template: machine.Template{Name: osName, Source: source, OS: osName,
+			SSH: &machine.Login{User: "root", PrivateKeyFile: "/k", Port: 22}}}
 }
 
 func TestConfigureDiagnostics(t *testing.T) {
@@ -119,7 +119,7 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("link attrs %v", link.Attrs)
 	}
 
-	m := machine("t1", "fbsd", "server", vspheretest.FreeBSD, "freebsd")
+	m := testMachine("t1", "fbsd", "server", vspheretest.FreeBSD, "freebsd")
 	m.Link = link
 	in, err := p.Create(ctx, m)
 	if err != nil {
@@ -128,7 +128,7 @@ func TestLifecycle(t *testing.T) {
 	if in.Attrs["lab_id"] != "t1" {
 		t.Errorf("attrs %v", in.Attrs)
 	}
-	if ep := providers.EndpointOf(in); ep.Addr != "198.51.100.1" || ep.SSHHost != ep.Addr || ep.Iface != "vmx0" || ep.SSH == nil ||
+	if ep := machine.EndpointOf(in); ep.Addr != "198.51.100.1" || ep.SSHHost != ep.Addr || ep.Iface != "vmx0" || ep.SSH == nil ||
 		ep.SSH.User != "root" || ep.SSH.Port != 22 || !strings.HasPrefix(ep.TemplateID, "instance-uuid ") {
 		t.Errorf("endpoint %+v", ep)
 	}
@@ -174,11 +174,11 @@ func TestLifecycle(t *testing.T) {
 	if _, ok, err := p.Read(ctx, in); !ok || err != nil {
 		t.Errorf("Read = %v, %v", ok, err)
 	}
-	found, err := p.List(ctx, providers.Owner{Lab: "t1", Workspace: testWS})
+	found, err := p.List(ctx, machine.Owner{Lab: "t1", Workspace: testWS})
 	if err != nil || len(found) != 1 || found[0].Address != "pair.fbsd.server" || found[0].ID != in.ID {
 		t.Errorf("List = %+v, %v", found, err)
 	}
-	for _, o := range []providers.Owner{{Lab: "t2", Workspace: testWS}, {Lab: "t1", Workspace: "ws000002"}, {Lab: "t", Workspace: testWS}, {Lab: "t1"}} {
+	for _, o := range []machine.Owner{{Lab: "t2", Workspace: testWS}, {Lab: "t1", Workspace: "ws000002"}, {Lab: "t", Workspace: testWS}, {Lab: "t1"}} {
 		if other, _ := p.List(ctx, o); len(other) != 0 {
 			t.Errorf("List(%+v) = %+v", o, other)
 		}
@@ -222,13 +222,13 @@ func TestDVSMaxMTUSetAndRestored(t *testing.T) {
 	if got := sim.DVSMaxMTU(); got != 9000 || link.Attrs["switch"] != "dvs" {
 		t.Errorf("MaxMtu %d, attrs %v", got, link.Attrs)
 	}
-	m := machine("t", "d", "client", vspheretest.Debian, "linux")
+	m := testMachine("t", "d", "client", vspheretest.Debian, "linux")
 	m.NIC.Model = "e1000e"
 	in, err := p.Create(ctx, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ep := providers.EndpointOf(in); ep.Addr != "198.51.100.2" || ep.Iface != "ens192" || in.Attrs["nic_model"] != "e1000e" {
+	if ep := machine.EndpointOf(in); ep.Addr != "198.51.100.2" || ep.Iface != "ens192" || in.Attrs["nic_model"] != "e1000e" {
 		t.Errorf("endpoint %+v, attrs %v", ep, in.Attrs)
 	}
 	if err := p.Delete(ctx, in); err != nil {
@@ -248,11 +248,11 @@ func TestDeletePendingByName(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	in, err := p.Create(ctx, machine("pend", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	in, err := p.Create(ctx, testMachine("pend", "p", "server", vspheretest.FreeBSD, "freebsd"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := providers.Instance{Address: in.Address, Kind: "machine", Name: in.Name, Owner: providers.Owner{Lab: "pend", Workspace: testWS},
+	pending := machine.Instance{Address: in.Address, Kind: "machine", Name: in.Name, Owner: machine.Owner{Lab: "pend", Workspace: testWS},
 		Attrs: map[string]string{"lab_id": "pend"}}
 	if err := p.Delete(ctx, pending); err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestCreateReplacesLeftover(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	m := machine("left", "p", "server", vspheretest.FreeBSD, "freebsd")
+	m := testMachine("left", "p", "server", vspheretest.FreeBSD, "freebsd")
 	first, err := p.Create(ctx, m)
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +300,7 @@ extra_config = { "SET.guest.ipAddress" = "169.254.3.4" }`)); d.HasErrors() {
 		t.Fatal(d)
 	}
 	start := time.Now()
-	in, err := p.Create(context.Background(), machine("ipt", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	in, err := p.Create(context.Background(), testMachine("ipt", "p", "server", vspheretest.FreeBSD, "freebsd"))
 	if err == nil || !strings.Contains(err.Error(), "wait for the IP address of ipt-p-s") || !strings.Contains(err.Error(), "ip_timeout") {
 		t.Fatalf("err = %v", err)
 	}
@@ -318,7 +318,7 @@ extra_config = { "SET.guest.ipAddress" = "169.254.3.4" }`)); d.HasErrors() {
 func TestLinkedCloneNeedsSnapshot(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "linked_clone = true")
-	_, err := p.Create(context.Background(), machine("lc", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	_, err := p.Create(context.Background(), testMachine("lc", "p", "server", vspheretest.FreeBSD, "freebsd"))
 	if err == nil || !strings.Contains(err.Error(), "clone lc-p-s from freebsd-14.2-tmpl: linked clone") {
 		t.Fatalf("err = %v", err)
 	}
@@ -328,7 +328,7 @@ func TestMeterCPU(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	in, err := p.Create(ctx, machine("cpu", "p", "server", vspheretest.FreeBSD, "freebsd"))
+	in, err := p.Create(ctx, testMachine("cpu", "p", "server", vspheretest.FreeBSD, "freebsd"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,28 +357,28 @@ func TestOwnership(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "")
 	ctx := context.Background()
-	owner := providers.Owner{Lab: "own", Workspace: testWS}
+	owner := machine.Owner{Lab: "own", Workspace: testWS}
 	tests := []struct {
 		name, annotation string
 		destroyed        bool
 	}{
 		{"empty annotation", "", false},
 		{"hand-written", "database server, do not touch", false},
-		{"other workspace", providers.Owner{Lab: "own", Workspace: "ws000002"}.Tag("pair.p.server"), false},
-		{"other lab, same prefix", providers.Owner{Lab: "own2", Workspace: testWS}.Tag("pair.p.server"), false},
+		{"other workspace", machine.Owner{Lab: "own", Workspace: "ws000002"}.Tag("pair.p.server"), false},
+		{"other lab, same prefix", machine.Owner{Lab: "own2", Workspace: testWS}.Tag("pair.p.server"), false},
 		{"lab 0.1 annotation", "lab-id: own\nlab-address: pair.p.server", false},
 		{"this lab's tag", owner.Tag("pair.p.server"), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := machine("own", "p", "server", vspheretest.FreeBSD, "freebsd")
+			m := testMachine("own", "p", "server", vspheretest.FreeBSD, "freebsd")
 			for _, op := range []string{"delete", "leftover"} {
 				ref := sim.PlantVM(t, FolderName(owner), m.Name, tc.annotation)
 				var err error
 				if op == "delete" {
-					err = p.Delete(ctx, providers.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: owner, Attrs: map[string]string{"lab_id": "own"}})
+					err = p.Delete(ctx, machine.Instance{Address: m.Address, Kind: "machine", Name: m.Name, Owner: owner, Attrs: map[string]string{"lab_id": "own"}})
 				} else {
-					var in providers.Instance
+					var in machine.Instance
 					in, err = p.Create(ctx, m)
 					if err == nil {
 						if derr := p.Delete(ctx, in); derr != nil {

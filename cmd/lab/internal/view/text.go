@@ -15,7 +15,7 @@ import (
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/state"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // RunHeader prints a run's description, one field per line.
@@ -114,7 +114,7 @@ func SavedPlanNote(out string) string {
 
 // DestroyPlan lists what destroy will remove: the state's objects, last
 // created first, and with orphans the objects tagged as owner's it lost.
-func DestroyPlan(w io.Writer, st *state.State, owner providers.Owner, orphans bool) {
+func DestroyPlan(w io.Writer, st *state.State, owner machine.Owner, orphans bool) {
 	fmt.Fprintf(w, "lab %q (workspace %s) will destroy:\n\n", owner.Lab, owner.Workspace)
 	for i := len(st.Resources) - 1; i >= 0; i-- {
 		r := st.Resources[i]
