@@ -281,24 +281,35 @@ func judgeChange(d Delta, threshold float64, lowerIsBetter bool) Change {
 	return c
 }
 
+// pValue reads ps[i], a NaN p-value as 1 (no evidence).
+func pValue(ps []float64) func(i int) float64 {
+	return func(i int) float64 {
+		if math.IsNaN(ps[i]) {
+			return 1
+		}
+		return ps[i]
+	}
+}
+
+// ascending is the indexes of ps in ascending order of their p-values
+// (pValue), ties in ps's order.
+func ascending(ps []float64) []int {
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	p := pValue(ps)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p(a), p(b)) })
+	return order
+}
+
 // Holm returns the Holm–Bonferroni adjusted p-values of ps, in ps's order:
 // with ps sorted ascending, p(i) is multiplied by m-i+1 (1-based), made
 // non-decreasing and capped at 1. Rejecting every hypothesis whose
 // adjusted p is below α keeps the family-wise error rate ≤ α under any
 // dependence between the tests. NaN p-values count as 1.
 func Holm(ps []float64) []float64 {
-	m := len(ps)
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	p := func(i int) float64 {
-		if math.IsNaN(ps[i]) {
-			return 1
-		}
-		return ps[i]
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p(a), p(b)) })
+	m, order, p := len(ps), ascending(ps), pValue(ps)
 	adj := make([]float64, m)
 	running := 0.0
 	for rank, i := range order {
@@ -315,18 +326,7 @@ func Holm(ps []float64) []float64 {
 // ≤ α for independent or positively dependent tests. NaN p-values count
 // as 1.
 func BenjaminiHochberg(ps []float64) []float64 {
-	m := len(ps)
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	p := func(i int) float64 {
-		if math.IsNaN(ps[i]) {
-			return 1
-		}
-		return ps[i]
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p(a), p(b)) })
+	m, order, p := len(ps), ascending(ps), pValue(ps)
 	adj := make([]float64, m)
 	running := 1.0
 	for rank := m - 1; rank >= 0; rank-- {
