@@ -137,8 +137,7 @@ func runApply(g *globals, args []string) error {
 }
 
 // applyPlan is the plan apply carries out — the saved one, checked against
-// the state, or a new one — after showing it and asking for approval. nil
-// with no error: the user said no.
+// the state, or a new one — after showing it and asking for approval.
 func applyPlan(g *globals, w *operation.Workspace, f *applyFlags, sel operation.Selection) (*plan.Plan, error) {
 	p := f.saved
 	if p != nil {
@@ -164,13 +163,8 @@ func applyPlan(g *globals, w *operation.Workspace, f *applyFlags, sel operation.
 		}
 	}
 	if !f.auto {
-		ok, err := approve(g)
-		if err != nil {
+		if err := approve(g, "Apply"); err != nil {
 			return nil, err
-		}
-		if !ok {
-			fmt.Fprintln(g.stdout, "Apply cancelled.")
-			return nil, nil
 		}
 	}
 	return p, nil
@@ -212,14 +206,20 @@ func settleLockFile(g *globals, a *operation.Apply, status string, f *applyFlags
 	return nil
 }
 
-// approve asks the user to confirm, as Terraform does.
-func approve(g *globals) (bool, error) {
+// approve asks the user to confirm, as Terraform does: any answer but
+// "yes" prints "<what> cancelled." and exits 1 (Terraform's exit status
+// for a declined apply or destroy).
+func approve(g *globals, what string) error {
 	fmt.Fprint(g.stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted: ")
 	line, err := bufio.NewReader(g.stdin).ReadString('\n')
 	if err != nil && line == "" {
-		return false, fmt.Errorf("no answer on standard input (use -auto-approve when running unattended)")
+		return fmt.Errorf("no answer on standard input (use -auto-approve when running unattended)")
 	}
-	return strings.TrimSpace(line) == "yes", nil
+	if strings.TrimSpace(line) != "yes" {
+		fmt.Fprintln(g.stdout, what+" cancelled.")
+		return reported{exitError}
+	}
+	return nil
 }
 
 func printRunTable(g *globals, rs results.Store, runID string) error {

@@ -71,12 +71,8 @@ func runDestroy(g *globals, args []string) error {
 		labview.DestroyPlan(g.stdout, st, owner, *orphans)
 	}
 	if !*auto {
-		if ok, err := approve(g); err != nil || !ok {
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(g.stdout, "Destroy cancelled.")
-			return nil
+		if err := approve(g, "Destroy"); err != nil {
+			return err
 		}
 	}
 	var view engine.View
