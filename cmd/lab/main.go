@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/redact"
 	"github.com/lab-bench/lab/internal/spec"
@@ -148,8 +149,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 		}
 	}
 	fmt.Fprintf(stderr, "lab: unknown verb %q\n\n", rest[0])
+	if s := view.Closest(rest[0], verbNames()); s != "" {
+		fmt.Fprintf(stderr, "Did you mean %q?\n\n", s)
+	}
 	usage(stderr)
 	return exitError
+}
+
+// verbNames are the verbs' names, in usage order.
+func verbNames() (names []string) {
+	for _, v := range verbs() {
+		names = append(names, v.name)
+	}
+	return names
 }
 
 func usage(w io.Writer) {

@@ -76,3 +76,21 @@ func TestNoColor(t *testing.T) {
 		t.Error("useColor with -no-color")
 	}
 }
+
+// TestUnknownVerbSuggests: an unknown verb exits 1 with lab's usage and,
+// when one is near, "Did you mean …?" naming it (issue 25 §3).
+func TestUnknownVerbSuggests(t *testing.T) {
+	for _, tc := range []struct{ verb, want string }{
+		{"aply", `Did you mean "apply"?`},
+		{"repro", `Did you mean "reproduce"?`},
+		{"xyzzy", ""},
+	} {
+		code, out, errOut := runLab(t, "", tc.verb)
+		if code != exitError || out != "" || !strings.Contains(errOut, `lab: unknown verb "`+tc.verb+`"`) || !strings.Contains(errOut, "Verbs:") {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", tc.verb, code, out, errOut)
+		}
+		if tc.want != "" && !strings.Contains(errOut, tc.want) || tc.want == "" && strings.Contains(errOut, "Did you mean") {
+			t.Errorf("%s: want %q:\n%s", tc.verb, tc.want, errOut)
+		}
+	}
+}
