@@ -117,11 +117,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 	fs.StringVar(&g.dir, "chdir", ".", "switch to `DIR` (the lab directory) before running the verb")
 	fs.BoolVar(&g.noColor, "no-color", false, "print no ANSI colours (as NO_COLOR=1 does)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() { usage(stderr) }
+	fs.Usage = func() {} // printed below: asked for (-h) to stdout, as `lab help`
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
 			return exitOK
 		}
+		usage(stderr)
 		return exitError
 	}
 	var err error
@@ -176,9 +178,15 @@ func usage(w io.Writer) {
 		"\nRun `lab help VERB` or `lab VERB -h` for a verb's flags.\n")
 }
 
-// runHelp is `lab help [VERB]`: lab's usage, or the verb's (its -h).
+// runHelp is `lab help [VERB]`: lab's usage, or the verb's (its -h);
+// `lab help state SUBCOMMAND` is that subcommand's.
 func runHelp(g *globals, args []string) error {
-	fs := newFlags(g, "help", "help [VERB]")
+	if len(args) == 2 && args[0] == "state" { // lab help state rm
+		help := *g
+		help.stderr = g.stdout
+		return runState(&help, []string{args[1], "-h"})
+	}
+	fs := newFlags(g, "help", "help [VERB | state SUBCOMMAND]")
 	if err := parseFlags(fs, args, optionalArg("a verb")); err != nil {
 		return err
 	}

@@ -94,3 +94,32 @@ func TestUnknownVerbSuggests(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpGoesToStdout: help asked for — `lab -h` as `lab help`, and
+// `lab help state SUBCOMMAND` — is printed to stdout with exit 0, as
+// Terraform prints it; a wrong global flag prints the usage to stderr,
+// exit 1 (issue 25 §3).
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-h"}, "Verbs:"},
+		{[]string{"-help"}, "Verbs:"},
+		{[]string{"help", "state", "rm"}, "Usage: lab state rm"},
+		{[]string{"help", "state", "show"}, "Usage: lab state show"},
+		{[]string{"help", "state"}, "Subcommands:"},
+	} {
+		code, out, errOut := runLab(t, "", tc.args...)
+		if code != exitOK || !strings.Contains(out, tc.want) || errOut != "" {
+			t.Errorf("%v: exit %d, stdout lacks %q or stderr is not empty:\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.want, out, errOut)
+		}
+	}
+	code, out, errOut := runLab(t, "", "-bogus")
+	if code != exitError || out != "" || !strings.Contains(errOut, "flag provided but not defined: -bogus") || !strings.Contains(errOut, "Verbs:") {
+		t.Errorf("-bogus: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, _, errOut := runLab(t, "", "help", "state", "nope"); code != exitError || !strings.Contains(errOut, `no subcommand "nope"`) {
+		t.Errorf("help state nope: exit %d\n%s", code, errOut)
+	}
+}
