@@ -133,6 +133,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 	if g.log != nil {
 		slog.SetDefault(g.log) // back ends' own trace-level detail
 	}
+	if g.dir != "." {
+		if err := operation.CheckChdir(g.dir); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
 	rest := fs.Args()
 	if *showVersion {
 		return exitCode(stderr, runVersion(g, nil))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -121,5 +122,20 @@ func TestHelpGoesToStdout(t *testing.T) {
 	}
 	if code, _, errOut := runLab(t, "", "help", "state", "nope"); code != exitError || !strings.Contains(errOut, `no subcommand "nope"`) {
 		t.Errorf("help state nope: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestChdirNoSuchDirectory: -chdir naming no directory is an error naming
+// it, exit 1, for every verb — not "No lab files" (issue 25 §3).
+func TestChdirNoSuchDirectory(t *testing.T) {
+	missing := t.TempDir() + "/nonexistent"
+	for _, verb := range []string{"validate", "plan", "init", "state"} {
+		code, out, errOut := runLab(t, "", "-chdir="+missing, verb)
+		if code != exitError || !strings.Contains(errOut, "Error: -chdir="+missing+": no such directory") || strings.Contains(errOut, "No lab files") {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", verb, code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("init created %s", missing)
 	}
 }
