@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -137,5 +140,19 @@ func TestChdirNoSuchDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(missing); err == nil {
 		t.Errorf("init created %s", missing)
+	}
+}
+
+// TestVersionJSON: `lab version -json` has the fields documented in the
+// README, modelled on `terraform version -json` (issue 25 §3).
+func TestVersionJSON(t *testing.T) {
+	code, out, errOut := runLab(t, "", "version", "-json")
+	var v map[string]string
+	if err := json.Unmarshal([]byte(out), &v); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
+	}
+	want := map[string]string{"lab_version": Version(), "go": runtime.Version(), "platform": runtime.GOOS + "_" + runtime.GOARCH}
+	if !maps.Equal(v, want) {
+		t.Errorf("version -json = %v, want %v", v, want)
 	}
 }
