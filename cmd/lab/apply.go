@@ -20,6 +20,7 @@ import (
 type applyFlags struct {
 	vars                  varFlags
 	auto, keep, json, lck bool
+	input                 bool // -input (false: never prompt)
 	parallelism           int
 	saved                 *plan.Plan // PLANFILE, when given
 	only                  operation.Only
@@ -28,7 +29,7 @@ type applyFlags struct {
 }
 
 func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
-	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
+	fs := newFlags(g, "apply", "apply [-auto-approve] [-input=false] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
 	f := &applyFlags{}
 	f.vars.register(fs)
 	registerOnly(fs, &f.only)
@@ -36,6 +37,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 	registerLockTimeout(g, fs)
 	fs.StringVar(&f.resume, "resume", "", "fill in the runs that `RUN` (an id, latest or previous) has no result for (missing or failed), in the same results directory")
 	fs.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
+	fs.BoolVar(&f.input, "input", true, "ask for approval on standard input; -input=false never asks, so it needs -auto-approve or a saved plan")
 	fs.BoolVar(&f.keep, "keep", false, "leave the machines in place after the runs (lab destroy removes them)")
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
 	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
@@ -62,7 +64,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 		f.saved, f.vars = saved, varFlags{vars: saved.Vars, files: saved.VarFiles}
 		f.auto = true // a saved plan was already reviewed, as in Terraform
 	}
-	return f, nil
+	return f, noInput("apply", f.input, f.auto)
 }
 
 func runApply(g *globals, args []string) error {
@@ -204,6 +206,15 @@ func settleLockFile(g *globals, a *operation.Apply, status string, f *applyFlags
 		fmt.Fprintf(g.stderr, "%s was kept: `lab init -upgrade` accepts the new values; `lab apply -locked` refuses to run on drift.\n", lockfile.FileName)
 	}
 	return nil
+}
+
+// noInput refuses -input=false without -auto-approve before verb does
+// anything: lab would have to ask, and may not.
+func noInput(verb string, input, auto bool) error {
+	if input || auto {
+		return nil
+	}
+	return fmt.Errorf("%s needs approval and -input=false forbids asking for it: add -auto-approve", verb)
 }
 
 // approve asks the user to confirm, as Terraform does: any answer but

@@ -64,3 +64,30 @@ func TestDeclinedApprovalExits1(t *testing.T) {
 		})
 	}
 }
+
+// TestInputFalse: -input=false never prompts: without -auto-approve apply
+// and destroy refuse at once with an error saying what to add, exit 1,
+// with nothing done; with it they go ahead (issue 25 §3).
+func TestInputFalse(t *testing.T) {
+	for _, verb := range []string{"apply", "destroy"} {
+		dir := quickstartDir(t, verb == "destroy")
+		statePath := filepath.Join(dir, ".lab", state.FileName)
+		before, _ := os.ReadFile(statePath)
+		code, out, errOut := runLab(t, "yes\n", "-chdir="+dir, verb, "-input=false")
+		if code != exitError || strings.Contains(out, "Do you want") ||
+			!strings.Contains(errOut, "Error: "+verb+" needs approval and -input=false forbids asking for it: add -auto-approve") {
+			t.Errorf("%s -input=false: exit %d\nstdout:\n%s\nstderr:\n%s", verb, code, out, errOut)
+		}
+		if after, _ := os.ReadFile(statePath); string(after) != string(before) {
+			t.Errorf("%s -input=false: the state changed:\n%s", verb, after)
+		}
+	}
+	g := &globals{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
+	if f, err := parseApplyFlags(g, []string{"-input=false", "-auto-approve"}); err != nil || f.input || !f.auto {
+		t.Errorf("apply -input=false -auto-approve: %+v, %v", f, err)
+	}
+	code, out, errOut := runLab(t, "", "-chdir="+quickstartDir(t, false), "destroy", "-input=false", "-auto-approve")
+	if code != exitOK || !strings.Contains(out, "Nothing to destroy") {
+		t.Errorf("destroy -input=false -auto-approve: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
