@@ -20,6 +20,7 @@ import (
 type applyFlags struct {
 	vars                  varFlags
 	auto, keep, json, lck bool
+	input                 bool // -input (false: never prompt)
 	parallelism           int
 	saved                 *plan.Plan // PLANFILE, when given
 	only                  operation.Only
@@ -28,7 +29,7 @@ type applyFlags struct {
 }
 
 func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
-	fs := newFlags(g, "apply", "apply [-auto-approve] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
+	fs := newFlags(g, "apply", "apply [-auto-approve] [-input=false] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
 	f := &applyFlags{}
 	f.vars.register(fs)
 	registerOnly(fs, &f.only)
@@ -36,6 +37,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 	registerLockTimeout(g, fs)
 	fs.StringVar(&f.resume, "resume", "", "fill in the runs that `RUN` (an id, latest or previous) has no result for (missing or failed), in the same results directory")
 	fs.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
+	fs.BoolVar(&f.input, "input", true, "ask for approval on standard input; -input=false never asks, so it needs -auto-approve or a saved plan")
 	fs.BoolVar(&f.keep, "keep", false, "leave the machines in place after the runs (lab destroy removes them)")
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
 	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
@@ -62,7 +64,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 		f.saved, f.vars = saved, varFlags{vars: saved.Vars, files: saved.VarFiles}
 		f.auto = true // a saved plan was already reviewed, as in Terraform
 	}
-	return f, nil
+	return f, noInput("apply", f.input, f.auto)
 }
 
 func runApply(g *globals, args []string) error {
@@ -137,8 +139,7 @@ func runApply(g *globals, args []string) error {
 }
 
 // applyPlan is the plan apply carries out — the saved one, checked against
-// the state, or a new one — after showing it and asking for approval. nil
-// with no error: the user said no.
+// the state, or a new one — after showing it and asking for approval.
 func applyPlan(g *globals, w *operation.Workspace, f *applyFlags, sel operation.Selection) (*plan.Plan, error) {
 	p := f.saved
 	if p != nil {
@@ -164,13 +165,8 @@ func applyPlan(g *globals, w *operation.Workspace, f *applyFlags, sel operation.
 		}
 	}
 	if !f.auto {
-		ok, err := approve(g)
-		if err != nil {
+		if err := approve(g, "Apply"); err != nil {
 			return nil, err
-		}
-		if !ok {
-			fmt.Fprintln(g.stdout, "Apply cancelled.")
-			return nil, nil
 		}
 	}
 	return p, nil
@@ -212,14 +208,29 @@ func settleLockFile(g *globals, a *operation.Apply, status string, f *applyFlags
 	return nil
 }
 
-// approve asks the user to confirm, as Terraform does.
-func approve(g *globals) (bool, error) {
+// noInput refuses -input=false without -auto-approve before verb does
+// anything: lab would have to ask, and may not.
+func noInput(verb string, input, auto bool) error {
+	if input || auto {
+		return nil
+	}
+	return fmt.Errorf("%s needs approval and -input=false forbids asking for it: add -auto-approve", verb)
+}
+
+// approve asks the user to confirm, as Terraform does: any answer but
+// "yes" prints "<what> cancelled." and exits 1 (Terraform's exit status
+// for a declined apply or destroy).
+func approve(g *globals, what string) error {
 	fmt.Fprint(g.stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted: ")
 	line, err := bufio.NewReader(g.stdin).ReadString('\n')
 	if err != nil && line == "" {
-		return false, fmt.Errorf("no answer on standard input (use -auto-approve when running unattended)")
+		return fmt.Errorf("no answer on standard input (use -auto-approve when running unattended)")
 	}
-	return strings.TrimSpace(line) == "yes", nil
+	if strings.TrimSpace(line) != "yes" {
+		fmt.Fprintln(g.stdout, what+" cancelled.")
+		return reported{exitError}
+	}
+	return nil
 }
 
 func printRunTable(g *globals, rs results.Store, runID string) error {

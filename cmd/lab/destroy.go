@@ -18,10 +18,11 @@ import (
 )
 
 func runDestroy(g *globals, args []string) error {
-	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-orphans [-workspace ID]] [-abandon ADDRESS] [-json] [-lock-timeout D]")
+	fs := newFlags(g, "destroy", "destroy [-auto-approve] [-input=false] [-orphans [-workspace ID]] [-abandon ADDRESS] [-json] [-lock-timeout D]")
 	var v varFlags
 	v.register(fs)
 	auto := fs.Bool("auto-approve", false, "skip the interactive approval")
+	input := fs.Bool("input", true, "ask for approval on standard input; -input=false never asks, so it needs -auto-approve")
 	orphans := fs.Bool("orphans", false, "also remove objects tagged as this lab's and this workspace's that the state does not list")
 	workspace := fs.String("workspace", "", "with -orphans: sweep the workspace `ID` instead of this directory's (one whose state was lost)")
 	asJSON := fs.Bool("json", false, "print machine-readable events, one JSON object per line")
@@ -30,6 +31,9 @@ func runDestroy(g *globals, args []string) error {
 		func(s string) error { abandon[s] = true; return nil })
 	registerLockTimeout(g, fs)
 	if err := parseFlags(fs, args, noArgs); err != nil {
+		return err
+	}
+	if err := noInput("destroy", *input, *auto); err != nil {
 		return err
 	}
 	if *workspace != "" && !*orphans {
@@ -72,12 +76,8 @@ func runDestroy(g *globals, args []string) error {
 		labview.DestroyPlan(g.stdout, st, owner, *orphans)
 	}
 	if !*auto {
-		if ok, err := approve(g); err != nil || !ok {
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(g.stdout, "Destroy cancelled.")
-			return nil
+		if err := approve(g, "Destroy"); err != nil {
+			return err
 		}
 	}
 	var view engine.View

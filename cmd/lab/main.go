@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/redact"
 	"github.com/lab-bench/lab/internal/spec"
@@ -116,11 +117,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 	fs.StringVar(&g.dir, "chdir", ".", "switch to `DIR` (the lab directory) before running the verb")
 	fs.BoolVar(&g.noColor, "no-color", false, "print no ANSI colours (as NO_COLOR=1 does)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() { usage(stderr) }
+	fs.Usage = func() {} // printed below: asked for (-h) to stdout, as `lab help`
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
 			return exitOK
 		}
+		usage(stderr)
 		return exitError
 	}
 	var err error
@@ -129,6 +132,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 	}
 	if g.log != nil {
 		slog.SetDefault(g.log) // back ends' own trace-level detail
+	}
+	if g.dir != "." {
+		if err := operation.CheckChdir(g.dir); err != nil {
+			return exitCode(stderr, err)
+		}
 	}
 	rest := fs.Args()
 	if *showVersion {
@@ -148,8 +156,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string
 		}
 	}
 	fmt.Fprintf(stderr, "lab: unknown verb %q\n\n", rest[0])
+	if s := view.Closest(rest[0], verbNames()); s != "" {
+		fmt.Fprintf(stderr, "Did you mean %q?\n\n", s)
+	}
 	usage(stderr)
 	return exitError
+}
+
+// verbNames are the verbs' names, in usage order.
+func verbNames() (names []string) {
+	for _, v := range verbs() {
+		names = append(names, v.name)
+	}
+	return names
 }
 
 func usage(w io.Writer) {
@@ -164,9 +183,15 @@ func usage(w io.Writer) {
 		"\nRun `lab help VERB` or `lab VERB -h` for a verb's flags.\n")
 }
 
-// runHelp is `lab help [VERB]`: lab's usage, or the verb's (its -h).
+// runHelp is `lab help [VERB]`: lab's usage, or the verb's (its -h);
+// `lab help state SUBCOMMAND` is that subcommand's.
 func runHelp(g *globals, args []string) error {
-	fs := newFlags(g, "help", "help [VERB]")
+	if len(args) == 2 && args[0] == "state" { // lab help state rm
+		help := *g
+		help.stderr = g.stdout
+		return runState(&help, []string{args[1], "-h"})
+	}
+	fs := newFlags(g, "help", "help [VERB | state SUBCOMMAND]")
 	if err := parseFlags(fs, args, optionalArg("a verb")); err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -74,5 +78,81 @@ func TestNoColor(t *testing.T) {
 	g := &globals{noColor: true}
 	if useColor(g, nil) {
 		t.Error("useColor with -no-color")
+	}
+}
+
+// TestUnknownVerbSuggests: an unknown verb exits 1 with lab's usage and,
+// when one is near, "Did you mean …?" naming it (issue 25 §3).
+func TestUnknownVerbSuggests(t *testing.T) {
+	for _, tc := range []struct{ verb, want string }{
+		{"aply", `Did you mean "apply"?`},
+		{"repro", `Did you mean "reproduce"?`},
+		{"xyzzy", ""},
+	} {
+		code, out, errOut := runLab(t, "", tc.verb)
+		if code != exitError || out != "" || !strings.Contains(errOut, `lab: unknown verb "`+tc.verb+`"`) || !strings.Contains(errOut, "Verbs:") {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", tc.verb, code, out, errOut)
+		}
+		if tc.want != "" && !strings.Contains(errOut, tc.want) || tc.want == "" && strings.Contains(errOut, "Did you mean") {
+			t.Errorf("%s: want %q:\n%s", tc.verb, tc.want, errOut)
+		}
+	}
+}
+
+// TestHelpGoesToStdout: help asked for — `lab -h` as `lab help`, and
+// `lab help state SUBCOMMAND` — is printed to stdout with exit 0, as
+// Terraform prints it; a wrong global flag prints the usage to stderr,
+// exit 1 (issue 25 §3).
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-h"}, "Verbs:"},
+		{[]string{"-help"}, "Verbs:"},
+		{[]string{"help", "state", "rm"}, "Usage: lab state rm"},
+		{[]string{"help", "state", "show"}, "Usage: lab state show"},
+		{[]string{"help", "state"}, "Subcommands:"},
+	} {
+		code, out, errOut := runLab(t, "", tc.args...)
+		if code != exitOK || !strings.Contains(out, tc.want) || errOut != "" {
+			t.Errorf("%v: exit %d, stdout lacks %q or stderr is not empty:\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.want, out, errOut)
+		}
+	}
+	code, out, errOut := runLab(t, "", "-bogus")
+	if code != exitError || out != "" || !strings.Contains(errOut, "flag provided but not defined: -bogus") || !strings.Contains(errOut, "Verbs:") {
+		t.Errorf("-bogus: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, _, errOut := runLab(t, "", "help", "state", "nope"); code != exitError || !strings.Contains(errOut, `no subcommand "nope"`) {
+		t.Errorf("help state nope: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestChdirNoSuchDirectory: -chdir naming no directory is an error naming
+// it, exit 1, for every verb — not "No lab files" (issue 25 §3).
+func TestChdirNoSuchDirectory(t *testing.T) {
+	missing := t.TempDir() + "/nonexistent"
+	for _, verb := range []string{"validate", "plan", "init", "state"} {
+		code, out, errOut := runLab(t, "", "-chdir="+missing, verb)
+		if code != exitError || !strings.Contains(errOut, "Error: -chdir="+missing+": no such directory") || strings.Contains(errOut, "No lab files") {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", verb, code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("init created %s", missing)
+	}
+}
+
+// TestVersionJSON: `lab version -json` has the fields documented in the
+// README, modelled on `terraform version -json` (issue 25 §3).
+func TestVersionJSON(t *testing.T) {
+	code, out, errOut := runLab(t, "", "version", "-json")
+	var v map[string]string
+	if err := json.Unmarshal([]byte(out), &v); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
+	}
+	want := map[string]string{"lab_version": Version(), "go": runtime.Version(), "platform": runtime.GOOS + "_" + runtime.GOARCH}
+	if !maps.Equal(v, want) {
+		t.Errorf("version -json = %v, want %v", v, want)
 	}
 }

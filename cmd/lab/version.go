@@ -22,10 +22,21 @@ func Version() string {
 	return v
 }
 
+// runVersion is `lab version [-json]`; -json is modelled on `terraform
+// version -json` (its terraform_version and platform, as lab_version and
+// platform, plus the Go release lab was built with).
 func runVersion(g *globals, args []string) error {
-	fs := newFlags(g, "version", "version")
+	fs := newFlags(g, "version", "version [-json]")
+	asJSON := fs.Bool("json", false, `print {"lab_version": …, "go": …, "platform": "linux_amd64"}`)
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeJSON(g, struct {
+			Lab      string `json:"lab_version"`
+			Go       string `json:"go"`
+			Platform string `json:"platform"`
+		}{Version(), runtime.Version(), runtime.GOOS + "_" + runtime.GOARCH})
 	}
 	fmt.Fprintf(g.stdout, "lab %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil

@@ -44,6 +44,11 @@ type Human struct {
 	index   int            // the run in progress (1-based)
 	eta     *operation.ETA // nil: no overall estimate
 	stop    chan struct{}
+	// warned counts each warning line shown (address and message), in
+	// the order first shown: a warning is printed once, and how often it
+	// came is said at the teardown (or Close).
+	warned map[string]int
+	order  []string
 }
 
 // NewHuman prints progress to w, redrawn when tty.
@@ -80,8 +85,11 @@ func (v *Human) SetETA(e *operation.ETA) {
 	v.eta = e
 }
 
-// Close stops redrawing.
+// Close stops redrawing, first saying how often a repeated warning came.
 func (v *Human) Close() {
+	v.mu.Lock()
+	v.repeatedWarnings()
+	v.mu.Unlock()
 	select {
 	case <-v.stop:
 	default:
@@ -136,9 +144,35 @@ func (v *Human) Event(e engine.Event) {
 	case engine.EvSkipped:
 		v.line(fmt.Sprintf("%s: skipped, cell %s", run, e.Message))
 	case engine.EvWarning:
-		v.line(fmt.Sprintf("Warning: %s: %s", e.Address, e.Message))
+		v.warning(fmt.Sprintf("%s: %s", e.Address, e.Message))
 	case engine.EvTeardown:
 		v.live = ""
+		v.repeatedWarnings()
 		v.line("Tearing down…")
 	}
+}
+
+// warning prints w the first time it comes, and counts it.
+func (v *Human) warning(w string) {
+	if v.warned == nil {
+		v.warned = map[string]int{}
+	}
+	if v.warned[w] == 0 {
+		v.order = append(v.order, w)
+		v.line("Warning: " + w)
+	}
+	v.warned[w]++
+}
+
+// repeatedWarnings says once, with a count, each warning that came more
+// than once since the last time it was called ("Warning (×12): …"): a
+// setting the guests cannot take warns at every run, and one line says
+// so as well as twelve.
+func (v *Human) repeatedWarnings() {
+	for _, w := range v.order {
+		if n := v.warned[w]; n > 1 {
+			v.line(fmt.Sprintf("Warning (×%d): %s", n, w))
+		}
+	}
+	v.warned, v.order = nil, nil
 }

@@ -21,3 +21,26 @@ func TestProgressLineShowsETA(t *testing.T) {
 		t.Errorf("progress line: %q", out.String())
 	}
 }
+
+// TestRepeatedWarningSaidOnce: a warning that comes at every run (loss-cc's
+// congestion control, 12 times) is printed the first time only, and at
+// the teardown once more with its count; different warnings each show
+// (issue 25 §3).
+func TestRepeatedWarningSaidOnce(t *testing.T) {
+	var out bytes.Buffer
+	v := NewHuman(&out, false)
+	cc := "congestion control cubic: namespace default stays reno (not allowed in this namespace); the benchmark selects cubic per socket"
+	for i := 1; i <= 12; i++ {
+		v.Event(engine.Event{Type: engine.EvWarning, Address: "pair.veth.client", Message: cc})
+	}
+	v.Event(engine.Event{Type: engine.EvWarning, Address: "pair.veth.server", Message: cc})
+	v.Event(engine.Event{Type: engine.EvTeardown})
+	v.Close()
+	want := "Warning: pair.veth.client: " + cc + "\n" +
+		"Warning: pair.veth.server: " + cc + "\n" +
+		"Warning (×12): pair.veth.client: " + cc + "\n" +
+		"Tearing down…\n"
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

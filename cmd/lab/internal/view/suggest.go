@@ -1,0 +1,48 @@
+package view
+
+import "strings"
+
+// Closest is the name in names a mistyped word most likely meant, for a
+// "Did you mean …?" line, or "" when none is near: the only name word is
+// a prefix of ("repro" → "reproduce", as git suggests), else the one at
+// the least Levenshtein distance if that is at most 2 (Terraform's rule).
+func Closest(word string, names []string) string {
+	var prefixed []string
+	for _, n := range names {
+		if word != "" && strings.HasPrefix(n, word) {
+			prefixed = append(prefixed, n)
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	best, bestDist := "", 3
+	for _, n := range names {
+		if d := levenshtein(word, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+// levenshtein is the edit distance between a and b (insertions,
+// deletions and substitutions of single bytes).
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
