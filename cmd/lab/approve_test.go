@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/state"
-	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/machine"
 )
 
 // quickstartDir is a fresh lab directory holding examples/quickstart's
@@ -25,7 +25,7 @@ func quickstartDir(t *testing.T, withState bool) string {
 	if withState {
 		st := &state.State{Lineage: state.NewLineage(), LabID: "quickstart", Dir: dir}
 		for _, addr := range []string{"pair.veth.server", "pair.veth.client"} {
-			st.Put(state.Resource{Instance: providers.Instance{Address: addr, Kind: "machine", Provider: "local"},
+			st.Put(state.Resource{Instance: machine.Instance{Address: addr, Kind: "machine", Provider: "local"},
 				ProviderKey: "local.default", Status: state.Created})
 		}
 		if err := (state.Store{Dir: filepath.Join(dir, ".lab")}).Save(st); err != nil {

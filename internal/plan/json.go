@@ -18,7 +18,7 @@ import (
 // through internal/machinejson, as the state file does); TestPlanFileFormat
 // pins the bytes.
 
-// machineJSON is a providers.Machine in the plan's JSON.
+// machineJSON is a machine.Machine in the plan's JSON.
 type machineJSON struct {
 	Address   string                `json:"address"`
 	LabID     string                `json:"lab_id"`

@@ -9,7 +9,7 @@ import (
 )
 
 // Ownership. Every object lab makes on the host carries its owner's tag,
-// providers.Owner.Tag(address) ("lab/1 lab=… ws=… addr=…"):
+// machine.Owner.Tag(address) ("lab/1 lab=… ws=… addr=…"):
 //
 //   - a VALE switch as the key lab_owner_NAME in vm-bhyve's
 //     VM_DIR/.config/system.conf (sysrc(8));
@@ -26,7 +26,7 @@ import (
 // between a create and its tag where vm-bhyve gives no way to create with
 // the tag: `vm switch create` (the bridge is described afterwards) and
 // `vm clone` (its dataset is tagged afterwards). Delete of a pending
-// record (providers.Instance.Pending: its create never reported success)
+// record (machine.Instance.Pending: its create never reported success)
 // also removes a switch or clone of exactly the record's name that carries
 // no tag at all (docs/PROVIDERS.md, "Pending records"). Everything else is
 // created with its tag: datasets with `zfs snapshot -o`/`zfs clone -o`,

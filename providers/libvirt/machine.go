@@ -325,7 +325,7 @@ func domainMeta(l *golibvirt.Libvirt, dom golibvirt.Domain) (labMeta, error) {
 
 // List finds o's domains and networks by the tag in their metadata. Each
 // instance carries the owner its own tag names, not o: asked for every
-// workspace of a lab (providers.AnyWorkspace), the answer says which
+// workspace of a lab (machine.AnyWorkspace), the answer says which
 // workspace each object is really in. A domain's volumes are in its
 // instance's Attrs (volumes carry no tag: their domain's is theirs).
 func (p *Provider) List(ctx context.Context, o machine.Owner) (_ []machine.Instance, err error) {

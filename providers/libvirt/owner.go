@@ -8,7 +8,7 @@ import (
 )
 
 // Ownership. Every domain lab defines carries its owner's tag
-// (providers.Owner.Tag) in its <metadata>, and so does every network it
+// (machine.Owner.Tag) in its <metadata>, and so does every network it
 // creates. Volumes carry no metadata in libvirt, so lab proves an overlay
 // its own through its domain: the domain is defined first, naming its
 // volume in that metadata, and the volume is created after; a volume is

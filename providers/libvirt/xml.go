@@ -24,7 +24,7 @@ type labMeta struct {
 	Role    string   `xml:"role,omitempty"`
 	Volume  string   `xml:"volume,omitempty"`
 	Pool    string   `xml:"pool,omitempty"`
-	// Tag is the owner's providers.Owner.Tag: Delete, leftover removal and
+	// Tag is the owner's machine.Owner.Tag: Delete, leftover removal and
 	// List match it exactly. The volume named here is deleted with the
 	// domain: a domain that carries lab's tag is what proves the volume
 	// lab's (volumes carry no metadata of their own).

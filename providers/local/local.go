@@ -3,7 +3,7 @@
 // root and iproute2 (5.0 or later, for `ip netns attach`). It only ever
 // touches namespaces and interfaces it created itself: namespaces are
 // named "lab-<machine name>" and carry their owner's tag
-// (providers.Owner.Tag) as their loopback's alias, and every veth end
+// (machine.Owner.Tag) as their loopback's alias, and every veth end
 // carries it as its own alias (owner.go).
 package local
 

@@ -20,7 +20,7 @@ func Namespace(machineName string) string { return NamespacePrefix + machineName
 // vethNames are the two host-side names of a link's veth pair. Interface
 // names are at most 15 bytes, so they are derived from a hash of the
 // owner (lab and workspace) and the link address; the alias carries the
-// readable identity (providers.Owner.Tag).
+// readable identity (machine.Owner.Tag).
 func vethNames(o machine.Owner, address string) (server, client string) {
 	if o.Workspace == "" {
 		// A link recorded by lab 0.1, whose names hashed the lab id alone.

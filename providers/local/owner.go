@@ -19,7 +19,7 @@ import (
 // exception for what cannot be created with its tag in one step: a veth
 // pair (`ip link add`, then the aliases) and the file `ip netns attach`
 // makes before it mounts the namespace on it. Delete of a pending record
-// (providers.Instance.Pending: the create never reported success) also
+// (machine.Instance.Pending: the create never reported success) also
 // removes an object of exactly the record's name that carries no tag at
 // all, including such a half-made namespace file. docs/PROVIDERS.md,
 // "Pending records".

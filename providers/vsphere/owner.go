@@ -17,7 +17,7 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// Ownership. Every VM carries its owner's tag (providers.Owner.Tag) as the
+// Ownership. Every VM carries its owner's tag (machine.Owner.Tag) as the
 // first line of its annotation, and every lab folder carries it in the
 // custom attribute ownerField. Nothing is deleted — not at Delete, not as a
 // leftover before a clone, not by an orphan sweep — unless its tag names

@@ -84,7 +84,7 @@ const mtuField = "lab-mtu"
 
 // mtuRecord is what lab wrote on a switch it changed: the MTU it found
 // (restored when the last holder lets go), the MTU it set, and the owner
-// tags of the links holding it (providers.Owner.Tag(link address)). A
+// tags of the links holding it (machine.Owner.Tag(link address)). A
 // record with a port group is a vSwitch lab made in own-switch mode (see
 // ownLink), with that port group, for its one holder.
 type mtuRecord struct {

@@ -19,7 +19,7 @@ import (
 // in the category tag_category, for administrators to search, filter and
 // grant by. lab creates the category (cardinality MULTIPLE, for VMs) and
 // the tag when missing; the tag's description is the owner tag
-// (providers.Owner.Tag("tag")). A tag is deleted when nothing carries it
+// (machine.Owner.Tag("tag")). A tag is deleted when nothing carries it
 // any more and its description is this owner's exact tag; a tag of that
 // name made by hand is used, never deleted.
 
