@@ -167,6 +167,13 @@ func TestUDPLabForReal(t *testing.T) {
 		}
 	}
 	code, outs := checkOutcomes(t, dir)
+	for _, o := range outs {
+		for _, c := range o.Checks {
+			if c.Disturbed > 0 {
+				t.Skipf("%s: %d runs disturbed (CPU steal on this machine): its verdicts are inconclusive by design", c.Expectation, c.Disturbed)
+			}
+		}
+	}
 	if code != exitExpect {
 		t.Errorf("check exit %d", code)
 	}
