@@ -145,6 +145,7 @@ func TestUDPLabForReal(t *testing.T) {
   }`
 	dir := exampleLab(t, "udp-loss", "e2e-udp", far)
 	stdout, stderr, err := lab(t, dir, "apply", "-auto-approve", "-var", "duration=2s", "-var", "repeat=3")
+	skipIfDisturbed(t, stdout+stderr)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitExpect {
 		t.Fatalf("apply with an expectation that fails: %v, want exit %d\n%s\n%s", err, exitExpect, stdout, stderr)
