@@ -4,7 +4,7 @@
 #
 # A chroot build bind-mounts the host's /dev, /proc and /sys below its work
 # directory. `rm -rf WORK` while one of them is still mounted there deletes
-# the host's device nodes; `rm -rf "$root"/x/*` with root unset deletes the
+# the host's device nodes; a recursive rm of "$root" plus "/x/*" with root unset deletes the
 # host's /x. So:
 #   unmount_below DIR   unmounts everything mounted at or below DIR, deepest
 #                       first (a lazy unmount when a plain one fails); fails

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lab-bench/lab/bench"
 	labview "github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/lockfile"
 	"github.com/lab-bench/lab/internal/operation"
@@ -119,7 +121,7 @@ func runApply(g *globals, args []string) error {
 	}
 	start := time.Now()
 	outcome, status, applyErr := a.Execute(work, teardown, operation.ApplyOptions{
-		Parallelism: f.parallelism, Keep: f.keep, View: view, OS: osDriver, Runner: benchRunner,
+		Parallelism: f.parallelism, Keep: f.keep, View: view, OS: guest.NewOS, Runner: bench.NewRunner,
 		AbandonCommand: func(addr string) string { return destroyCommand(g, f.vars, w.Lab, "-abandon="+addr) },
 	})
 	if !f.json {

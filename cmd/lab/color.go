@@ -10,9 +10,4 @@ func useColor(g *globals, w any) bool {
 }
 
 // noColorEnv reports whether env sets NO_COLOR to a non-empty value.
-func noColorEnv(env []string) bool { return envValue(env, "NO_COLOR") != "" }
-
-// envValue is key's value in env (os.Environ form), "" when unset. lab
-// reads the environment it was given (globals.env), never the process's,
-// so tests can set it.
-func envValue(env []string, key string) string { return operation.EnvValue(env, key) }
+func noColorEnv(env []string) bool { return operation.EnvValue(env, "NO_COLOR") != "" }

@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 )
 
 // runCompletion is `lab completion bash|zsh`: print a completion script.

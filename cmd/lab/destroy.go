@@ -90,7 +90,7 @@ func runDestroy(g *globals, args []string) error {
 	}
 	_, teardown, stop := operation.Interrupts(op.SSHContext(), g.stderr)
 	defer stop()
-	if err := w.Destroy(teardown, owner, *orphans, operation.DestroyOptions{View: view, OS: osDriver, Abandon: abandon,
+	if err := w.Destroy(teardown, owner, *orphans, operation.DestroyOptions{View: view, OS: guest.NewOS, Abandon: abandon,
 		AbandonCommand: func(addr string) string { return destroyCommand(g, v, w.Lab, "-abandon="+addr) }}); err != nil {
 		return err
 	}

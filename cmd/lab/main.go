@@ -109,7 +109,7 @@ func main() {
 // Main runs lab with args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
 	secrets := &redact.Set{}
-	secrets.Add("GOVC_PASSWORD", envValue(env, "GOVC_PASSWORD"))
+	secrets.Add("GOVC_PASSWORD", operation.EnvValue(env, "GOVC_PASSWORD"))
 	stdout, stderr = secrets.Writer(stdout), secrets.Writer(stderr)
 	g := &globals{dir: ".", stdout: stdout, stderr: stderr, stdin: stdin, env: env, secrets: secrets}
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/bundle"
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -126,10 +127,10 @@ func TestPublishReproduceForReal(t *testing.T) {
 }
 
 // lastReproduction decodes reproduce -json's object: the last line of stdout.
-func lastReproduction(t *testing.T, stdout, stderr string) reproduction {
+func lastReproduction(t *testing.T, stdout, stderr string) operation.Reproduction {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	var r reproduction
+	var r operation.Reproduction
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil || r.Type != "reproduce" {
 		t.Fatalf("no reproduce object (%v)\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
@@ -137,7 +138,7 @@ func lastReproduction(t *testing.T, stdout, stderr string) reproduction {
 }
 
 // checkExit fails unless the exit status is the one r's verdict calls for.
-func checkExit(t *testing.T, r reproduction, err error, strict bool) {
+func checkExit(t *testing.T, r operation.Reproduction, err error, strict bool) {
 	t.Helper()
 	want := exitOK
 	if r.Verdict == results.NotReproduced || strict && r.Verdict != results.Reproduced {

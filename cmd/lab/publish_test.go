@@ -160,7 +160,7 @@ func TestReproduceResults(t *testing.T) {
 		stdout.Reset()
 		stderr.Reset()
 		code := Main(append([]string{"-chdir=" + dir, "reproduce", "-json", "-var", "token=x"}, append(tt.args, out)...), nil, &stdout, &stderr, nil)
-		var r reproduction
+		var r operation.Reproduction
 		_ = json.Unmarshal(stdout.Bytes(), &r)
 		if code != tt.code || r.Verdict != tt.want {
 			t.Errorf("reproduce %v: exit %d, verdict %q; want %d, %q\n%s%s", tt.args, code, r.Verdict, tt.code, tt.want, stdout.String(), stderr.String())
@@ -235,7 +235,7 @@ func TestReproductionExpects(t *testing.T) {
 		{results.VerdictIncomplete, results.VerdictPass, results.Inconclusive},
 		{results.VerdictPass, results.VerdictFail, results.Reproduced},
 	} {
-		r := reproduction{Expects: []results.Outcome{o(tt.now)}, BundleExpects: []results.Outcome{o(tt.bundle)}}
+		r := operation.Reproduction{Expects: []results.Outcome{o(tt.now)}, BundleExpects: []results.Outcome{o(tt.bundle)}}
 		if got := r.Overall(); got != tt.want {
 			t.Errorf("expect %s now, %s on the bundle's run: %s, want %s", tt.now, tt.bundle, got, tt.want)
 		}
@@ -247,7 +247,7 @@ func TestReproductionExpects(t *testing.T) {
 		}
 	}
 	// Matched to another block's outcome, the bundle's verdict is unknown.
-	r := reproduction{Expects: []results.Outcome{o(results.VerdictFail)}, BundleExpects: []results.Outcome{{Name: "other", Verdict: results.VerdictFail}}}
+	r := operation.Reproduction{Expects: []results.Outcome{o(results.VerdictFail)}, BundleExpects: []results.Outcome{{Name: "other", Verdict: results.VerdictFail}}}
 	if got := r.Overall(); got != results.Inconclusive {
 		t.Errorf("a failure matched to another block's: %s", got)
 	}

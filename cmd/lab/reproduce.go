@@ -169,6 +169,3 @@ func (v varFlags) args() []string {
 	}
 	return out
 }
-
-// reproduction is what reproduce prints (JSON: one object).
-type reproduction = operation.Reproduction
