@@ -80,10 +80,13 @@ func TestLossCCForReal(t *testing.T) {
 	if code := exitStatus(err); code != 0 && code != exitExpect || !strings.Contains(out, "4 expectation(s)") {
 		t.Errorf("check: %v\n%s", err, out)
 	}
-	// veth in a namespace does not give 1000 Gb/s: the whole CI lies below
-	// the ±10 % band [900, 1100], so the check fails and exits 2.
+	// veth in a namespace gives far more than 1 Mb/s even under 1 % loss:
+	// the whole CI lies above the ±10 % band [0.0009, 0.0011] Gb/s, so the
+	// check fails and exits 2 — also when this machine's hypervisor stole
+	// CPU during the runs, which can only have lowered them (the noise
+	// guard keeps such a verdict).
 	write(strings.Replace(body, `  expect "Reno`, `  expect "impossible" {
-    throughput = { gbps = 1000, tolerance = "10%" }
+    throughput = { gbps = 0.001, tolerance = "10%" }
   }
   expect "Reno`, 1))
 	out, errOut, err := lab(t, dir, "check", id)

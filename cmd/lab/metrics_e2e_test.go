@@ -145,9 +145,11 @@ func TestUDPLabForReal(t *testing.T) {
   }`
 	dir := exampleLab(t, "udp-loss", "e2e-udp", far)
 	stdout, stderr, err := lab(t, dir, "apply", "-auto-approve", "-var", "duration=2s", "-var", "repeat=3")
-	skipIfDisturbed(t, stdout+stderr)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitExpect {
+	// A run this machine's hypervisor disturbed (CPU steal) cannot decide
+	// a loss verdict (steal moves loss either way), so apply may exit 0;
+	// the records are checked all the same.
+	disturbed := strings.Contains(stdout+stderr, ") disturbed: CPU steal")
+	if code := exitStatus(err); code != exitExpect && (code != 0 || !disturbed) {
 		t.Fatalf("apply with an expectation that fails: %v, want exit %d\n%s\n%s", err, exitExpect, stdout, stderr)
 	}
 	recs := loadRecords(t, dir)

@@ -183,6 +183,7 @@ func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
 	}
 	for _, i := range tested {
 		out[i].Change = judgeChange(out[i], opt.Threshold, metric.LowerIsBetter)
+		out[i] = guardChange(out[i], metric.Disturbance)
 	}
 	return out
 }
@@ -262,10 +263,6 @@ func judgeChange(d Delta, threshold float64, lowerIsBetter bool) Change {
 	switch {
 	case overflowed(d):
 		return TooNoisy
-	case d.BaseDisturbed+d.TestDisturbed > 0 && d.BaseFailed+d.TestFailed == 0:
-		// The noise guard: a disturbed run makes a cell undecided, as in
-		// check (disturbed); the notes say which side.
-		return TooNoisy
 	case d.PAdjusted < Alpha && material && worse:
 		return Regressed
 	case d.PAdjusted < Alpha && material:
@@ -279,6 +276,27 @@ func judgeChange(d Delta, threshold float64, lowerIsBetter bool) Change {
 		return Incomplete
 	}
 	return c
+}
+
+// guardChange is compare's noise guard (as check's: disturbed). CPU steal
+// can only make a run look worse on a metric it moves one way
+// (Metric.Disturbance: throughput down, latency up), so a regression
+// stands when only the base had disturbed runs (its undisturbed figure
+// would be better still), an improvement when only the test had them.
+// Every other change of a cell with disturbed runs and no failed ones is
+// TooNoisy; the notes say which side was disturbed and, when the change
+// stands, why.
+func guardChange(d Delta, dir Direction) Delta {
+	if d.BaseDisturbed+d.TestDisturbed == 0 || d.Change == Incomplete || d.Change == TooNoisy {
+		return d
+	}
+	onlyBase, onlyTest := d.TestDisturbed == 0, d.BaseDisturbed == 0
+	if dir != EitherWay && ((d.Change == Regressed && onlyBase) || (d.Change == Improved && onlyTest)) {
+		d.Notes = append(d.Notes, fmt.Sprintf("the change stands: CPU steal moves %s only %s, which makes the disturbed side look worse, not better", d.Metric, dir))
+		return d
+	}
+	d.Change = TooNoisy
+	return d
 }
 
 // pValue reads ps[i], a NaN p-value as 1 (no evidence).

@@ -112,3 +112,91 @@ func TestPoolRunsKeepsDisturbed(t *testing.T) {
 		t.Errorf("pooled check %s %q", c.Verdict, c.Reason)
 	}
 }
+
+// The noise guard keeps what a slowdown cannot explain: CPU steal lowers
+// rates and raises latency, so a rate above its band and a latency below
+// its band or within its maximum stand on disturbed runs; everything else
+// a disturbed cell would pass or fail is inconclusive.
+func TestDisturbedVerdictsThatStand(t *testing.T) {
+	lat := func(us ...float64) []Record {
+		recs := cellRecs("p", "true", "1500", 0, 1, 1, 1)
+		for i := range recs {
+			recs[i].Metrics.Latency = &bench.LatencySample{MeanUs: us[i]}
+		}
+		recs[0].Disturbed = "CPU steal 30.0% on the client"
+		return recs
+	}
+	rate := func(gbps ...float64) []Record {
+		recs := cellRecs("p", "true", "1500", 1, gbps...)
+		recs[1].Disturbed = "CPU steal 30.0% on the server"
+		return recs
+	}
+	band := func(key string, v float64) Expectation {
+		return Expectation{Name: "x", Experiment: "x", Metrics: []MetricTarget{{Metric: key, Value: v, Tolerance: 0.1}}}
+	}
+	maxOf := func(key string, v float64) Expectation {
+		return Expectation{Name: "x", Experiment: "x", Metrics: []MetricTarget{{Metric: key, Value: v, IsMax: true}}}
+	}
+	tests := []struct {
+		name   string
+		recs   []Record
+		e      Expectation
+		want   Verdict
+		stands bool
+	}{
+		{"rate above its band", rate(9.9, 10, 10.1), Expectation{Name: "x", Experiment: "x", Throughput: &Target{1, 0.1}}, VerdictFail, true},
+		{"rate below its band", rate(9.9, 10, 10.1), Expectation{Name: "x", Experiment: "x", Throughput: &Target{100, 0.1}}, VerdictInconclusive, false},
+		{"rate inside its band", rate(9.9, 10, 10.1), Expectation{Name: "x", Experiment: "x", Throughput: &Target{10, 0.1}}, VerdictInconclusive, false},
+		{"rate above a maximum", rate(9.9, 10, 10.1), maxOf(MetricThroughput, 1), VerdictFail, true},
+		{"latency below its band", lat(250, 260, 255), band(MetricLatencyMean, 5000), VerdictFail, true},
+		{"latency within its maximum", lat(250, 260, 255), maxOf(MetricLatencyMean, 1000), VerdictPass, true},
+		{"latency above its band", lat(250, 260, 255), band(MetricLatencyMean, 100), VerdictInconclusive, false},
+		{"latency above its maximum", lat(250, 260, 255), maxOf(MetricLatencyMean, 100), VerdictInconclusive, false},
+		{"a count moves either way", rate(9.9, 10, 10.1), Expectation{Name: "x", Experiment: "x", Retransmits: &Target{Value: 0}}, VerdictInconclusive, false},
+		{"CPU moves either way", rate(9.9, 10, 10.1), maxOf(MetricServerCPU, 200), VerdictInconclusive, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Evaluate(Group(tt.recs), []Expectation{tt.e})[0].Checks[0]
+			if c.Verdict != tt.want || c.Disturbed != 1 {
+				t.Fatalf("%s (%d disturbed): %q, want %s", c.Verdict, c.Disturbed, c.Reason, tt.want)
+			}
+			if got := strings.Contains(c.Reason, "which would not change the verdict"); got != tt.stands {
+				t.Errorf("reason %q: says the verdict stands %v, want %v", c.Reason, got, tt.stands)
+			}
+		})
+	}
+}
+
+// compare keeps a regression when only the base was disturbed and an
+// improvement when only the test was; any other disturbed change is too
+// noisy.
+func TestDisturbedChangesThatStand(t *testing.T) {
+	fast, slow := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1), cellRecs("p", "true", "1500", 0, 4.9, 5, 5.1)
+	disturb := func(recs []Record) []Record {
+		out := slices.Clone(recs)
+		out[0].Disturbed = "CPU steal 30.0% on the server"
+		return out
+	}
+	tests := []struct {
+		name       string
+		base, test []Record
+		opt        CompareOptions
+		want       Change
+	}{
+		{"regression, base disturbed", disturb(fast), slow, CompareOptions{}, Regressed},
+		{"regression, test disturbed", fast, disturb(slow), CompareOptions{}, TooNoisy},
+		{"improvement, test disturbed", slow, disturb(fast), CompareOptions{}, Improved},
+		{"improvement, base disturbed", disturb(slow), fast, CompareOptions{}, TooNoisy},
+		{"no change, one side disturbed", fast, disturb(fast), CompareOptions{}, TooNoisy},
+		{"retransmits regression, base disturbed", disturb(fast), cellRecs("p", "true", "1500", 1000, 9.9, 10, 10.1), CompareOptions{Metric: MetricRetransmits}, TooNoisy},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Compare(Group(tt.base), Group(tt.test), tt.opt)[0]
+			if d.Change != tt.want {
+				t.Errorf("%s, want %s: %v", d.Change, tt.want, d.Notes)
+			}
+		})
+	}
+}

@@ -134,7 +134,8 @@ type Check struct {
 	// half-width exceeds NoisyRatio of its mean.
 	Noisy bool `json:"noisy,omitempty"`
 	// Disturbed counts the runs of the cell (both cells, for a ratio)
-	// marked disturbed: such a check is inconclusive (disturbed).
+	// marked disturbed: such a check is inconclusive unless a slowdown
+	// cannot explain its verdict (disturbed).
 	Disturbed int `json:"disturbed,omitempty"`
 	// Table, Published, Margin and Metric are set for checks against a
 	// published table: its name, the published value (for a ratio or
@@ -143,7 +144,23 @@ type Check struct {
 	Published float64 `json:"published,omitempty"`
 	Margin    float64 `json:"margin,omitempty"`
 	Metric    string  `json:"metric,omitempty"`
+	// bound is where the interval lies next to the bound that decided a
+	// pass or a fail (the noise guard reads it: disturbed).
+	bound bound
 }
+
+// bound is where a decided check's interval lies: entirely below the band
+// or within a maximum, entirely above the band or a maximum, or inside the
+// band. A verdict that depends on neither (counts, ratios, published
+// cells) has sideUnknown.
+type bound int
+
+const (
+	sideUnknown bound = iota
+	sideBelow
+	sideAbove
+	sideInside
+)
 
 // Outcome is one expectation with its checks and overall verdict (the
 // worst of its checks; inconclusive when no cell matched).
@@ -189,9 +206,10 @@ type Outcome struct {
 // passes with probability ≤ 2.5 % (simulated: 1.1 % for n = 5 + 5 at
 // CV 10 %, 2.2 % for n = 5 at CV 20 % over n = 10 at CV 5 %).
 //
-// A cell with runs marked disturbed (CPU steal: CellGroup.Disturbed) is
-// inconclusive at best: what would pass or fail is inconclusive, and the
-// reason says so (disturbed).
+// A cell with runs marked disturbed (CPU steal: CellGroup.Disturbed) keeps
+// only the verdicts a slowdown cannot explain (a rate above its band, a
+// latency below its band or within its maximum); what else would pass or
+// fail is inconclusive, and the reason says so (disturbed).
 //
 // A cell with failed or missing runs (CellGroup.Failed, Missing) is never
 // a pass: what would pass or be inconclusive is VerdictIncomplete; a
@@ -380,11 +398,11 @@ func judgeBand(c Check, n int, s Summary, t Target) Check {
 	case !s.Known:
 		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
 	case s.CI95Low >= lo && s.CI95High <= hi:
-		c.Verdict, c.Reason = VerdictPass, ci+" inside "+band
+		c.Verdict, c.Reason, c.bound = VerdictPass, ci+" inside "+band, sideInside
 	case s.CI95High < lo:
-		c.Verdict, c.Reason = VerdictFail, ci+" entirely below "+band
+		c.Verdict, c.Reason, c.bound = VerdictFail, ci+" entirely below "+band, sideBelow
 	case s.CI95Low > hi:
-		c.Verdict, c.Reason = VerdictFail, ci+" entirely above "+band
+		c.Verdict, c.Reason, c.bound = VerdictFail, ci+" entirely above "+band, sideAbove
 	case s.CI95High-s.CI95Low > hi-lo:
 		c.Verdict = VerdictInconclusive
 		c.Reason = fmt.Sprintf("%s is wider than the band %s: more repeats or a quieter host", ci, band)
@@ -413,15 +431,18 @@ func checkMax(c Check, s Summary, m float64) Check {
 	case s.N == 0:
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
 	case m == 0 && s.Max > 0:
-		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("a run measured %s where the maximum is 0", num(s.Max))
+		c.Verdict, c.bound = VerdictFail, sideAbove
+		c.Reason = fmt.Sprintf("a run measured %s where the maximum is 0", num(s.Max))
 	case s.Overflow:
 		c.Verdict, c.Reason = VerdictInconclusive, overflowReason
 	case s.Known && s.CI95Low > m:
-		c.Verdict, c.Reason = VerdictFail, fmt.Sprintf("95%% CI [%s, %s] entirely above the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))
+		c.Verdict, c.bound = VerdictFail, sideAbove
+		c.Reason = fmt.Sprintf("95%% CI [%s, %s] entirely above the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))
 	case !s.Known:
 		c.Verdict, c.Reason = VerdictInconclusive, "1 run: no confidence interval (set repeat ≥ 2)"
 	case s.Max <= m && s.CI95High <= m:
-		c.Verdict, c.Reason = VerdictPass, fmt.Sprintf("every run and the upper 95%% bound %s within the maximum %s", num(s.CI95High), num(m))
+		c.Verdict, c.bound = VerdictPass, sideBelow
+		c.Reason = fmt.Sprintf("every run and the upper 95%% bound %s within the maximum %s", num(s.CI95High), num(m))
 	default:
 		c.Verdict = VerdictInconclusive
 		c.Reason = fmt.Sprintf("95%% CI [%s, %s] straddles the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))
@@ -462,12 +483,19 @@ func incomplete(c Check, gs ...CellGroup) Check {
 	return c
 }
 
-// disturbed is the noise guard: a pass or a fail on a cell with runs
-// marked disturbed (CPU steal above DisturbedSteal: Record.Disturbed)
-// becomes inconclusive, and the reason says how many runs and what they
-// would have said. Such runs stay in the sample rather than being dropped:
-// dropping them would pick the runs a verdict reads by their conditions,
-// and hide how much of the sample a neighbour shared.
+// disturbed is the noise guard. A neighbour that takes CPU time from an
+// end (CPU steal above DisturbedSteal: Record.Disturbed) can only slow the
+// run: lower its throughput, transaction and packet rates, raise its
+// latency (Metric.Disturbance). So a verdict on a cell with disturbed runs
+// stands when a slowdown cannot explain it — a rate entirely above its
+// band or maximum, a latency entirely below its band or within its
+// maximum: the undisturbed runs would lie further the same way — and
+// every other pass or fail becomes inconclusive, the reason saying how many
+// runs were disturbed and what they said. Counts, ratios, CPU figures,
+// loss and jitter can move either way, so disturbed runs never decide
+// them. Such runs stay in the sample rather than being dropped: dropping
+// them would pick the runs a verdict reads by their conditions, and hide
+// how much of the sample a neighbour shared.
 func disturbed(c Check, gs ...CellGroup) Check {
 	n, total := 0, 0
 	for _, g := range gs {
@@ -483,9 +511,28 @@ func disturbed(c Check, gs ...CellGroup) Check {
 		c.Reason += " (" + what + ")"
 		return c
 	}
+	if dir, ok := standsDisturbed(c); ok {
+		c.Reason += fmt.Sprintf(" (%s: a neighbour could only have moved the figure %s, which would not change the verdict)", what, dir)
+		return c
+	}
 	c.Reason = fmt.Sprintf("%s: a neighbour shared the CPUs, so the runs cannot decide (they say: %s — %s)", what, c.Verdict, c.Reason)
 	c.Verdict = VerdictInconclusive
 	return c
+}
+
+// standsDisturbed reports whether c's verdict stands although runs were
+// disturbed (disturbed), with the way CPU steal moves c's metric.
+func standsDisturbed(c Check) (Direction, bool) {
+	key := c.Kind
+	if key == "throughput" {
+		key = MetricThroughput
+	}
+	m, ok := MetricByKey(key)
+	if !ok || c.Published != 0 || c.Table != "" {
+		return EitherWay, false
+	}
+	d := m.Disturbance
+	return d, (d == OnlyDown && c.bound == sideAbove) || (d == OnlyUp && c.bound == sideBelow)
 }
 
 // MarkIncomplete turns every verdict of outs that is not a fail into

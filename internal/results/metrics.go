@@ -35,8 +35,38 @@ type Metric struct {
 	// throughput, which a table would show next to the receiver's for
 	// every TCP run, nearly always the same.
 	Hidden bool
+	// Disturbance is the way a neighbour on an end's CPUs (CPU steal) can
+	// move the metric: the noise guard keeps the verdicts such a move
+	// cannot explain (see disturbed).
+	Disturbance Direction
 	// Value is a successful run's value and whether the run measured it.
 	Value func(Record) (float64, bool) `json:"-"`
+}
+
+// Direction is the way CPU steal can move a metric (Metric.Disturbance).
+type Direction int
+
+const (
+	// EitherWay: a starved end can move the metric up or down, or nobody
+	// has argued which (CPU figures, retransmits, loss, jitter: a slowed
+	// sender offers fewer packets to lose as a slowed receiver drops more).
+	EitherWay Direction = iota
+	// OnlyDown: a slowed end moves fewer bytes or transactions per second,
+	// never more (throughput, transactions/s, packets/s).
+	OnlyDown
+	// OnlyUp: a descheduled end answers later, never sooner (latency).
+	OnlyUp
+)
+
+// String is "down", "up" or "either way".
+func (d Direction) String() string {
+	switch d {
+	case OnlyDown:
+		return "down"
+	case OnlyUp:
+		return "up"
+	}
+	return "either way"
 }
 
 // Display converts a recorded value to the displayed unit.
@@ -66,9 +96,9 @@ const (
 
 // Metrics is the catalogue, in the order tables show the metrics.
 var Metrics = []Metric{
-	{Key: MetricThroughput, Label: "throughput Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Always: true,
+	{Key: MetricThroughput, Label: "throughput Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Always: true, Disturbance: OnlyDown,
 		Value: func(r Record) (float64, bool) { return r.Metrics.ThroughputBps, true }},
-	{Key: MetricSenderThroughput, Label: "sender Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Hidden: true,
+	{Key: MetricSenderThroughput, Label: "sender Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Hidden: true, Disturbance: OnlyDown,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.SenderBps; return v, v > 0 }},
 	{Key: MetricRetransmits, Label: "retransmits", Unit: "", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true,
 		Value: func(r Record) (float64, bool) { return float64(r.Metrics.Retransmits), true }},
@@ -91,20 +121,20 @@ var Metrics = []Metric{
 	latencyMetric(MetricLatencyP50, "latency p50 µs", func(l latency) float64 { return l.P50Us }),
 	latencyMetric(MetricLatencyP90, "latency p90 µs", func(l latency) float64 { return l.P90Us }),
 	latencyMetric(MetricLatencyP99, "latency p99 µs", func(l latency) float64 { return l.P99Us }),
-	{Key: MetricTransactions, Label: "transactions/s", Unit: "/s", Scale: 1, Decimals: 0,
+	{Key: MetricTransactions, Label: "transactions/s", Unit: "/s", Scale: 1, Decimals: 0, Disturbance: OnlyDown,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.TransactionsPerSec; return v, v > 0 }},
 	{Key: MetricLoss, Label: "loss %", Unit: "%", Scale: 1, Decimals: 3, LowerIsBetter: true, Max: 100,
 		Value: func(r Record) (float64, bool) { return r.Metrics.LossPct, udp(r) }},
 	{Key: MetricJitter, Label: "jitter ms", Unit: "ms", Scale: 1, Decimals: 3, LowerIsBetter: true,
 		Value: func(r Record) (float64, bool) { return r.Metrics.JitterMs, udp(r) }},
-	{Key: MetricPackets, Label: "packets/s", Unit: "/s", Scale: 1, Decimals: 0,
+	{Key: MetricPackets, Label: "packets/s", Unit: "/s", Scale: 1, Decimals: 0, Disturbance: OnlyDown,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.PacketsPerSec; return v, v > 0 }},
 }
 
 type latency = bench.LatencySample
 
 func latencyMetric(key, label string, f func(latency) float64) Metric {
-	return Metric{Key: key, Label: label, Unit: "µs", Scale: 1, Decimals: 1, LowerIsBetter: true,
+	return Metric{Key: key, Label: label, Unit: "µs", Scale: 1, Decimals: 1, LowerIsBetter: true, Disturbance: OnlyUp,
 		Value: func(r Record) (float64, bool) {
 			l := r.Metrics.Latency
 			if l == nil {

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/bench"
 )
 
 // The simulations check the error rates the rules' doc comments promise,
@@ -343,4 +345,62 @@ func simulateAdjust(t *testing.T, real int, adjust string) float64 {
 		t.Errorf("%s: FWER %.4f, FDR %.4f above %.2f", adjust, fwer, fdr, Alpha)
 	}
 	return power
+}
+
+// TestSimulatedDisturbedVerdictsThatStand: the verdicts the noise guard
+// keeps on disturbed runs (disturbed) keep their error rate. With the
+// undisturbed true mean exactly on the band's upper edge, a throughput
+// cell whose runs are each disturbed with probability 1/2 — a disturbed
+// run slowed by a random 0–40 % — fails "entirely above" at most 2.5 % of
+// the time; so does a latency cell on the lower edge whose disturbed runs
+// are raised by 0–70 %. A slowdown only moves the interval away from the
+// edge it could wrongly cross.
+func TestSimulatedDisturbedVerdictsThatStand(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 9))
+	runs := func(mu, cv float64, slow func() float64) []float64 {
+		xs := make([]float64, 5)
+		for i := range xs {
+			xs[i] = mu * (1 + cv*r.NormFloat64())
+			if r.IntN(2) == 0 {
+				xs[i] *= slow()
+			}
+		}
+		return xs
+	}
+	tests := []struct {
+		name string
+		e    Expectation
+		recs func() []Record
+	}{
+		{"throughput on the upper edge", Expectation{Name: "sim", Experiment: "x", Throughput: &Target{Value: 10, Tolerance: 0.15}},
+			func() []Record {
+				recs := cellRecs("p", "true", "1500", 0, runs(11.5, 0.10, func() float64 { return 1 - 0.4*r.Float64() })...)
+				recs[0].Disturbed = "sim"
+				return recs
+			}},
+		{"latency on the lower edge", Expectation{Name: "sim", Experiment: "x", Metrics: []MetricTarget{{Metric: MetricLatencyMean, Value: 100, Tolerance: 0.15}}},
+			func() []Record {
+				recs := cellRecs("p", "true", "1500", 0, 1, 1, 1, 1, 1)
+				for i, us := range runs(85, 0.10, func() float64 { return 1 + 0.7*r.Float64() }) {
+					recs[i].Metrics.Latency = &bench.LatencySample{MeanUs: us}
+				}
+				recs[0].Disturbed = "sim"
+				return recs
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fails := 0
+			for range simCells {
+				if c := Evaluate(Group(tt.recs()), []Expectation{tt.e})[0].Checks[0]; c.Verdict == VerdictFail {
+					fails++
+				}
+			}
+			rate := float64(fails) / simCells
+			t.Logf("false fail rate on disturbed runs %.4f (%d of %d)", rate, fails, simCells)
+			if rate > allowance(0.025, simCells) {
+				t.Errorf("false fail rate %.4f above 2.5 %%", rate)
+			}
+		})
+	}
 }
