@@ -15,7 +15,8 @@ import (
 // slog's debug level: LAB_LOG=trace shows it, LAB_LOG=debug does not.
 const LevelTrace = slog.LevelDebug - 4
 
-// Traced returns p logging every call to log at debug level: the
+// Traced returns p logging every call to log at debug level (a failed one
+// at warn level): the
 // provider's key, the method, the resource address, how long it took and
 // the error, if any. Transports Connect returns log their commands too
 // (guest.Traced). A provider that meters host CPU still does.
@@ -39,7 +40,9 @@ func (t *traced) done(ctx context.Context, method, address string, start time.Ti
 		attrs = append(attrs, "address", address)
 	}
 	if err != nil {
-		attrs = append(attrs, "err", err.Error())
+		// A failed call is worth a warning (LAB_LOG=warn shows it).
+		t.log.WarnContext(ctx, "provider call", append(attrs, "err", err.Error())...)
+		return
 	}
 	t.log.DebugContext(ctx, "provider call", attrs...)
 }

@@ -108,7 +108,7 @@ type ApplyOptions struct {
 func (a *Apply) Execute(work, teardown context.Context, opt ApplyOptions) (engine.Outcome, string, error) {
 	w := a.w
 	eng := &engine.Engine{
-		State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, Runner: opt.Runner, Results: a.Run, View: opt.View,
+		State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, Runner: opt.Runner, Results: a.Run, View: LoggedView(opt.View, w.op.Log),
 		Parallelism: opt.Parallelism, Keep: opt.Keep, RunID: a.Run.ID(), Lab: w.Lab.Name, Provenance: a.provenance,
 		AfterRun: a.Guard.AfterRun, HostLock: w.op.HostLock(w.Lab.Name),
 		AbandonCommand: opt.AbandonCommand,

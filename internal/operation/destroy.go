@@ -31,7 +31,7 @@ type DestroyOptions struct {
 // Destroy removes what the state lists and, with orphans, every object
 // tagged as owner's that it does not list; ctx cancels the teardown.
 func (w *Workspace) Destroy(ctx context.Context, owner machine.Owner, orphans bool, opt DestroyOptions) error {
-	eng := &engine.Engine{State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, View: opt.View, Abandon: opt.Abandon,
+	eng := &engine.Engine{State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, View: LoggedView(opt.View, w.op.Log), Abandon: opt.Abandon,
 		AbandonCommand: opt.AbandonCommand}
 	return eng.Destroy(ctx, owner, orphans)
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/redact"
 )
 
@@ -21,7 +23,7 @@ func TestLoggerLevelsAndRedaction(t *testing.T) {
 		{env: []string{"LAB_LOG=off"}},
 		{env: []string{"LAB_LOG=debug", "GOVC_PASSWORD=hunter2-vc"}, debug: true, redacted: true},
 		{env: []string{"LAB_LOG=trace"}, debug: true, trace: true},
-		{env: []string{"LAB_LOG=loud"}, wantErr: `LAB_LOG="loud": use debug or trace`},
+		{env: []string{"LAB_LOG=loud"}, wantErr: `LAB_LOG="loud": use error, warn, info, debug or trace (or off)`},
 	}
 	for _, tc := range tests {
 		var buf bytes.Buffer
@@ -55,6 +57,52 @@ func TestLoggerLevelsAndRedaction(t *testing.T) {
 		}
 		if got := strings.Contains(out, "level=TRACE"); got != tc.trace {
 			t.Errorf("%v: trace line shown %v, want %v:\n%s", tc.env, got, tc.trace, out)
+		}
+	}
+}
+
+// LAB_LOG=error, warn and info each show their level and above: the
+// progress events at info, warnings at warn, errors and failed runs at
+// error, and a failed provider call at warn.
+func TestLoggerEventLevels(t *testing.T) {
+	events := []engine.Event{
+		{Type: engine.EvCreated, Address: "pair.p.server", Elapsed: 1500 * time.Millisecond},
+		{Type: engine.EvWarning, Message: "congestion control cubic is the default"},
+		{Type: engine.EvRunFailed, Experiment: "x", Pair: "p", Cell: "mtu=9000", Repeat: 2, Message: "iperf3 exited 1"},
+	}
+	tests := []struct {
+		level string
+		want  []string
+		not   []string
+	}{
+		{"error", []string{`level=ERROR msg="lab event" event=run_failed experiment=x pair=p cell="mtu=9000" message="iperf3 exited 1" repeat=2`}, []string{"event=warning", "event=created"}},
+		{"warn", []string{"event=run_failed", `level=WARN msg="lab event" event=warning message="congestion control cubic is the default"`}, []string{"event=created"}},
+		{"info", []string{"event=run_failed", "event=warning", `level=INFO msg="lab event" event=created address=pair.p.server elapsed=1.5s`}, nil},
+	}
+	for _, tc := range tests {
+		var buf bytes.Buffer
+		log, err := NewLogger([]string{"LAB_LOG=" + tc.level}, &buf, &redact.Set{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen int
+		v := LoggedView(engine.ViewFunc(func(engine.Event) { seen++ }), log)
+		for _, e := range events {
+			v.Event(e)
+		}
+		out := buf.String()
+		if seen != len(events) {
+			t.Errorf("%s: the wrapped view saw %d events, want %d", tc.level, seen, len(events))
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("LAB_LOG=%s: log lacks %s:\n%s", tc.level, w, out)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(out, n) {
+				t.Errorf("LAB_LOG=%s: log has %s:\n%s", tc.level, n, out)
+			}
 		}
 	}
 }
