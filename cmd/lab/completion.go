@@ -3,58 +3,143 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/report"
 )
 
-// runCompletion is `lab completion bash|zsh`: print a completion script.
+// shells are the completion scripts `lab completion SHELL` prints.
+var shells = map[string]string{"bash": view.BashCompletion, "zsh": view.ZshCompletion, "fish": view.FishCompletion}
+
+// runCompletion is `lab completion bash|zsh|fish`: print a completion script.
 func runCompletion(g *globals, args []string) error {
-	fs := newFlags(g, "completion", "completion bash|zsh")
-	if err := parseFlags(fs, args, arity{1, 1, "one argument, the shell (bash or zsh)"}); err != nil {
+	fs := newFlags(g, "completion", "completion bash|zsh|fish")
+	if err := parseFlags(fs, args, arity{1, 1, "one argument, the shell (bash, zsh or fish)"}); err != nil {
 		return err
 	}
-	switch fs.Arg(0) {
-	case "bash":
-		fmt.Fprint(g.stdout, view.BashCompletion)
-	case "zsh":
-		fmt.Fprint(g.stdout, view.ZshCompletion)
-	default:
-		return fmt.Errorf("completion: no script for shell %q (bash and zsh have one)", fs.Arg(0))
+	script, ok := shells[fs.Arg(0)]
+	if !ok {
+		return fmt.Errorf("completion: no script for shell %q (bash, zsh and fish have one)", fs.Arg(0))
 	}
+	fmt.Fprint(g.stdout, script)
 	return nil
 }
 
 // flagLine is a flag in a verb's usage ("  -auto-approve", "  -var name=value").
 var flagLine = regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`)
 
-// complete is the hidden `lab __complete [VERB]` the completion script
-// calls: the verbs (and the global flags), or VERB's flags, one a line.
+// complete is the hidden `lab __complete` the completion scripts call,
+// printing candidates one a line:
+//
+//   - `lab __complete -- WORD… CUR`: the words typed after `lab` and the
+//     one being completed (possibly empty); the candidates for CUR in
+//     that context — verbs, a verb's flags, `state`'s subcommands,
+//     `-format`'s values, `completion`'s shells — or nothing, when the
+//     shell should complete file names;
+//   - `lab __complete [VERB]` (the scripts of earlier versions): the
+//     verbs and the global flags, or VERB's flags.
 func complete(g *globals, args []string) int {
-	var words []string
-	if len(args) == 0 {
-		for _, v := range verbs() {
-			words = append(words, v.name)
+	if len(args) > 0 && args[0] == "--" {
+		fmt.Fprintln(g.stdout, strings.Join(candidates(g, args[1:]), "\n"))
+		return exitOK
+	}
+	fmt.Fprintln(g.stdout, strings.Join(legacyCandidates(g, args), "\n"))
+	return exitOK
+}
+
+// candidates is complete's answer for the words after `lab`, the last
+// being completed.
+func candidates(g *globals, words []string) []string {
+	cur, typed := "", words
+	if len(words) > 0 {
+		cur, typed = words[len(words)-1], words[:len(words)-1]
+	}
+	var verb string
+	var after []string // the words after the verb
+	for i, w := range typed {
+		if !strings.HasPrefix(w, "-") {
+			verb, after = w, typed[i+1:]
+			break
 		}
-		words = append(words, "-chdir=", "-no-color", "-version")
-	} else {
-		for _, v := range verbs() {
-			if v.name != args[0] {
-				continue
-			}
-			var usage bytes.Buffer
-			h := *g
-			h.stdout, h.stderr = &usage, &usage
-			_ = v.run(&h, []string{"-h"}) // -h only prints the flags
-			for _, m := range flagLine.FindAllStringSubmatch(usage.String(), -1) {
-				if f := "-" + m[1]; !slices.Contains(words, f) {
-					words = append(words, f)
-				}
+	}
+	prev := ""
+	if len(typed) > 0 {
+		prev = typed[len(typed)-1]
+	}
+	switch {
+	case verb == "" && strings.HasPrefix(cur, "-"):
+		return globalFlags
+	case verb == "" || verb == "help":
+		return verbNames()
+	case prev == "-format" || prev == "--format":
+		return report.Formats
+	case strings.HasPrefix(cur, "-format=") || strings.HasPrefix(cur, "--format="):
+		var out []string
+		for _, f := range report.Formats {
+			out = append(out, cur[:strings.Index(cur, "=")+1]+f)
+		}
+		return out
+	case verb == "completion" && len(after) == 0:
+		return slices.Sorted(maps.Keys(shells))
+	case verb == "state" && stateSubcommand(after) == "":
+		if strings.HasPrefix(cur, "-") {
+			return []string{"-h"}
+		}
+		return slices.Sorted(maps.Keys(stateVerbs))
+	case strings.HasPrefix(cur, "-") && verb == "state":
+		return flagsOf(g, "state", stateSubcommand(after))
+	case strings.HasPrefix(cur, "-"):
+		return flagsOf(g, verb)
+	}
+	return nil
+}
+
+// stateSubcommand is the first word of after naming a `lab state`
+// subcommand, or "".
+func stateSubcommand(after []string) string {
+	for _, w := range after {
+		if stateVerbs[w] != nil {
+			return w
+		}
+	}
+	return ""
+}
+
+// globalFlags are the flags before a verb.
+var globalFlags = []string{"-chdir=", "-no-color", "-version"}
+
+// flagsOf is a verb's flags (path: the verb and, for state, its
+// subcommand), read from its own -h usage so they never go stale.
+func flagsOf(g *globals, path ...string) []string {
+	var words []string
+	for _, v := range verbs() {
+		if v.name != path[0] {
+			continue
+		}
+		var usage bytes.Buffer
+		h := *g
+		h.stdout, h.stderr = &usage, &usage
+		_ = v.run(&h, append(slices.Clone(path[1:]), "-h")) // -h only prints the flags
+		for _, m := range flagLine.FindAllStringSubmatch(usage.String(), -1) {
+			if f := "-" + m[1]; !slices.Contains(words, f) {
+				words = append(words, f)
 			}
 		}
 	}
-	fmt.Fprintln(g.stdout, strings.Join(words, "\n"))
-	return exitOK
+	return words
+}
+
+// legacyCandidates answers `lab __complete [VERB]`.
+func legacyCandidates(g *globals, args []string) []string {
+	var words []string
+	if len(args) == 0 {
+		words = append(verbNames(), globalFlags...)
+	} else {
+		words = flagsOf(g, args[0])
+	}
+	return words
 }
