@@ -259,9 +259,9 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	}
 	// The sender is the client unless the benchmark runs in reverse.
 	if r.Spec.Bench.Reverse {
-		obsS.Warnings = append(obsS.Warnings, guest.AdviseLoss(r.Spec.Client, r.Spec.Server, obsS)...)
+		obsS.Warnings = append(obsS.Warnings, guest.AdviseLoss(r.Spec.Client, r.Spec.Server, obsS, r.Spec.Bench.UDP)...)
 	} else {
-		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, obsC)...)
+		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, obsC, r.Spec.Bench.UDP)...)
 	}
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	e.emitWarnings(server.in.Address, &obsS)
