@@ -28,6 +28,11 @@ type Tool struct {
 	// records carry ("sender", "receiver"): a published table's side must
 	// be one of them.
 	ThroughputSides []string
+	// Intervals, when set, reads every interval of every stream that both
+	// ends' tools reported from a run's raw output (the per-interval
+	// export); nil: the export has the parsed Sample.Intervals only
+	// (SampleIntervals).
+	Intervals func(Raw) ([]IntervalRow, error)
 	// LossPortRefusal, when set, is why a loss_port rule (which matches
 	// one TCP destination port) cannot be used with the tool: the spec
 	// refuses loss_port with it as the diagnostic's detail.

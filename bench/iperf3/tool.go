@@ -22,6 +22,7 @@ var Tool = &bench.Tool{
 	NewRunner: func() bench.Runner { return &Runner{} },
 	// iperf3 reports both ends (end.sum_sent, end.sum_received).
 	ThroughputSides: []string{"sender", "receiver"},
+	Intervals:       Intervals,
 }
 
 // block is the iperf3 { … } benchmark block.

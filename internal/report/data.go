@@ -87,14 +87,7 @@ func renderJSON(w io.Writer, groups []results.CellGroup) error {
 // key names (throughput_bps in bits per second): the repeats behind each
 // cell of the summary, for analyses of one's own.
 func renderCSVRuns(w io.Writer, recs []results.Record) error {
-	var dims []string
-	for _, r := range recs {
-		for _, c := range r.Cell {
-			if !slices.Contains(dims, c.Name) {
-				dims = append(dims, c.Name)
-			}
-		}
-	}
+	dims := cellDims(recs)
 	var metrics []results.Metric
 	for _, m := range results.Metrics {
 		if slices.ContainsFunc(recs, func(r results.Record) bool { _, ok := m.Value(r); return ok && r.Error == "" }) {
@@ -111,16 +104,7 @@ func renderCSVRuns(w io.Writer, recs []results.Record) error {
 		return err
 	}
 	for _, r := range recs {
-		row := []string{r.RunID, r.Experiment, r.Pair}
-		for _, d := range dims {
-			v := ""
-			for _, c := range r.Cell {
-				if c.Name == d {
-					v = c.Value
-				}
-			}
-			row = append(row, v)
-		}
+		row := append([]string{r.RunID, r.Experiment, r.Pair}, cellValues(r, dims)...)
 		start := ""
 		if !r.Start.IsZero() {
 			start = r.Start.UTC().Format(time.RFC3339)

@@ -15,6 +15,7 @@ var fileKind = map[string]string{
 	"md":             "md",
 	"csv":            "csv",
 	"csv-runs":       "csv",
+	"intervals-csv":  "csv",
 	"json":           "json",
 	"svg":            "svg",
 	"png":            "png",

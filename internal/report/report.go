@@ -14,7 +14,7 @@ import (
 )
 
 // Formats lists the formats Render knows, in the order help text shows them.
-var Formats = []string{"table", "markdown", "csv", "csv-runs", "json", "svg", "png", "timeseries", "timeseries-png", "html"}
+var Formats = []string{"table", "markdown", "csv", "csv-runs", "json", "svg", "png", "timeseries", "timeseries-png", "html", "intervals-csv"}
 
 // Options tune rendering.
 type Options struct {
@@ -40,6 +40,8 @@ func Render(w io.Writer, format string, info results.RunInfo, groups []results.C
 		return renderCSV(w, groups)
 	case "csv-runs":
 		return renderCSVRuns(w, opt.Records)
+	case "intervals-csv":
+		return renderIntervalsCSV(w, opt.Records)
 	case "json":
 		return renderJSON(w, groups)
 	case "svg", "png":
