@@ -143,9 +143,13 @@ type Sample struct {
 	SenderBps     float64        `json:"sender_bps"`
 	Retransmits   int64          `json:"retransmits"`
 	Streams       []StreamSample `json:"streams,omitempty"`
-	// Tool CPU as the tool reports it (process only) in percent.
+	// Tool CPU as the tool reports it, in percent of one CPU: ToolCPUScope
+	// says what it covers — "process" (iperf3: its own process's user and
+	// system time, getrusage), "system" (netperf: the whole host's, from
+	// /proc/stat) or "" (records written before the scope was kept).
 	ToolCPUSender   float64  `json:"tool_cpu_sender_pct"`
 	ToolCPUReceiver float64  `json:"tool_cpu_receiver_pct"`
+	ToolCPUScope    string   `json:"tool_cpu_scope,omitempty"`
 	ServerCPU       CPUUsage `json:"server_cpu"`
 	ClientCPU       CPUUsage `json:"client_cpu"`
 	// LossPct and JitterMs are set for UDP runs.

@@ -93,6 +93,10 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 	if e.SumSent.Sender != nil {
 		clientSends = *e.SumSent.Sender
 	}
+	// end.cpu_utilization_percent is each iperf3 process's own user and
+	// system time over the test's wall time (iperf_api.c: cpu_util, from
+	// getrusage(RUSAGE_SELF)), in percent of one CPU.
+	s.ToolCPUScope = "process"
 	if clientSends {
 		s.ToolCPUSender, s.ToolCPUReceiver = e.CPU.HostTotal, e.CPU.RemoteTotal
 	} else {

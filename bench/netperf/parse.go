@@ -85,7 +85,11 @@ func FromKeyval(kv map[string]string) (bench.Sample, error) {
 		s.Latency = &bench.LatencySample{MinUs: f("MIN_LATENCY"), MeanUs: f("MEAN_LATENCY"), P50Us: f("P50_LATENCY"),
 			P90Us: f("P90_LATENCY"), P99Us: f("P99_LATENCY"), MaxUs: f("MAX_LATENCY"), StdevUs: f("STDDEV_LATENCY")}
 	}
+	// LOCAL_CPU_UTIL and REMOTE_CPU_UTIL are the whole system's CPU use
+	// (netperf measures it from /proc/stat: src/netcpu_procstat.c), not
+	// netperf's own.
 	s.ToolCPUSender, s.ToolCPUReceiver = f("LOCAL_CPU_UTIL"), f("REMOTE_CPU_UTIL")
+	s.ToolCPUScope = "system"
 	s.LocalSD, s.RemoteSD = f("LOCAL_SD"), f("REMOTE_SD")
 	s.Retransmits = int64(f("LOCAL_TRANSPORT_RETRANS"))
 	s.Sizes = sizes(f("LSS_SIZE_END"), f("RSR_SIZE_END"), f("LOCAL_SEND_SIZE"))

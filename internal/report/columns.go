@@ -116,7 +116,8 @@ func number(v float64, decimals int) string {
 func noisy(s results.Summary) bool { return s.Noisy() }
 
 // note is the note column: "noisy", "2 failed", "1 missing", "1
-// disturbed" (CPU steal: no verdict reads the cell), "throughput_bps
+// disturbed" (CPU steal: no verdict reads the cell), "1 CPU shared" (the
+// system-wide CPU was mostly other work: results.SharedCPU), "throughput_bps
 // overflows float64" (no interval: results.Summary.Overflow), or several.
 func note(g results.CellGroup) string {
 	var notes []string
@@ -131,6 +132,9 @@ func note(g results.CellGroup) string {
 	}
 	if g.Disturbed > 0 {
 		notes = append(notes, strconv.Itoa(g.Disturbed)+" disturbed")
+	}
+	if g.SharedCPU > 0 {
+		notes = append(notes, strconv.Itoa(g.SharedCPU)+" CPU shared")
 	}
 	for _, k := range slices.Sorted(maps.Keys(g.Metrics)) {
 		if g.Metrics[k].Overflow {

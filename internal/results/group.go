@@ -31,6 +31,9 @@ type CellGroup struct {
 	// Disturbed counts the summarised runs marked disturbed (CPU steal:
 	// see Record.Disturbed).
 	Disturbed int `json:"disturbed,omitempty"`
+	// SharedCPU counts the summarised runs whose system-wide CPU on an end
+	// was mostly other work than the benchmark's (SharedCPU).
+	SharedCPU int `json:"shared_cpu,omitempty"`
 	// ThroughputBps is the receiver's throughput in bits per second.
 	ThroughputBps Summary `json:"throughput_bps"`
 	Retransmits   Summary `json:"retransmits"`
@@ -104,6 +107,9 @@ func Group(records []Record) []CellGroup {
 		}
 		if r.Disturbed != "" {
 			a.group.Disturbed++
+		}
+		if len(SharedCPU(r)) > 0 {
+			a.group.SharedCPU++
 		}
 		m := r.Metrics
 		a.n++

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -82,6 +83,11 @@ const (
 	MetricServerCPU        = "server_cpu_pct"
 	MetricClientCPU        = "client_cpu_pct"
 	MetricRouterCPU        = "router_cpu_pct"
+	// MetricServerToolCPU and MetricClientToolCPU are the benchmark
+	// process's own CPU on each end (iperf3's), beside the ends'
+	// system-wide figures.
+	MetricServerToolCPU = "server_tool_cpu_pct"
+	MetricClientToolCPU = "client_tool_cpu_pct"
 	MetricServerCPB        = "server_cycles_per_bit"
 	MetricClientCPB        = "client_cycles_per_bit"
 	MetricLatencyMean      = "latency_mean_us"
@@ -106,6 +112,10 @@ var Metrics = []Metric{
 		Value: func(r Record) (float64, bool) { return r.Metrics.ServerCPU.Busy, true }},
 	{Key: MetricClientCPU, Label: "client CPU %", Unit: "%", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true, Max: 100,
 		Value: func(r Record) (float64, bool) { return r.Metrics.ClientCPU.Busy, true }},
+	{Key: MetricServerToolCPU, Label: "server tool CPU %", Unit: "%", Scale: 1, Decimals: 1, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) { return toolCPU(r, true) }},
+	{Key: MetricClientToolCPU, Label: "client tool CPU %", Unit: "%", Scale: 1, Decimals: 1, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) { return toolCPU(r, false) }},
 	{Key: MetricRouterCPU, Label: "router CPU %", Unit: "%", Scale: 1, Decimals: 1, LowerIsBetter: true, Max: 100,
 		Value: func(r Record) (float64, bool) {
 			if c := r.Metrics.RouterCPU; c != nil {
@@ -143,6 +153,53 @@ func latencyMetric(key, label string, f func(latency) float64) Metric {
 			v := f(*l)
 			return v, v > 0
 		}}
+}
+
+// toolCPU is the benchmark process's own CPU on the server (or client)
+// end, in percent of one CPU, when the tool measured its process's
+// (bench.Sample.ToolCPUScope "process").
+func toolCPU(r Record, server bool) (float64, bool) {
+	m := r.Metrics
+	if m.ToolCPUScope != "process" {
+		return 0, false
+	}
+	if server == r.Intent.Bench.Reverse { // the server sends in a reversed run
+		return m.ToolCPUSender, true
+	}
+	return m.ToolCPUReceiver, true
+}
+
+// SharedCPUPoints is how many percentage points of one CPU the system-wide
+// user and system time of an end may exceed its benchmark process's own
+// before SharedCPU says other work shared the end's CPUs.
+const SharedCPUPoints = 50.0
+
+// SharedCPU says, for each end of r whose tool measured its own process's
+// CPU, when the end's system-wide figure mostly is other work: its user
+// and system time (softirq left out: the kernel's packet work for the
+// benchmark lands there) over its CPUs, in percent of one CPU, exceeds the
+// tool's own by more than SharedCPUPoints and is more than twice it. A
+// 10 Mb/s UDP stream whose pinned CPU shows 93 % busy while iperf3 used
+// 4 % is such a run: the system-wide CPU column is the host's, not the
+// benchmark's.
+func SharedCPU(r Record) []string {
+	var out []string
+	for _, end := range []struct {
+		name   string
+		server bool
+		cpu    bench.CPUUsage
+	}{{"server", true, r.Metrics.ServerCPU}, {"client", false, r.Metrics.ClientCPU}} {
+		tool, ok := toolCPU(r, end.server)
+		if !ok {
+			continue
+		}
+		n := max(end.cpu.NumCPUs, len(end.cpu.CPUs), 1)
+		sys := (end.cpu.User + end.cpu.System) * float64(n)
+		if sys-tool > SharedCPUPoints && tool < sys/2 {
+			out = append(out, fmt.Sprintf("%s: system-wide user+system %.0f %% of a CPU, the tool's own process %.0f %%", end.name, sys, tool))
+		}
+	}
+	return out
 }
 
 // udp reports whether a run measured datagram loss and jitter.
