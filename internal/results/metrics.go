@@ -88,16 +88,16 @@ const (
 	// system-wide figures.
 	MetricServerToolCPU = "server_tool_cpu_pct"
 	MetricClientToolCPU = "client_tool_cpu_pct"
-	MetricServerCPB        = "server_cycles_per_bit"
-	MetricClientCPB        = "client_cycles_per_bit"
-	MetricLatencyMean      = "latency_mean_us"
-	MetricLatencyP50       = "latency_p50_us"
-	MetricLatencyP90       = "latency_p90_us"
-	MetricLatencyP99       = "latency_p99_us"
-	MetricTransactions     = "transactions_per_sec"
-	MetricLoss             = "loss_pct"
-	MetricJitter           = "jitter_ms"
-	MetricPackets          = "packets_per_sec"
+	MetricServerCPB     = "server_cycles_per_bit"
+	MetricClientCPB     = "client_cycles_per_bit"
+	MetricLatencyMean   = "latency_mean_us"
+	MetricLatencyP50    = "latency_p50_us"
+	MetricLatencyP90    = "latency_p90_us"
+	MetricLatencyP99    = "latency_p99_us"
+	MetricTransactions  = "transactions_per_sec"
+	MetricLoss          = "loss_pct"
+	MetricJitter        = "jitter_ms"
+	MetricPackets       = "packets_per_sec"
 )
 
 // Metrics is the catalogue, in the order tables show the metrics.
