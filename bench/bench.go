@@ -79,6 +79,30 @@ type Params struct {
 
 	// Netperf holds netperf's own parameters (Tool "netperf").
 	Netperf *NetperfParams `json:"netperf,omitempty"`
+	// Iperf3 holds iperf3's own parameters beyond the shared ones (nil:
+	// none set).
+	Iperf3 *Iperf3Params `json:"iperf3,omitempty"`
+}
+
+// Iperf3Params are iperf3's options that no other tool shares, each as
+// iperf3 --help (3.12) names it.
+type Iperf3Params struct {
+	// Window sets both ends' socket buffer sizes (-w "256K"; the client
+	// sends it to the server), and so the TCP window.
+	Window string `json:"window,omitempty"`
+	// MSS is the TCP maximum segment size (-M), 0: the kernel's.
+	MSS int `json:"mss,omitempty"`
+	// NoDelay disables Nagle's algorithm (-N).
+	NoDelay bool `json:"no_delay,omitempty"`
+	// ZeroCopy sends with sendfile(2) (-Z).
+	ZeroCopy bool `json:"zerocopy,omitempty"`
+	// DSCP is the IP DSCP (--dscp: 0–63 or a name such as "ef", "af11").
+	DSCP string `json:"dscp,omitempty"`
+	// FQRate paces each socket by fair queuing (--fq-rate "1G", Linux).
+	FQRate string `json:"fq_rate,omitempty"`
+	// Bidir runs both directions at once (--bidir): the throughput is the
+	// client-to-server direction's, Sample.ReverseBps the other's.
+	Bidir bool `json:"bidir,omitempty"`
 }
 
 // NetperfParams are a netperf run's test-specific parameters.

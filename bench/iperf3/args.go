@@ -48,6 +48,20 @@ func Validate(serverAddr string, p bench.Params) error {
 	if p.Port < 0 || p.Port > 65535 {
 		bad("port %d: out of range", p.Port)
 	}
+	if o := p.Iperf3; o != nil {
+		if o.Window != "" && !sizeRE.MatchString(o.Window) {
+			bad("window %q: want a size like 256K", o.Window)
+		}
+		if o.FQRate != "" && !sizeRE.MatchString(o.FQRate) {
+			bad("fq_rate %q: want a rate like 1G", o.FQRate)
+		}
+		if o.DSCP != "" && !(dscpMatcher{}).MatchString(o.DSCP) {
+			bad("dscp %q: want 0-63 or a DSCP name", o.DSCP)
+		}
+		if o.Bidir && p.Reverse {
+			bad("bidir and reverse: iperf3 cannot be both reverse and bidirectional")
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -78,6 +92,36 @@ func ClientArgs(serverAddr string, port int, p bench.Params) []string {
 	}
 	if p.CongestionControl != "" {
 		argv = append(argv, "-C", p.CongestionControl)
+	}
+	return append(argv, ownArgs(p.Iperf3)...)
+}
+
+// ownArgs are the client options of iperf3's own parameters.
+func ownArgs(o *bench.Iperf3Params) []string {
+	if o == nil {
+		return nil
+	}
+	var argv []string
+	if o.Window != "" {
+		argv = append(argv, "-w", o.Window)
+	}
+	if o.MSS > 0 {
+		argv = append(argv, "-M", strconv.Itoa(o.MSS))
+	}
+	if o.NoDelay {
+		argv = append(argv, "-N")
+	}
+	if o.ZeroCopy {
+		argv = append(argv, "-Z")
+	}
+	if o.DSCP != "" {
+		argv = append(argv, "--dscp", o.DSCP)
+	}
+	if o.FQRate != "" {
+		argv = append(argv, "--fq-rate", o.FQRate)
+	}
+	if o.Bidir {
+		argv = append(argv, "--bidir")
 	}
 	return argv
 }

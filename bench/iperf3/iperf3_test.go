@@ -40,6 +40,8 @@ var recordings = []struct {
 	// A rate above what one pinned receiver takes on this 2-core host:
 	// iperf3 reports lost datagrams.
 	{"udp-4g-loss", bench.Params{Duration: 2 * time.Second, UDP: true, Bitrate: "4G", Length: "1400"}},
+	// Both directions at once, with iperf3's own socket options.
+	{"tcp-bidir", bench.Params{Duration: time.Second, Iperf3: &bench.Iperf3Params{Bidir: true, Window: "256K", NoDelay: true, DSCP: "af11"}}},
 }
 
 // fixedCPU stands in for the sampled CPU in golden files.
@@ -143,6 +145,9 @@ func checkSample(t *testing.T, p bench.Params, s bench.Sample) {
 		t.Errorf("UDP sample: jitter %v mss %d", s.JitterMs, s.MSS)
 	}
 	checkIntervals(t, p, s)
+	if bidir := p.Iperf3 != nil && p.Iperf3.Bidir; bidir != (s.ReverseBps > 0) {
+		t.Errorf("bidir %v, reverse direction %v b/s", bidir, s.ReverseBps)
+	}
 	if p.UDP {
 		if s.Packets <= 0 || s.PacketsPerSec <= 0 {
 			t.Errorf("UDP sample: %d packets, %v packets/s", s.Packets, s.PacketsPerSec)

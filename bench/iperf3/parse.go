@@ -41,6 +41,9 @@ type report struct {
 		Sum         *summary `json:"sum"` // UDP
 		SumSent     *summary `json:"sum_sent"`
 		SumReceived *summary `json:"sum_received"`
+		// --bidir: the server-to-client direction's sums (iperf_api.c
+		// names the "reverse" channel's sums so, on both ends).
+		SumReceivedBidirReverse *summary `json:"sum_received_bidir_reverse"`
 		CPU         struct {
 			HostTotal   float64 `json:"host_total"`
 			RemoteTotal float64 `json:"remote_total"`
@@ -89,6 +92,9 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 		Version:       rep.Start.Version,
 		MSS:           rep.Start.TCPMSSDefault,
 	}
+	if r := e.SumReceivedBidirReverse; r != nil {
+		s.ReverseBps = r.BitsPerSecond
+	}
 	clientSends := rep.Start.TestStart.Reverse == 0
 	if e.SumSent.Sender != nil {
 		clientSends = *e.SumSent.Sender
@@ -103,6 +109,11 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 		s.ToolCPUSender, s.ToolCPUReceiver = e.CPU.RemoteTotal, e.CPU.HostTotal
 	}
 	for _, st := range e.Streams {
+		// Under --bidir, half the streams carry the other direction: each
+		// end-of-test summary says whether the client sent it.
+		if st.Receiver != nil && st.Receiver.Sender != nil && *st.Receiver.Sender != clientSends {
+			continue
+		}
 		switch {
 		case st.Receiver != nil:
 			ss := bench.StreamSample{ThroughputBps: st.Receiver.BitsPerSecond}
