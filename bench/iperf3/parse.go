@@ -44,7 +44,7 @@ type report struct {
 		// --bidir: the server-to-client direction's sums (iperf_api.c
 		// names the "reverse" channel's sums so, on both ends).
 		SumReceivedBidirReverse *summary `json:"sum_received_bidir_reverse"`
-		CPU         struct {
+		CPU                     struct {
 			HostTotal   float64 `json:"host_total"`
 			RemoteTotal float64 `json:"remote_total"`
 		} `json:"cpu_utilization_percent"`
