@@ -39,6 +39,7 @@ type Driver struct {
 	Tools     Tools     // the programs the driver runs, and their packages
 	Limits    Limits    // what the OS cannot set, with the reason
 	Firewall  Firewall  // the packet filter lab loads rulesets into; zero: none
+	Counters  Counters  // TCP and interrupt counters around each run; zero: none
 }
 
 // NICs is how an OS names, finds and addresses its network interfaces.

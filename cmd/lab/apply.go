@@ -122,6 +122,7 @@ func runApply(g *globals, args []string) error {
 	start := time.Now()
 	outcome, status, applyErr := a.Execute(work, teardown, operation.ApplyOptions{
 		Parallelism: f.parallelism, Keep: f.keep, View: view, OS: guest.NewOS, Runner: bench.NewRunner,
+		Counters:       func(os string) guest.Counters { return guest.For(os).Counters },
 		AbandonCommand: func(addr string) string { return destroyCommand(g, f.vars, w.Lab, "-abandon="+addr) },
 	})
 	if !f.json {

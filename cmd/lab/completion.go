@@ -44,69 +44,14 @@ var flagLine = regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`)
 //     verbs and the global flags, or VERB's flags.
 func complete(g *globals, args []string) int {
 	if len(args) > 0 && args[0] == "--" {
-		fmt.Fprintln(g.stdout, strings.Join(candidates(g, args[1:]), "\n"))
+		src := view.CompletionSource{Verbs: verbNames(), GlobalFlags: globalFlags, Formats: report.Formats,
+			Shells: slices.Sorted(maps.Keys(shells)), StateSubcommands: slices.Sorted(maps.Keys(stateVerbs)),
+			Flags: func(path ...string) []string { return flagsOf(g, path...) }}
+		fmt.Fprintln(g.stdout, strings.Join(view.Candidates(args[1:], src), "\n"))
 		return exitOK
 	}
 	fmt.Fprintln(g.stdout, strings.Join(legacyCandidates(g, args), "\n"))
 	return exitOK
-}
-
-// candidates is complete's answer for the words after `lab`, the last
-// being completed.
-func candidates(g *globals, words []string) []string {
-	cur, typed := "", words
-	if len(words) > 0 {
-		cur, typed = words[len(words)-1], words[:len(words)-1]
-	}
-	var verb string
-	var after []string // the words after the verb
-	for i, w := range typed {
-		if !strings.HasPrefix(w, "-") {
-			verb, after = w, typed[i+1:]
-			break
-		}
-	}
-	prev := ""
-	if len(typed) > 0 {
-		prev = typed[len(typed)-1]
-	}
-	switch {
-	case verb == "" && strings.HasPrefix(cur, "-"):
-		return globalFlags
-	case verb == "" || verb == "help":
-		return verbNames()
-	case prev == "-format" || prev == "--format":
-		return report.Formats
-	case strings.HasPrefix(cur, "-format=") || strings.HasPrefix(cur, "--format="):
-		var out []string
-		for _, f := range report.Formats {
-			out = append(out, cur[:strings.Index(cur, "=")+1]+f)
-		}
-		return out
-	case verb == "completion" && len(after) == 0:
-		return slices.Sorted(maps.Keys(shells))
-	case verb == "state" && stateSubcommand(after) == "":
-		if strings.HasPrefix(cur, "-") {
-			return []string{"-h"}
-		}
-		return slices.Sorted(maps.Keys(stateVerbs))
-	case strings.HasPrefix(cur, "-") && verb == "state":
-		return flagsOf(g, "state", stateSubcommand(after))
-	case strings.HasPrefix(cur, "-"):
-		return flagsOf(g, verb)
-	}
-	return nil
-}
-
-// stateSubcommand is the first word of after naming a `lab state`
-// subcommand, or "".
-func stateSubcommand(after []string) string {
-	for _, w := range after {
-		if stateVerbs[w] != nil {
-			return w
-		}
-	}
-	return ""
 }
 
 // globalFlags are the flags before a verb.

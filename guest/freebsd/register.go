@@ -17,6 +17,7 @@ func init() {
 		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingPorts, InstallHint: InstallHint},
 		Limits:    guest.Limits{RingHint: RingHint(""), SysctlName: CheckSysctlName},
+		Counters:  Counters,
 	})
 }
 

@@ -22,6 +22,7 @@ func init() {
 		Limits:    guest.Limits{SoftwareOffloads: softwareOffloads},
 		Firewall: guest.Firewall{Language: "nftables", Table: FirewallTable,
 			Check: CheckFirewall, CheckOnHost: CheckWithHostNft},
+		Counters: Counters,
 	})
 }
 

@@ -37,6 +37,9 @@ type Engine struct {
 	Providers map[string]providers.Provider
 	// OS returns the driver for a template's os ("linux").
 	OS func(name string) (guest.OS, error)
+	// Counters returns how an OS reads the counters recorded around each
+	// run (guest.Driver.Counters); nil: none are read.
+	Counters func(osName string) guest.Counters
 	// Runner returns the runner for a benchmark tool ("iperf3").
 	Runner  func(tool string) (bench.Runner, error)
 	Results ResultWriter

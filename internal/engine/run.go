@@ -278,6 +278,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, err
 	}
+	counters := e.startCounters(ctx, server, client, obsS.Interface, obsC.Interface)
 	start := ev
 	start.Type = EvRun
 	e.emit(start)
@@ -293,6 +294,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, err
 	}
+	rec.Counters = e.finishCounters(ctx, counters)
 	sample, err := runner.Parse(raw)
 	if err != nil {
 		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)

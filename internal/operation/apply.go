@@ -98,6 +98,9 @@ type ApplyOptions struct {
 	// drivers.
 	OS     func(name string) (guest.OS, error)
 	Runner func(tool string) (bench.Runner, error)
+	// Counters maps a template's os to how it reads the counters recorded
+	// around each run; nil: none.
+	Counters func(osName string) guest.Counters
 	// AbandonCommand is the command that lets a borrowed machine go.
 	AbandonCommand func(addr string) string
 }
@@ -108,7 +111,7 @@ type ApplyOptions struct {
 func (a *Apply) Execute(work, teardown context.Context, opt ApplyOptions) (engine.Outcome, string, error) {
 	w := a.w
 	eng := &engine.Engine{
-		State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, Runner: opt.Runner, Results: a.Run, View: LoggedView(opt.View, w.op.Log),
+		State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, Runner: opt.Runner, Counters: opt.Counters, Results: a.Run, View: LoggedView(opt.View, w.op.Log),
 		Parallelism: opt.Parallelism, Keep: opt.Keep, RunID: a.Run.ID(), Lab: w.Lab.Name, Provenance: a.provenance,
 		AfterRun: a.Guard.AfterRun, HostLock: w.op.HostLock(w.Lab.Name),
 		AbandonCommand: opt.AbandonCommand,

@@ -42,7 +42,12 @@ type Record struct {
 	Metrics  bench.Sample `json:"metrics"`
 	// HostCPU is each end's CPU use seen from the hypervisor, where the
 	// provider can measure it (vSphere, libvirt); nil elsewhere.
-	HostCPU    *HostCPUPair `json:"host_cpu,omitempty"`
+	HostCPU *HostCPUPair `json:"host_cpu,omitempty"`
+	// Counters are what changed on each end during the run — TCP
+	// counters, the NIC's interrupts — with the NIC's and CPUs' facts
+	// (guest.Counters); nil for records written before, and for an end
+	// whose OS reads none.
+	Counters   *RunCounters `json:"counters,omitempty"`
 	Raw        bench.Raw    `json:"raw"`
 	Provenance Provenance   `json:"provenance"`
 	Start      time.Time    `json:"start"`
@@ -177,6 +182,13 @@ func (p *HostCPUPair) UnmarshalJSON(b []byte) error {
 	}
 	*p = HostCPUPair{Server: machine.HostCPU(in.Server), Client: machine.HostCPU(in.Client)}
 	return nil
+}
+
+// RunCounters are a run's counters per end (guest.CounterSnapshot.Since
+// of the readings before and after the benchmark).
+type RunCounters struct {
+	Server *guest.CounterSnapshot `json:"server,omitempty"`
+	Client *guest.CounterSnapshot `json:"client,omitempty"`
 }
 
 // DisturbedSteal is the CPU steal, in percent of an end's CPU time, above

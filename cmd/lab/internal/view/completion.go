@@ -1,5 +1,10 @@
 package view
 
+import (
+	"slices"
+	"strings"
+)
+
 // BashCompletion asks lab itself what fits the word being completed
 // (`lab __complete -- WORD… CUR`: verbs, a verb's flags, state's
 // subcommands, -format's values, so the script never goes stale), and
@@ -40,3 +45,67 @@ complete -c lab -f -a '(__lab_complete)'
 const ZshCompletion = `# lab shell completion: eval "$(lab completion zsh)"
 autoload -U +X bashcompinit && bashcompinit
 ` + BashCompletion
+
+// CompletionSource is what Candidates completes from.
+type CompletionSource struct {
+	Verbs, GlobalFlags, Formats, Shells, StateSubcommands []string
+	// Flags are a verb's flags (path: the verb and, for state, its
+	// subcommand).
+	Flags func(path ...string) []string
+}
+
+// Candidates is `lab __complete -- WORD… CUR`'s answer: the candidates
+// for the last word, the one being completed (possibly empty), given the
+// words typed after `lab` before it — verbs, a verb's flags, `state`'s
+// subcommands, `-format`'s values, `completion`'s shells — or nothing,
+// when the shell should complete file names.
+func Candidates(words []string, src CompletionSource) []string {
+	cur, typed := "", words
+	if len(words) > 0 {
+		cur, typed = words[len(words)-1], words[:len(words)-1]
+	}
+	var verb string
+	var after []string // the words after the verb
+	for i, w := range typed {
+		if !strings.HasPrefix(w, "-") {
+			verb, after = w, typed[i+1:]
+			break
+		}
+	}
+	prev := ""
+	if len(typed) > 0 {
+		prev = typed[len(typed)-1]
+	}
+	sub := ""
+	for _, w := range after {
+		if slices.Contains(src.StateSubcommands, w) {
+			sub = w
+			break
+		}
+	}
+	switch {
+	case verb == "" && strings.HasPrefix(cur, "-"):
+		return src.GlobalFlags
+	case verb == "" || verb == "help":
+		return src.Verbs
+	case prev == "-format" || prev == "--format":
+		return src.Formats
+	case strings.HasPrefix(cur, "-format=") || strings.HasPrefix(cur, "--format="):
+		var out []string
+		for _, f := range src.Formats {
+			out = append(out, cur[:strings.Index(cur, "=")+1]+f)
+		}
+		return out
+	case verb == "completion" && len(after) == 0:
+		return src.Shells
+	case verb == "state" && sub == "" && strings.HasPrefix(cur, "-"):
+		return []string{"-h"}
+	case verb == "state" && sub == "":
+		return src.StateSubcommands
+	case strings.HasPrefix(cur, "-") && verb == "state":
+		return src.Flags("state", sub)
+	case strings.HasPrefix(cur, "-"):
+		return src.Flags(verb)
+	}
+	return nil
+}
