@@ -42,7 +42,8 @@ import (
 // or better accuracy at CV 5 % and on the edge at every CV, but not inside
 // or outside the band at CV 15–25 %, where a rule judged by the 95 % band
 // rule can pass only once the spread happens to be small; the README gives
-// the numbers, the floor no such rule can beat and the rules tried.
+// the numbers, the floor no such rule can beat, Wald's bound for any rule
+// and the rules tried.
 const (
 	InterimAlpha = 0.001
 	FutilitySE   = 0.5

@@ -189,6 +189,45 @@ func foresightRuns(seed uint64, mu, cv float64, right Verdict, fixedRight float6
 	return float64(total) / seqCells
 }
 
+// binaryKL is the Kullback–Leibler divergence of Bernoulli(p) from
+// Bernoulli(q).
+func binaryKL(p, q float64) float64 {
+	d := 0.0
+	if p > 0 {
+		d += p * math.Log(p/q)
+	}
+	if p < 1 {
+		d += (1 - p) * math.Log((1-p)/(1-q))
+	}
+	return d
+}
+
+// waldAlpha is the least error rate on the edge that lets any sequential
+// rule be right with probability right at a true mean mu (spread sigma)
+// with at most runs runs on average. Wald's bound: a rule deciding so with
+// probability right at mu and alpha on the edge needs, at mu,
+// E[N] ≥ binaryKL(right, alpha) / KL per run, where KL per run is the
+// divergence of N(mu, sigma²) from the nearest normal centred on the edge,
+// ½ ln(1 + (mu − edge)²/sigma²) (the spread on the edge that makes the two
+// hardest to tell apart; a rule's error rate on the edge must hold whatever
+// the spread).
+func waldAlpha(right, mu, sigma, edge, runs float64) float64 {
+	kl := 0.5 * math.Log1p((mu-edge)*(mu-edge)/(sigma*sigma))
+	lo, hi := 1e-12, right
+	if binaryKL(right, lo) <= runs*kl {
+		return 0
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if binaryKL(right, mid) > runs*kl {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
 // BenchmarkAdaptiveVerdict prints, for CV 5/15/25 % and a true mean inside
 // (10), on the edge (8.5) and outside (7) of the band 10 ± 15 %, the mean
 // runs and the decision accuracy of a fixed repeat = 10 and of adaptive
@@ -204,10 +243,12 @@ func BenchmarkAdaptiveVerdict(b *testing.B) {
 		printSeqLegend()
 		for _, cv := range []float64{0.05, 0.15, 0.25} {
 			var floors [3]float64
+			var fixed [3]seqScore
 			for _, mx := range []int{10, 15} {
 				var missed []string
 				for k, tr := range seqTruths {
 					fx, ad := simulateSeq(1, seqCells, tr.mean, cv, tr.right, 10, 3, mx)
+					fixed[k] = fx
 					if floors[k] == 0 && tr.right != VerdictInconclusive {
 						floors[k] = foresightRuns(1, tr.mean, cv, tr.right, fx.rightRate(), 3, 40)
 					}
@@ -233,10 +274,24 @@ func BenchmarkAdaptiveVerdict(b *testing.B) {
 					fmt.Printf("  => CV %.0f %%, max %d: target NOT met: %s\n", 100*cv, mx, strings.Join(missed, "; "))
 				}
 			}
+			printWaldFloor(cv, fixed)
 		}
 		b.ReportMetric(worst, "worst-runs-ratio")
 		b.ReportMetric(float64(met), "cv-max-targets-met/6")
 	}
+}
+
+// printWaldFloor prints, for one CV, the edge error rates that any
+// sequential rule (with a verdict of its own or check's) must allow to be
+// right inside and outside as often as the fixed 10 with 0.6 × its runs,
+// beside the fixed 10's own wrong verdicts on the edge.
+func printWaldFloor(cv float64, fixed [3]seqScore) {
+	lo := seqBand.Value * (1 - seqBand.Tolerance)
+	in, out := seqTruths[0], seqTruths[2]
+	ap := waldAlpha(fixed[0].rightRate(), in.mean, cv*in.mean, lo, 6)
+	af := waldAlpha(fixed[2].rightRate(), out.mean, cv*out.mean, lo, 6)
+	fmt.Printf("  => CV %.0f %%, any rule (Wald's bound): 0.6× needs ≥ %.2f %% false passes and ≥ %.2f %% false fails on the edge, %.2f %% in all; the fixed 10 makes %.2f %%\n",
+		100*cv, 100*ap, 100*af, 100*(ap+af), 100*fixed[1].wrongRate())
 }
 
 // printSeqLegend prints the benchmark's definitions and column heads.
@@ -248,7 +303,9 @@ each judged by lab check's 95 % band rule on the runs it made, against the known
   an inconclusive verdict inside or outside is neither (a decision not made).
   ok = runs ratio ≤ 0.6 and equal or better accuracy: right ≥ fixed right − 2 SE, wrong ≤ fixed wrong + 2 SE (SE of the difference);
   floor = runs ratio below which no rule judged by check's 95 % rule (min 3) can be right as often as the fixed 10,
-          even one that knew every future run (foresightRuns; inside and outside only).`)
+          even one that knew every future run (foresightRuns; inside and outside only);
+  any rule (Wald's bound) = the least error rates on the edge with which any sequential rule, even one with a verdict
+          of its own, could be right as often as the fixed 10 inside and outside with 6 runs on average (waldAlpha).`)
 	fmt.Printf("%-4s %-8s | %5s %7s %7s | %3s %5s %7s %7s | %5s %5s | %s\n", "CV", "truth", "fixed", "right", "wrong", "max", "adapt", "right", "wrong", "ratio", "floor", "ok")
 }
 
