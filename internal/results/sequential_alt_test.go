@@ -93,25 +93,38 @@ func (r *altRule) simulate(cells int, mu, cv float64, right Verdict) seqScore {
 	return sc
 }
 
-// sprtVerdict is Wald's SPRT on each edge (the edge against the band's
-// centre, and against the mirror point outside), the spread plugged in as
-// if known, with its own verdict: pass when both edges' tests accept the
-// inside, fail when one accepts the outside, inconclusive when neither
-// can any more or at max.
-func sprtVerdict(xs []float64, alpha, beta float64, max int) (bool, Verdict) {
+// sprtDesign is Wald's SPRT on each edge of the band (the edge against
+// the band's centre, and against the mirror point outside), with a verdict
+// of its own: pass when both edges' tests accept the inside, fail when one
+// accepts the outside, inconclusive when neither can any more or at max.
+type sprtDesign struct {
+	name                 string
+	alphaPass, alphaFail float64 // error rates on an edge
+	beta                 float64
+	max                  int
+	knownSpread          bool // the true spread, which no real rule knows; else the runs' own
+}
+
+// verdict is the design's decision after the runs xs (sigma: the true
+// spread, used if knownSpread).
+func (d sprtDesign) verdict(xs []float64, sigma float64) (bool, Verdict) {
 	n := float64(len(xs))
 	s := Summarize(xs)
+	if !d.knownSpread {
+		sigma = s.Stdev
+	}
 	lo, hi := seqBand.Value*(1-seqBand.Tolerance), seqBand.Value*(1+seqBand.Tolerance)
-	d := (hi - lo) / 2
-	accept, reject := math.Log((1-beta)/alpha), math.Log(beta/(1-alpha))
-	llr := func(dist float64) float64 { return n * d / (s.Stdev * s.Stdev) * (dist - d/2) }
+	w := (hi - lo) / 2
+	llr := func(dist float64) float64 { return n * w / (sigma * sigma) * (dist - w/2) }
 	inLo, inHi, outLo, outHi := llr(s.Mean-lo), llr(hi-s.Mean), llr(lo-s.Mean), llr(s.Mean-hi)
+	passAt, failAt := math.Log((1-d.beta)/d.alphaPass), math.Log((1-d.beta)/d.alphaFail)
+	noPass, noFail := math.Log(d.beta/(1-d.alphaPass)), math.Log(d.beta/(1-d.alphaFail))
 	switch {
-	case outLo >= accept || outHi >= accept:
+	case outLo >= failAt || outHi >= failAt:
 		return true, VerdictFail
-	case inLo >= accept && inHi >= accept:
+	case inLo >= passAt && inHi >= passAt:
 		return true, VerdictPass
-	case (inLo <= reject || inHi <= reject) && outLo <= reject && outHi <= reject, len(xs) >= max:
+	case (inLo <= noPass || inHi <= noPass) && outLo <= noFail && outHi <= noFail, len(xs) >= d.max:
 		return true, VerdictInconclusive
 	}
 	return false, ""
@@ -154,26 +167,32 @@ func BenchmarkAdaptiveAlternatives(b *testing.B) {
 	}
 }
 
-// printSPRT prints the plug-in SPRT's runs, right and wrong (its own
+// printSPRT prints the SPRT designs' runs, right and wrong (by their own
 // verdict) for BenchmarkAdaptiveAlternatives.
 func printSPRT(cells int) {
-	row := ""
-	for _, cv := range []float64{0.05, 0.15, 0.25} {
-		for _, tr := range seqTruths {
-			rng := rand.New(rand.NewPCG(1, 23))
-			var sc seqScore
-			for c := 0; c < cells; c++ {
-				var xs []float64
-				for {
-					xs = append(xs, tr.mean*(1+cv*rng.NormFloat64()))
-					if stop, v := sprtVerdict(xs, 0.01, 0.2, 20); len(xs) >= 3 && stop {
-						sc.score(v, tr.right, len(xs))
-						break
+	for _, d := range []sprtDesign{
+		{name: "spread of the runs", alphaPass: 0.01, alphaFail: 0.01, beta: 0.2, max: 20},
+		{name: "true spread known", alphaPass: 0.0125, alphaFail: 0.03, beta: 0.3, max: 40, knownSpread: true},
+		{name: "true spread known", alphaPass: 0.02, alphaFail: 0.03, beta: 0.5, max: 8, knownSpread: true},
+	} {
+		row := ""
+		for _, cv := range []float64{0.05, 0.15, 0.25} {
+			for _, tr := range seqTruths {
+				rng := rand.New(rand.NewPCG(1, 23))
+				var sc seqScore
+				for c := 0; c < cells; c++ {
+					var xs []float64
+					for {
+						xs = append(xs, tr.mean*(1+cv*rng.NormFloat64()))
+						if stop, v := d.verdict(xs, cv*tr.mean); len(xs) >= 3 && stop {
+							sc.score(v, tr.right, len(xs))
+							break
+						}
 					}
 				}
+				row += fmt.Sprintf(" %.0f%%/%s %.1f runs %.0f/%.1f%%", 100*cv, tr.name, sc.meanRuns(), 100*sc.rightRate(), 100*sc.wrongRate())
 			}
-			row += fmt.Sprintf(" %.0f%%/%s %.1f runs %.0f/%.1f%%", 100*cv, tr.name, sc.meanRuns(), 100*sc.rightRate(), 100*sc.wrongRate())
 		}
+		fmt.Printf("SPRT per edge, %s (α pass %.2g, fail %.2g, β %.2g, own verdict), max %d:%s\n", d.name, d.alphaPass, d.alphaFail, d.beta, d.max, row)
 	}
-	fmt.Printf("plug-in SPRT per edge (alpha 1 %%, beta 20 %%, own verdict), max 20:%s\n", row)
 }
