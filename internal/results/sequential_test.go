@@ -342,3 +342,36 @@ func TestSequentialBandAgreesWithCheck(t *testing.T) {
 		}
 	}
 }
+
+// The goal of issue 23 §2 holds at CV 5 %: for every true mean, with max
+// 10 and max 15, at most 0.6 × the fixed 10's runs at equal or better
+// accuracy (what BenchmarkAdaptiveVerdict prints as "target MET").
+func TestSequentialBandMeetsGoalAtCV5(t *testing.T) {
+	for _, mx := range []int{10, 15} {
+		for _, tr := range seqTruths {
+			fx, ad := simulateSeq(1, seqCells, tr.mean, 0.05, tr.right, 10, 3, mx)
+			if ad.meanRuns() > 0.6*fx.meanRuns() || !noWorse(fx, ad) {
+				t.Errorf("max %d, %s: adaptive %.1f runs, %.1f %% right, %.2f %% wrong; fixed %.1f runs, %.1f %% right, %.2f %% wrong",
+					mx, tr.name, ad.meanRuns(), 100*ad.rightRate(), 100*ad.wrongRate(), fx.meanRuns(), 100*fx.rightRate(), 100*fx.wrongRate())
+			}
+		}
+	}
+}
+
+// waldAlpha inverts Wald's bound: with the alpha it returns, the bound on
+// the mean runs is exactly the runs asked for, and the foresight floor is
+// below the fixed design (it is a floor, not a design).
+func TestWaldAlphaAndForesight(t *testing.T) {
+	mu, sigma, edge := 10.0, 1.5, 8.5
+	kl := 0.5 * math.Log1p((mu-edge)*(mu-edge)/(sigma*sigma))
+	a := waldAlpha(0.62, mu, sigma, edge, 6)
+	if got := binaryKL(0.62, a) / kl; math.Abs(got-6) > 1e-6 {
+		t.Errorf("waldAlpha %.5f: bound %.6f runs, want 6", a, got)
+	}
+	if a < 0.01 || a > 0.013 {
+		t.Errorf("waldAlpha(62 %% right at CV 15 %%) = %.4f, want about 1.15 %%", a)
+	}
+	if f := foresightRuns(1, 10, 0.15, VerdictPass, 0.619, 3, 40); f < 3 || f > 6 {
+		t.Errorf("foresight floor at CV 15 %%, inside: %.2f runs, want between min 3 and 6", f)
+	}
+}
