@@ -33,6 +33,17 @@ import (
 // ordinary band rule, and agrees: an interim interval inside (outside) the
 // band implies the wider 95 % one is too, and a futile stop is one where the
 // 95 % interval overlaps an edge.
+//
+// Measured (TestSequentialBandErrorRateAtEdge, seeded, 50 000 cells per CV,
+// edge and max, band 10 ± 15 %, min 3): each wrong verdict on an edge is
+// 0.4–2.1 % with max 10 (bound 3.2 %) and 0.5–1.9 % with max 15 (bound
+// 3.7 %) at CV 5/15/25 %. Against a fixed repeat = 10
+// (BenchmarkAdaptiveVerdict) the rule needs at most 0.6 × the runs at equal
+// or better accuracy at CV 5 % and on the edge at every CV, but not inside
+// or outside the band at CV 15–25 %, where a rule judged by the 95 % band
+// rule can pass only once the spread happens to be small; the README gives
+// the numbers, the floor no such rule can beat, Wald's bound for any rule
+// and the rules tried.
 const (
 	InterimAlpha = 0.001
 	FutilitySE   = 0.5
