@@ -2,7 +2,6 @@ package freebsd
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/lab-bench/lab/guest"
 )
@@ -19,7 +18,7 @@ func init() {
 		Tools:     guest.Tools{Packaging: guest.PackagingPorts, InstallHint: InstallHint},
 		Limits:    guest.Limits{RingHint: RingHint(""), SysctlName: CheckSysctlName},
 		Firewall: guest.Firewall{Language: "pf", Check: CheckPF, Presets: PFPresetNames(),
-			Hint: "On a FreeBSD guest, firewall is a pf preset (" + strings.Join(PFPresetNames(), ", ") + ") or a pf.conf(5) body, loaded with pfctl -f."},
+			Hint: "On a FreeBSD guest, firewall is a pf preset or a pf.conf(5) body, loaded with pfctl -f."},
 	})
 }
 
