@@ -23,7 +23,8 @@ import (
 //     "Enabled" or "Disabled", padded to 44 columns before "Debug: …".
 //   - `pfctl -s rules` is pfctl_show_rules: the scrub rules, then the
 //     filter rules, each one print_rule line and "\n"; nothing when the
-//     ruleset is empty.
+//     ruleset is empty. `pfctl -s nat` is pfctl_show_nat, the same for the
+//     nat, rdr and binat rules.
 //   - `pfctl -f FILE` is pfctl_rules: the whole file is parsed first
 //     (parse_config; a syntax error exits 1 with "Syntax error in config
 //     file: pf rules not loaded" and rolls the transaction back), then the
@@ -253,21 +254,31 @@ func ParsePFStatus(out string) (string, error) {
 }
 
 // checkPFOwner refuses to replace a ruleset lab did not load: pf has
-// rules (`pfctl -s rules` prints one line per rule) and PFConfPath does
-// not exist.
+// filter or scrub rules (`pfctl -s rules`) or translation rules (`pfctl -s
+// nat`: pfctl_show_nat prints the nat, rdr and binat rules, one print_rule
+// line each; pfctl -f would replace those too) and PFConfPath does not
+// exist.
 func checkPFOwner(ctx context.Context, t guest.Transport) error {
-	rules, err := run(ctx, t, "pfctl", "-s", "rules")
-	if err != nil || strings.TrimSpace(rules) == "" {
-		return err
+	var rules []string
+	for _, set := range []string{"rules", "nat"} {
+		out, err := run(ctx, t, "pfctl", "-s", set)
+		if err != nil {
+			return err
+		}
+		if o := strings.TrimSpace(out); o != "" {
+			rules = append(rules, strings.Split(o, "\n")...)
+		}
+	}
+	if len(rules) == 0 {
+		return nil
 	}
 	ours, err := exists(ctx, t, PFConfPath)
 	if err != nil || ours {
 		return err
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(rules), "\n")
-	return fmt.Errorf("%s: pf already has a ruleset lab did not load (pfctl -s rules: %q, %d rules): lab will not replace it. "+
+	return fmt.Errorf("%s: pf already has a ruleset lab did not load (pfctl -s rules / -s nat: %q, %d rules): lab will not replace it. "+
 		"Remove the firewall setting for this guest, or empty pf's ruleset first (pfctl -f /dev/null) if you mean lab to use pf there",
-		t.Name(), first, len(strings.Split(strings.TrimSpace(rules), "\n")))
+		t.Name(), strings.TrimSpace(rules[0]), len(rules))
 }
 
 // removePF puts pf back as it was before lab loaded a ruleset: disabled

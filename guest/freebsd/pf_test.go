@@ -66,6 +66,7 @@ func pfHost(t *testing.T) map[string][]reply {
 	m["kldstat -q -m pf"] = []reply{{}}
 	m["pfctl -s info"] = []reply{{Out: pfDisabledInfo}}
 	m["pfctl -s rules"] = []reply{{}}
+	m["pfctl -s nat"] = []reply{{}}
 	// test(1): 1 when the file does not exist.
 	m["test -e /var/run/lab-pf.enabled"] = []reply{{Code: 1}}
 	// pfctl_enable / pfctl_disable print to stderr; exit status 0.
@@ -100,6 +101,10 @@ func TestPFTranscripts(t *testing.T) {
 		// A ruleset lab did not load: refused, nothing written.
 		{name: "pf-foreign-ruleset-refused", s: guest.Settings{Firewall: "keep-state"}, wantFail: true,
 			replies: map[string][]reply{"pfctl -s info": {{Out: pfEnabledInfo}}, "pfctl -s rules": {{Out: foreignRules}}}},
+		// Translation rules only (pfctl_show_nat, print_rule's "nat" with
+		// " -> " and the pool): pfctl -f would replace them too, refused.
+		{name: "pf-foreign-nat-refused", s: guest.Settings{Firewall: "no-state"}, wantFail: true,
+			replies: map[string][]reply{"pfctl -s nat": {{Out: "nat on vtnet0 inet from 10.0.0.0/24 to any -> 192.0.2.1\n"}}}},
 		// A raw pf.conf body: seed 001's "no state" walk over a rule list.
 		{name: "pf-raw-body", s: guest.Settings{Firewall: "set skip on lo0\nblock in quick proto tcp to port 20000\nblock in quick proto tcp to port 20001\npass all no state"}},
 		// pfctl -f refuses it: parse.y's yyerror prints "FILE:LINE: " and
