@@ -437,7 +437,8 @@ func (l *loader) endsSysctlRules(pairs []string) [3][]guest.Driver {
 
 // setEnd applies one settings attribute to end i. A firewall value is
 // read in the language of the end's OSes (setFirewallFor); one in the
-// guest block reaches every end, so their OSes must share a language.
+// guest block reaches every end, so their OSes must share a language
+// unless it is "" (no firewall).
 // The guest block reaches the router end of a pair without via too, which
 // has no OS and never runs it: its value is kept unchecked there.
 func setEnd(role, name string, set endSetter, oses [3][]guest.Driver, i int, e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
@@ -445,6 +446,9 @@ func setEnd(role, name string, set endSetter, oses [3][]guest.Driver, i int, e *
 		return set(e, v, a)
 	}
 	if role == "guest" {
+		if v.Type() == cty.String && v.IsKnown() && !v.IsNull() && v.AsString() == "" {
+			return setFirewallFor(e, v, a, oses[i]) // no firewall: any OS
+		}
 		if _, d := endFirewall(a, slices.Concat(oses[0], oses[1], oses[2])); d != nil {
 			return d
 		}

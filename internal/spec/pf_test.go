@@ -44,6 +44,9 @@ func TestPFFirewall(t *testing.T) {
 		{"preset from the matrix", "freebsd", "router", "matrix.fw", "keep-state"},
 		{"raw pf.conf body", "freebsd", "router", `matrix.fw == "keep-state" ? "set skip on lo0\npass all no state" : "pass all"`, "set skip on lo0\npass all no state"},
 		{"guest block on every FreeBSD end", "freebsd", "guest", "matrix.fw", "keep-state"},
+		// "" is no firewall in any language: a Linux router and FreeBSD
+		// ends may share it.
+		{"no firewall on mixed ends", "linux", "guest", `matrix.fw == "keep-state" ? "" : ""`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l, diags := LoadFiles(map[string][]byte{"main.hcl": pfLab(tt.routerOS, tt.block, tt.firewall)}, Options{})

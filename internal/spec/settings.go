@@ -246,10 +246,13 @@ func setFirewall(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 // check the driver makes before apply (guest.Firewall.Check) refuses it
 // here first, at the offending character when it is written literally.
 // Ends of different OSes reading different languages cannot share one
-// value.
+// value other than "" (no firewall).
 func setFirewallFor(e *endState, v cty.Value, a *hcl.Attribute, oses []guest.Driver) *hcl.Diagnostic {
 	s, d := toString(v, a.Expr.Range(), a.Name)
-	if d != nil {
+	if d != nil || s == "" { // "": no firewall, in any language
+		if d == nil {
+			e.s.Firewall, e.fwLanguage = "", ""
+		}
 		return d
 	}
 	fw, d := endFirewall(a, oses)
