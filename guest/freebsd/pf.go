@@ -41,8 +41,9 @@ import (
 const (
 	// PFConfPath is the file lab writes the ruleset to and loads. Its
 	// presence says the loaded ruleset is lab's (lab refuses to replace
-	// one it did not write); /var/run is emptied at boot (rc.d/cleanvar),
-	// when pf loads the system's own ruleset again.
+	// one it did not write); its files are deleted at boot
+	// (libexec/rc/rc.d/cleanvar: find -x /var/run -type f … -delete), when
+	// pf loads the system's own ruleset again.
 	PFConfPath = "/var/run/lab-pf.conf"
 	// PFEnabledPath exists while pf runs because lab enabled it: teardown
 	// disables pf only then.
@@ -72,7 +73,8 @@ type PFPreset struct {
 // last matching rule decides), so a packet the preset's own rule does not
 // match — one of a TCP connection opened before pf was enabled, which
 // "flags S/SA" never matches — is still passed, whatever the kernel's
-// default (net.pf.default_to_drop).
+// default rule (PF_DROP in a kernel built with options PF_DEFAULT_TO_DROP,
+// sys/netpfil/pf/pf_ioctl.c pfattach_vnet).
 const stateless = "pass all no state"
 
 // PFPresets are seed 001's rule sets, in the post's order. Every one passes
