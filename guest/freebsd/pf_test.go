@@ -192,7 +192,20 @@ func TestCheckPF(t *testing.T) {
 		{body: "  modulate-state-scrub\n"},
 		{body: "set skip on lo0\npass all no state"},
 		{body: "pass all # include is only a comment here"},
-		{body: `pass all label "include"`},
+		{body: `pass all label "includes"`},
+		{body: `pass all label "file-server"`},
+		// lgetc joins a line ending in a backslash: the comment goes on.
+		{body: "pass all # a comment \\\ninclude \"/etc/pf.conf\""},
+		// A quoted string spans lines (yylex skips the newline).
+		{body: "pass all label \"a\nb\""},
+		// Where pf would read the keyword: after a string that began at a
+		// token (x" is a word, "b#" a string), joined by a backslash, or in
+		// a macro's value (newlines inside quotes are dropped).
+		{body: `pass all label x"a "b#" include "/etc/pf.conf"`, line: 1, col: 25, msg: `"include" is not allowed`},
+		{body: `inc\lude "/etc/pf.conf"`, line: 1, col: 1, msg: `"include" is not allowed`},
+		{body: "pass all\ninc\\\nlude \"/etc/pf.conf\"", line: 2, col: 1, msg: `"include" is not allowed`},
+		{body: "m = \"inc\nlude \\\"/etc/pf.conf\\\"\"\n$m", line: 1, col: 5, msg: "a macro's value"},
+		{body: `pass all label "include"`, line: 1, col: 16, msg: "a macro's value"},
 		{body: "table <t> { 10.0.0.1 }\npass from <t>"},
 		{body: "keep_state", line: 1, col: 1, msg: "not a pf preset"},
 		{body: "\n  stateful", line: 2, col: 3, msg: "not a pf preset"},
@@ -200,8 +213,8 @@ func TestCheckPF(t *testing.T) {
 		{body: "pass all\n  load anchor x from \"/tmp/x\"", line: 2, col: 3, msg: "load anchor"},
 		{body: "table <t> file \"/etc/hosts\"", line: 1, col: 11, msg: `"file"`},
 		{body: "pass all\x00", line: 1, col: 9, msg: "control character"},
-		{body: "pass all label \"x\npass", line: 1, col: 18, msg: "unterminated"},
-		{body: "pass all label 'x", line: 1, col: 17, msg: "unterminated"},
+		{body: "pass all label \"x\npass", line: 1, col: 16, msg: "unterminated"},
+		{body: "pass all label 'x", line: 1, col: 16, msg: "unterminated"},
 		{body: "pass all\n" + strings.Repeat("#", freebsd.MaxPFConf), line: 1, col: 1, msg: "at most"},
 	} {
 		err := freebsd.CheckPF(tt.body)

@@ -26,11 +26,11 @@ var bareWordRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // CheckPF refuses a FreeBSD firewall value before anything runs: a single
 // word that is not one of PFPresets (a pf.conf of one word would be a typo
 // of a preset more likely than the rule "pass"), a body over MaxPFConf,
-// control characters other than newline and tab, and the words that read
-// other files (pfFileWords) outside quotes and # comments — pf.conf(5)'s
-// lexer (sbin/pfctl/parse.y, yylex) quotes with "…" or '…' within one
-// line and comments from # to the end of the line. pfctl itself checks
-// the rest at apply, before its transaction commits. A refusal is a
+// control characters other than newline and tab, and the keywords that
+// read other files (pfFileWords) wherever pf.conf's lexer would read them
+// as keywords (see pfLexer), in quoted strings too, since a macro's value
+// is read again as rules where the macro is used. pfctl itself checks the
+// rest at apply, before its transaction commits. A refusal is a
 // *guest.RulesetError.
 func CheckPF(body string) error {
 	if pfPreset(body) != nil {
@@ -38,73 +38,145 @@ func CheckPF(body string) error {
 	}
 	trimmed := strings.TrimSpace(body)
 	if bareWordRE.MatchString(trimmed) {
-		off := strings.Index(body, trimmed)
-		nl := strings.LastIndex(body[:off], "\n")
-		return &guest.RulesetError{Line: 1 + strings.Count(body[:off], "\n"), Column: off - nl, Offset: off,
-			Msg: fmt.Sprintf("%q is not a pf preset (%s); a pf.conf body has whole rules", trimmed, strings.Join(PFPresetNames(), ", "))}
+		return pfError(body, strings.Index(body, trimmed),
+			fmt.Sprintf("%q is not a pf preset (%s); a pf.conf body has whole rules", trimmed, strings.Join(PFPresetNames(), ", ")))
 	}
 	if len(body) > MaxPFConf {
-		return &guest.RulesetError{Line: 1, Column: 1, Msg: fmt.Sprintf("the pf.conf body has %d bytes; at most %d are allowed", len(body), MaxPFConf)}
-	}
-	return scanPF(body)
-}
-
-// scanPF walks body as pf.conf's lexer would, refusing control characters
-// and pfFileWords.
-func scanPF(body string) error {
-	line, col := 1, 0
-	var quote rune
-	inComment := false
-	var word strings.Builder
-	wordLine, wordCol, wordOff := 0, 0, 0
-	endWord := func() error {
-		defer word.Reset()
-		if msg, bad := pfFileWords[strings.ToLower(word.String())]; bad {
-			return &guest.RulesetError{Line: wordLine, Column: wordCol, Offset: wordOff, Msg: msg}
-		}
-		return nil
+		return pfError(body, 0, fmt.Sprintf("the pf.conf body has %d bytes; at most %d are allowed", len(body), MaxPFConf))
 	}
 	for i, r := range body {
-		col++
 		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-			return &guest.RulesetError{Line: line, Column: col, Offset: i,
-				Msg: fmt.Sprintf("the control character %q: a pf.conf body is text with newlines and tabs only", r)}
+			return pfError(body, i, fmt.Sprintf("the control character %q: a pf.conf body is text with newlines and tabs only", r))
 		}
-		isWord := quote == 0 && !inComment && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-		if !isWord && word.Len() > 0 {
-			if err := endWord(); err != nil {
+	}
+	return scanPF(body, body, 0, false)
+}
+
+// pfError is a refusal at byte off of body, with its line and column
+// (1-based, in runes).
+func pfError(body string, off int, msg string) *guest.RulesetError {
+	line, col := 1, 1
+	for _, r := range body[:off] {
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return &guest.RulesetError{Line: line, Column: col, Offset: off, Msg: msg}
+}
+
+// pfLexer reads text as pf.conf's lexer does (sbin/pfctl/parse.y: lgetc,
+// yylex). Outside quotes a backslash is dropped and the next byte taken
+// as it is, a backslash before a newline joins the lines (lgetc); raw
+// text (a macro's value, which lgetc returns from parsebuf unprocessed)
+// has no such rule.
+type pfLexer struct {
+	text string
+	i    int
+	raw  bool
+}
+
+// get is lgetc(0): the next byte and its offset; ok false at the end.
+func (l *pfLexer) get() (c byte, off int, ok bool) {
+	for l.i < len(l.text) {
+		c, off = l.text[l.i], l.i
+		l.i++
+		if c != '\\' || l.raw {
+			return c, off, true
+		}
+		if l.i >= len(l.text) {
+			return 0, 0, false
+		}
+		next := l.text[l.i]
+		l.i++
+		if next != '\n' {
+			return next, l.i - 1, true
+		}
+	}
+	return 0, 0, false
+}
+
+// quoted reads a string quoted with q, its opening quote read: yylex keeps
+// every byte but a newline, takes a backslash before q as q (the string
+// goes on) and drops one before a newline; ok is false when the text ends
+// first ("reached end of file while parsing quoted string").
+func (l *pfLexer) quoted(q byte) (content string, ok bool) {
+	var b strings.Builder
+	for l.i < len(l.text) {
+		c := l.text[l.i]
+		l.i++
+		switch {
+		case c == '\n':
+			continue
+		case c == q:
+			return b.String(), true
+		case c == '\\' && l.i < len(l.text) && (l.text[l.i] == q || l.text[l.i] == '\n'):
+			if l.text[l.i] == q {
+				b.WriteByte(q)
+			}
+			l.i++
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return "", false
+}
+
+// allowedInString is parse.y's allowed_in_string: the bytes a word goes
+// on with once it started with a letter, a digit, ':' or '_'.
+func allowedInString(c byte) bool {
+	alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	punct := c > ' ' && c < 0x7f && !alnum
+	return alnum || punct && !strings.ContainsRune("(){}<>!=/#,", rune(c))
+}
+
+// scanPF lexes text (body itself, or raw a quoted string's content at
+// byte at of body) and refuses a pfFileWords keyword: a word pf's
+// lookup() matches exactly. Comments run from '#' to a newline lgetc does
+// not join; a quote starts a string only where a token starts.
+func scanPF(body, text string, at int, raw bool) error {
+	l := &pfLexer{text: text, raw: raw}
+	place := func(off int) int {
+		if raw {
+			return at // inside a quoted string: its opening quote
+		}
+		return off
+	}
+	for {
+		c, off, ok := l.get()
+		switch {
+		case !ok:
+			return nil
+		case c == '#':
+			for ok && c != '\n' {
+				c, _, ok = l.get()
+			}
+		case c == '"' || c == '\'':
+			content, ok := l.quoted(c)
+			if !ok {
+				return pfError(body, place(off), "unterminated quoted string")
+			}
+			if err := scanPF(body, content, place(off), true); err != nil {
 				return err
 			}
-		}
-		switch {
-		case r == '\n':
-			if quote != 0 {
-				return &guest.RulesetError{Line: line, Column: col, Offset: i, Msg: "unterminated quoted string"}
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '_':
+			word := []byte{c}
+			for {
+				save := l.i
+				c2, _, ok := l.get()
+				if !ok || !allowedInString(c2) {
+					l.i = save
+					break
+				}
+				word = append(word, c2)
 			}
-			line, col, inComment = line+1, 0, false
-		case inComment:
-		case quote != 0:
-			if r == quote {
-				quote = 0
+			if msg, bad := pfFileWords[string(word)]; bad {
+				if raw {
+					msg += " (in a quoted string: a macro's value is read again as rules where the macro is used)"
+				}
+				return pfError(body, place(off), msg)
 			}
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '#':
-			inComment = true
-		case isWord:
-			if word.Len() == 0 {
-				wordLine, wordCol, wordOff = line, col, i
-			}
-			word.WriteRune(r)
 		}
 	}
-	if word.Len() > 0 {
-		if err := endWord(); err != nil {
-			return err
-		}
-	}
-	if quote != 0 {
-		return &guest.RulesetError{Line: line, Column: col, Offset: len(body), Msg: "unterminated quoted string"}
-	}
-	return nil
 }
