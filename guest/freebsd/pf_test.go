@@ -212,6 +212,7 @@ func TestCheckPF(t *testing.T) {
 		{body: "pass all\ninclude \"/etc/pf.conf\"", line: 2, col: 1, msg: `"include" is not allowed`},
 		{body: "pass all\n  load anchor x from \"/tmp/x\"", line: 2, col: 3, msg: "load anchor"},
 		{body: "table <t> file \"/etc/hosts\"", line: 1, col: 11, msg: `"file"`},
+		{body: "set fingerprints \"/etc/master.passwd\"\npass all", line: 1, col: 5, msg: "set fingerprints"},
 		{body: "pass all\x00", line: 1, col: 9, msg: "control character"},
 		{body: "pass all label \"x\npass", line: 1, col: 16, msg: "unterminated"},
 		{body: "pass all label 'x", line: 1, col: 16, msg: "unterminated"},

@@ -11,10 +11,13 @@ import (
 // MaxPFConf bounds a pf.conf body's size (it is uploaded as a file).
 const MaxPFConf = 64 << 10
 
-// pfFileWords are the pf.conf(5) words that make pfctl read another file
-// of the guest as root: include "FILE", load anchor NAME from "FILE" and
-// table <NAME> file "FILE". A body naming one is refused.
+// pfFileWords are the pf.conf(5) keywords that make pfctl read another
+// file of the guest as root: include "FILE", load anchor NAME from "FILE",
+// table <NAME> file "FILE" and set fingerprints "FILE" (parse.y's lookup
+// table: INCLUDE, LOAD, FILENAME, FINGERPRINTS). A body naming one is
+// refused.
 var pfFileWords = map[string]string{
+	"fingerprints": `"set fingerprints" is not allowed: it would make pfctl read a file of the guest as root`,
 	"include": `"include" is not allowed: it would make pfctl read a file of the guest as root`,
 	"load":    `"load anchor … from" is not allowed: it would make pfctl read a file of the guest as root`,
 	"file":    `a table's "file" is not allowed: it would make pfctl read a file of the guest as root`,
