@@ -285,11 +285,20 @@ func checkPFOwner(ctx context.Context, t guest.Transport) error {
 
 // removePF puts pf back as it was before lab loaded a ruleset: disabled
 // when lab enabled it, with the empty ruleset lab found (pf.ko stays
-// loaded: with no rules and disabled it filters nothing). Nothing runs
-// beyond the first check when lab never loaded one.
+// loaded: with no rules and disabled it filters nothing; when someone
+// unloaded it, only lab's files are removed). Nothing runs beyond the
+// first check when lab never loaded one.
 func removePF(ctx context.Context, t guest.Transport) error {
 	ours, err := exists(ctx, t, PFConfPath)
 	if err != nil || !ours {
+		return err
+	}
+	loaded, err := moduleLoaded(ctx, t, "pf")
+	if err != nil {
+		return err
+	}
+	if !loaded { // pf.ko was unloaded since: no ruleset, nothing running
+		_, err = run(ctx, t, "rm", "-f", PFConfPath, PFEnabledPath)
 		return err
 	}
 	weEnabled, err := exists(ctx, t, PFEnabledPath)

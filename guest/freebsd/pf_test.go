@@ -123,6 +123,10 @@ func TestPFTranscripts(t *testing.T) {
 		{name: "pf-teardown-already-disabled", s: guest.Settings{},
 			replies: with(ours, map[string][]reply{"test -e /var/run/lab-pf.enabled": {{}},
 				"pfctl -d": {{Code: 1, Stderr: "pfctl: pf not enabled\n"}}})},
+		// pf.ko unloaded since lab loaded its ruleset (kldstat -q -m pf:
+		// exit 1): nothing of pf's is left, only lab's files.
+		{name: "pf-teardown-module-gone", s: guest.Settings{},
+			replies: with(ours, map[string][]reply{"kldstat -q -m pf": {{Code: 1}}})},
 		{name: "pf-observe-keep-state", observe: true, s: guest.Settings{Firewall: "keep-state"},
 			replies: map[string][]reply{"pfctl -s info": {{Out: pfEnabledInfo}}, "pfctl -s rules": {{Out: keepStateRules}}}},
 		// pf disabled under lab's ruleset: Verify says the firewall is
