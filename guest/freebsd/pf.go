@@ -16,8 +16,9 @@ import (
 // own and loads it as the main ruleset; nothing else of pf's is touched,
 // and lab refuses to replace a ruleset it did not load.
 //
-// Every command and reply below is traced to freebsd-src (sbin/pfctl/
-// pfctl.c, pfctl_parser.c, parse.y; commit 004062345bbf read for this):
+// Every command and reply below is traced to freebsd-src, sbin/pfctl
+// (read for this: pfctl.c at 004062345bbf, pfctl_parser.c at 04fecb9b4df6,
+// parse.y at 01c44736028a):
 //   - `pfctl -s info` prints print_status's first line, "Status: %s for %u
 //     days %.2u:%.2u:%.2u" (or "Status: %s" when pf never ran), with %s
 //     "Enabled" or "Disabled", padded to 44 columns before "Debug: …".
@@ -36,8 +37,8 @@ import (
 //   - `pfctl -e` / `pfctl -d` are pfctl_enable / pfctl_disable: "pf
 //     enabled" / "pf disabled" on stderr; exit 1 with "pf already enabled"
 //     (EEXIST) / "pf not enabled" (ENOENT).
-//   - pfctl's -s and -F arguments are matched by prefix (pfctl_lookup_
-//     option over showopt_list: "rules", "info"), so lab spells them out.
+//   - pfctl's -s argument is matched by prefix (pfctl_lookup_option over
+//     showopt_list: "rules", "nat", "info"), so lab spells it out.
 const (
 	// PFConfPath is the file lab writes the ruleset to and loads. Its
 	// presence says the loaded ruleset is lab's (lab refuses to replace
