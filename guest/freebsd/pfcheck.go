@@ -18,9 +18,9 @@ const MaxPFConf = 64 << 10
 // refused.
 var pfFileWords = map[string]string{
 	"fingerprints": `"set fingerprints" is not allowed: it would make pfctl read a file of the guest as root`,
-	"include": `"include" is not allowed: it would make pfctl read a file of the guest as root`,
-	"load":    `"load anchor … from" is not allowed: it would make pfctl read a file of the guest as root`,
-	"file":    `a table's "file" is not allowed: it would make pfctl read a file of the guest as root`,
+	"include":      `"include" is not allowed: it would make pfctl read a file of the guest as root`,
+	"load":         `"load anchor … from" is not allowed: it would make pfctl read a file of the guest as root`,
+	"file":         `a table's "file" is not allowed: it would make pfctl read a file of the guest as root`,
 }
 
 // bareWordRE is a body of one word: a preset's name, or a typo of one.
