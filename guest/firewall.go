@@ -10,10 +10,17 @@ import (
 // that refuse a ruleset before anything changes. spec asks for the
 // firewall of a language (FirewallFor), never for an OS.
 type Firewall struct {
-	// Language is the ruleset language ("nftables").
+	// Language is the ruleset language ("nftables", "pf").
 	Language string
-	// Table is the table lab wraps a ruleset body in ("lab_fw").
+	// Table is the table lab wraps a ruleset body in ("lab_fw"); "" when
+	// the body is the whole ruleset (pf's main ruleset).
 	Table string
+	// Presets are the names a firewall attribute may give instead of a
+	// ruleset (pf's "keep-state"); nil: none.
+	Presets []string
+	// Hint, when not empty, says what a firewall attribute holds for this
+	// OS, for spec's messages (without it they name Table).
+	Hint string
 	// Check refuses text the filter could never load as a ruleset body,
 	// or that could act outside lab's table: a *RulesetError at the
 	// offending place.
@@ -21,7 +28,8 @@ type Firewall struct {
 	// CheckOnHost has this host's own parser check body (nft -c in a
 	// network namespace of its own): a *RulesetError it cannot parse, a
 	// *FirewallKernelError this host's kernel refused, or a
-	// *FirewallUncheckedError when it could not run.
+	// *FirewallUncheckedError when it could not run. nil: this host has
+	// no parser for the language (pf), the guest checks it at apply.
 	CheckOnHost func(ctx context.Context, body string) error
 }
 

@@ -81,9 +81,12 @@ type Settings struct {
 	CongestionControl string            `json:"congestion_control,omitempty"`
 	Sysctl            map[string]string `json:"sysctl,omitempty"`
 	Loss              *Loss             `json:"loss,omitempty"`
-	// Firewall is an nftables ruleset body (chains and rules) installed as
-	// the table "inet lab_fw" — e.g. a stateful forward chain on a router.
-	// Empty removes the table an earlier cell installed.
+	// Firewall is the ruleset in the language of the guest OS's firewall
+	// (guest.Firewall): on Linux an nftables ruleset body (chains and
+	// rules) installed as the table "inet lab_fw" — e.g. a stateful
+	// forward chain on a router; on FreeBSD a pf preset ("keep-state") or
+	// a pf.conf body loaded as pf's ruleset. Empty removes what an earlier
+	// cell installed.
 	Firewall string `json:"firewall,omitempty"`
 	// RxRing and TxRing are the NIC's receive and transmit ring sizes in
 	// descriptors (Linux `ethtool -G IFACE rx N tx N`); zero leaves a ring
@@ -123,7 +126,8 @@ type Observed struct {
 	CCScope string            `json:"cc_scope,omitempty"`
 	Sysctl  map[string]string `json:"sysctl,omitempty"`
 	Loss    string            `json:"loss,omitempty"`
-	// Firewall is the installed lab_fw table as the guest lists it.
+	// Firewall is the installed ruleset as the guest lists it (the lab_fw
+	// table; pf's status and rules).
 	Firewall string `json:"firewall,omitempty"`
 	Kernel   string `json:"kernel,omitempty"`
 	Driver   string `json:"driver,omitempty"`

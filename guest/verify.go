@@ -51,7 +51,7 @@ func Verify(s Settings, o Observed) []string {
 		}
 	}
 	if s.Firewall != "" && o.Firewall == "" {
-		msgs = append(msgs, "firewall: asked for a lab_fw ruleset, guest lists none")
+		msgs = append(msgs, "firewall: asked for a ruleset (nftables: the lab_fw table; pf: pf enabled with lab's ruleset), guest lists none")
 	}
 	switch {
 	case s.Loss != nil && s.Loss.Percent > 0 && o.Loss == "":

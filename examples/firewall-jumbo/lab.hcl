@@ -15,8 +15,27 @@
 # or approximate as said there. The firewall is nftables on a Linux router
 # namespace: "stateless" walks a rule list for every packet (pf "no
 # state"), "stateful" accepts established flows first (pf "keep state").
-# Not expressible yet: pf itself (sloppy, modulate, scrub), two concurrent
-# flows (c1->s1 and c2->s2 at the same moment), the interrupt counts.
+# Not expressible yet: two concurrent flows (c1->s1 and c2->s2 at the same
+# moment), the interrupt counts.
+#
+# pf itself: on a FreeBSD end, firewall takes the post's rule sets by name
+# (docs/GUEST-OS.md, "FreeBSD's firewall: pf"), so the post's pf cells are
+# written as below, and `lab validate` accepts them. This file keeps the
+# Linux router: a routed pair needs the local back end, whose router is a
+# namespace (CI applies this file there), not a FreeBSD machine.
+#   template "bsd" { os = "freebsd" }
+#   pair "fw" {
+#     template = template.bsd
+#     via      = template.bsd
+#   }
+#   matrix = { mtu = [1500, 9000], pf = ["skip", "no-state", "keep-state",
+#              "keep-state-sloppy", "modulate-state", "modulate-state-scrub"] }
+#   router { firewall = matrix.pf }
+# "skip" is the post's "pf disabled (set skip on {ix0, ix1})"; a long rule
+# list as below is a pf.conf body instead of a preset, e.g.
+#   join("\n", concat(["set skip on lo0"],
+#     [for p in range(20000, 20000 + var.rules) : "block in quick proto tcp to port ${p}"],
+#     ["pass all no state"]))
 #
 # The post's firewall was bound by packets per second (pf on one core), so
 # its shapes are: no state / off = 0.22, keep state / off = 0.82, MTU 9000 /

@@ -1,7 +1,8 @@
 // Package freebsd is the guest.OS driver for FreeBSD guests. It decides
 // which commands apply an experiment's settings — ifconfig for MTU and
 // offloads, sysctl (and kldload) for congestion control and tunables,
-// ipfw + dummynet for packet loss — and reads back what took effect.
+// ipfw + dummynet for packet loss, pf for a firewall (pf.go) — and reads
+// back what took effect.
 // Every value is validated before it becomes an argv word; no shell is
 // involved beyond the SSH transport's word-by-word quoting.
 //
@@ -39,10 +40,10 @@ var _ guest.OS = (*FreeBSD)(nil)
 func New() *FreeBSD { return &FreeBSD{} }
 
 // Apply sets s on interface iface: MTU and offloads (one ifconfig
-// command), congestion control, sysctls and packet loss, in that order.
-// Everything is validated before the first command runs; settings FreeBSD
-// has no equivalent for (gro, gso, an nftables firewall, nth or netem
-// loss) are refused with an error naming the guest.
+// command), congestion control, sysctls, packet loss and the pf firewall,
+// in that order. Everything is validated before the first command runs;
+// settings FreeBSD has no equivalent for (gro, gso, nth or netem loss)
+// are refused with an error naming the guest.
 //
 // ifconfig silently ignores a capability the NIC does not have: Observe
 // reports it and guest.Verify turns it into a message.
@@ -65,7 +66,10 @@ func (f *FreeBSD) Apply(ctx context.Context, t guest.Transport, iface string, s 
 			return err
 		}
 	}
-	return applyLoss(ctx, t, iface, s.Loss)
+	if err := applyLoss(ctx, t, iface, s.Loss); err != nil {
+		return err
+	}
+	return applyPF(ctx, t, s.Firewall)
 }
 
 // ifconfigArgv is `ifconfig IFACE [mtu N] [-]lro [-]tso [-]rxcsum

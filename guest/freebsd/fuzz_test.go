@@ -1,10 +1,12 @@
 package freebsd_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/freebsd"
 )
 
@@ -25,6 +27,24 @@ func FuzzParseIfconfig(f *testing.F) {
 		ifc, err := freebsd.ParseIfconfig(out)
 		if err == nil && ifc.MTU <= 0 {
 			t.Fatalf("accepted MTU %d", ifc.MTU)
+		}
+	})
+}
+
+// FuzzCheckPF feeds the pf.conf check arbitrary text, seeded with every
+// preset's pf.conf: it never panics, and a refusal points inside the body.
+func FuzzCheckPF(f *testing.F) {
+	for _, p := range freebsd.PFPresets {
+		f.Add(freebsd.PFConf(p, []string{"lo0", "vtnet0"}))
+		f.Add(p.Name)
+	}
+	f.Add("pass all\ninclude \"/etc/pf.conf\"")
+	f.Add("pass all label \"x")
+	f.Fuzz(func(t *testing.T, body string) {
+		err := freebsd.CheckPF(body)
+		var re *guest.RulesetError
+		if errors.As(err, &re) && (re.Line < 1 || re.Column < 1 || re.Offset < 0 || re.Offset > len(body)) {
+			t.Fatalf("refusal outside the body: %+v", re)
 		}
 	})
 }

@@ -12,7 +12,7 @@ import (
 // Observe reads back what is in effect on interface iface: MTU and the
 // offloads in Offloads (`ifconfig -m`), the congestion control algorithm
 // (system-wide: CCScope "namespace"), the sysctls s asks for, lab's loss
-// rule, the kernel (`uname -sr`) and the driver (the interface name's
+// rule, pf's status and rules when s asks for a firewall, the kernel (`uname -sr`) and the driver (the interface name's
 // prefix). Failures to read something s asks for are errors; others
 // become warnings.
 //
@@ -54,6 +54,9 @@ func (f *FreeBSD) Observe(ctx context.Context, t guest.Transport, iface string, 
 		o.Sysctl[k] = strings.TrimSpace(v)
 	}
 	o.Loss = observeLoss(ctx, t, warn)
+	if s.Firewall != "" {
+		o.Firewall = observePF(ctx, t, warn)
+	}
 
 	if out, err = run(ctx, t, "uname", "-sr"); err != nil {
 		warn(err)

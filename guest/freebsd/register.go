@@ -17,7 +17,9 @@ func init() {
 		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingPorts, InstallHint: InstallHint},
 		Limits:    guest.Limits{RingHint: RingHint(""), SysctlName: CheckSysctlName},
-		Counters:  Counters,
+		Firewall: guest.Firewall{Language: "pf", Check: CheckPF, Presets: PFPresetNames(),
+			Hint: "On a FreeBSD guest, firewall is a pf preset or a pf.conf(5) body, loaded with pfctl -f."},
+		Counters: Counters,
 	})
 }
 
@@ -64,7 +66,7 @@ func ListenCmd(port int) guest.Cmd {
 
 // InstallHint says how to install program with pkg(8): pkg is the ports
 // package a benchmark tool names; the programs the driver itself runs
-// (ifconfig, sysctl, ipfw, cpuset) are in the base system.
+// (ifconfig, sysctl, ipfw, pfctl, cpuset) are in the base system.
 func InstallHint(program, pkg string) string {
 	if pkg != "" {
 		return "pkg install " + pkg

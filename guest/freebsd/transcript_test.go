@@ -55,6 +55,9 @@ func bhyveGuest(t *testing.T) map[string][]reply {
 		"kldstat -q -m ipfw":                         {{Code: 1}},
 		"kldstat -q -m dummynet":                     {{Code: 1}},
 		"uname -sr":                                  {{Out: "FreeBSD 14.2-RELEASE-p1\n"}},
+		// test(1): exit status 1 when the file does not exist — lab never
+		// loaded a pf ruleset on this guest.
+		"test -e /var/run/lab-pf.conf": {{Code: 1}},
 	}
 }
 
@@ -100,7 +103,7 @@ func TestTranscripts(t *testing.T) {
 		{name: "apply-refused", wantFail: true, s: guest.Settings{
 			Offloads: map[string]bool{"gro": true, "gso": false},
 			Loss:     &guest.Loss{Percent: 1, Method: "nth"},
-			Firewall: "chain forward { type filter hook forward priority 0; }",
+			Firewall: "set skip on lo0\ninclude \"/etc/pf.conf\"",
 		}},
 		{name: "observe-tap", observe: true, s: guest.Settings{
 			MTU:               9000,

@@ -142,7 +142,9 @@ func Validate(iface string, s guest.Settings) error {
 		bad("rx_ring/tx_ring on %s: %s", iface, RingHint(iface))
 	}
 	if s.Firewall != "" {
-		bad("firewall: the ruleset is nftables syntax, which FreeBSD does not have (pf and ipfw rulesets differ); firewall settings are not supported on FreeBSD guests yet")
+		if err := CheckPF(s.Firewall); err != nil {
+			bad("firewall (pf): %v", err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -20,7 +20,8 @@ func TestRejectsInjection(t *testing.T) {
 			{Sysctl: map[string]string{v: "1"}},
 			{Sysctl: map[string]string{"net.inet.tcp.sendspace": v}},
 			{Loss: &guest.Loss{Percent: 1, Method: v}},
-			{Firewall: v + "x"},
+			// A firewall value is a pf.conf body uploaded as a file, never
+			// a word of a command: TestPFBodyIsNeverAWord checks it.
 		}
 	}
 	for _, v := range evil {
@@ -69,7 +70,8 @@ func TestRefusalsNameGuestAndReason(t *testing.T) {
 		{guest.Settings{Offloads: map[string]bool{"gso": true}}, []string{"gso", "no GSO toggle"}},
 		{guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "nth"}}, []string{"nth", `loss_method = "random"`}},
 		{guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "netem"}}, []string{"netem is Linux's"}},
-		{guest.Settings{Firewall: "chain x {}"}, []string{"firewall", "nftables", "not supported on FreeBSD"}},
+		{guest.Settings{Firewall: "include \"/etc/pf.conf\""}, []string{"pair.fbsd.client", "firewall (pf)", `"include" is not allowed`}},
+		{guest.Settings{Firewall: "keep_state"}, []string{"firewall (pf)", "not a pf preset", "keep-state"}},
 	}
 	for _, tc := range tests {
 		err := freebsd.New().Apply(context.Background(), newFake(nil), "vtnet0", tc.s)

@@ -282,6 +282,7 @@ func (l *loader) decodeSettingsBlocks(e *Experiment, content *hcl.BodyContent, a
 	// pair goes via one); server, client and router to one guest, after it.
 	hostKernel := l.hostKernelEnds(e.Pairs)
 	sysctlRules := l.endsSysctlRules(e.Pairs)
+	oses := l.endsOSes(e.Pairs)
 	link := l.smallestLinkMTU(e.Pairs)
 	for _, role := range []string{"guest", "server", "client", "router"} {
 		blk, d := singleBlock(content.Blocks.OfType(role), role)
@@ -308,7 +309,7 @@ func (l *loader) decodeSettingsBlocks(e *Experiment, content *hcl.BodyContent, a
 							}
 						}
 					}
-					if d := set(&cs.ends[i], v, a); d != nil {
+					if d := setEnd(role, n, set, oses, i, &cs.ends[i], v, a); d != nil {
 						return d
 					}
 					if n == "mtu" {
@@ -424,6 +425,50 @@ func (l *loader) endsSysctlRules(pairs []string) [3][]guest.Driver {
 		if d.Limits.SysctlName == nil {
 			continue
 		}
+		ends := l.endsWhere(pairs, func(t *Template) bool { return guest.For(t.OS).Name == d.Name })
+		for i, at := range ends {
+			if at {
+				out[i] = append(out[i], d)
+			}
+		}
+	}
+	return out
+}
+
+// setEnd applies one settings attribute to end i. A firewall value is
+// read in the language of the end's OSes (setFirewallFor); one in the
+// guest block reaches every end, so their OSes must share a language
+// unless it is "" (no firewall).
+// The guest block reaches the router end of a pair without via too, which
+// has no OS and never runs it: its value is kept unchecked there.
+func setEnd(role, name string, set endSetter, oses [3][]guest.Driver, i int, e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	if name != "firewall" {
+		return set(e, v, a)
+	}
+	if role == "guest" {
+		if v.Type() == cty.String && v.IsKnown() && !v.IsNull() && v.AsString() == "" {
+			return setFirewallFor(e, v, a, oses[i]) // no firewall: any OS
+		}
+		if _, d := endFirewall(a, slices.Concat(oses[0], oses[1], oses[2])); d != nil {
+			return d
+		}
+		if len(oses[i]) == 0 {
+			s, d := toString(v, a.Expr.Range(), a.Name)
+			if d == nil {
+				e.s.Firewall, e.fwLanguage = s, ""
+			}
+			return d
+		}
+	}
+	return setFirewallFor(e, v, a, oses[i])
+}
+
+// endsOSes lists, for the server, client and router ends of the named
+// pairs, the distinct OS drivers of their templates.
+func (l *loader) endsOSes(pairs []string) [3][]guest.Driver {
+	var out [3][]guest.Driver
+	for _, name := range guest.Names() {
+		d, _ := guest.Lookup(name)
 		ends := l.endsWhere(pairs, func(t *Template) bool { return guest.For(t.OS).Name == d.Name })
 		for i, at := range ends {
 			if at {

@@ -16,14 +16,17 @@ import (
 type Ruleset struct {
 	Body string
 	Expr hcl.Expression
+	// Language is the firewall language Body was checked in ("nftables",
+	// "pf").
+	Language string
 }
 
 // At is where byte off of the ruleset is written (the expression when it
 // is not written literally).
 func (r Ruleset) At(off int) hcl.Range { return rulesetRange(r.Expr, r.Body, off) }
 
-// Rulesets lists the distinct firewall rulesets of the lab's experiments,
-// in the order written: each firewall attribute evaluated for every
+// Rulesets lists the distinct firewall rulesets of the lab's experiments
+// (each with the language of the ends it is set on), in the order written: each firewall attribute evaluated for every
 // combination of the matrix values it reads (up to maxCheckCombos).
 func (l *Lab) Rulesets() []Ruleset {
 	var out []Ruleset
@@ -43,10 +46,10 @@ func (l *Lab) Rulesets() []Ruleset {
 					return true
 				}
 				for _, end := range c.ends {
-					key := fmt.Sprintf("%s\x00%s", a.attr.Expr.Range(), end.s.Firewall)
-					if end.s.Firewall != "" && !seen[key] {
+					key := fmt.Sprintf("%s\x00%s\x00%s", a.attr.Expr.Range(), end.fwLanguage, end.s.Firewall)
+					if end.s.Firewall != "" && end.fwLanguage != "" && !seen[key] {
 						seen[key] = true
-						out = append(out, Ruleset{Body: end.s.Firewall, Expr: a.attr.Expr})
+						out = append(out, Ruleset{Body: end.s.Firewall, Expr: a.attr.Expr, Language: end.fwLanguage})
 					}
 				}
 				return true
@@ -66,10 +69,17 @@ const MaxNftChecks = 32
 // network namespace of its own). A ruleset nft cannot parse is an error at the place nft names; one
 // the host's kernel refuses (an object or module it lacks, which the
 // guest's kernel may have) is a warning, and so is a ruleset that could
-// not be checked (lab not root, no nft), once.
+// not be checked (lab not root, no nft), once. A ruleset in a language
+// this host has no parser for (pf) is left to its guest, which checks it
+// at apply before anything changes.
 func (l *Lab) CheckRulesets(ctx context.Context) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	all := l.Rulesets()
+	var all []Ruleset
+	for _, r := range l.Rulesets() {
+		if r.Language == firewallLanguage {
+			all = append(all, r)
+		}
+	}
 	if len(all) > MaxNftChecks {
 		rng := all[MaxNftChecks].Expr.Range()
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Firewall rulesets not all syntax-checked",

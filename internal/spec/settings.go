@@ -22,6 +22,9 @@ type endState struct {
 	lossPct    float64
 	lossMethod string
 	lossPort   int
+	// fwLanguage is the language s.Firewall was checked in ("" when the
+	// end has no template: the guest block on a pair without via).
+	fwLanguage string
 }
 
 // endSetter applies one guest/server/client attribute's value to an end.
@@ -224,33 +227,73 @@ func setStrict(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
 	return d
 }
 
-// firewallLanguage is the language of a firewall attribute: an nftables
-// ruleset body. spec asks the registry for the firewall that reads it
-// (the Linux driver's), never for an OS.
+// firewallLanguage is the language of a firewall attribute on an end
+// whose OS lab cannot tell (a router block of a pair without via): an
+// nftables ruleset body, the default OS's. spec asks the registry for the
+// firewall that reads it (the Linux driver's), never for an OS.
 const firewallLanguage = "nftables"
 
-// setFirewall takes an nftables ruleset body (chains and rules of the
-// table lab_fw). It reaches the guest on stdin, never through a shell;
-// the check the driver makes before apply (guest.Firewall.Check) refuses
-// it here first, at the offending character when it is written
-// literally.
+// setFirewall takes a firewall value for an end whose templates' OSes
+// lab cannot tell: the default OS's language (firewallLanguage).
 func setFirewall(e *endState, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+	return setFirewallFor(e, v, a, nil)
+}
+
+// setFirewallFor takes the firewall value of an end whose templates run
+// oses: in their firewall's language (an nftables ruleset body on Linux,
+// a pf preset or pf.conf body on FreeBSD; none given: firewallLanguage).
+// It reaches the guest on stdin or as a file, never through a shell; the
+// check the driver makes before apply (guest.Firewall.Check) refuses it
+// here first, at the offending character when it is written literally.
+// Ends of different OSes reading different languages cannot share one
+// value other than "" (no firewall).
+func setFirewallFor(e *endState, v cty.Value, a *hcl.Attribute, oses []guest.Driver) *hcl.Diagnostic {
 	s, d := toString(v, a.Expr.Range(), a.Name)
+	if d != nil || s == "" { // "": no firewall, in any language
+		if d == nil {
+			e.s.Firewall, e.fwLanguage = "", ""
+		}
+		return d
+	}
+	fw, d := endFirewall(a, oses)
 	if d != nil {
 		return d
 	}
-	fw, ok := guest.FirewallFor(firewallLanguage)
 	var re *guest.RulesetError
-	if !ok {
-		return errorf(a.Expr.Range(), "No firewall", "No guest OS lab knows loads %s rulesets.", firewallLanguage)
-	}
 	if err := fw.Check(s); errors.As(err, &re) {
+		hint := fw.Hint
+		if hint == "" {
+			hint = "A ruleset is the body of lab's table inet " + fw.Table + ": chains, sets and rules only."
+		}
 		return errorf(rulesetRange(a.Expr, s, re.Offset), "Invalid firewall ruleset",
-			"%s (line %d, column %d of the ruleset). A ruleset is the body of lab's table inet %s: chains, sets and rules only.",
-			re.Msg, re.Line, re.Column, fw.Table)
+			"%s (line %d, column %d of the ruleset). %s", re.Msg, re.Line, re.Column, hint)
 	}
-	e.s.Firewall = s
+	e.s.Firewall, e.fwLanguage = s, fw.Language
 	return nil
+}
+
+// endFirewall is the one firewall the OSes of an end's templates share
+// (the default language's when oses is empty).
+func endFirewall(a *hcl.Attribute, oses []guest.Driver) (guest.Firewall, *hcl.Diagnostic) {
+	if len(oses) == 0 {
+		fw, ok := guest.FirewallFor(firewallLanguage)
+		if !ok {
+			return fw, errorf(a.Expr.Range(), "No firewall", "No guest OS lab knows loads %s rulesets.", firewallLanguage)
+		}
+		return fw, nil
+	}
+	fw := oses[0].Firewall
+	for _, o := range oses {
+		if o.Firewall.Language == "" {
+			return fw, errorf(a.Expr.Range(), "No firewall", "%s guests have no packet filter lab loads rulesets into.", o.Kernel)
+		}
+		if o.Firewall.Language != fw.Language {
+			return fw, errorf(a.Expr.Range(), "Firewall for different packet filters",
+				"This firewall value is set on ends whose templates run %s (%s) and %s (%s), whose packet filters read different languages: set it in the server, client or router block of an experiment whose pairs' ends share an OS.",
+				oses[0].Kernel, fw.Language, o.Kernel, o.Firewall.Language)
+		}
+	}
+	return fw, nil
 }
 
 // rulesetRange points at byte off of a ruleset written literally in expr
