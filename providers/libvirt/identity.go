@@ -54,7 +54,7 @@ func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (_ string,
 	}
 	pool, err := l.StoragePoolLookupByName(p.cfg.Pool)
 	if err != nil {
-		return "", callErr("StoragePoolLookupByName", p.cfg.Pool, err)
+		return "", poolError(p.cfg.URI, p.cfg.Pool, err)
 	}
 	vol, err := l.StorageVolLookupByName(pool, source)
 	if err != nil {
