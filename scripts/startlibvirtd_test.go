@@ -172,3 +172,21 @@ func TestStartLibvirtdLeavesOthers(t *testing.T) {
 		t.Errorf("stop touched a libvirtd it did not start (pid %d)", other)
 	}
 }
+
+// The KVM harness starts its daemon with start-libvirtd.sh, not a copy of
+// its commands: the README's recipe is then what TestKVM runs.
+func TestHarnessUsesStartLibvirtd(t *testing.T) {
+	b, err := os.ReadFile("../test/kvm/harness.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := scriptFunc(t, "../test/kvm/harness.sh", "start")
+	if !strings.Contains(start, `"$repo/scripts/start-libvirtd.sh" start -n "$NS" -H`) {
+		t.Errorf("harness.sh start does not run scripts/start-libvirtd.sh:\n%s", start)
+	}
+	for _, own := range []string{"libvirtd -d", "virtlogd -d"} {
+		if strings.Contains(string(b), own) {
+			t.Errorf("harness.sh runs %q itself instead of through start-libvirtd.sh", own)
+		}
+	}
+}
