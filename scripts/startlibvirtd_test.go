@@ -190,3 +190,45 @@ func TestHarnessUsesStartLibvirtd(t *testing.T) {
 		}
 	}
 }
+
+// -H (the harness's way) runs libvirtd in a private mount namespace in
+// which /etc/libvirt/qemu.conf is the script's copy with namespaces off
+// and /dev/kvm an unreadable file; this namespace's files are untouched.
+func TestStartLibvirtdHidesKVM(t *testing.T) {
+	e := newStartEnv(t)
+	if _, err := os.Stat("/etc/libvirt/qemu.conf"); err != nil {
+		t.Skip("no /etc/libvirt/qemu.conf (libvirt-daemon-system)")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("needs unshare (util-linux)")
+	}
+	out, err := e.run(t, "start", "-H")
+	if err != nil || !strings.Contains(out, "/dev/kvm hidden") {
+		t.Fatalf("start -H: %v\n%s", err, out)
+	}
+	pid := e.pid("libvirtd")
+	mounts, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{" /etc/libvirt/qemu.conf ", " /dev/kvm "} {
+		if want == " /dev/kvm " {
+			if _, err := os.Stat("/dev/kvm"); err != nil {
+				continue
+			}
+		}
+		if !strings.Contains(string(mounts), want) {
+			t.Errorf("libvirtd's mount namespace has no mount at%s", want)
+		}
+	}
+	conf, err := os.ReadFile(filepath.Join(e.dir, "state", "qemu.conf"))
+	if err != nil || !strings.HasSuffix(string(conf), "\nnamespaces = [ ]\n") {
+		t.Errorf("libvirtd's qemu.conf: %v\n%s", err, conf)
+	}
+	if own, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(own), " /etc/libvirt/qemu.conf ") {
+		t.Errorf("the bind mount leaked into this namespace")
+	}
+	if out, err := e.run(t, "stop"); err != nil {
+		t.Errorf("stop: %v\n%s", err, out)
+	}
+}
