@@ -232,3 +232,33 @@ func TestStartLibvirtdHidesKVM(t *testing.T) {
 		t.Errorf("stop: %v\n%s", err, out)
 	}
 }
+
+// -n NETNS starts both daemons inside that network namespace.
+func TestStartLibvirtdInNamespace(t *testing.T) {
+	e := newStartEnv(t)
+	ns := "labsl-" + strconv.Itoa(os.Getpid())
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Skipf("ip netns add: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	out, err := e.run(t, "start", "-n", ns)
+	if err != nil || !strings.Contains(out, "in network namespace "+ns) {
+		t.Fatalf("start -n: %v\n%s", err, out)
+	}
+	want, err := os.Stat("/run/netns/" + ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"virtlogd", "libvirtd"} {
+		got, err := os.Stat("/proc/" + strconv.Itoa(e.pid(name)) + "/ns/net")
+		if err != nil || !os.SameFile(got, want) {
+			t.Errorf("%s runs outside namespace %s: %v", name, ns, err)
+		}
+	}
+	if out, err := e.run(t, "stop"); err != nil {
+		t.Errorf("stop: %v\n%s", err, out)
+	}
+	if out, err := e.run(t, "start", "-n", ns+"-absent"); err == nil || !strings.Contains(out, "no network namespace") {
+		t.Errorf("start in a missing namespace: %v\n%s", err, out)
+	}
+}
