@@ -2,9 +2,14 @@ package libvirt
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"io"
+	"net"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
@@ -93,5 +98,123 @@ func TestLinkOfflineNoPoolCheck(t *testing.T) {
 	_, err := p.Link(context.Background(), providers.LinkSpec{Address: "pair.p.link", LabID: "x", Name: "x-p"})
 	if err == nil || strings.Contains(err.Error(), "storage pool") {
 		t.Errorf("Link offline: %v", err)
+	}
+}
+
+// poolDaemon is a libvirtd on a pipe that knows one storage pool state:
+// it answers the handshake go-libvirt makes (REMOTE_PROC_AUTH_LIST with
+// REMOTE_AUTH_NONE, REMOTE_PROC_CONNECT_OPEN), CONNECT_CLOSE, and
+// STORAGE_POOL_LOOKUP_BY_NAME / STORAGE_POOL_GET_INFO (procedures 84 and
+// 87 of remote_protocol.x) for pool "lab" in state, or with
+// VIR_ERR_NO_STORAGE_POOL when missing. Any other call gets an error
+// reply and is listed in calls, so a Link that went on to make a network
+// shows there.
+type poolDaemon struct {
+	missing bool
+	state   uint32
+	calls   chan uint32
+}
+
+func (d *poolDaemon) Dial() (net.Conn, error) {
+	srv, cli := net.Pipe()
+	go d.serve(srv)
+	return cli, nil
+}
+
+func (d *poolDaemon) serve(c net.Conn) {
+	defer c.Close()
+	for {
+		head := make([]byte, packetHeaderLen)
+		if _, err := io.ReadFull(c, head); err != nil {
+			return
+		}
+		body := make([]byte, binary.BigEndian.Uint32(head)-packetHeaderLen)
+		if _, err := io.ReadFull(c, body); err != nil {
+			return
+		}
+		proc, serial := binary.BigEndian.Uint32(head[12:]), binary.BigEndian.Uint32(head[20:])
+		var payload []byte
+		status := uint32(0)
+		switch {
+		case proc == 66: // auth list: one type, REMOTE_AUTH_NONE
+			payload = xdrWords(1, 0)
+		case proc == 1 || proc == 2: // connect open, close
+		case proc == 84 && d.missing:
+			status, payload = 1, xdrError(uint32(golibvirt.ErrNoStoragePool), "Storage pool not found: no storage pool with matching name 'lab'")
+		case proc == 84: // remote_nonnull_storage_pool: name, uuid[16]
+			payload = append(xdrString("lab"), make([]byte, 16)...)
+		case proc == 87: // state, capacity, allocation, available (u64 each)
+			payload = xdrWords(d.state, 0, 1, 0, 0, 0, 1)
+		default:
+			d.calls <- proc
+			status, payload = 1, xdrError(uint32(golibvirt.ErrInternalError), "poolDaemon: unexpected procedure")
+		}
+		out := make([]byte, packetHeaderLen, packetHeaderLen+len(payload))
+		copy(out, head)
+		binary.BigEndian.PutUint32(out, uint32(packetHeaderLen+len(payload)))
+		binary.BigEndian.PutUint32(out[16:], msgReply)
+		binary.BigEndian.PutUint32(out[20:], serial)
+		binary.BigEndian.PutUint32(out[24:], status)
+		if _, err := c.Write(append(out, payload...)); err != nil {
+			return
+		}
+	}
+}
+
+func xdrWords(ws ...uint32) []byte {
+	b := make([]byte, 4*len(ws))
+	for i, w := range ws {
+		binary.BigEndian.PutUint32(b[4*i:], w)
+	}
+	return b
+}
+
+func xdrString(s string) []byte {
+	b := append(xdrWords(uint32(len(s))), s...)
+	return append(b, make([]byte, (4-len(s)%4)%4)...)
+}
+
+// xdrError is remote_error: code, domain (VIR_FROM_STORAGE, 18), the
+// message (an optional string: present), level (VIR_ERR_ERROR, 2) and
+// the fields after it, absent.
+func xdrError(code uint32, msg string) []byte {
+	b := append(xdrWords(code, 18, 1), xdrString(msg)...)
+	return append(b, xdrWords(2, 0, 0, 0, 0, 0, 0, 0)...)
+}
+
+// An apply's first Link against a daemon whose pool is missing or stopped
+// fails with the commands that fix it and makes no network (no call past
+// the pool's).
+func TestLinkChecksPoolFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    *poolDaemon
+		want string
+	}{
+		{"missing", &poolDaemon{missing: true}, "virsh -c qemu:///system pool-define-as lab dir --target /var/lib/libvirt/pool-lab && virsh -c qemu:///system pool-build lab"},
+		{"stopped", &poolDaemon{state: uint32(golibvirt.StoragePoolInactive)}, "virsh -c qemu:///system pool-start lab"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.d.calls = make(chan uint32, 16)
+			p, d := configure(t, "pool = \"lab\"\naccel = \"tcg\"\ncall_timeout = \"5s\"\n")
+			if d.HasErrors() {
+				t.Fatal(d)
+			}
+			p.dial = func(u *url.URL, timeout time.Duration) (*golibvirt.Libvirt, *rpcWatch, error) {
+				return dialLibvirt(tc.d, u, timeout)
+			}
+			in, err := p.Link(context.Background(), providers.LinkSpec{Address: "pair.p.link", LabID: "x", Name: "x-p"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "pair.p.link: ") {
+				t.Errorf("Link: %v\nwant it to say %q", err, tc.want)
+			}
+			if in.Address != "" {
+				t.Errorf("Link refused before making anything returned an instance to record: %+v", in)
+			}
+			_ = p.Close(context.Background())
+			close(tc.d.calls)
+			for proc := range tc.d.calls {
+				t.Errorf("Link went on to call procedure %d", proc)
+			}
+		})
 	}
 }
