@@ -113,6 +113,11 @@ type poolDaemon struct {
 	missing bool
 	state   uint32
 	calls   chan uint32
+	// volPath is the file of volume base.qcow2 in the pool ("": none),
+	// for STORAGE_VOL_LOOKUP_BY_NAME, _GET_INFO_FLAGS and _GET_XML_DESC
+	// (95, 378, 99); its size is volSize.
+	volPath string
+	volSize uint32
 }
 
 func (d *poolDaemon) Dial() (net.Conn, error) {
@@ -145,6 +150,12 @@ func (d *poolDaemon) serve(c net.Conn) {
 			payload = append(xdrString("lab"), make([]byte, 16)...)
 		case proc == 87: // state, capacity, allocation, available (u64 each)
 			payload = xdrWords(d.state, 0, 1, 0, 0, 0, 1)
+		case proc == 95 && d.volPath != "": // remote_nonnull_storage_vol: pool, name, key
+			payload = append(append(xdrString("lab"), xdrString("base.qcow2")...), xdrString(d.volPath)...)
+		case proc == 378 && d.volPath != "": // type (file), capacity, allocation (u64 each)
+			payload = xdrWords(0, 0, d.volSize, 0, d.volSize)
+		case proc == 99 && d.volPath != "": // the volume's XML (storage_vol.rng)
+			payload = xdrString("<volume type='file'><name>base.qcow2</name><target><path>" + d.volPath + "</path><format type='qcow2'/></target></volume>")
 		default:
 			d.calls <- proc
 			status, payload = 1, xdrError(uint32(golibvirt.ErrInternalError), "poolDaemon: unexpected procedure")

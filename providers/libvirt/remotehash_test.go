@@ -4,11 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
 
 	"github.com/lab-bench/lab/guest/ssh/sshtest"
 )
@@ -99,5 +103,51 @@ func TestHashOverSSHRealSSHD(t *testing.T) {
 	want := sha256.Sum256(data)
 	if err != nil || got != hex.EncodeToString(want[:]) {
 		t.Errorf("hashOverSSH = %q, %v; want %x", got, err, want)
+	}
+}
+
+// TestTemplateIDOnSSHHost: for a qemu+ssh:// URI, TemplateID looks the
+// volume's path up in libvirtd (a daemon on a pipe) and hashes it on the
+// host over SSH (a scripted Linux host): the download is never asked
+// for. When the host's tool cannot read the file, the download is tried.
+func TestTemplateIDOnSSHHost(t *testing.T) {
+	const path = "/var/lib/libvirt/images/base.qcow2"
+	for _, tc := range []struct {
+		name         string
+		hash         sshtest.Rule
+		wantID       string // "" for an error
+		wantDownload bool
+	}{
+		{"hashed on the host", sshtest.Rule{Match: `^sha256sum -- ` + path + `$`, Stdout: testSum + "  " + path + "\n"}, "sha256:" + testSum, false},
+		{"unreadable there: downloaded", sshtest.Rule{Match: `^sha256sum`, Stderr: "sha256sum: " + path + ": Permission denied\n", Exit: 1}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sshtest.NewServer(t, sshtest.NewScript(sshtest.Rule{Match: `^uname -s$`, Stdout: "Linux\n"}, tc.hash).Handle)
+			p, d := configure(t, "uri = \"qemu+ssh://root@"+s.Host()+":"+strconv.Itoa(s.Port())+"/system\"\nprivate_key_file = \""+s.ClientKeyFile()+
+				"\"\nhost_key = \""+s.HostKey()+"\"\npool = \"lab\"\naccel = \"tcg\"\ncall_timeout = \"5s\"\n")
+			if d.HasErrors() {
+				t.Fatal(d)
+			}
+			daemon := &poolDaemon{state: uint32(golibvirt.StoragePoolRunning), volPath: path, volSize: 1 << 20, calls: make(chan uint32, 16)}
+			p.dial = func(u *url.URL, timeout time.Duration) (*golibvirt.Libvirt, *rpcWatch, error) {
+				return dialLibvirt(daemon, u, timeout)
+			}
+			id, err := p.TemplateID(context.Background(), testMachine())
+			if id != tc.wantID || (tc.wantID == "") != (err != nil) {
+				t.Errorf("TemplateID = %q, %v; want %q", id, err, tc.wantID)
+			}
+			_ = p.Close(context.Background())
+			close(daemon.calls)
+			downloaded := false
+			for proc := range daemon.calls {
+				downloaded = downloaded || proc == 209 // REMOTE_PROC_STORAGE_VOL_DOWNLOAD
+				if proc != 209 {
+					t.Errorf("TemplateID called procedure %d", proc)
+				}
+			}
+			if downloaded != tc.wantDownload {
+				t.Errorf("downloaded %v, want %v", downloaded, tc.wantDownload)
+			}
+		})
 	}
 }
