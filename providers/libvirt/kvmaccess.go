@@ -22,7 +22,8 @@ import (
 // and owner and the QEMU user's ids from the files and fails at plan,
 // naming the device, its mode and the remedy. When it cannot tell (no
 // qemu.conf, a user that is not in /etc/passwd: NSS, LDAP) it says
-// nothing, and libvirt decides at apply. ACLs on the device are not read.
+// nothing, and libvirt decides at apply; so it does for a device with an
+// ACL (which may let QEMU's user in whatever the mode says).
 
 // kvmAccessError is a /dev/kvm QEMU cannot open; fix is what makes it
 // openable (accelError says it beside accel = "tcg").
@@ -55,7 +56,7 @@ func (h kvmHost) qemuAccess() error {
 		return nil
 	}
 	q, ok := h.qemuIDs()
-	if !ok || q.canOpen(fi.Mode().Perm(), st.Uid, st.Gid) {
+	if !ok || q.canOpen(fi.Mode().Perm(), st.Uid, st.Gid) || hasACL(h.dev) {
 		return nil
 	}
 	owner := h.nameOf(h.passwd, st.Uid) + ":" + h.nameOf(h.group, st.Gid)
