@@ -141,6 +141,8 @@ func (d *poolDaemon) serve(c net.Conn) {
 		var payload []byte
 		status := uint32(0)
 		switch {
+		case proc == 6: // node get info: char model[32] (XDR: 4 bytes each), memory (u64), cpus, mhz, nodes, sockets, cores, threads
+			payload = append(make([]byte, 32*4), xdrWords(0, 1<<20, 4, 2000, 1, 1, 4, 1)...)
 		case proc == 66: // auth list: one type, REMOTE_AUTH_NONE
 			payload = xdrWords(1, 0)
 		case proc == 1 || proc == 2: // connect open, close
@@ -227,5 +229,27 @@ func TestLinkChecksPoolFirst(t *testing.T) {
 				t.Errorf("Link went on to call procedure %d", proc)
 			}
 		})
+	}
+}
+
+// With cpu_pin {} the plan dials, and then looks at the pool too: a
+// missing one fails the plan naming it.
+func TestCheckTemplateWithPinChecksPool(t *testing.T) {
+	d := &poolDaemon{missing: true, calls: make(chan uint32, 16)}
+	p, diags := configure(t, "pool = \"lab\"\naccel = \"tcg\"\ncall_timeout = \"5s\"\ncpu_pin {\n  server = \"0\"\n}\n")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p.dial = func(u *url.URL, timeout time.Duration) (*golibvirt.Libvirt, *rpcWatch, error) {
+		return dialLibvirt(d, u, timeout)
+	}
+	err := p.CheckTemplate(context.Background(), testMachine())
+	if err == nil || !strings.Contains(err.Error(), `storage pool "lab" does not exist`) {
+		t.Errorf("plan: %v, want the missing pool named", err)
+	}
+	_ = p.Close(context.Background())
+	close(d.calls)
+	for proc := range d.calls {
+		t.Errorf("plan called procedure %d", proc)
 	}
 }
