@@ -13,6 +13,7 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -143,6 +144,8 @@ func (d *poolDaemon) serve(c net.Conn) {
 		switch {
 		case proc == 6: // node get info: char model[32] (XDR: 4 bytes each), memory (u64), cpus, mhz, nodes, sockets, cores, threads
 			payload = append(make([]byte, 32*4), xdrWords(0, 1<<20, 4, 2000, 1, 1, 4, 1)...)
+		case proc == 23: // domain lookup by name: no leftover domain (qemu_driver.c, VIR_ERR_NO_DOMAIN)
+			status, payload = 1, xdrError(uint32(golibvirt.ErrNoDomain), "Domain not found: no domain with matching name 'x-p-s'")
 		case proc == 66: // auth list: one type, REMOTE_AUTH_NONE
 			payload = xdrWords(1, 0)
 		case proc == 1 || proc == 2: // connect open, close
@@ -251,5 +254,32 @@ func TestCheckTemplateWithPinChecksPool(t *testing.T) {
 	close(d.calls)
 	for proc := range d.calls {
 		t.Errorf("plan called procedure %d", proc)
+	}
+}
+
+// A create against a daemon without the pool is refused after the
+// leftover check, before any volume or domain: nothing to record.
+func TestCreateChecksPool(t *testing.T) {
+	d := &poolDaemon{missing: true, calls: make(chan uint32, 16)}
+	p, diags := configure(t, "pool = \"lab\"\naccel = \"tcg\"\ncall_timeout = \"5s\"\n")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p.dial = func(u *url.URL, timeout time.Duration) (*golibvirt.Libvirt, *rpcWatch, error) {
+		return dialLibvirt(d, u, timeout)
+	}
+	m := testMachine()
+	m.Link = machine.Instance{Address: "pair.p.link", Kind: "link", Name: "x-p", Attrs: map[string]string{attrNetwork: "lab-x-p", attrOwned: "true"}}
+	in, err := p.Create(context.Background(), m)
+	if err == nil || !strings.Contains(err.Error(), `pair.p.server: storage pool "lab" does not exist`) || !strings.Contains(err.Error(), "pool-define-as lab") {
+		t.Errorf("create: %v, want the missing pool and its commands", err)
+	}
+	if in.Address != "" {
+		t.Errorf("create refused before making anything returned an instance to record: %+v", in)
+	}
+	_ = p.Close(context.Background())
+	close(d.calls)
+	for proc := range d.calls {
+		t.Errorf("create called procedure %d", proc)
 	}
 }
