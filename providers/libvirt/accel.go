@@ -27,13 +27,22 @@ type kvmHost struct {
 	dev     string // /dev/kvm
 	modules string // /sys/module
 	cpuinfo string // /proc/cpuinfo
+	// Where qemuAccess (kvmaccess.go) finds the user the system daemon
+	// runs QEMU as, and that user's groups.
+	qemuConf string // /etc/libvirt/qemu.conf
+	passwd   string // /etc/passwd
+	group    string // /etc/group
 }
 
-var thisHost = kvmHost{dev: "/dev/kvm", modules: "/sys/module", cpuinfo: "/proc/cpuinfo"}
+var thisHost = kvmHost{dev: "/dev/kvm", modules: "/sys/module", cpuinfo: "/proc/cpuinfo",
+	qemuConf: "/etc/libvirt/qemu.conf", passwd: "/etc/passwd", group: "/etc/group"}
 
-// localKVM remembers the probe of this machine: it does not change while
-// lab runs.
-var localKVM = sync.OnceValue(func() error { return thisHost.probe() })
+// localKVM and localQEMUAccess remember the probes of this machine: they
+// do not change while lab runs.
+var (
+	localKVM        = sync.OnceValue(func() error { return thisHost.probe() })
+	localQEMUAccess = sync.OnceValue(func() error { return thisHost.qemuAccess() })
+)
 
 // probe says why KVM on h cannot boot a stock guest kernel; nil when it
 // looks able to.
@@ -90,20 +99,34 @@ func (p *Provider) checkAccel() error {
 	return accelError(p.probeKVM())
 }
 
-// probeKVM is localKVM, replaced in tests.
+// probeKVM is localKVM and, for the system daemon (whose QEMUs run as
+// another user than lab), localQEMUAccess; replaced in tests.
 func (p *Provider) probeKVM() error {
 	if p.kvmProbe != nil {
 		return p.kvmProbe()
 	}
-	return localKVM()
+	if err := localKVM(); err != nil {
+		return err
+	}
+	if systemDaemon(p.cfg.URI) {
+		return localQEMUAccess()
+	}
+	return nil
 }
 
-// accelError turns a failed probe into what the user reads.
+// accelError turns a failed probe into what the user reads: a probe that
+// knows its own remedy (a *kvmAccessError) says it instead of the
+// hardware advice.
 func accelError(probe error) error {
 	if probe == nil {
 		return nil
 	}
-	return fmt.Errorf(`accel = "kvm" (the default) cannot boot guests on this host: %v. Set accel = "tcg" in the libvirt provider block (QEMU emulation: slower, the same guests), or use a host with hardware virtualisation (vmx or svm)`, probe)
+	other := "or use a host with hardware virtualisation (vmx or svm)"
+	var ae *kvmAccessError
+	if errors.As(probe, &ae) {
+		other = "or " + ae.fix
+	}
+	return fmt.Errorf(`accel = "kvm" (the default) cannot boot guests on this host: %v. Set accel = "tcg" in the libvirt provider block (QEMU emulation: slower, the same guests), %s`, probe, other)
 }
 
 // bootHint is "; " and qemuLogHint for a boot that failed on its own;

@@ -115,6 +115,7 @@ func TestAccelCheckedAtPlanAndCreate(t *testing.T) {
 func TestKVMProbeThisHost(t *testing.T) {
 	err := thisHost.probe()
 	t.Logf("this host: %v", err)
+	t.Logf("this host, QEMU's access to /dev/kvm: %v", thisHost.qemuAccess())
 	if _, serr := os.Stat("/sys/module/kvm_pvm"); serr == nil {
 		if hw, _ := thisHost.hardwareVirt(); !hw && (err == nil || !strings.Contains(err.Error(), "KVM on PVM")) {
 			t.Errorf("kvm_pvm loaded, no vmx/svm: probe %v, want KVM on PVM named", err)

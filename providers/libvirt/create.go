@@ -209,6 +209,11 @@ func (c *creation) clearLeftover(ctx context.Context) error {
 		}
 		return fmt.Errorf("%s: remove leftover: %w", m.Address, err)
 	}
+	// A missing or stopped pool, or no template volume in it: nothing of
+	// lab's exists for this machine yet (pool.go says what to do).
+	if err := checkPool(c.l, c.p.cfg.URI, pl, m.Template.Source); err != nil {
+		return c.refuse(err)
+	}
 	var err error
 	if c.pool, err = c.l.StoragePoolLookupByName(pl); err != nil {
 		return callErr("StoragePoolLookupByName", pl, err)
@@ -232,15 +237,12 @@ func (c *creation) clearLeftover(ctx context.Context) error {
 // produced, cfg, cpu_pin {}. Produces: ds and the attrs it records.
 func (c *creation) buildDomain(context.Context) error {
 	m, cfg, o := c.m, c.p.cfg, c.in.Owner
-	ds := domainSpec{Name: m.Name, Type: "kvm", Emulator: cfg.Emulator, Machine: cfg.Machine, VCPU: c.vcpu, MemoryMiB: c.mem,
+	ds := domainSpec{Name: m.Name, Type: domainType(cfg.Accel), Emulator: cfg.Emulator, Machine: cfg.Machine, VCPU: c.vcpu, MemoryMiB: c.mem,
 		Pool: cfg.Pool, Volume: volumeName(m.Name),
 		Network: c.network, LinkType: c.linkType, LinkDev: c.linkDev, MAC: c.mac, Model: c.model, Driver: cfg.NICDriver, Queues: m.NIC.Queues,
 		RXQueueSize: m.NIC.RXQueueSize, MTU: linkMTU(m.Link), Host: c.host, Guest: c.guest,
 		MgmtNetwork: c.mgmtNet, MgmtMAC: c.mgmtMAC,
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: cfg.Pool, Tag: o.Tag(m.Address)}}
-	if cfg.Accel == "tcg" {
-		ds.Type = "qemu"
-	}
 	c.in.Attrs[attrMachine] = ds.Machine
 	if ds.RXQueueSize > 0 {
 		c.in.Attrs[attrRXQueueSize] = fmt.Sprint(ds.RXQueueSize)

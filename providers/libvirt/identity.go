@@ -34,9 +34,10 @@ func (p *Provider) Capabilities() providers.Capabilities {
 	}
 }
 
-// TemplateID is "sha256:<hex>" of the template's base volume as libvirtd
-// serves it (StorageVolDownload), computed once per volume and provider:
-// the image a guest boots, whatever its name or path.
+// TemplateID is "sha256:<hex>" of the template's base volume, the bytes
+// libvirtd would serve (volumeSum: hashed where the file lies when it
+// can, else downloaded), computed once per volume and provider: the
+// image a guest boots, whatever its name or path.
 func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (_ string, err error) {
 	defer p.explain(&err)
 	source := m.Template.Source
@@ -54,7 +55,7 @@ func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (_ string,
 	}
 	pool, err := l.StoragePoolLookupByName(p.cfg.Pool)
 	if err != nil {
-		return "", callErr("StoragePoolLookupByName", p.cfg.Pool, err)
+		return "", poolError(p.cfg.URI, p.cfg.Pool, err)
 	}
 	vol, err := l.StorageVolLookupByName(pool, source)
 	if err != nil {
@@ -66,6 +67,37 @@ func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (_ string,
 	var size uint64
 	if _, _, phys, err := l.StorageVolGetInfoFlags(vol, uint32(golibvirt.StorageVolGetPhysical)); err == nil {
 		size = phys
+	}
+	sum, err := p.volumeSum(ctx, l, vol, size)
+	if err != nil {
+		return "", err
+	}
+	id := "sha256:" + sum
+	if p.ids == nil {
+		p.ids = map[string]string{}
+	}
+	p.ids[source] = id
+	return id, nil
+}
+
+// volumeSum is the hex SHA-256 of vol, of size bytes (0: unknown): on a
+// qemu+ssh:// host hashed there over lab's login (remotehash.go), on this
+// host read from its file, else (or when those cannot read it) through
+// libvirt's download.
+func (p *Provider) volumeSum(ctx context.Context, l *golibvirt.Libvirt, vol golibvirt.StorageVol, size uint64) (string, error) {
+	source := vol.Name
+	if u, err := url.Parse(p.cfg.URI); err == nil && sshScheme(u) {
+		path, err := volumePath(l, vol)
+		if err == nil {
+			var sum string
+			if sum, err = p.hashOverSSH(ctx, path, size); err == nil {
+				return sum, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		trace("%s: hash on the host: %v; downloading it", source, err)
 	}
 	h := sha256.New()
 	// On this host the volume's file is read directly: the same bytes a
@@ -94,12 +126,7 @@ func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (_ string,
 	if err := checkDownload(source, n, size); err != nil {
 		return "", err
 	}
-	id := "sha256:" + hex.EncodeToString(h.Sum(nil))
-	if p.ids == nil {
-		p.ids = map[string]string{}
-	}
-	p.ids[source] = id
-	return id, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // hashVolumeFile hashes vol's file into h when libvirtd runs on this host
@@ -110,15 +137,25 @@ func (p *Provider) hashVolumeFile(ctx context.Context, l *golibvirt.Libvirt, vol
 	if !onThisHost(p.cfg.URI) {
 		return 0, fmt.Errorf("libvirtd is not on this host")
 	}
-	x, err := l.StorageVolGetXMLDesc(vol, 0)
+	path, err := volumePath(l, vol)
 	if err != nil {
 		return 0, err
 	}
+	return hashFile(ctx, path, h)
+}
+
+// volumePath is the file of vol on the libvirt host (its XML's
+// <target><path>); an error for a volume that is not a file.
+func volumePath(l *golibvirt.Libvirt, vol golibvirt.StorageVol) (string, error) {
+	x, err := l.StorageVolGetXMLDesc(vol, 0)
+	if err != nil {
+		return "", err
+	}
 	var v volXML
 	if err := xml.Unmarshal([]byte(x), &v); err != nil || !filepath.IsAbs(v.Target.Path) {
-		return 0, fmt.Errorf("volume %s: no file path in its XML", vol.Name)
+		return "", fmt.Errorf("volume %s: no file path in its XML", vol.Name)
 	}
-	return hashFile(ctx, v.Target.Path, h)
+	return v.Target.Path, nil
 }
 
 // hashFile copies the regular file at path into h until ctx is done.

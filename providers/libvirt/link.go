@@ -42,6 +42,11 @@ func (p *Provider) Link(ctx context.Context, ls providers.LinkSpec) (_ machine.I
 	if err != nil {
 		return in, err
 	}
+	// The pool the guests need, before anything is made (pool.go): a
+	// missing one used to fail only the first create, after the networks.
+	if err := checkPool(l, p.cfg.URI, p.cfg.Pool, ""); err != nil {
+		return machine.Instance{}, fmt.Errorf("%s: %w", ls.Address, err)
+	}
 	if lt, dev := p.cfg.linkDevice(); lt != "" {
 		return p.deviceLink(l, ls, in, lt, dev)
 	}

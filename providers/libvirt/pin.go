@@ -237,7 +237,8 @@ func (p *Provider) hostCPUs() (int, error) {
 
 // CheckTemplate is the plan's look at the libvirt host: whether accel =
 // "kvm" can boot guests on this machine (accel.go, no dial), and, when
-// cpu_pin {} asks for host CPUs, a CPU the host does not have fails the
+// cpu_pin {} asks for host CPUs, whether the pool and the template's
+// volume exist (pool.go) and a CPU the host does not have fails the
 // plan at the spec line that asks for it. With no daemon to dial (no
 // socket, connection refused) the plan stays offline and the check waits
 // for apply; a daemon that accepts and does not answer fails the plan
@@ -257,6 +258,11 @@ func (p *Provider) CheckTemplate(ctx context.Context, m machine.Machine) (err er
 			return err
 		}
 		return nil
+	}
+	if l, err := p.conn(); err == nil {
+		if err := checkPool(l, p.cfg.URI, p.cfg.Pool, m.Template.Source); err != nil {
+			return err
+		}
 	}
 	return p.pin.beyondHost(n, p.cfg.URI)
 }

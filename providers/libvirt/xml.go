@@ -166,6 +166,16 @@ func domainXML(d domainSpec) (string, error) {
 	return marshalXML(&dom)
 }
 
+// domainType is the <domain type> for accel: "kvm" (hardware
+// virtualisation; domainXML adds a host-passthrough CPU) or, for "tcg",
+// "qemu" (QEMU's emulation).
+func domainType(accel string) string {
+	if accel == "tcg" {
+		return "qemu"
+	}
+	return "kvm"
+}
+
 // marshalXML is what libvirtxml's Marshal methods do (two-space indent),
 // with the final newline the files lab writes and tests compare end with.
 func marshalXML(v any) (string, error) {

@@ -1,6 +1,7 @@
 package libvirt
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,5 +123,38 @@ func TestDomainXMLRoundTrips(t *testing.T) {
 	}
 	if net.DnsmasqOptions == nil || len(net.DnsmasqOptions.Option) != 1 || net.DnsmasqOptions.Option[0].Value != "no-ping" {
 		t.Errorf("dnsmasq options read back: %+v", net.DnsmasqOptions)
+	}
+}
+
+// TestDomainXMLAccel: the same guest under accel = "kvm" (the default) and
+// "tcg", from the provider block to the XML. kvm is domain type kvm with a
+// host-passthrough CPU; tcg is type qemu with QEMU's default CPU. The KVM
+// suite runs TCG only (its /dev/kvm cannot boot stock kernels), so this is
+// where the default path's XML is pinned.
+func TestDomainXMLAccel(t *testing.T) {
+	for _, tc := range []struct{ body, golden, typ string }{
+		{``, "domain-accel-kvm", `<domain type="kvm">`},
+		{`accel = "kvm"`, "domain-accel-kvm", `<domain type="kvm">`},
+		{`accel = "tcg"`, "domain-accel-tcg", `<domain type="qemu">`},
+	} {
+		t.Run(tc.body, func(t *testing.T) {
+			p := New()
+			if d := p.Configure(context.Background(), hclBody(t, tc.body)); d.HasErrors() {
+				t.Fatal(d)
+			}
+			d := domainSpec{Name: "lab-kvm-accel-s", Type: domainType(p.cfg.Accel), Emulator: p.cfg.Emulator, Machine: p.cfg.Machine,
+				VCPU: 2, MemoryMiB: 1024, Pool: p.cfg.Pool, Volume: "lab-kvm-accel-s.qcow2", Network: "lab-kvm-accel",
+				MAC: "52:54:00:12:34:56", Model: "virtio", ConsoleLog: "/var/log/libvirt/qemu/lab-kvm-accel-s-console.log",
+				Meta: labMeta{LabID: "kvm", Address: "pair.accel.server", Role: "server", Volume: "lab-kvm-accel-s.qcow2", Pool: p.cfg.Pool}}
+			got, err := domainXML(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			passthrough := strings.Contains(got, `<cpu mode="host-passthrough">`)
+			if !strings.HasPrefix(got, tc.typ) || passthrough != (tc.typ == `<domain type="kvm">`) {
+				t.Errorf("accel %q: want %s, host-passthrough CPU %v:\n%s", p.cfg.Accel, tc.typ, !passthrough, got)
+			}
+			golden.Check(t, filepath.Join("testdata", tc.golden+".golden"), got)
+		})
 	}
 }

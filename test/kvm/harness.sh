@@ -59,28 +59,17 @@ start() {
   if pid=$(pid_of /run/libvirtd.pid); then
     in_ns "$pid" || { log "a libvirtd (pid $pid) already runs outside namespace $NS: not touching it"; exit 1; }
   else
-    mkdir -p /run/libvirt
-    pid_of /run/virtlogd.pid >/dev/null || ip netns exec "$NS" virtlogd -d
     # /dev/kvm here cannot boot stock kernels (the tests use TCG), yet
     # libvirt sees it usable and re-probes every QEMU binary on each domain
-    # definition (~2 min each). Hide it from libvirtd and its QEMUs with a
-    # private mount namespace in which /dev/kvm is an unreadable file.
-    rm -f /var/cache/libvirt/qemu/capabilities/*.xml # probed with /dev/kvm visible
-    mkdir -p /run/lab-kvm && : >/run/lab-kvm/nokvm && chmod 000 /run/lab-kvm/nokvm
-    # libvirtd -d daemonises; its pid file is /run/libvirtd.pid.
-    # With /dev/kvm a mount point, libvirt's per-domain /dev namespace
-    # cannot be built: turn it off in a qemu.conf seen only by this daemon.
-    { cat /etc/libvirt/qemu.conf; echo; echo 'namespaces = [ ]'; } >/run/lab-kvm/qemu.conf
-    ip netns exec "$NS" unshare -m --propagation private sh -c \
-      'mount --bind /run/lab-kvm/qemu.conf /etc/libvirt/qemu.conf &&
-       { [ ! -e /dev/kvm ] || mount --bind /run/lab-kvm/nokvm /dev/kvm; } && exec libvirtd -d'
-
+    # definition (~2 min each): the daemon runs with it hidden (-H), and
+    # what libvirt probed with it visible is thrown away.
+    rm -f /var/cache/libvirt/qemu/capabilities/*.xml
   fi
-  for _ in $(seq 100); do
-    virsh version >/dev/null 2>&1 && break
-    sleep 0.2
-  done
-  virsh version >/dev/null 2>&1 || { log "libvirtd does not answer on $URI"; exit 1; }
+  # The recipe the README gives users, in the namespace: virtlogd and
+  # libvirtd daemonised (pid files /run/virtlogd.pid, /run/libvirtd.pid),
+  # waited for until qemu:///system answers on its socket; it reuses
+  # daemons that already run.
+  "$repo/scripts/start-libvirtd.sh" start -n "$NS" -H
   # The daemon that answers must be the one in the namespace (a system
   # libvirtd holding the socket would answer too): stop checks the same.
   own_daemon || { log "the libvirtd answering on $URI is not the one in namespace $NS: not using it"; exit 1; }
