@@ -34,7 +34,7 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	p.X.Label.Text = "s"
 	p.Y.Label.Text = "Gb/s"
 	p.Y.Min = 0
-	p.Legend.Top = true
+	p.legendRight = true // beside the lines, not over them
 	top := 0.0
 	for i, r := range g.Repeats {
 		var pts plotter.XYs
@@ -55,7 +55,7 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 		p.add(l, sc)
 		p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), l)
 	}
-	p.Y.Max = math.Max(top*1.3, 0.001)
+	p.Y.Max = math.Max(top*1.08, 0.001)
 	return p, nil
 }
 
@@ -87,14 +87,19 @@ func renderTimeSeries(w io.Writer, format string, groups []results.CellGroup) er
 	pad := vg.Millimeter * 3
 	for i, p := range plots {
 		x, y := vg.Length(i%cols)*pw, height-vg.Length(i/cols+1)*ph
-		p.Draw(draw.Crop(dc, x+pad, x+pw-width-pad, y+pad, y+ph-height-pad))
+		p.draw(draw.Crop(dc, x+pad, x+pw-width-pad, y+pad, y+ph-height-pad))
 	}
 	return writeCanvas(w, format, canvas)
 }
 
 // writePanelSVG writes one panel as a 5 × 3 inch SVG.
 func writePanelSVG(w io.Writer, p *panel) error {
-	c := vgsvg.New(5*vg.Inch, 3*vg.Inch)
-	p.Draw(draw.New(c))
+	return writeSizedSVG(w, p, 5*vg.Inch, 3*vg.Inch)
+}
+
+// writeSizedSVG writes one panel as an SVG of the size.
+func writeSizedSVG(w io.Writer, p *panel, width, height vg.Length) error {
+	c := vgsvg.New(width, height)
+	p.draw(draw.New(c))
 	return writeCanvas(w, "svg", c)
 }

@@ -1,0 +1,137 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/lab-bench/lab/internal/results"
+)
+
+// exampleRuns are recorded runs of three examples, as `lab apply` wrote
+// them: quickstart's throughput runs (the bundle's records), and
+// latency-rr's and udp-loss's runs on namespaces joined by a veth (lab
+// apply -var repeat=4 -var duration=3s on a 2-vCPU VM shared with other
+// work, 2026-12-02).
+var exampleRuns = []struct{ name, dir, id string }{
+	{"throughput", "../../testdata/bundles/quickstart/records", "20261201T113443Z"},
+	{"latency", "testdata/records/latency-rr", "20261202T010039Z"},
+	{"udp", "testdata/records/udp-loss", "20261202T010112Z"},
+}
+
+// loadExample loads one recorded example run.
+func loadExample(t *testing.T, name string) (results.RunInfo, []results.Record) {
+	t.Helper()
+	for _, e := range exampleRuns {
+		if e.name == name {
+			info, recs, err := results.Store{Dir: e.dir}.Load(e.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info, recs
+		}
+	}
+	t.Fatalf("no example %s", name)
+	return results.RunInfo{}, nil
+}
+
+// plotTitles are the titles of the extra panels of a run's figure.
+func plotTitles(t *testing.T, groups []results.CellGroup) []string {
+	t.Helper()
+	ps, err := metricPanels(groups, panelW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, p := range ps {
+		titles = append(titles, strings.SplitN(p.Title.Text, "\n", 2)[0])
+	}
+	return titles
+}
+
+// TestExamplePlots: each recorded example gets a panel for each metric its
+// benchmark records and none for one it does not: latency percentiles and
+// the histogram's CDF for latency-rr, loss, jitter and packets/s for
+// udp-loss, retransmits for quickstart's TCP runs; cycles per bit where
+// the CPU clock was recorded (not in quickstart's records). The
+// figures are written to $LAB_PLOT_DIR when it is set, to look at.
+func TestExamplePlots(t *testing.T) {
+	want := map[string][]string{
+		"throughput": {"retransmits"},
+		"latency":    {"round-trip latency (mean, 95% CI; dots: the repeats)", "round-trip latency distribution (repeats pooled)", "transactions/s", "server cycles/bit", "client cycles/bit"},
+		"udp":        {"loss", "jitter", "packets/s"},
+	}
+	for _, e := range exampleRuns {
+		t.Run(e.name, func(t *testing.T) {
+			info, recs := loadExample(t, e.name)
+			groups := results.Group(recs)
+			var got []string
+			for _, title := range plotTitles(t, groups) {
+				got = append(got, strings.TrimSuffix(title, " (mean, 95% CI; dots: the repeats)"))
+			}
+			w := want[e.name]
+			if e.name == "latency" {
+				w[0] = "round-trip latency"
+			}
+			if strings.Join(got, "|") != strings.Join(w, "|") {
+				t.Errorf("panels %q, want %q", got, w)
+			}
+			for _, format := range []string{"svg", "png"} {
+				var buf bytes.Buffer
+				if err := Render(&buf, format, info, groups, Options{Records: recs}); err != nil {
+					t.Fatal(err)
+				}
+				if dir := os.Getenv("LAB_PLOT_DIR"); dir != "" {
+					os.WriteFile(filepath.Join(dir, e.name+"."+format), buf.Bytes(), 0o644)
+				}
+			}
+		})
+	}
+}
+
+// TestLatencyCDF: the CDF of a latency cell ends at 1 at its longest
+// round trip's bin and rises at every bin's upper edge, and the percentile
+// bars' legend marks the binned quantiles as upper bounds.
+func TestLatencyCDF(t *testing.T) {
+	_, recs := loadExample(t, "latency")
+	groups := results.Group(recs)
+	p, err := cdfPanel(groups)
+	if err != nil || p == nil {
+		t.Fatalf("no CDF: %v", err)
+	}
+	lines := 0
+	for _, it := range p.items {
+		l, ok := it.(*plotter.Line)
+		if !ok {
+			continue
+		}
+		lines++
+		last := l.XYs[len(l.XYs)-1]
+		if last.Y != 1 || l.XYs[0].X != 100 {
+			t.Errorf("CDF from %v to %v", l.XYs[0], last)
+		}
+		for i := 1; i < len(l.XYs); i++ {
+			if l.XYs[i].X <= l.XYs[i-1].X || l.XYs[i].Y < l.XYs[i-1].Y {
+				t.Errorf("CDF not increasing at %d: %v", i, l.XYs[i-1:i+1])
+			}
+		}
+	}
+	if lines != len(groups) {
+		t.Errorf("%d CDF lines for %d cells", lines, len(groups))
+	}
+	lat, err := latencyPanel(groups, panelW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := writePanelSVG(&svg, lat); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg.String(), "p99 ≤ (bin edge)") || !strings.Contains(svg.String(), "µs") {
+		t.Error("the binned quantiles are not labelled as upper bounds")
+	}
+}
