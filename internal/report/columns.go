@@ -49,8 +49,10 @@ func buildTable(groups []results.CellGroup) summaryTable {
 	t.header = append(t.header, "n")
 	t.numeric = append(t.numeric, true)
 	metrics := results.Measured(groups)
-	for _, m := range metrics {
-		t.header = append(t.header, m.Label)
+	scales := make([]unitScale, len(metrics))
+	for i, m := range metrics {
+		scales[i] = columnScale(m, groups)
+		t.header = append(t.header, columnLabel(m, scales[i]))
 		t.numeric = append(t.numeric, true)
 	}
 	t.header = append(t.header, "note")
@@ -61,8 +63,8 @@ func buildTable(groups []results.CellGroup) summaryTable {
 			row = append(row, cellValue(g, d))
 		}
 		row = append(row, strconv.Itoa(g.N))
-		for _, m := range metrics {
-			row = append(row, metricText(m, g.Metric(m.Key)))
+		for i, m := range metrics {
+			row = append(row, columnText(m, g.Metric(m.Key), scales[i]))
 		}
 		row = append(row, note(g))
 		t.rows = append(t.rows, row)
@@ -80,17 +82,56 @@ func metricText(m results.Metric, s results.Summary) string {
 	return mean(s.Scale(m.Scale), m.Decimals)
 }
 
+// columnScale is the unit a table column shows a metric in (scaleFor):
+// Mb/s when every cell's throughput is below 1 Gb/s, µs for jitter below
+// 1 ms, ms for latencies of 10 ms and more.
+func columnScale(m results.Metric, groups []results.CellGroup) unitScale {
+	return scaleFor(m, topRecorded(m, groups))
+}
+
+// columnLabel is a column's header in the unit it shows: the catalogue's
+// label with its unit replaced.
+func columnLabel(m results.Metric, us unitScale) string {
+	if us.unit == m.Unit || m.Unit == "" {
+		return m.Label
+	}
+	if short := strings.TrimSuffix(m.Label, " "+m.Unit); short != m.Label {
+		return short + " " + us.unit
+	}
+	return m.Label + " (" + us.unit + ")"
+}
+
+// columnText is metricText in the column's unit: a rescaled column keeps
+// one decimal (Mb/s, µs) or two (ms).
+func columnText(m results.Metric, s results.Summary, us unitScale) string {
+	if us.unit == m.Unit {
+		return metricText(m, s)
+	}
+	decimals := 1
+	if us.unit == "ms" {
+		decimals = 2
+	}
+	if m.Key == results.MetricThroughput {
+		return rate(s, us.factor, decimals)
+	}
+	return mean(s.Scale(us.factor), decimals)
+}
+
 // throughput renders a throughput summary in Gb/s: "12.41 ± 0.83" with a
 // confidence interval, "12.41" for a single run, "-" for none.
-func throughput(s results.Summary) string {
+func throughput(s results.Summary) string { return rate(s, 1e-9, 2) }
+
+// rate renders a throughput summary × factor with decimals: "12.41 ±
+// 0.83" with a confidence interval, "12.41" for a single run, "-" for none.
+func rate(s results.Summary, factor float64, decimals int) string {
 	if s.N == 0 {
 		return "-"
 	}
-	g := s.Scale(1e-9)
+	g := s.Scale(factor)
 	if !g.Known {
-		return strconv.FormatFloat(g.Mean, 'f', 2, 64)
+		return strconv.FormatFloat(g.Mean, 'f', decimals, 64)
 	}
-	return strconv.FormatFloat(g.Mean, 'f', 2, 64) + " ± " + strconv.FormatFloat(g.HalfWidth(), 'f', 2, 64)
+	return strconv.FormatFloat(g.Mean, 'f', decimals, 64) + " ± " + strconv.FormatFloat(g.HalfWidth(), 'f', decimals, 64)
 }
 
 // mean renders a summary's mean rounded to at most decimals places without

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/lab-bench/lab/internal/results"
 )
@@ -133,5 +134,32 @@ func TestLatencyCDF(t *testing.T) {
 	}
 	if !strings.Contains(svg.String(), "p99 ≤ (bin edge)") || !strings.Contains(svg.String(), "µs") {
 		t.Error("the binned quantiles are not labelled as upper bounds")
+	}
+}
+
+// TestColumnUnits: a latency run's rates, all below 1 Gb/s, print in Mb/s
+// ("18.3 ± 2.3", not "0.02 ± 0.00") in the table and on the plot's axis.
+func TestColumnUnits(t *testing.T) {
+	info, recs := loadExample(t, "latency")
+	groups := results.Group(recs)
+	var table bytes.Buffer
+	if err := Render(&table, "markdown", info, groups, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := table.String(); !strings.Contains(s, "throughput Mb/s") || strings.Contains(s, "0.02 ±") {
+		t.Errorf("throughput column not in Mb/s:\n%s", s)
+	}
+	tput, _, err := plots(info, groups, 12*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tput.Y.Label.Text != "Mb/s" {
+		t.Errorf("throughput axis in %q", tput.Y.Label.Text)
+	}
+	m, _ := results.MetricByKey(results.MetricJitter)
+	for top, want := range map[float64]string{0.004: "µs", 2.5: "ms"} {
+		if got := scaleFor(m, top).unit; got != want {
+			t.Errorf("jitter of at most %v ms shown in %s, want %s", top, got, want)
+		}
 	}
 }

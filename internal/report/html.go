@@ -27,8 +27,10 @@ type htmlData struct {
 	Provenance []htmlItem
 	Header     []htmlHeader
 	Rows       []htmlRow
-	Plot       template.HTML // inline SVG of the bar panels
-	Outcomes   []results.Outcome
+	Plot       template.HTML // inline SVG of the throughput and CPU panels
+	// Panels are the inline SVGs of every other metric's panel.
+	Panels   []template.HTML
+	Outcomes []results.Outcome
 	// Effects are the factor-effects sections (results.Effects).
 	Effects []htmlEffects
 	// ChecksNote says why there are no verdicts ("" when there are).
@@ -81,8 +83,10 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 		d.Header = append(d.Header, htmlHeader{Label: dim})
 	}
 	d.Header = append(d.Header, htmlHeader{Label: "n", Numeric: true})
-	for _, m := range metrics {
-		d.Header = append(d.Header, htmlHeader{Label: m.Label, Key: m.Key, Numeric: true})
+	scales := make([]unitScale, len(metrics))
+	for i, m := range metrics {
+		scales[i] = columnScale(m, groups)
+		d.Header = append(d.Header, htmlHeader{Label: columnLabel(m, scales[i]), Key: m.Key, Numeric: true})
 	}
 	for i, g := range groups {
 		row := htmlRow{ID: "cell-" + strconv.Itoa(i), Note: note(g), Title: g.Experiment + "/" + g.Pair + " " + g.CellKey}
@@ -91,14 +95,14 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 			row.Cells = append(row.Cells, htmlCell{Text: cellValue(g, dim)})
 		}
 		row.Cells = append(row.Cells, htmlCell{Text: strconv.Itoa(g.N), Key: "n", Value: strconv.Itoa(g.N), Numeric: true})
-		for _, m := range metrics {
-			s := g.Metric(m.Key)
-			c := htmlCell{Text: metricText(m, s), Key: m.Key, Numeric: true}
+		for i, m := range metrics {
+			s, us := g.Metric(m.Key), scales[i]
+			c := htmlCell{Text: columnText(m, s, us), Key: m.Key, Numeric: true}
 			if s.N > 0 {
 				c.Value = strconv.FormatFloat(s.Mean, 'g', -1, 64)
 				if s.Known {
-					c.Title = fmt.Sprintf("95%% CI [%s, %s] %s, n = %d", number(m.Display(s.CI95Low), m.Decimals+2),
-						number(m.Display(s.CI95High), m.Decimals+2), m.Unit, s.N)
+					c.Title = fmt.Sprintf("95%% CI [%s, %s] %s, n = %d", number(s.CI95Low*us.factor, m.Decimals+2),
+						number(s.CI95High*us.factor, m.Decimals+2), us.unit, s.N)
 				}
 			}
 			row.Cells = append(row.Cells, c)
@@ -131,11 +135,22 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 		d.Rows = append(d.Rows, row)
 	}
 	if len(groups) > 0 {
-		svg, err := inlineSVG(func(w io.Writer) error { return renderPlot(w, "svg", info, groups) })
+		svg, err := inlineSVG(func(w io.Writer) error { return renderFigure(w, "svg", info, groups, false) })
 		if err != nil {
 			return err
 		}
 		d.Plot = svg
+		panels, err := metricPanels(groups, figureWidth(groups)/2)
+		if err != nil {
+			return err
+		}
+		for _, p := range panels {
+			svg, err := inlineSVG(func(w io.Writer) error { return writeSizedSVG(w, p, figureWidth(groups)/2, panelH) })
+			if err != nil {
+				return err
+			}
+			d.Panels = append(d.Panels, svg)
+		}
 	}
 	effects, err := effectsSections(opt.Records, groups)
 	if err != nil {

@@ -326,19 +326,26 @@ const leftShare = 0.58
 // PNG, and below them, two a row, the panel of every other metric some
 // cell measured (metricPanels).
 func renderPlot(w io.Writer, format string, info results.RunInfo, groups []results.CellGroup) error {
+	return renderFigure(w, format, info, groups, true)
+}
+
+// renderFigure is renderPlot, with the extra panels or without them (the
+// HTML report shows each in a figure of its own).
+func renderFigure(w io.Writer, format string, info results.RunInfo, groups []results.CellGroup, withExtra bool) error {
 	if len(groups) == 0 {
 		return fmt.Errorf("report %s: no results to plot", format)
 	}
-	cats, ss := layout(groups)
-	width := vg.Length(math.Max(12, 2.2+float64(len(cats)*(len(ss)+1))*0.6)) * vg.Inch
+	width := figureWidth(groups)
 	topH := 4.5 * vg.Inch
 	tput, cpu, err := plots(info, groups, width)
 	if err != nil {
 		return err
 	}
-	extra, err := metricPanels(groups, width/2)
-	if err != nil {
-		return err
+	var extra []*panel
+	if withExtra {
+		if extra, err = metricPanels(groups, width/2); err != nil {
+			return err
+		}
 	}
 	rows := (len(extra) + 1) / 2
 	height := topH + vg.Length(rows)*panelH
@@ -358,6 +365,13 @@ func renderPlot(w io.Writer, format string, info results.RunInfo, groups []resul
 		p.draw(draw.Crop(dc, x+pad, x+half-width-pad, y+pad, y+panelH-height-pad))
 	}
 	return writeCanvas(w, format, canvas)
+}
+
+// figureWidth is the width of the figure: at least 12 inches, more for
+// many categories and series.
+func figureWidth(groups []results.CellGroup) vg.Length {
+	cats, ss := layout(groups)
+	return vg.Length(math.Max(12, 2.2+float64(len(cats)*(len(ss)+1))*0.6)) * vg.Inch
 }
 
 // canvas is what a plot is drawn on and then written out.
