@@ -32,15 +32,21 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	p := newPanel()
 	p.Title.Text = fmt.Sprintf("%s/%s %s", g.Experiment, g.Pair, g.CellKey)
 	p.X.Label.Text = "s"
-	p.Y.Label.Text = "Gb/s"
+	top := 0.0
+	for _, r := range g.Repeats {
+		for _, iv := range r.Metrics.Intervals {
+			top = math.Max(top, iv.Bps)
+		}
+	}
+	tm, _ := results.MetricByKey(results.MetricThroughput)
+	us := scaleFor(tm, top)
+	p.Y.Label.Text = us.unit
 	p.Y.Min = 0
 	p.legendRight = true // beside the lines, not over them
-	top := 0.0
 	for i, r := range g.Repeats {
 		var pts plotter.XYs
 		for _, iv := range r.Metrics.Intervals {
-			pts = append(pts, plotter.XY{X: iv.End, Y: iv.Bps / 1e9})
-			top = math.Max(top, iv.Bps/1e9)
+			pts = append(pts, plotter.XY{X: iv.End, Y: iv.Bps * us.factor})
 		}
 		if len(pts) == 0 {
 			continue
@@ -55,7 +61,7 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 		p.add(l, sc)
 		p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), l)
 	}
-	p.Y.Max = math.Max(top*1.08, 0.001)
+	p.Y.Max = math.Max(top*us.factor*1.08, 0.001)
 	return p, nil
 }
 
