@@ -102,19 +102,32 @@ func columnLabel(m results.Metric, us unitScale) string {
 }
 
 // columnText is metricText in the column's unit: a rescaled column keeps
-// one decimal (Mb/s, µs) or two (ms).
+// one decimal (Mb/s, µs) or two (ms); a rate below 0.1 Gb/s in a Gb/s
+// column (other cells reach 1 Gb/s) is in Mb/s and says so.
 func columnText(m results.Metric, s results.Summary, us unitScale) string {
+	if small := m.Key == results.MetricThroughput && us.unit == "Gb/s" && s.N > 0; small && s.Mean < 0.1e9 {
+		return rate(s, 1e-6, 1) + " Mb/s" // "9.98 ± 0.01 Mb/s" beside 1.26 Gb/s, not "0.01 ± 0.00"
+	}
 	if us.unit == m.Unit {
 		return metricText(m, s)
 	}
-	decimals := 1
-	if us.unit == "ms" {
-		decimals = 2
-	}
+	decimals := columnDecimals(m, us)
 	if m.Key == results.MetricThroughput {
 		return rate(s, us.factor, decimals)
 	}
 	return mean(s.Scale(us.factor), decimals)
+}
+
+// columnDecimals are the decimals of a column in its unit: the
+// catalogue's, one for a column rescaled to Mb/s or µs, two for ms.
+func columnDecimals(m results.Metric, us unitScale) int {
+	switch {
+	case us.unit == m.Unit:
+		return m.Decimals
+	case us.unit == "ms":
+		return 2
+	}
+	return 1
 }
 
 // throughput renders a throughput summary in Gb/s: "12.41 ± 0.83" with a
@@ -197,4 +210,14 @@ func quantileNote(groups []results.CellGroup) string {
 	}
 	return "latency p50/p90/p99: upper edges of the tool's " + number(res, 1) +
 		" µs histogram bins (each quantile is at most that; the mean is not binned)"
+}
+
+// repeatText is one run's value of m in its column's unit, with a
+// decimal more than the summary; a rate below 0.1 Gb/s in a Gb/s column
+// in Mb/s, saying so.
+func repeatText(m results.Metric, v float64, us unitScale) string {
+	if m.Key == results.MetricThroughput && us.unit == "Gb/s" && v < 0.1e9 {
+		return number(v*1e-6, 2) + " Mb/s"
+	}
+	return number(v*us.factor, columnDecimals(m, us)+1)
 }

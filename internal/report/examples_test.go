@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -162,4 +164,84 @@ func TestColumnUnits(t *testing.T) {
 			t.Errorf("jitter of at most %v ms shown in %s, want %s", top, got, want)
 		}
 	}
+}
+
+// TestExampleScreenshots opens the HTML report of each recorded example
+// in headless Chromium with every <details> section open: the page's
+// script finishes (data-ready="1") without a console message, it shows a
+// figure for every panel metricPanels draws, and its screenshot is not
+// blank (over 5 % of its pixels differ from the background). With
+// -update the screenshots are written to docs/screenshots, where the
+// README links them.
+func TestExampleScreenshots(t *testing.T) {
+	bin := chromium(t)
+	for _, e := range exampleRuns {
+		t.Run(e.name, func(t *testing.T) {
+			info, recs := loadExample(t, e.name)
+			groups := results.Group(recs)
+			var page bytes.Buffer
+			if err := Render(&page, "html", info, groups, Options{Records: recs, ChecksNote: "expectations not checked in this test"}); err != nil {
+				t.Fatal(err)
+			}
+			open := strings.ReplaceAll(page.String(), `<details class="drill"`, `<details open class="drill"`)
+			dir := t.TempDir()
+			path := filepath.Join(dir, e.name+".html")
+			if err := os.WriteFile(path, []byte(open), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom, console := headless(t, bin, path, "--dump-dom")
+			if len(console) > 0 {
+				t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
+			}
+			if !strings.Contains(dom, `data-ready="1"`) {
+				t.Fatalf("the page's script did not finish:\n%.500s", dom)
+			}
+			panels, err := metricPanels(groups, figureWidth(groups)/2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Count(dom, `<div class="plot metric"><svg`); got != len(panels) {
+				t.Errorf("%d metric figures on the page, %d panels", got, len(panels))
+			}
+			if got := strings.Count(dom, `<details open=""`); got != len(groups) {
+				t.Errorf("%d open sections for %d cells", got, len(groups))
+			}
+			shot := filepath.Join(dir, e.name+".png")
+			headless(t, bin, path, "--screenshot="+shot, "--window-size=1400,2800", "--hide-scrollbars")
+			b, err := os.ReadFile(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := inked(t, b); f < 0.05 {
+				t.Errorf("screenshot %s nearly blank: %.1f %% of its pixels drawn", shot, f*100)
+			}
+			if golden.Update() {
+				if err := os.WriteFile(filepath.Join("..", "..", "docs", "screenshots", e.name+"-report.png"), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// inked is the fraction of a PNG's pixels that differ from its top-left
+// pixel (the page's background).
+func inked(t *testing.T, b []byte) float64 {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	r := img.Bounds()
+	bg := img.At(r.Min.X, r.Min.Y)
+	var n, drawn int
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			n++
+			if img.At(x, y) != bg {
+				drawn++
+			}
+		}
+	}
+	return float64(drawn) / float64(n)
 }

@@ -108,18 +108,18 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 			row.Cells = append(row.Cells, c)
 		}
 		row.RepeatHeader = []string{"repeat", "start"}
-		for _, m := range metrics {
-			row.RepeatHeader = append(row.RepeatHeader, m.Label)
+		for i, m := range metrics {
+			row.RepeatHeader = append(row.RepeatHeader, columnLabel(m, scales[i]))
 		}
 		for _, r := range g.Repeats {
 			line := []string{strconv.Itoa(r.Repeat), r.Start.UTC().Format("15:04:05")}
-			for _, m := range metrics {
+			for i, m := range metrics {
 				v, ok := m.Value(r)
 				if !ok {
 					line = append(line, "-")
 					continue
 				}
-				line = append(line, number(m.Display(v), m.Decimals+1))
+				line = append(line, repeatText(m, v, scales[i]))
 			}
 			row.Repeats = append(row.Repeats, line)
 		}

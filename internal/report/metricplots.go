@@ -243,7 +243,9 @@ func (p *panel) draw(c draw.Canvas) {
 	leg.Top, leg.Left = true, true
 	leg.Padding = vg.Millimeter
 	r := leg.Rectangle(c)
-	w := r.Max.X - r.Min.X + 3*vg.Millimeter
+	// 30 % to spare: a browser without Liberation fonts (which measured
+	// the text) substitutes a wider family, DejaVu Serif on Debian.
+	w := (r.Max.X-r.Min.X)*1.3 + 3*vg.Millimeter
 	if w <= 3*vg.Millimeter {
 		p.Draw(c)
 		return
@@ -281,7 +283,7 @@ func barWidth(width vg.Length, names []string, cats, n int) vg.Length {
 		for _, name := range names {
 			wide = max(wide, leg.TextStyle.Rectangle(" "+name).Max.X)
 		}
-		area -= wide + leg.ThumbnailWidth + 3*vg.Millimeter
+		area -= (wide+leg.ThumbnailWidth)*1.3 + 3*vg.Millimeter
 	}
 	return max(area, vg.Inch) * 0.85 / vg.Length(cats*(n+1))
 }

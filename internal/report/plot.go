@@ -201,7 +201,7 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 		anyNoisy = anyNoisy || slices.Contains(st.noisy, true)
 	}
 	panel := width * leftShare
-	bw := panel * 0.8 / vg.Length(len(cats)*(len(ss)+1))
+	bw := barWidth(panel, names, len(cats), len(ss))
 	title := fmt.Sprintf("%s, run %s\nthroughput (mean, 95%% CI; dots: the repeats)", info.Lab, info.ID)
 	if slices.ContainsFunc(groups, func(g results.CellGroup) bool { return g.N == 1 }) {
 		title += "\nno whisker: a cell with n = 1 has no confidence interval"
@@ -214,13 +214,17 @@ func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*
 		return nil, nil, err
 	}
 	addStrips(tput, reps, bw)
+	tput.legendRight = len(ss) > 1
+	if len(ss) == 1 {
+		tput.Legend = plot.NewLegend()
+	}
 
 	cpu, err := cpuPlot(groups, cats, ss, width-panel)
 	if err != nil {
 		return nil, nil, err
 	}
 	if top := topRecorded(tm, groups) * us.factor; top > 0 {
-		tput.Y.Max = top * headroom
+		tput.Y.Max = top * 1.08
 	}
 	return tput, cpu, nil
 }
@@ -315,10 +319,6 @@ func drawPanel(c draw.Canvas, p *plot.Plot) {
 // noisyColor marks the CI whisker of a noisy cell.
 var noisyColor = color.RGBA{R: 0xc0, A: 0xff}
 
-// headroom scales the throughput panel's y range so the legend clears
-// the bars (the CPU panel's axis ends at 100 %: its legend is above it).
-const headroom = 1.35
-
 // leftShare is the throughput panel's share of the figure's width.
 const leftShare = 0.58
 
@@ -357,7 +357,7 @@ func renderFigure(w io.Writer, format string, info results.RunInfo, groups []res
 	pad := vg.Millimeter * 3
 	split := width * leftShare
 	top := draw.Crop(dc, 0, 0, height-topH, 0)
-	tput.Draw(draw.Crop(top, pad, -(width - split), pad, -pad))
+	tput.draw(draw.Crop(top, pad, -(width - split), pad, -pad))
 	drawPanel(draw.Crop(top, split+pad, -pad, pad, -pad), cpu.Plot)
 	half := width / 2
 	for i, p := range extra {
