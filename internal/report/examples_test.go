@@ -97,7 +97,8 @@ func TestExamplePlots(t *testing.T) {
 }
 
 // TestLatencyCDF: the CDF of a latency cell ends at 1 at its longest
-// round trip's bin and rises at every bin's upper edge, and the percentile
+// round trip's bin and rises at every bin's upper edge, a cell's own CDF
+// (its drill-down) has a line per repeat, and the percentile
 // bars' legend marks the binned quantiles as upper bounds.
 func TestLatencyCDF(t *testing.T) {
 	_, recs := loadExample(t, "latency")
@@ -125,6 +126,19 @@ func TestLatencyCDF(t *testing.T) {
 	}
 	if lines != len(groups) {
 		t.Errorf("%d CDF lines for %d cells", lines, len(groups))
+	}
+	cell, err := cellCDFPanel(groups[0])
+	if err != nil || cell == nil {
+		t.Fatalf("no CDF of a cell: %v", err)
+	}
+	perRepeat := 0
+	for _, it := range cell.items {
+		if _, ok := it.(*plotter.Line); ok {
+			perRepeat++
+		}
+	}
+	if perRepeat != groups[0].N {
+		t.Errorf("%d lines in a cell's CDF for %d repeats", perRepeat, groups[0].N)
 	}
 	lat, err := latencyPanel(groups, panelW)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -57,6 +59,7 @@ type htmlRow struct {
 	RepeatHeader []string
 	Repeats      [][]string
 	Series       template.HTML // inline SVG time series, or ""
+	CDF          template.HTML // inline SVG latency CDF per repeat, or ""
 }
 
 // htmlCell is one table cell; Value is the exact number behind Text (the
@@ -131,6 +134,15 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 				return err
 			}
 			row.Series = svg
+		}
+		if p, err := cellCDFPanel(g); err != nil {
+			return err
+		} else if p != nil {
+			svg, err := inlineSVG(func(w io.Writer) error { return writeSizedSVG(w, p, 6*vg.Inch, 3.2*vg.Inch) })
+			if err != nil {
+				return err
+			}
+			row.CDF = svg
 		}
 		d.Rows = append(d.Rows, row)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -108,14 +109,44 @@ func histogram(r results.Record) *iperf2.Histogram {
 	return iperf2.ParseOutput(r.Raw.Client).Histogram
 }
 
-// cdfPanel is the distribution of round trips of every cell whose runs
-// recorded a histogram: the fraction of round trips at most x µs, at the
-// upper edge of every bin (the repeats' bins pooled); nil when no run
-// recorded one. The x axis is logarithmic: the tail is many bins long.
-func cdfPanel(groups []results.CellGroup) (*panel, error) {
-	labels, cells := cellLabels(groups)
+// cdfPoints is the CDF of the pooled histograms of runs: at each bin's
+// upper edge, the fraction of round trips at most that; nil when no run
+// recorded a histogram.
+func cdfPoints(runs []results.Record) plotter.XYs {
+	counts := map[float64]int64{}
+	var total int64
+	for _, r := range runs {
+		h := histogram(r)
+		if h == nil {
+			continue
+		}
+		for b, n := range h.Counts {
+			counts[float64(b)*h.WidthUs] += n
+			total += n
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	edges := make([]float64, 0, len(counts))
+	for e := range counts {
+		edges = append(edges, e)
+	}
+	slices.Sort(edges)
+	var pts plotter.XYs
+	var cum int64
+	for _, e := range edges {
+		cum += counts[e]
+		pts = append(pts, plotter.XY{X: e, Y: float64(cum) / float64(total)})
+	}
+	return pts
+}
+
+// newCDFPanel is an empty CDF panel: log x axis (the tail is many bins
+// long), the legend beside it.
+func newCDFPanel(title string) *panel {
 	p := newPanel()
-	p.Title.Text = "round-trip latency distribution (repeats pooled)\na point: the fraction of round trips ≤ a bin's upper edge"
+	p.Title.Text = title + "\na point: the fraction of round trips ≤ a bin's upper edge"
 	small(p)
 	p.X.Label.Text = "round trip ≤ x (µs)"
 	p.Y.Label.Text = "fraction ≤ x"
@@ -123,54 +154,66 @@ func cdfPanel(groups []results.CellGroup) (*panel, error) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.legendRight = true
+	return p
+}
+
+// addCDFs adds one line per named CDF (nil ones skipped) and starts the
+// y axis below the lowest point, rounded down to a tenth: most round
+// trips fall into the first bin, and the tail is the story. It returns
+// how many lines it added.
+func addCDFs(p *panel, names []string, cdfs []plotter.XYs) (int, error) {
 	lines, lowest := 0, 1.0
-	for i, g := range cells {
-		counts := map[float64]int64{}
-		var total int64
-		for _, r := range g.Repeats {
-			h := histogram(r)
-			if h == nil {
-				continue
-			}
-			for b, n := range h.Counts {
-				counts[float64(b)*h.WidthUs] += n
-				total += n
-			}
-		}
-		if total == 0 {
+	for i, pts := range cdfs {
+		if pts == nil {
 			continue
-		}
-		edges := make([]float64, 0, len(counts))
-		for e := range counts {
-			edges = append(edges, e)
-		}
-		slices.Sort(edges)
-		var pts plotter.XYs
-		var cum int64
-		for _, e := range edges {
-			cum += counts[e]
-			pts = append(pts, plotter.XY{X: e, Y: float64(cum) / float64(total)})
 		}
 		lowest = math.Min(lowest, pts[0].Y)
 		l, sc, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		c := palette[lines%len(palette)]
 		l.Color, sc.Color, sc.Radius = c, c, vg.Points(1.5)
 		p.add(l, sc)
+		p.Legend.Add(names[i], l)
+		lines++
+	}
+	p.Y.Min = math.Max(0, math.Floor(lowest*10)/10-0.1)
+	return lines, nil
+}
+
+// cdfPanel is the distribution of round trips of every cell whose runs
+// recorded a histogram (cdfPoints, the repeats pooled); nil when no run
+// recorded one.
+func cdfPanel(groups []results.CellGroup) (*panel, error) {
+	labels, cells := cellLabels(groups)
+	p := newCDFPanel("round-trip latency distribution (repeats pooled)")
+	var names []string
+	var cdfs []plotter.XYs
+	for i, g := range cells {
 		label := strings.ReplaceAll(labels[i], "\n", " ")
 		if label == " " {
 			label = g.Experiment + "/" + g.Pair
 		}
-		p.Legend.Add(label, l)
-		lines++
+		names, cdfs = append(names, label), append(cdfs, cdfPoints(g.Repeats))
 	}
-	if lines == 0 {
-		return nil, nil
+	if n, err := addCDFs(p, names, cdfs); err != nil || n == 0 {
+		return nil, err
 	}
-	// The axis starts below the lowest point, rounded down to a tenth:
-	// most round trips fall into the first bin, and the tail is the story.
-	p.Y.Min = math.Max(0, math.Floor(lowest*10)/10-0.1)
+	return p, nil
+}
+
+// cellCDFPanel is one cell's round-trip distribution, one line per
+// repeat; nil when no repeat recorded a histogram.
+func cellCDFPanel(g results.CellGroup) (*panel, error) {
+	p := newCDFPanel(fmt.Sprintf("%s/%s %s: round-trip latency distribution", g.Experiment, g.Pair, g.CellKey))
+	var names []string
+	var cdfs []plotter.XYs
+	for _, r := range g.Repeats {
+		names, cdfs = append(names, fmt.Sprintf("repeat %d", r.Repeat)), append(cdfs, cdfPoints([]results.Record{r}))
+	}
+	if n, err := addCDFs(p, names, cdfs); err != nil || n == 0 {
+		return nil, err
+	}
 	return p, nil
 }

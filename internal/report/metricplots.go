@@ -156,7 +156,10 @@ func metricPanel(m results.Metric, groups []results.CellGroup, cats []string, ss
 	if len(ss) == 1 {
 		p.Legend = plot.NewLegend()
 	}
-	p.Y.Max = math.Max(topRecorded(m, groups)*us.factor*1.08, 1e-9)
+	p.Y.Max = topRecorded(m, groups) * us.factor * 1.08
+	if p.Y.Max == 0 {
+		p.Y.Max = 1 // every value 0 (no loss at all): an axis 0-1, not 0-1e-9
+	}
 	if m.Max > 0 {
 		p.Y.Max = math.Min(p.Y.Max, m.Max*us.factor)
 	}
