@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,4 +259,37 @@ func inked(t *testing.T, b []byte) float64 {
 		}
 	}
 	return float64(drawn) / float64(n)
+}
+
+// TestUDPTimeSeriesIsReceived: a UDP cell's time series plots what the
+// receiver got (iperf3's server intervals, below the 4 Gb/s the client
+// sent at a 2 % drop) and says so; the summary table's receiver
+// throughput is their mean, give or take the interval edges.
+func TestUDPTimeSeriesIsReceived(t *testing.T) {
+	_, recs := loadExample(t, "udp")
+	for _, g := range results.Group(recs) {
+		if g.CellKey != "rate=4G,drop=2%" {
+			continue
+		}
+		p, err := timeSeriesPlot(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Title.Text, "rate received (iperf3 server)") {
+			t.Errorf("title %q does not name the side", p.Title.Text)
+		}
+		ivs := receiverIntervals(g.Repeats[0])
+		if len(ivs) == 0 || ivs[0].Bps == g.Repeats[0].Metrics.Intervals[0].Bps {
+			t.Fatalf("receiver intervals %v, the client's %v", ivs, g.Repeats[0].Metrics.Intervals)
+		}
+		sum := 0.0
+		for _, iv := range ivs {
+			sum += iv.Bps
+		}
+		if m, got := g.Repeats[0].Metrics.ThroughputBps, sum/float64(len(ivs)); math.Abs(got-m) > 0.05*m {
+			t.Errorf("mean received interval %.4g b/s, the run's throughput %.4g", got, m)
+		}
+		return
+	}
+	t.Fatal("no cell rate=4G,drop=2%")
 }

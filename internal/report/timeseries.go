@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -23,8 +25,55 @@ func hasIntervals(g results.CellGroup) bool {
 	return false
 }
 
+// receiverIntervals are a UDP run's intervals as the receiver counted
+// them: the intervals of iperf3's server JSON, which the record's raw
+// output holds (the record's own intervals are the client's, the rate
+// it sent); nil when the run is no iperf3 UDP run or the output has none.
+func receiverIntervals(r results.Record) []bench.Interval {
+	if !r.Intent.Bench.UDP || r.Intent.Bench.Tool != "iperf3" || r.Raw.Server == "" {
+		return nil
+	}
+	var out struct {
+		Intervals []struct {
+			Sum struct {
+				Start, End    float64
+				BitsPerSecond float64 `json:"bits_per_second"`
+				Omitted       bool
+			}
+		}
+	}
+	if json.Unmarshal([]byte(r.Raw.Server), &out) != nil {
+		return nil
+	}
+	var ivs []bench.Interval
+	for _, iv := range out.Intervals {
+		// The server's last interval can be a sliver (3.000–3.0004 s) after
+		// the client stopped, whose rate says nothing: one shorter than
+		// half the first interval is left out.
+		if len(ivs) > 0 && iv.Sum.End-iv.Sum.Start < (ivs[0].End-ivs[0].Start)/2 {
+			continue
+		}
+		ivs = append(ivs, bench.Interval{Start: iv.Sum.Start, End: iv.Sum.End, Bps: iv.Sum.BitsPerSecond, Omitted: iv.Sum.Omitted})
+	}
+	return ivs
+}
+
+// seriesOf is a run's time series and the side that measured it: a UDP
+// run's receiver's intervals when its output has them, else the record's.
+func seriesOf(r results.Record) ([]bench.Interval, string) {
+	if ivs := receiverIntervals(r); len(ivs) > 0 {
+		return ivs, "received"
+	}
+	if r.Intent.Bench.UDP {
+		return r.Metrics.Intervals, "sent"
+	}
+	return r.Metrics.Intervals, ""
+}
+
 // timeSeriesPlot is one cell's throughput over time: one line per repeat
 // (iperf3's omitted intervals dashed), nil when no repeat has intervals.
+// A UDP cell plots what the receiver got when the records hold it, and
+// its title says which side it plots.
 func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	if !hasIntervals(g) {
 		return nil, nil
@@ -33,9 +82,17 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	p.Title.Text = fmt.Sprintf("%s/%s %s", g.Experiment, g.Pair, g.CellKey)
 	p.X.Label.Text = "s"
 	top := 0.0
+	sides := map[string]bool{}
 	for _, r := range g.Repeats {
-		for _, iv := range r.Metrics.Intervals {
+		ivs, side := seriesOf(r)
+		sides[side] = true
+		for _, iv := range ivs {
 			top = math.Max(top, iv.Bps)
+		}
+	}
+	for _, side := range []string{"received", "sent"} {
+		if sides[side] {
+			p.Title.Text += "\n" + map[string]string{"received": "rate received (iperf3 server)", "sent": "rate sent (iperf3 client)"}[side]
 		}
 	}
 	tm, _ := results.MetricByKey(results.MetricThroughput)
@@ -45,7 +102,8 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	p.legendRight = true // beside the lines, not over them
 	for i, r := range g.Repeats {
 		var pts plotter.XYs
-		for _, iv := range r.Metrics.Intervals {
+		ivs, _ := seriesOf(r)
+		for _, iv := range ivs {
 			pts = append(pts, plotter.XY{X: iv.End, Y: iv.Bps * us.factor})
 		}
 		if len(pts) == 0 {
