@@ -14,9 +14,10 @@ import (
 
 // runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.
 func runCompare(g *globals, args []string) error {
-	fs := newFlags(g, "compare", "compare [-json] [-metric KEY] [-threshold 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
+	fs := newFlags(g, "compare", "compare [-json] [-format table|svg|html] [-metric KEY] [-threshold 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
 	metric := fs.String("metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	format := fs.String("format", "table", "output `format`: "+strings.Join(report.CompareFormats, ", ")+" (svg, html: base and test overlaid per cell with CIs and verdicts)")
 	threshold := percentFlag{v: results.DefaultThreshold}
 	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
 	adjust := fs.String("adjust", results.AdjustHolm, "multiple-comparison `adjustment`: holm (family-wise error ≤ 5 %) or bh (Benjamini–Hochberg, false discovery rate ≤ 5 %)")
@@ -28,6 +29,9 @@ func runCompare(g *globals, args []string) error {
 	}
 	if _, ok := results.MetricByKey(*metric); !ok {
 		return fmt.Errorf("compare -metric %q: unknown metric (known: %s)", *metric, strings.Join(results.MetricKeys(), ", "))
+	}
+	if !slices.Contains(report.CompareFormats, *format) {
+		return fmt.Errorf("compare -format %q: want %s", *format, strings.Join(report.CompareFormats, ", "))
 	}
 	if !slices.Contains(results.Adjustments, *adjust) {
 		return fmt.Errorf("compare -adjust %q: want holm or bh", *adjust)
@@ -53,7 +57,7 @@ func runCompare(g *globals, args []string) error {
 		if err := enc.Encode(ds); err != nil {
 			return err
 		}
-	} else if err := report.RenderCompare(g.stdout, ids[0], ids[1], ds, report.CompareOptions{
+	} else if err := report.RenderCompareFormat(g.stdout, *format, ids[0], ids[1], ds, report.CompareOptions{
 		Options: report.Options{Color: useColor(g, g.stdout)}, Threshold: threshold.v, Adjust: *adjust}); err != nil {
 		return err
 	}

@@ -42,6 +42,14 @@ type Event struct {
 	Retransmits   int64   `json:"retransmits,omitempty"`
 	ServerCPU     float64 `json:"server_cpu_pct,omitempty"`
 	ClientCPU     float64 `json:"client_cpu_pct,omitempty"`
+	// LatencyMeanUs and TransactionsPerSec are a request/response run's
+	// (0 for others); UDP marks a datagram run, whose LossPct and JitterMs
+	// the result has.
+	LatencyMeanUs      float64 `json:"latency_mean_us,omitempty"`
+	TransactionsPerSec float64 `json:"transactions_per_sec,omitempty"`
+	UDP                bool    `json:"udp,omitempty"`
+	LossPct            float64 `json:"loss_pct,omitempty"`
+	JitterMs           float64 `json:"jitter_ms,omitempty"`
 }
 
 // View receives events. It must be safe for concurrent use.

@@ -309,6 +309,11 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	done.Type, done.Elapsed = EvResult, rec.End.Sub(rec.Start)
 	done.ThroughputBps, done.Retransmits = sample.ThroughputBps, sample.Retransmits
 	done.ServerCPU, done.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
+	if sample.Latency != nil {
+		done.LatencyMeanUs = sample.Latency.MeanUs
+	}
+	done.TransactionsPerSec = sample.TransactionsPerSec
+	done.UDP, done.LossPct, done.JitterMs = params.UDP || sample.Packets > 0, sample.LossPct, sample.JitterMs
 	e.emit(done)
 	return rec, nil
 }

@@ -49,8 +49,10 @@ func buildTable(groups []results.CellGroup) summaryTable {
 	t.header = append(t.header, "n")
 	t.numeric = append(t.numeric, true)
 	metrics := results.Measured(groups)
-	for _, m := range metrics {
-		t.header = append(t.header, m.Label)
+	scales := make([]unitScale, len(metrics))
+	for i, m := range metrics {
+		scales[i] = columnScale(m, groups)
+		t.header = append(t.header, columnLabel(m, scales[i]))
 		t.numeric = append(t.numeric, true)
 	}
 	t.header = append(t.header, "note")
@@ -61,8 +63,8 @@ func buildTable(groups []results.CellGroup) summaryTable {
 			row = append(row, cellValue(g, d))
 		}
 		row = append(row, strconv.Itoa(g.N))
-		for _, m := range metrics {
-			row = append(row, metricText(m, g.Metric(m.Key)))
+		for i, m := range metrics {
+			row = append(row, columnText(m, g.Metric(m.Key), scales[i]))
 		}
 		row = append(row, note(g))
 		t.rows = append(t.rows, row)
@@ -80,17 +82,69 @@ func metricText(m results.Metric, s results.Summary) string {
 	return mean(s.Scale(m.Scale), m.Decimals)
 }
 
+// columnScale is the unit a table column shows a metric in (scaleFor):
+// Mb/s when every cell's throughput is below 1 Gb/s, µs for jitter below
+// 1 ms, ms for latencies of 10 ms and more.
+func columnScale(m results.Metric, groups []results.CellGroup) unitScale {
+	return scaleFor(m, topRecorded(m, groups))
+}
+
+// columnLabel is a column's header in the unit it shows: the catalogue's
+// label with its unit replaced.
+func columnLabel(m results.Metric, us unitScale) string {
+	if us.unit == m.Unit || m.Unit == "" {
+		return m.Label
+	}
+	if short := strings.TrimSuffix(m.Label, " "+m.Unit); short != m.Label {
+		return short + " " + us.unit
+	}
+	return m.Label + " (" + us.unit + ")"
+}
+
+// columnText is metricText in the column's unit: a rescaled column keeps
+// one decimal (Mb/s, µs) or two (ms); a rate below 0.1 Gb/s in a Gb/s
+// column (other cells reach 1 Gb/s) is in Mb/s and says so.
+func columnText(m results.Metric, s results.Summary, us unitScale) string {
+	if small := m.Key == results.MetricThroughput && us.unit == "Gb/s" && s.N > 0; small && s.Mean < 0.1e9 {
+		return rate(s, 1e-6, 1) + " Mb/s" // "9.98 ± 0.01 Mb/s" beside 1.26 Gb/s, not "0.01 ± 0.00"
+	}
+	if us.unit == m.Unit {
+		return metricText(m, s)
+	}
+	decimals := columnDecimals(m, us)
+	if m.Key == results.MetricThroughput {
+		return rate(s, us.factor, decimals)
+	}
+	return mean(s.Scale(us.factor), decimals)
+}
+
+// columnDecimals are the decimals of a column in its unit: the
+// catalogue's, one for a column rescaled to Mb/s or µs, two for ms.
+func columnDecimals(m results.Metric, us unitScale) int {
+	switch {
+	case us.unit == m.Unit:
+		return m.Decimals
+	case us.unit == "ms":
+		return 2
+	}
+	return 1
+}
+
 // throughput renders a throughput summary in Gb/s: "12.41 ± 0.83" with a
 // confidence interval, "12.41" for a single run, "-" for none.
-func throughput(s results.Summary) string {
+func throughput(s results.Summary) string { return rate(s, 1e-9, 2) }
+
+// rate renders a throughput summary × factor with decimals: "12.41 ±
+// 0.83" with a confidence interval, "12.41" for a single run, "-" for none.
+func rate(s results.Summary, factor float64, decimals int) string {
 	if s.N == 0 {
 		return "-"
 	}
-	g := s.Scale(1e-9)
+	g := s.Scale(factor)
 	if !g.Known {
-		return strconv.FormatFloat(g.Mean, 'f', 2, 64)
+		return strconv.FormatFloat(g.Mean, 'f', decimals, 64)
 	}
-	return strconv.FormatFloat(g.Mean, 'f', 2, 64) + " ± " + strconv.FormatFloat(g.HalfWidth(), 'f', 2, 64)
+	return strconv.FormatFloat(g.Mean, 'f', decimals, 64) + " ± " + strconv.FormatFloat(g.HalfWidth(), 'f', decimals, 64)
 }
 
 // mean renders a summary's mean rounded to at most decimals places without
@@ -160,4 +214,14 @@ func quantileNote(groups []results.CellGroup) string {
 	}
 	return "latency p50/p90/p99: upper edges of the tool's " + number(res, 1) +
 		" µs histogram bins (each quantile is at most that; the mean is not binned)"
+}
+
+// repeatText is one run's value of m in its column's unit, with a
+// decimal more than the summary; a rate below 0.1 Gb/s in a Gb/s column
+// in Mb/s, saying so.
+func repeatText(m results.Metric, v float64, us unitScale) string {
+	if m.Key == results.MetricThroughput && us.unit == "Gb/s" && v < 0.1e9 {
+		return number(v*1e-6, 2) + " Mb/s"
+	}
+	return number(v*us.factor, columnDecimals(m, us)+1)
 }

@@ -46,8 +46,10 @@ func effectsSections(records []results.Record, groups []results.CellGroup) ([]ht
 		if err != nil {
 			return nil, err
 		}
-		note := fmt.Sprintf("%d runs in %d cells; residual sd %s Gb/s on %d df", fe.Runs, fe.Cells,
-			number(me.ResidualSD*1e-9, 3), me.DF)
+		tm, _ := results.MetricByKey(results.MetricThroughput)
+		us := scaleFor(tm, me.ResidualSD)
+		note := fmt.Sprintf("%d runs in %d cells; residual sd %s %s on %d df", fe.Runs, fe.Cells,
+			number(me.ResidualSD*us.factor, 3), us.unit, me.DF)
 		if fe.Failed+fe.Disturbed > 0 {
 			note += fmt.Sprintf("; left out: %d failed, %d disturbed", fe.Failed, fe.Disturbed)
 		}
@@ -69,22 +71,30 @@ func effectsPlot(title string, me results.MetricEffects) (effectsPanel, error) {
 	var cats []string
 	var vals plotter.Values
 	var lo, hi []float64
+	top := 0.0
+	for _, t := range me.Terms {
+		for _, e := range t.Shown() {
+			top = math.Max(top, math.Max(math.Abs(e.Value), math.Max(math.Abs(e.CI95Low), math.Abs(e.CI95High))))
+		}
+	}
+	tm, _ := results.MetricByKey(results.MetricThroughput)
+	us := scaleFor(tm, top) // Mb/s when every effect is below 1 Gb/s
 	for _, t := range me.Terms {
 		for _, e := range t.Shown() {
 			label := t.TermName() + "\n" + strings.ReplaceAll(e.Label(), ") × (", ")\n× (")
-			v, l, h := e.Value*1e-9, math.NaN(), math.NaN()
+			v, l, h := e.Value*us.factor, math.NaN(), math.NaN()
 			if !e.Estimable {
 				label += "\n(not estimable)"
 			} else if e.Known {
-				l, h = e.CI95Low*1e-9, e.CI95High*1e-9
+				l, h = e.CI95Low*us.factor, e.CI95High*us.factor
 			}
 			cats, vals, lo, hi = append(cats, label), append(vals, v), append(lo, l), append(hi, h)
 		}
 	}
 	p := newPanel()
 	p.Title.Text = title + ": effects on throughput (95 % CI)\n" +
-		"two levels: second − first; interaction: difference of differences; more levels: deviation from the mean"
-	p.Y.Label.Text = "Gb/s"
+		"two levels: second − first; interaction: difference of differences;\nmore levels: deviation from the mean"
+	p.Y.Label.Text = us.unit
 	p.NominalX(cats...)
 	bw := vg.Points(math.Max(8, math.Min(40, 500/float64(len(cats)))))
 	bc, err := plotter.NewBarChart(vals, bw)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -27,8 +29,10 @@ type htmlData struct {
 	Provenance []htmlItem
 	Header     []htmlHeader
 	Rows       []htmlRow
-	Plot       template.HTML // inline SVG of the bar panels
-	Outcomes   []results.Outcome
+	Plot       template.HTML // inline SVG of the throughput and CPU panels
+	// Panels are the inline SVGs of every other metric's panel.
+	Panels   []template.HTML
+	Outcomes []results.Outcome
 	// Effects are the factor-effects sections (results.Effects).
 	Effects []htmlEffects
 	// ChecksNote says why there are no verdicts ("" when there are).
@@ -55,6 +59,7 @@ type htmlRow struct {
 	RepeatHeader []string
 	Repeats      [][]string
 	Series       template.HTML // inline SVG time series, or ""
+	CDF          template.HTML // inline SVG latency CDF per repeat, or ""
 }
 
 // htmlCell is one table cell; Value is the exact number behind Text (the
@@ -81,8 +86,10 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 		d.Header = append(d.Header, htmlHeader{Label: dim})
 	}
 	d.Header = append(d.Header, htmlHeader{Label: "n", Numeric: true})
-	for _, m := range metrics {
-		d.Header = append(d.Header, htmlHeader{Label: m.Label, Key: m.Key, Numeric: true})
+	scales := make([]unitScale, len(metrics))
+	for i, m := range metrics {
+		scales[i] = columnScale(m, groups)
+		d.Header = append(d.Header, htmlHeader{Label: columnLabel(m, scales[i]), Key: m.Key, Numeric: true})
 	}
 	for i, g := range groups {
 		row := htmlRow{ID: "cell-" + strconv.Itoa(i), Note: note(g), Title: g.Experiment + "/" + g.Pair + " " + g.CellKey}
@@ -91,31 +98,31 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 			row.Cells = append(row.Cells, htmlCell{Text: cellValue(g, dim)})
 		}
 		row.Cells = append(row.Cells, htmlCell{Text: strconv.Itoa(g.N), Key: "n", Value: strconv.Itoa(g.N), Numeric: true})
-		for _, m := range metrics {
-			s := g.Metric(m.Key)
-			c := htmlCell{Text: metricText(m, s), Key: m.Key, Numeric: true}
+		for i, m := range metrics {
+			s, us := g.Metric(m.Key), scales[i]
+			c := htmlCell{Text: columnText(m, s, us), Key: m.Key, Numeric: true}
 			if s.N > 0 {
 				c.Value = strconv.FormatFloat(s.Mean, 'g', -1, 64)
 				if s.Known {
-					c.Title = fmt.Sprintf("95%% CI [%s, %s] %s, n = %d", number(m.Display(s.CI95Low), m.Decimals+2),
-						number(m.Display(s.CI95High), m.Decimals+2), m.Unit, s.N)
+					c.Title = fmt.Sprintf("95%% CI [%s, %s] %s, n = %d", number(s.CI95Low*us.factor, m.Decimals+2),
+						number(s.CI95High*us.factor, m.Decimals+2), us.unit, s.N)
 				}
 			}
 			row.Cells = append(row.Cells, c)
 		}
 		row.RepeatHeader = []string{"repeat", "start"}
-		for _, m := range metrics {
-			row.RepeatHeader = append(row.RepeatHeader, m.Label)
+		for i, m := range metrics {
+			row.RepeatHeader = append(row.RepeatHeader, columnLabel(m, scales[i]))
 		}
 		for _, r := range g.Repeats {
 			line := []string{strconv.Itoa(r.Repeat), r.Start.UTC().Format("15:04:05")}
-			for _, m := range metrics {
+			for i, m := range metrics {
 				v, ok := m.Value(r)
 				if !ok {
 					line = append(line, "-")
 					continue
 				}
-				line = append(line, number(m.Display(v), m.Decimals+1))
+				line = append(line, repeatText(m, v, scales[i]))
 			}
 			row.Repeats = append(row.Repeats, line)
 		}
@@ -128,14 +135,34 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 			}
 			row.Series = svg
 		}
+		if p, err := cellCDFPanel(g); err != nil {
+			return err
+		} else if p != nil {
+			svg, err := inlineSVG(func(w io.Writer) error { return writeSizedSVG(w, p, 6*vg.Inch, 3.2*vg.Inch) })
+			if err != nil {
+				return err
+			}
+			row.CDF = svg
+		}
 		d.Rows = append(d.Rows, row)
 	}
 	if len(groups) > 0 {
-		svg, err := inlineSVG(func(w io.Writer) error { return renderPlot(w, "svg", info, groups) })
+		svg, err := inlineSVG(func(w io.Writer) error { return renderFigure(w, "svg", info, groups, false) })
 		if err != nil {
 			return err
 		}
 		d.Plot = svg
+		panels, err := metricPanels(groups, figureWidth(groups)/2)
+		if err != nil {
+			return err
+		}
+		for _, p := range panels {
+			svg, err := inlineSVG(func(w io.Writer) error { return writeSizedSVG(w, p, figureWidth(groups)/2, panelH) })
+			if err != nil {
+				return err
+			}
+			d.Panels = append(d.Panels, svg)
+		}
 	}
 	effects, err := effectsSections(opt.Records, groups)
 	if err != nil {

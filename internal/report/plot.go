@@ -141,6 +141,8 @@ func (w whiskers) DataRange() (xmin, xmax, ymin, ymax float64) {
 type panel struct {
 	*plot.Plot
 	items []plot.Plotter
+	// legendRight draws the legend beside the plot (panel.draw).
+	legendRight bool
 }
 
 func newPanel() *panel { return &panel{Plot: plot.New()} }
@@ -183,57 +185,46 @@ func barPlot(title, ylabel string, cats []string, names []string, values, los, h
 // and series).
 func plots(info results.RunInfo, groups []results.CellGroup, width vg.Length) (*panel, *panel, error) {
 	cats, ss := layout(groups)
+	tm, _ := results.MetricByKey(results.MetricThroughput)
+	us := scaleFor(tm, topRecorded(tm, groups))
 	names := make([]string, len(ss))
 	tp := make([][]float64, len(ss))
 	lo := make([][]float64, len(ss))
 	hi := make([][]float64, len(ss))
 	noisy := make([][]bool, len(ss))
+	reps := make([][][]float64, len(ss))
 	anyNoisy := false
 	for s, se := range ss {
 		names[s] = se.name
-		for _, g := range se.groups {
-			v, l, h := 0.0, math.NaN(), math.NaN()
-			if g != nil && g.N > 0 {
-				sum := g.ThroughputBps.Scale(1e-9)
-				v = sum.Mean
-				if sum.Known {
-					l, h = math.Max(0, sum.CI95Low), sum.CI95High
-				}
-			}
-			n := g != nil && g.ThroughputBps.Noisy()
-			anyNoisy = anyNoisy || n
-			tp[s], lo[s], hi[s], noisy[s] = append(tp[s], v), append(lo[s], l), append(hi[s], h), append(noisy[s], n)
-		}
+		st := seriesStats(tm, se, us.factor)
+		tp[s], lo[s], hi[s], noisy[s], reps[s] = st.mean, st.lo, st.hi, st.noisy, st.reps
+		anyNoisy = anyNoisy || slices.Contains(st.noisy, true)
 	}
 	panel := width * leftShare
-	bw := panel * 0.8 / vg.Length(len(cats)*(len(ss)+1))
-	title := fmt.Sprintf("%s, run %s: throughput (mean, 95%% CI)", info.Lab, info.ID)
+	bw := barWidth(panel, names, len(cats), len(ss))
+	title := fmt.Sprintf("%s, run %s\nthroughput (mean, 95%% CI; dots: the repeats)", info.Lab, info.ID)
 	if slices.ContainsFunc(groups, func(g results.CellGroup) bool { return g.N == 1 }) {
 		title += "\nno whisker: a cell with n = 1 has no confidence interval"
 	}
 	if anyNoisy {
 		title += fmt.Sprintf("\nred dashed CI: noisy (half-width > %.0f %% of the mean)", results.NoisyRatio*100)
 	}
-	tput, err := barPlot(title, "Gb/s", cats, names, tp, lo, hi, noisy, bw)
+	tput, err := barPlot(title, us.unit, cats, names, tp, lo, hi, noisy, bw)
 	if err != nil {
 		return nil, nil, err
+	}
+	addStrips(tput, reps, bw)
+	tput.legendRight = len(ss) > 1
+	if len(ss) == 1 {
+		tput.Legend = plot.NewLegend()
 	}
 
 	cpu, err := cpuPlot(groups, cats, ss, width-panel)
 	if err != nil {
 		return nil, nil, err
 	}
-	top := 0.0
-	for s := range tp {
-		for i := range tp[s] {
-			top = math.Max(top, tp[s][i])
-			if !math.IsNaN(hi[s][i]) {
-				top = math.Max(top, hi[s][i])
-			}
-		}
-	}
-	if top > 0 {
-		tput.Y.Max = top * headroom
+	if top := topRecorded(tm, groups) * us.factor; top > 0 {
+		tput.Y.Max = top * 1.08
 	}
 	return tput, cpu, nil
 }
@@ -273,7 +264,7 @@ func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Le
 	ends := cpuEnds(groups)
 	key := map[string]string{"server": results.MetricServerCPU, "client": results.MetricClientCPU, "router": results.MetricRouterCPU}
 	p := newPanel()
-	p.Title.Text = "system-wide CPU busy (mean)"
+	p.Title.Text = "system-wide CPU busy (mean; dots: the repeats)"
 	p.Y.Label.Text = "%"
 	p.Y.Min, p.Y.Max = 0, 100
 	p.NominalX(cats...)
@@ -298,6 +289,8 @@ func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Le
 			bc.LineStyle.Width = 0
 			bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * bw
 			p.add(bc)
+			m, _ := results.MetricByKey(key[end])
+			p.add(strip{offset: bc.Offset, spread: bw * 0.5, vals: seriesStats(m, se, 1).reps})
 			i++
 		}
 	}
@@ -317,6 +310,7 @@ func drawPanel(c draw.Canvas, p *plot.Plot) {
 	leg := p.Legend
 	p.Legend = plot.NewLegend()
 	leg.Top, leg.Left = true, true
+	leg.Padding = vg.Millimeter // the bar thumbnails are as tall as a line: apart, they do not touch
 	h := leg.Rectangle(c).Max.Y - leg.Rectangle(c).Min.Y + 2*vg.Millimeter
 	leg.Draw(draw.Crop(c, vg.Centimeter, 0, -h+c.Max.Y-c.Min.Y, 0))
 	p.Draw(draw.Crop(c, 0, 0, 0, -h))
@@ -325,26 +319,36 @@ func drawPanel(c draw.Canvas, p *plot.Plot) {
 // noisyColor marks the CI whisker of a noisy cell.
 var noisyColor = color.RGBA{R: 0xc0, A: 0xff}
 
-// headroom scales the throughput panel's y range so the legend clears
-// the bars (the CPU panel's axis ends at 100 %: its legend is above it).
-const headroom = 1.35
-
 // leftShare is the throughput panel's share of the figure's width.
 const leftShare = 0.58
 
 // renderPlot writes the throughput and CPU panels side by side as SVG or
-// PNG.
+// PNG, and below them, two a row, the panel of every other metric some
+// cell measured (metricPanels).
 func renderPlot(w io.Writer, format string, info results.RunInfo, groups []results.CellGroup) error {
+	return renderFigure(w, format, info, groups, true)
+}
+
+// renderFigure is renderPlot, with the extra panels or without them (the
+// HTML report shows each in a figure of its own).
+func renderFigure(w io.Writer, format string, info results.RunInfo, groups []results.CellGroup, withExtra bool) error {
 	if len(groups) == 0 {
 		return fmt.Errorf("report %s: no results to plot", format)
 	}
-	cats, ss := layout(groups)
-	width := vg.Length(math.Max(9, 2.2+float64(len(cats)*(len(ss)+1))*0.6)) * vg.Inch
-	height := 4.5 * vg.Inch
+	width := figureWidth(groups)
+	topH := 4.5 * vg.Inch
 	tput, cpu, err := plots(info, groups, width)
 	if err != nil {
 		return err
 	}
+	var extra []*panel
+	if withExtra {
+		if extra, err = metricPanels(groups, width/2); err != nil {
+			return err
+		}
+	}
+	rows := (len(extra) + 1) / 2
+	height := topH + vg.Length(rows)*panelH
 	canvas, err := newCanvas(format, width, height, 120)
 	if err != nil {
 		return err
@@ -352,9 +356,22 @@ func renderPlot(w io.Writer, format string, info results.RunInfo, groups []resul
 	dc := draw.New(canvas)
 	pad := vg.Millimeter * 3
 	split := width * leftShare
-	tput.Draw(draw.Crop(dc, pad, -(width - split), pad, -pad))
-	drawPanel(draw.Crop(dc, split+pad, -pad, pad, -pad), cpu.Plot)
+	top := draw.Crop(dc, 0, 0, height-topH, 0)
+	tput.draw(draw.Crop(top, pad, -(width - split), pad, -pad))
+	drawPanel(draw.Crop(top, split+pad, -pad, pad, -pad), cpu.Plot)
+	half := width / 2
+	for i, p := range extra {
+		x, y := vg.Length(i%2)*half, height-topH-vg.Length(i/2+1)*panelH
+		p.draw(draw.Crop(dc, x+pad, x+half-width-pad, y+pad, y+panelH-height-pad))
+	}
 	return writeCanvas(w, format, canvas)
+}
+
+// figureWidth is the width of the figure: at least 12 inches, more for
+// many categories and series.
+func figureWidth(groups []results.CellGroup) vg.Length {
+	cats, ss := layout(groups)
+	return vg.Length(math.Max(12, 2.2+float64(len(cats)*(len(ss)+1))*0.6)) * vg.Inch
 }
 
 // canvas is what a plot is drawn on and then written out.

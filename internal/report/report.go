@@ -1,8 +1,11 @@
 // Package report renders a run's summarised results for people (a terminal
 // table, a markdown table to paste into a mailing-list post) and for
 // programs (CSV, JSON), and plots (SVG, PNG: throughput with 95 % CI
-// whiskers beside system-wide CPU; each cell's throughput over time, one
-// line per repeat).
+// whiskers beside system-wide CPU, and a panel for every other metric a
+// run measured — latency percentiles and CDF, transactions/s, UDP loss,
+// jitter and packets/s, retransmits, cycles per bit — the repeats as
+// dots; each cell's throughput over time, one line per repeat; a
+// comparison's base and test overlaid per cell).
 package report
 
 import (

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -23,8 +25,55 @@ func hasIntervals(g results.CellGroup) bool {
 	return false
 }
 
+// receiverIntervals are a UDP run's intervals as the receiver counted
+// them: the intervals of iperf3's server JSON, which the record's raw
+// output holds (the record's own intervals are the client's, the rate
+// it sent); nil when the run is no iperf3 UDP run or the output has none.
+func receiverIntervals(r results.Record) []bench.Interval {
+	if !r.Intent.Bench.UDP || r.Intent.Bench.Tool != "iperf3" || r.Raw.Server == "" {
+		return nil
+	}
+	var out struct {
+		Intervals []struct {
+			Sum struct {
+				Start, End    float64
+				BitsPerSecond float64 `json:"bits_per_second"`
+				Omitted       bool
+			}
+		}
+	}
+	if json.Unmarshal([]byte(r.Raw.Server), &out) != nil {
+		return nil
+	}
+	var ivs []bench.Interval
+	for _, iv := range out.Intervals {
+		// The server's last interval can be a sliver (3.000–3.0004 s) after
+		// the client stopped, whose rate says nothing: one shorter than
+		// half the first interval is left out.
+		if len(ivs) > 0 && iv.Sum.End-iv.Sum.Start < (ivs[0].End-ivs[0].Start)/2 {
+			continue
+		}
+		ivs = append(ivs, bench.Interval{Start: iv.Sum.Start, End: iv.Sum.End, Bps: iv.Sum.BitsPerSecond, Omitted: iv.Sum.Omitted})
+	}
+	return ivs
+}
+
+// seriesOf is a run's time series and the side that measured it: a UDP
+// run's receiver's intervals when its output has them, else the record's.
+func seriesOf(r results.Record) ([]bench.Interval, string) {
+	if ivs := receiverIntervals(r); len(ivs) > 0 {
+		return ivs, "received"
+	}
+	if r.Intent.Bench.UDP {
+		return r.Metrics.Intervals, "sent"
+	}
+	return r.Metrics.Intervals, ""
+}
+
 // timeSeriesPlot is one cell's throughput over time: one line per repeat
 // (iperf3's omitted intervals dashed), nil when no repeat has intervals.
+// A UDP cell plots what the receiver got when the records hold it, and
+// its title says which side it plots.
 func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	if !hasIntervals(g) {
 		return nil, nil
@@ -32,15 +81,30 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	p := newPanel()
 	p.Title.Text = fmt.Sprintf("%s/%s %s", g.Experiment, g.Pair, g.CellKey)
 	p.X.Label.Text = "s"
-	p.Y.Label.Text = "Gb/s"
-	p.Y.Min = 0
-	p.Legend.Top = true
 	top := 0.0
+	sides := map[string]bool{}
+	for _, r := range g.Repeats {
+		ivs, side := seriesOf(r)
+		sides[side] = true
+		for _, iv := range ivs {
+			top = math.Max(top, iv.Bps)
+		}
+	}
+	for _, side := range []string{"received", "sent"} {
+		if sides[side] {
+			p.Title.Text += "\n" + map[string]string{"received": "rate received (iperf3 server)", "sent": "rate sent (iperf3 client)"}[side]
+		}
+	}
+	tm, _ := results.MetricByKey(results.MetricThroughput)
+	us := scaleFor(tm, top)
+	p.Y.Label.Text = us.unit
+	p.Y.Min = 0
+	p.legendRight = true // beside the lines, not over them
 	for i, r := range g.Repeats {
 		var pts plotter.XYs
-		for _, iv := range r.Metrics.Intervals {
-			pts = append(pts, plotter.XY{X: iv.End, Y: iv.Bps / 1e9})
-			top = math.Max(top, iv.Bps/1e9)
+		ivs, _ := seriesOf(r)
+		for _, iv := range ivs {
+			pts = append(pts, plotter.XY{X: iv.End, Y: iv.Bps * us.factor})
 		}
 		if len(pts) == 0 {
 			continue
@@ -55,7 +119,7 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 		p.add(l, sc)
 		p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), l)
 	}
-	p.Y.Max = math.Max(top*1.3, 0.001)
+	p.Y.Max = math.Max(top*us.factor*1.08, 0.001)
 	return p, nil
 }
 
@@ -87,14 +151,19 @@ func renderTimeSeries(w io.Writer, format string, groups []results.CellGroup) er
 	pad := vg.Millimeter * 3
 	for i, p := range plots {
 		x, y := vg.Length(i%cols)*pw, height-vg.Length(i/cols+1)*ph
-		p.Draw(draw.Crop(dc, x+pad, x+pw-width-pad, y+pad, y+ph-height-pad))
+		p.draw(draw.Crop(dc, x+pad, x+pw-width-pad, y+pad, y+ph-height-pad))
 	}
 	return writeCanvas(w, format, canvas)
 }
 
 // writePanelSVG writes one panel as a 5 × 3 inch SVG.
 func writePanelSVG(w io.Writer, p *panel) error {
-	c := vgsvg.New(5*vg.Inch, 3*vg.Inch)
-	p.Draw(draw.New(c))
+	return writeSizedSVG(w, p, 5*vg.Inch, 3*vg.Inch)
+}
+
+// writeSizedSVG writes one panel as an SVG of the size.
+func writeSizedSVG(w io.Writer, p *panel, width, height vg.Length) error {
+	c := vgsvg.New(width, height)
+	p.draw(draw.New(c))
 	return writeCanvas(w, "svg", c)
 }

@@ -134,8 +134,8 @@ func (v *Human) Event(e engine.Event) {
 		}
 	case engine.EvResult:
 		v.eta.Finished(e.Index, e.Elapsed)
-		v.line(fmt.Sprintf("%s: %.2f Gb/s, %d retransmits, CPU server %.0f%% client %.0f%% (%s)",
-			run, e.ThroughputBps/1e9, e.Retransmits, e.ServerCPU, e.ClientCPU, e.Elapsed.Round(100*time.Millisecond)))
+		v.line(fmt.Sprintf("%s: %s, CPU server %.0f%% client %.0f%% (%s)",
+			run, resultText(e), e.ServerCPU, e.ClientCPU, e.Elapsed.Round(100*time.Millisecond)))
 		v.live = ""
 	case engine.EvRunFailed:
 		v.eta.Finished(e.Index, time.Since(v.since))
@@ -175,4 +175,27 @@ func (v *Human) repeatedWarnings() {
 		}
 	}
 	v.warned, v.order = nil, nil
+}
+
+// resultText is what a finished run measured, as its benchmark measures
+// it: a request/response run's mean round trip and transactions/s, a UDP
+// run's received rate, loss and jitter, a TCP run's throughput and
+// retransmits.
+func resultText(e engine.Event) string {
+	switch {
+	case e.LatencyMeanUs > 0 || e.TransactionsPerSec > 0:
+		return fmt.Sprintf("latency %.1f µs mean, %.0f transactions/s", e.LatencyMeanUs, e.TransactionsPerSec)
+	case e.UDP:
+		return fmt.Sprintf("%s received, %.3g%% loss, jitter %.3f ms", rateText(e.ThroughputBps), e.LossPct, e.JitterMs)
+	}
+	return fmt.Sprintf("%s, %d retransmits", rateText(e.ThroughputBps), e.Retransmits)
+}
+
+// rateText is a rate in Gb/s, or in Mb/s below 1 Gb/s ("0.02 Gb/s"
+// says little).
+func rateText(bps float64) string {
+	if bps < 1e9 {
+		return fmt.Sprintf("%.1f Mb/s", bps/1e6)
+	}
+	return fmt.Sprintf("%.2f Gb/s", bps/1e9)
 }

@@ -44,3 +44,27 @@ func TestRepeatedWarningSaidOnce(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// TestResultLineShowsWhatTheRunMeasured: a latency run's line gives its
+// mean round trip and transactions/s (not "0.00 Gb/s, 0 retransmits"), a
+// UDP run's its loss and jitter, a TCP run's its throughput and
+// retransmits, in Mb/s below 1 Gb/s (issue 25 §1).
+func TestResultLineShowsWhatTheRunMeasured(t *testing.T) {
+	for _, tt := range []struct {
+		e    engine.Event
+		want string
+	}{
+		{engine.Event{ThroughputBps: 19.3e6, LatencyMeanUs: 82, TransactionsPerSec: 12038.8}, ": latency 82.0 µs mean, 12039 transactions/s, CPU server 45% client 46% (3.2s)"},
+		{engine.Event{ThroughputBps: 9.8e6, UDP: true, LossPct: 1.979, JitterMs: 0.004}, ": 9.8 Mb/s received, 1.98% loss, jitter 0.004 ms, CPU server 45% client 46% (3.2s)"},
+		{engine.Event{ThroughputBps: 5.9e9, Retransmits: 10722}, ": 5.90 Gb/s, 10722 retransmits, CPU server 45% client 46% (3.2s)"},
+	} {
+		var out bytes.Buffer
+		e := tt.e
+		e.Type, e.Index, e.Total, e.Experiment, e.Pair, e.Cell, e.Repeat = engine.EvResult, 1, 2, "rr", "veth", "size=100", 1
+		e.ServerCPU, e.ClientCPU, e.Elapsed = 45, 46, 3200*time.Millisecond
+		NewHuman(&out, false).Event(e)
+		if want := "[1/2] rr/veth size=100 #1" + tt.want; !strings.Contains(out.String(), want) {
+			t.Errorf("result line %q, want %q", out.String(), want)
+		}
+	}
+}

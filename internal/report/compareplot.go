@@ -1,0 +1,169 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/lab-bench/lab/internal/results"
+)
+
+// CompareFormats are the formats RenderCompareFormat knows.
+var CompareFormats = []string{"table", "svg", "html"}
+
+// RenderCompareFormat writes a comparison as RenderCompare's table, as
+// an SVG overlaying base and test per cell (mean, 95 % CI, the verdict
+// above each pair of bars), or as a self-contained HTML page holding
+// that plot and the table.
+func RenderCompareFormat(w io.Writer, format, base, test string, ds []results.Delta, opt CompareOptions) error {
+	switch format {
+	case "", "table":
+		return RenderCompare(w, base, test, ds, opt)
+	case "svg":
+		return renderCompareSVG(w, base, test, ds)
+	case "html":
+		return renderCompareHTML(w, base, test, ds, opt)
+	}
+	return fmt.Errorf("unknown compare format %q (known: %s)", format, strings.Join(CompareFormats, ", "))
+}
+
+// changeInk colours a comparison verdict as the HTML report colours verdicts.
+var changeInk = map[results.Change]color.Color{
+	results.Improved:   color.RGBA{0x1a, 0x7f, 0x37, 0xff},
+	results.Regressed:  color.RGBA{0xc6, 0x28, 0x28, 0xff},
+	results.TooNoisy:   color.RGBA{0x9a, 0x67, 0x00, 0xff},
+	results.Incomplete: color.RGBA{0x9a, 0x67, 0x00, 0xff},
+}
+
+// verdictLabels writes each cell's verdict and delta above its bars, in
+// the verdict's colour.
+type verdictLabels struct {
+	texts  []string
+	colors []color.Color
+	ys     []float64
+}
+
+func (v verdictLabels) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	sty := text.Style{Font: plt.Title.TextStyle.Font, Handler: plt.Title.TextStyle.Handler, XAlign: draw.XCenter}
+	sty.Font.Size = vg.Points(9)
+	for i, t := range v.texts {
+		sty.Color = v.colors[i]
+		c.FillText(sty, vg.Point{X: trX(float64(i)), Y: trY(v.ys[i]) + vg.Millimeter}, t)
+	}
+}
+
+// comparePanel is the overlay: per cell, the base's bar (blue) and the
+// test's (orange), each with its 95 % CI whisker, the verdict above.
+func comparePanel(base, test string, ds []results.Delta) (*panel, error) {
+	if len(ds) == 0 {
+		return nil, fmt.Errorf("compare: no cells to plot")
+	}
+	m, ok := results.MetricByKey(ds[0].Metric)
+	if !ok {
+		m = results.Metrics[0]
+	}
+	top := 0.0
+	for _, d := range ds {
+		for _, s := range []results.Summary{d.Base, d.Test} {
+			top = math.Max(top, s.Mean)
+			if s.Known {
+				top = math.Max(top, s.CI95High)
+			}
+		}
+	}
+	us := scaleFor(m, top)
+	var cats []string
+	vals, los, his := make([][]float64, 2), make([][]float64, 2), make([][]float64, 2)
+	noisy := make([][]bool, 2)
+	var labels verdictLabels
+	for _, d := range ds {
+		cats = append(cats, d.Experiment+"/"+d.Pair+"\n"+strings.ReplaceAll(d.CellKey, ",", "\n"))
+		high := 0.0
+		for side, s := range []results.Summary{d.Base, d.Test} {
+			v, l, h := s.Mean*us.factor, math.NaN(), math.NaN()
+			if s.Known {
+				l, h = math.Max(0, s.CI95Low*us.factor), s.CI95High*us.factor
+			}
+			high = math.Max(high, v)
+			if s.Known {
+				high = math.Max(high, h)
+			}
+			vals[side], los[side], his[side] = append(vals[side], v), append(los[side], l), append(his[side], h)
+			noisy[side] = append(noisy[side], s.Noisy())
+		}
+		t := string(d.Change)
+		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
+			t += fmt.Sprintf("\n%+.1f %%", 100*d.RelDiff)
+		}
+		c := changeInk[d.Change]
+		if c == nil {
+			c = color.Gray{Y: 80}
+		}
+		labels.texts, labels.colors, labels.ys = append(labels.texts, t), append(labels.colors, c), append(labels.ys, high)
+	}
+	names := []string{"base " + base, "test " + test}
+	bw := barWidth(compareWidth(len(ds)), names, len(cats), 2)
+	title := fmt.Sprintf("%s: base %s vs test %s (mean, 95%% CI; verdict above)", metricTitle(m), base, test)
+	p, err := barPlot(title, us.unit, cats, names, vals, los, his, noisy, bw)
+	if err != nil {
+		return nil, err
+	}
+	p.add(labels)
+	p.legendRight = true
+	p.Y.Max = top * us.factor * 1.3
+	return p, nil
+}
+
+// renderCompareSVG writes the overlay as SVG.
+func renderCompareSVG(w io.Writer, base, test string, ds []results.Delta) error {
+	p, err := comparePanel(base, test, ds)
+	if err != nil {
+		return err
+	}
+	return writeSizedSVG(w, p, compareWidth(len(ds)), 4.5*vg.Inch)
+}
+
+// compareWidth is the overlay's width: wider for many cells.
+func compareWidth(cells int) vg.Length {
+	return vg.Length(math.Max(8, 3+1.2*float64(cells))) * vg.Inch
+}
+
+var compareTmpl = template.Must(template.New("compare").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>lab compare {{.Base}} → {{.Test}}</title>
+<style>body { font-family: 'Liberation Sans', Arial, Helvetica, sans-serif; margin: 1.5em; color: #222; }
+pre { font-family: 'Liberation Mono', 'Courier New', monospace; font-size: 0.85em; }
+.plot svg { max-width: 100%; height: auto; }</style></head>
+<body data-ready="1"><h1>lab compare: base {{.Base}} → test {{.Test}}</h1>
+<div class="plot" id="compare-plot">{{.Plot}}</div>
+<h2>Cells</h2><pre id="compare-table">{{.Table}}</pre>
+</body></html>
+`))
+
+// renderCompareHTML writes one self-contained page: the overlay and the
+// comparison table.
+func renderCompareHTML(w io.Writer, base, test string, ds []results.Delta, opt CompareOptions) error {
+	svg, err := inlineSVG(func(w io.Writer) error { return renderCompareSVG(w, base, test, ds) })
+	if err != nil {
+		return err
+	}
+	var table bytes.Buffer
+	opt.Color = false
+	if err := RenderCompare(&table, base, test, ds, opt); err != nil {
+		return err
+	}
+	return compareTmpl.Execute(w, struct {
+		Base, Test string
+		Plot       template.HTML
+		Table      string
+	}{base, test, svg, table.String()})
+}

@@ -1,0 +1,74 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/lab-bench/lab/internal/results"
+)
+
+// TestCompareFormats: -format svg overlays base and test with one pair of
+// bars and whiskers per cell and writes each cell's verdict above them;
+// html holds that SVG and the table; table is RenderCompare's; an
+// unknown format is an error naming the known ones. $LAB_PLOT_DIR gets
+// a PNG of the overlay, to look at.
+func TestCompareFormats(t *testing.T) {
+	base, test := fakeGroups(), fakeGroups()
+	test[0].ThroughputBps = results.Summarize([]float64{2.0e9, 2.05e9, 1.98e9})
+	ds := results.Compare(base, test, results.CompareOptions{Threshold: 0.02})
+	opt := CompareOptions{Threshold: 0.02}
+	var svg, page, table, plain bytes.Buffer
+	if err := RenderCompareFormat(&svg, "svg", "A", "B", ds, opt); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if !strings.Contains(svg.String(), ">"+string(d.Change)+"<") {
+			t.Errorf("svg lacks the verdict %q of %s", d.Change, d.CellKey)
+		}
+	}
+	if !strings.Contains(svg.String(), "base A") || !strings.Contains(svg.String(), "test B") {
+		t.Error("svg does not name base and test")
+	}
+	p, err := comparePanel("A", "B", ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := 0
+	for _, it := range p.items {
+		if wh, ok := it.(whiskers); ok && len(wh.lo) == len(ds) {
+			w++
+		}
+	}
+	if w != 2 {
+		t.Errorf("%d whisker sets, want base and test", w)
+	}
+	if err := RenderCompareFormat(&page, "html", "A", "B", ds, opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderCompareFormat(&table, "table", "A", "B", ds, opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderCompare(&plain, "A", "B", ds, opt); err != nil {
+		t.Fatal(err)
+	}
+	if table.String() != plain.String() || !strings.Contains(page.String(), "<svg") || !strings.Contains(page.String(), "Welch") {
+		t.Error("table or html format differs from what it holds")
+	}
+	if err := RenderCompareFormat(&table, "pdf", "A", "B", ds, opt); err == nil || !strings.Contains(err.Error(), "table, svg, html") {
+		t.Errorf("unknown format: %v", err)
+	}
+	if dir := os.Getenv("LAB_PLOT_DIR"); dir != "" {
+		c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(compareWidth(len(ds)), 4.5*vg.Inch), vgimg.UseDPI(110))}
+		p.draw(draw.New(c))
+		f, _ := os.Create(filepath.Join(dir, "compare.png"))
+		c.WriteTo(f)
+		f.Close()
+	}
+}
