@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -29,9 +28,6 @@ func runCompletion(g *globals, args []string) error {
 	return nil
 }
 
-// flagLine is a flag in a verb's usage ("  -auto-approve", "  -var name=value").
-var flagLine = regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`)
-
 // complete is the hidden `lab __complete` the completion scripts call,
 // printing candidates one a line:
 //
@@ -50,7 +46,11 @@ func complete(g *globals, args []string) int {
 		fmt.Fprintln(g.stdout, strings.Join(view.Candidates(args[1:], src), "\n"))
 		return exitOK
 	}
-	fmt.Fprintln(g.stdout, strings.Join(legacyCandidates(g, args), "\n"))
+	words := append(verbNames(), globalFlags...) // `lab __complete [VERB]`
+	if len(args) > 0 {
+		words = flagsOf(g, args[0])
+	}
+	fmt.Fprintln(g.stdout, strings.Join(words, "\n"))
 	return exitOK
 }
 
@@ -60,31 +60,13 @@ var globalFlags = []string{"-chdir=", "-no-color", "-version"}
 // flagsOf is a verb's flags (path: the verb and, for state, its
 // subcommand), read from its own -h usage so they never go stale.
 func flagsOf(g *globals, path ...string) []string {
-	var words []string
+	var usage bytes.Buffer
 	for _, v := range verbs() {
-		if v.name != path[0] {
-			continue
-		}
-		var usage bytes.Buffer
-		h := *g
-		h.stdout, h.stderr = &usage, &usage
-		_ = v.run(&h, append(slices.Clone(path[1:]), "-h")) // -h only prints the flags
-		for _, m := range flagLine.FindAllStringSubmatch(usage.String(), -1) {
-			if f := "-" + m[1]; !slices.Contains(words, f) {
-				words = append(words, f)
-			}
+		if v.name == path[0] {
+			h := *g
+			h.stdout, h.stderr = &usage, &usage
+			_ = v.run(&h, append(slices.Clone(path[1:]), "-h")) // -h only prints the flags
 		}
 	}
-	return words
-}
-
-// legacyCandidates answers `lab __complete [VERB]`.
-func legacyCandidates(g *globals, args []string) []string {
-	var words []string
-	if len(args) == 0 {
-		words = append(verbNames(), globalFlags...)
-	} else {
-		words = flagsOf(g, args[0])
-	}
-	return words
+	return view.FlagsInUsage(usage.String())
 }

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -108,4 +109,18 @@ func Candidates(words []string, src CompletionSource) []string {
 		return src.Flags(verb)
 	}
 	return nil
+}
+
+// flagLine is a flag in a verb's usage ("  -auto-approve", "  -var name=value").
+var flagLine = regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`)
+
+// FlagsInUsage are the flags a verb's -h usage lists, each once.
+func FlagsInUsage(usage string) []string {
+	var words []string
+	for _, m := range flagLine.FindAllStringSubmatch(usage, -1) {
+		if f := "-" + m[1]; !slices.Contains(words, f) {
+			words = append(words, f)
+		}
+	}
+	return words
 }
