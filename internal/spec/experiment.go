@@ -27,6 +27,7 @@ func experimentSchema() *hcl.BodySchema {
 	for _, n := range bench.Names() {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
+	s.Attributes = append(s.Attributes, concurrentSchema...)
 	return s
 }
 
@@ -101,6 +102,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d...)
 		e.Warmup = n
 	}
+	diags = append(diags, l.decodeConcurrent(e, attrs)...)
 
 	if cells, d := checkCells(e, attrs["matrix"], attrs["pairs"]); d != nil {
 		diags = append(diags, d)

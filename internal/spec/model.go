@@ -118,9 +118,12 @@ type Experiment struct {
 	// cell once, in an order drawn from the plan's seed), OrderInterleaved
 	// (every cell once per round, in matrix order, pair after pair) or
 	// OrderSequential (a cell's repeats back to back).
-	Order     string
-	Expects   []*Expect
-	DeclRange hcl.Range
+	Order string
+	// Concurrent runs every cell on all Pairs at the same moment: one
+	// flow per pair, their clients started together (concurrent = true).
+	Concurrent bool
+	Expects    []*Expect
+	DeclRange  hcl.Range
 
 	// eval holds the unevaluated per-cell expressions; set by the decoder.
 	eval *cellExprs
