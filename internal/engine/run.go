@@ -124,20 +124,46 @@ func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outc
 			s.close()
 		}
 	}()
+	session := func(l *live) (*session, error) {
+		if s := sessions[l]; s != nil {
+			return s, nil
+		}
+		s, err := e.connectGroup(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		sessions[l] = s
+		return s, nil
+	}
 	var adapt adaptive
-	for _, q := range queue {
+	for i := 0; i < len(queue); {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s := sessions[q.l]
-		if s == nil {
-			var err error
-			if s, err = e.connectGroup(ctx, q.l); err != nil {
+		// A concurrent experiment's flows of one cell are adjacent
+		// (plan.Batches): they run together.
+		n := 1
+		if k := queue[i].r.FlowsKey(); k != (plan.FlowsKey{}) {
+			for i+n < len(queue) && queue[i+n].r.FlowsKey() == k {
+				n++
+			}
+		}
+		var flows []flow
+		for _, q := range queue[i : i+n] {
+			s, err := session(q.l)
+			if err != nil {
 				return err
 			}
-			sessions[q.l] = s
+			flows = append(flows, flow{s, q.r})
 		}
-		if err := e.runOne(ctx, s, q.r, &adapt, total, out); err != nil {
+		i += n
+		var err error
+		if len(flows) == 1 {
+			err = e.runOne(ctx, flows[0].s, flows[0].r, &adapt, total, out)
+		} else {
+			err = e.runFlows(ctx, flows, &adapt, total, out)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -152,25 +178,43 @@ func (e *Engine) runOne(ctx context.Context, s *session, r plan.Run, adapt *adap
 		e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
 		return nil
 	}
-	prov, server, client, router := s.prov, s.server, s.client, s.router
-	watched := []end{server, client}
-	if router != nil {
-		watched = append(watched, *router)
+	release, err := e.hostLock(ctx, s)
+	if err != nil {
+		return err
 	}
-	release := func() {}
-	if e.HostLock != nil && prov.Capabilities().OnThisHost {
-		var err error
-		if release, err = e.HostLock(ctx); err != nil {
-			return err
-		}
+	rec, err := e.runWatched(ctx, s, r, total)
+	release()
+	return e.finish(ctx, s, r, rec, err, adapt, total, out)
+}
+
+// hostLock takes the host lock (Engine.HostLock) when one of the sessions'
+// machines is on this host; the returned function releases it.
+func (e *Engine) hostLock(ctx context.Context, sessions ...*session) (func(), error) {
+	if e.HostLock == nil || !slices.ContainsFunc(sessions, func(s *session) bool { return s.prov.Capabilities().OnThisHost }) {
+		return func() {}, nil
 	}
-	rctx, stopWatch := watchRun(ctx, prov, r.Index, watched...)
-	rec, err := e.run(rctx, prov, server, client, router, r, total)
+	return e.HostLock(ctx)
+}
+
+// runWatched runs r on the session's machines, watching them: a machine
+// that stops during the run is the run's error.
+func (e *Engine) runWatched(ctx context.Context, s *session, r plan.Run, total int) (results.Record, error) {
+	watched := []end{s.server, s.client}
+	if s.router != nil {
+		watched = append(watched, *s.router)
+	}
+	rctx, stopWatch := watchRun(ctx, s.prov, r.Index, watched...)
+	rec, err := e.run(rctx, s.prov, s.server, s.client, s.router, r, total)
 	if down := stopWatch(); down != nil {
 		// A machine stopped: that, not the cancelled command, is the error.
 		err = down
 	}
-	release()
+	return rec, err
+}
+
+// finish records a run that ran (err its failure): the record is written
+// with its hardware, and counted.
+func (e *Engine) finish(ctx context.Context, s *session, r plan.Run, rec results.Record, err error, adapt *adaptive, total int, out *Outcome) error {
 	recordHardware(&rec, s.group)
 	if err != nil {
 		// A setting that did not take effect (strict) fails this run
@@ -278,6 +322,10 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, err
 	}
+	if err := awaitUngated(ctx, runner); err != nil {
+		rec.End = e.clock().UTC()
+		return rec, err
+	}
 	start := ev
 	start.Type = EvRun
 	e.emit(start)
@@ -309,6 +357,16 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	done.ServerCPU, done.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
 	e.emit(done)
 	return rec, nil
+}
+
+// awaitUngated waits at ctx's start gate for a runner that does not wait
+// there itself (bench.StartGater), so that concurrent flows still start
+// together — their servers' start-up then counts in the skew.
+func awaitUngated(ctx context.Context, runner bench.Runner) error {
+	if _, gates := runner.(bench.StartGater); gates {
+		return nil
+	}
+	return bench.AwaitStart(ctx)
 }
 
 // emitWarnings shows each settings warning of a guest (server, client or
