@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,7 @@ func aggregateLines(groups []results.CellGroup) []string {
 		}
 		line := fmt.Sprintf("%s %s: %s = %s Gb/s (n %d); clients started ≤ %s ms apart (bound %s ms)",
 			g.Experiment, cell, strings.Join(a.Pairs, " + "), throughput(a.ThroughputBps), a.N,
-			strconv.FormatFloat(a.MaxSkewMs, 'f', 1, 64), strconv.FormatFloat(a.SkewBoundMs, 'f', 0, 64))
+			strconv.FormatFloat(math.Ceil(a.MaxSkewMs*10)/10, 'f', 1, 64), strconv.FormatFloat(a.SkewBoundMs, 'f', 0, 64))
 		if a.OverBound > 0 {
 			line += fmt.Sprintf(", %d repeat(s) above it", a.OverBound)
 		}
