@@ -260,16 +260,7 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in machin
 // run configures both ends for one run, verifies the settings by
 // observation, runs the benchmark and returns the record.
 func (e *Engine) run(ctx context.Context, prov providers.Provider, server, client end, router *end, r plan.Run, total int) (results.Record, error) {
-	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
-		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
-		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
-	rec.Provenance.Provider = server.in.Provider
-	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
-	rec.Provenance.ServerTemplateID = server.ep().TemplateID
-	rec.Provenance.ClientTemplateID = client.ep().TemplateID
-	if hs, ok := prov.(providers.HostSettingsReporter); ok {
-		rec.Provenance.HostSettings = map[string]string{"server": hs.HostSettings(server.in), "client": hs.HostSettings(client.in)}
-	}
+	rec := e.newRecord(prov, server, client, r)
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()
@@ -322,7 +313,12 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, err
 	}
-	if err := awaitUngated(ctx, runner); err != nil {
+	waitLoad, err := e.startBackground(ctx, server, client, r)
+	if err == nil {
+		err = awaitUngated(ctx, runner)
+	}
+	if err != nil {
+		rec.Background = waitLoad()
 		rec.End = e.clock().UTC()
 		return rec, err
 	}
@@ -337,7 +333,11 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	rec.HostCPU = stopMeter(ctx)
 	routerCPU := stopRouter(ctx)
 	rec.Raw = raw
+	rec.Background = waitLoad()
 	rec.End = e.clock().UTC()
+	if err == nil && rec.Background != nil && rec.Background.Error != "" {
+		err = fmt.Errorf("background load %s: %s (the measurement ran without all of its load)", rec.Background.Params.Tool, rec.Background.Error)
+	}
 	if err != nil {
 		return rec, err
 	}
@@ -357,6 +357,22 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	done.ServerCPU, done.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
 	e.emit(done)
 	return rec, nil
+}
+
+// newRecord is r's record before it runs: what it asks for and where it
+// runs.
+func (e *Engine) newRecord(prov providers.Provider, server, client end, r plan.Run) results.Record {
+	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
+		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
+		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
+	rec.Provenance.Provider = server.in.Provider
+	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
+	rec.Provenance.ServerTemplateID = server.ep().TemplateID
+	rec.Provenance.ClientTemplateID = client.ep().TemplateID
+	if hs, ok := prov.(providers.HostSettingsReporter); ok {
+		rec.Provenance.HostSettings = map[string]string{"server": hs.HostSettings(server.in), "client": hs.HostSettings(client.in)}
+	}
+	return rec
 }
 
 // awaitUngated waits at ctx's start gate for a runner that does not wait

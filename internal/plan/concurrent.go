@@ -142,5 +142,12 @@ func runsTime(runs []Run, overhead time.Duration) time.Duration {
 	return d
 }
 
-// length is how long a run's benchmark takes (omit included).
-func (r Run) length() time.Duration { return r.Spec.Bench.Duration + r.Spec.Bench.Omit }
+// length is how long a run's benchmark takes (omit included), or its
+// background load when that runs longer.
+func (r Run) length() time.Duration {
+	d := r.Spec.Bench.Duration + r.Spec.Bench.Omit
+	if bg := r.Spec.Background; bg != nil {
+		d = max(d, bg.Duration+bg.Omit)
+	}
+	return d
+}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/lab-bench/lab/bench"
 )
 
 // Flow is how one run of a concurrent experiment ran with the others of its
@@ -131,4 +133,15 @@ func allFlows(recs []Record, pairs []string) bool {
 		}
 	}
 	return len(recs) == len(pairs)
+}
+
+// Background is the load run on a pair while its measured benchmark ran
+// (latency under load): its parameters, output and parsed figures. A load
+// that failed leaves the measurement standing, Error saying why (the
+// measurement then ran without all of its load).
+type Background struct {
+	Params  bench.Params `json:"params"`
+	Metrics bench.Sample `json:"metrics"`
+	Raw     bench.Raw    `json:"raw"`
+	Error   string       `json:"error,omitempty"`
 }

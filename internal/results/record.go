@@ -56,6 +56,9 @@ type Record struct {
 	// as other pairs' runs of its cell (a concurrent experiment); nil for
 	// a run that ran alone, and in records written before.
 	Flow *Flow `json:"flow,omitempty"`
+	// Background is the load that ran on the pair during the benchmark
+	// (the experiment's background block); nil without one.
+	Background *Background `json:"background,omitempty"`
 	// pooled, on a synthetic record of PoolRuns, holds the counts of the
 	// apply's runs it stands for (never written).
 	pooled *CountSample

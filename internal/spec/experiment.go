@@ -28,6 +28,7 @@ func experimentSchema() *hcl.BodySchema {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
 	s.Attributes = append(s.Attributes, concurrentSchema...)
+	s.Blocks = append(s.Blocks, backgroundBlock...)
 	return s
 }
 
@@ -114,6 +115,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, errorf(rb[0].DefRange, "Router settings without a router",
 			"No pair of this experiment goes via a router guest: add via = template.<name> to a pair, or remove this router block."))
 	}
+	diags = append(diags, l.decodeBackground(e, content)...)
 	used := map[int]bool{}
 	ce, cellOK, d := l.decodeCellBlocks(e, content, used)
 	diags = append(diags, d...)

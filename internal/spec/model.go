@@ -122,6 +122,9 @@ type Experiment struct {
 	// Concurrent runs every cell on all Pairs at the same moment: one
 	// flow per pair, their clients started together (concurrent = true).
 	Concurrent bool
+	// Background is the load run on each pair while its measured
+	// benchmark runs (background { … }); nil without one.
+	Background *Background `json:",omitempty"`
 	Expects    []*Expect
 	DeclRange  hcl.Range
 
@@ -150,6 +153,9 @@ type CellSpec struct {
 	// Router is the router guest's settings when the pair goes via one.
 	Router guest.Settings
 	Bench  bench.Params
+	// Background is the load run during Bench (the experiment's
+	// background block, its duration fitted to the cell); nil without one.
+	Background *bench.Params `json:",omitempty"`
 	// Hardware overrides the pair's hardware for this cell; zero fields
 	// keep the pair's values. Changing it changes the hardware shape.
 	VCPU      int
