@@ -177,3 +177,54 @@ func TestConcurrentRender(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundInPlan: a run under a background load says so, and the
+// estimate counts the load when it outlasts the measurement.
+func TestBackgroundInPlan(t *testing.T) {
+	tests := []struct {
+		bgDuration string
+		perRun     time.Duration
+		note       string
+	}{
+		{"", 5*time.Second + 3*time.Second, "(under load: iperf3 x4 streams, 8s)"},
+		{`duration = "20s"`, 20 * time.Second, "(under load: iperf3 x4 streams, 20s)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.note, func(t *testing.T) {
+			src := `
+lab "bg" {}
+template "t" {}
+pair "a" { template = template.t }
+experiment "e" {
+  pairs = [pair.a]
+  background {
+    iperf3 {
+      parallel = 4
+      ` + tc.bgDuration + `
+    }
+  }
+  iperf2 {
+    bounceback = true
+    duration   = "5s"
+  }
+}
+`
+			p, diags := New(load(t, src), &state.State{}, Options{})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			add, replace, del, _ := p.Counts()
+			create := time.Duration(add+2*replace+del) * time.Second / 2
+			if want := create + tc.perRun + time.Second; p.Estimate != want {
+				t.Errorf("estimate %v, want %v", p.Estimate, want)
+			}
+			var b bytes.Buffer
+			if err := p.Render(&b, RenderOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.note) {
+				t.Errorf("plan lacks %q:\n%s", tc.note, b.String())
+			}
+		})
+	}
+}
