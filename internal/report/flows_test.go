@@ -33,6 +33,8 @@ func TestAggregateShown(t *testing.T) {
 		{"table", recs, []string{aggregateHeading, "  " + want}, nil},
 		{"markdown", recs, []string{"Concurrent flows, summed per repeat", "- " + want}, nil},
 		{"json", recs, []string{`"aggregate": {`, `"pairs": [`, `"max_skew_ms": 3.5`}, nil},
+		{"html", recs, []string{`<h2 id="aggregates">Concurrent flows</h2>`, "<li>" + strings.ReplaceAll(want, "+", "&#43;") + "</li>"}, nil},
+		{"html", lone, nil, []string{`id="aggregates"`}},
 		{"table", lone, nil, []string{"concurrent flows"}},
 		{"json", lone, nil, []string{"aggregate"}},
 	}
