@@ -42,7 +42,11 @@ type Runner struct {
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
-var _ bench.Runner = (*Runner)(nil)
+var _ bench.StartGater = (*Runner)(nil)
+
+// GatesStart reports that Run waits at the context's start gate
+// (bench.AwaitStart) once the server listens.
+func (r *Runner) GatesStart() bool { return true }
 
 // Run runs one iperf 2 test from client to server with parameters p.
 func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
@@ -71,6 +75,11 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	}
 	defer srv.Stop()
 
+	version := Version(ctx, client.T)
+	// Concurrent flows' clients start together, once every server listens.
+	if err := bench.AwaitStart(ctx); err != nil {
+		return bench.Raw{}, err
+	}
 	before, err := sampleBoth(ctx, r.ReadCPU, server, client)
 	if err != nil {
 		return bench.Raw{}, fmt.Errorf("cpu sampling: %w", err)
@@ -86,7 +95,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	cliCtx, cancel := context.WithTimeout(ctx, dur+slack)
 	defer cancel()
 	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Version: Version(ctx, client.T), Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cliCmd.Argv}
+	raw := bench.Raw{Version: version, Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cliCmd.Argv}
 	res, cerr := client.T.Run(cliCtx, cliCmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)

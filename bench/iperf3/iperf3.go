@@ -45,7 +45,11 @@ type Runner struct {
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
-var _ bench.Runner = (*Runner)(nil)
+var _ bench.StartGater = (*Runner)(nil)
+
+// GatesStart reports that Run waits at the context's start gate
+// (bench.AwaitStart) once the server listens.
+func (r *Runner) GatesStart() bool { return true }
 
 type outcome struct {
 	res guest.Result
@@ -81,6 +85,12 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 		return bench.Raw{}, err
 	}
 
+	// Concurrent flows' clients start together, once every server listens.
+	if err := bench.AwaitStart(ctx); err != nil {
+		srvCancel()
+		<-srvDone
+		return bench.Raw{}, err
+	}
 	s := r.startSampling(ctx, server, client, p.Omit)
 	cliCtx, cliCancel := context.WithTimeout(ctx, p.Omit+p.Duration+clientSlack)
 	defer cliCancel()

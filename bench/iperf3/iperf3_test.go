@@ -353,3 +353,32 @@ func checkIntervals(t *testing.T, p bench.Params, s bench.Sample) {
 		t.Errorf("intervals average %.4g b/s, sender total %.4g", bits/secs, s.SenderBps)
 	}
 }
+
+// TestStartGate: Run waits at the context's start gate once its server
+// listens and starts the client only when the gate opens; a gate that
+// will not open ends the run with its error.
+func TestStartGate(t *testing.T) {
+	server, client := pair(t)
+	var opened time.Time
+	gate := func(ctx context.Context) error {
+		time.Sleep(300 * time.Millisecond) // the other flows' servers starting
+		opened = time.Now()
+		return nil
+	}
+	raw, err := new(iperf3.Runner).Run(bench.WithStartGate(context.Background(), gate), server, client, bench.Params{Duration: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opened.IsZero() || raw.Start.Before(opened) {
+		t.Errorf("client started %v, gate opened %v: want the client after the gate", raw.Start, opened)
+	}
+	if !strings.Contains(raw.Server, `"end"`) {
+		t.Errorf("no server JSON: %.200s", raw.Server)
+	}
+	shut := errors.New("another flow failed")
+	_, err = new(iperf3.Runner).Run(bench.WithStartGate(context.Background(), func(context.Context) error { return shut }),
+		server, client, bench.Params{Duration: time.Second})
+	if !errors.Is(err, shut) {
+		t.Errorf("err %v, want the gate's", err)
+	}
+}

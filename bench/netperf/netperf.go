@@ -30,7 +30,11 @@ type Runner struct {
 	ReadCPU func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error)
 }
 
-var _ bench.Runner = (*Runner)(nil)
+var _ bench.StartGater = (*Runner)(nil)
+
+// GatesStart reports that Run waits at the context's start gate
+// (bench.AwaitStart) once netserver listens.
+func (r *Runner) GatesStart() bool { return true }
 
 // Run runs one netperf test from client to server with parameters p.
 func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
@@ -66,12 +70,17 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 		return bench.Raw{}, err
 	}
 	defer srv.Stop()
+	ver := version(ctx, client.T)
+	// Concurrent flows' clients start together, once every server listens.
+	if err := bench.AwaitStart(ctx); err != nil {
+		return bench.Raw{}, err
+	}
 	before, errB := sample(ctx, r.ReadCPU, server, client)
 	iterations := max(1, params(p).Confidence)
 	cctx, cancel := context.WithTimeout(ctx, time.Duration(iterations)*p.Duration+30*time.Second)
 	defer cancel()
 	cmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Version: version(ctx, client.T), Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cmd.Argv}
+	raw := bench.Raw{Version: ver, Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cmd.Argv}
 	res, cerr := client.T.Run(cctx, cmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)

@@ -13,7 +13,7 @@ import (
 
 // TestFirewallJumboForReal applies examples/firewall-jumbo (seed 001) with
 // short runs: client -> router namespace -> server, the router's nftables
-// ruleset and MTU changing per cell. It checks the topology and settings,
+// ruleset and MTU changing per cell, and the two concurrent flows. It checks the topology and settings,
 // not the throughput ratios (one short repeat proves no shape on a shared
 // 2-core machine; the example's expect block is for full runs).
 func TestFirewallJumboForReal(t *testing.T) {
@@ -41,10 +41,20 @@ func TestFirewallJumboForReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 7 {
-		t.Fatalf("%d records, want 7 (6 firewall cells and a loopback run)", len(recs))
+	if len(recs) != 11 {
+		t.Fatalf("%d records, want 11 (6 firewall cells, a loopback run and 2 cells of two concurrent flows)", len(recs))
 	}
 	for _, r := range recs {
+		if r.Experiment == "two-flows" {
+			// c1 -> s1 and c2 -> s2 at the same moment, each through a
+			// stateful router.
+			if r.Error != "" || r.Metrics.ThroughputBps <= 0 || r.Flow == nil || strings.Join(r.Flow.Pairs, ",") != "c1,c2" {
+				t.Errorf("two-flows %s %s: error %q, throughput %v, flow %+v", r.Pair, r.CellKey, r.Error, r.Metrics.ThroughputBps, r.Flow)
+			} else if r.Observed.Router == nil || !strings.Contains(r.Observed.Router.Firewall, "ct state established") {
+				t.Errorf("two-flows %s %s: router without the stateful ruleset: %+v", r.Pair, r.CellKey, r.Observed.Router)
+			}
+			continue
+		}
 		if r.Experiment == "loopback" {
 			// iperf -c 127.0.0.1 on the server end, as seed 001 ran it.
 			if r.Error != "" || r.Metrics.ThroughputBps <= 0 || !r.Intent.Bench.Loopback {

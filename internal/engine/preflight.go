@@ -51,6 +51,11 @@ func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 		for _, p := range bench.ProgramsFor(r.Spec.Bench.Tool, role) {
 			need[p] = true
 		}
+		if bg := r.Spec.Background; bg != nil {
+			for _, p := range bench.ProgramsFor(bg.Tool, role) {
+				need[p] = true
+			}
+		}
 		s := r.Spec.Server
 		if role == "client" {
 			s = r.Spec.Client

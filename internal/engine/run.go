@@ -124,20 +124,46 @@ func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outc
 			s.close()
 		}
 	}()
+	session := func(l *live) (*session, error) {
+		if s := sessions[l]; s != nil {
+			return s, nil
+		}
+		s, err := e.connectGroup(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		sessions[l] = s
+		return s, nil
+	}
 	var adapt adaptive
-	for _, q := range queue {
+	for i := 0; i < len(queue); {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s := sessions[q.l]
-		if s == nil {
-			var err error
-			if s, err = e.connectGroup(ctx, q.l); err != nil {
+		// A concurrent experiment's flows of one cell are adjacent
+		// (plan.Batches): they run together.
+		n := 1
+		if k := queue[i].r.FlowsKey(); k != (plan.FlowsKey{}) {
+			for i+n < len(queue) && queue[i+n].r.FlowsKey() == k {
+				n++
+			}
+		}
+		var flows []flow
+		for _, q := range queue[i : i+n] {
+			s, err := session(q.l)
+			if err != nil {
 				return err
 			}
-			sessions[q.l] = s
+			flows = append(flows, flow{s, q.r})
 		}
-		if err := e.runOne(ctx, s, q.r, &adapt, total, out); err != nil {
+		i += n
+		var err error
+		if len(flows) == 1 {
+			err = e.runOne(ctx, flows[0].s, flows[0].r, &adapt, total, out)
+		} else {
+			err = e.runFlows(ctx, flows, &adapt, total, out)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -152,25 +178,43 @@ func (e *Engine) runOne(ctx context.Context, s *session, r plan.Run, adapt *adap
 		e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
 		return nil
 	}
-	prov, server, client, router := s.prov, s.server, s.client, s.router
-	watched := []end{server, client}
-	if router != nil {
-		watched = append(watched, *router)
+	release, err := e.hostLock(ctx, s)
+	if err != nil {
+		return err
 	}
-	release := func() {}
-	if e.HostLock != nil && prov.Capabilities().OnThisHost {
-		var err error
-		if release, err = e.HostLock(ctx); err != nil {
-			return err
-		}
+	rec, err := e.runWatched(ctx, s, r, total)
+	release()
+	return e.finish(ctx, s, r, rec, err, adapt, total, out)
+}
+
+// hostLock takes the host lock (Engine.HostLock) when one of the sessions'
+// machines is on this host; the returned function releases it.
+func (e *Engine) hostLock(ctx context.Context, sessions ...*session) (func(), error) {
+	if e.HostLock == nil || !slices.ContainsFunc(sessions, func(s *session) bool { return s.prov.Capabilities().OnThisHost }) {
+		return func() {}, nil
 	}
-	rctx, stopWatch := watchRun(ctx, prov, r.Index, watched...)
-	rec, err := e.run(rctx, prov, server, client, router, r, total)
+	return e.HostLock(ctx)
+}
+
+// runWatched runs r on the session's machines, watching them: a machine
+// that stops during the run is the run's error.
+func (e *Engine) runWatched(ctx context.Context, s *session, r plan.Run, total int) (results.Record, error) {
+	watched := []end{s.server, s.client}
+	if s.router != nil {
+		watched = append(watched, *s.router)
+	}
+	rctx, stopWatch := watchRun(ctx, s.prov, r.Index, watched...)
+	rec, err := e.run(rctx, s.prov, s.server, s.client, s.router, r, total)
 	if down := stopWatch(); down != nil {
 		// A machine stopped: that, not the cancelled command, is the error.
 		err = down
 	}
-	release()
+	return rec, err
+}
+
+// finish records a run that ran (err its failure): the record is written
+// with its hardware, and counted.
+func (e *Engine) finish(ctx context.Context, s *session, r plan.Run, rec results.Record, err error, adapt *adaptive, total int, out *Outcome) error {
 	recordHardware(&rec, s.group)
 	if err != nil {
 		// A setting that did not take effect (strict) fails this run
@@ -216,16 +260,7 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in machin
 // run configures both ends for one run, verifies the settings by
 // observation, runs the benchmark and returns the record.
 func (e *Engine) run(ctx context.Context, prov providers.Provider, server, client end, router *end, r plan.Run, total int) (results.Record, error) {
-	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
-		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
-		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
-	rec.Provenance.Provider = server.in.Provider
-	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
-	rec.Provenance.ServerTemplateID = server.ep().TemplateID
-	rec.Provenance.ClientTemplateID = client.ep().TemplateID
-	if hs, ok := prov.(providers.HostSettingsReporter); ok {
-		rec.Provenance.HostSettings = map[string]string{"server": hs.HostSettings(server.in), "client": hs.HostSettings(client.in)}
-	}
+	rec := e.newRecord(prov, server, client, r)
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()
@@ -279,6 +314,15 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 		return rec, err
 	}
 	counters := e.startCounters(ctx, server, client, obsS.Interface, obsC.Interface)
+	waitLoad, err := e.startBackground(ctx, server, client, r)
+	if err == nil {
+		err = awaitUngated(ctx, runner)
+	}
+	if err != nil {
+		rec.Background = waitLoad()
+		rec.End = e.clock().UTC()
+		return rec, err
+	}
 	start := ev
 	start.Type = EvRun
 	e.emit(start)
@@ -290,7 +334,11 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	rec.HostCPU = stopMeter(ctx)
 	routerCPU := stopRouter(ctx)
 	rec.Raw = raw
+	rec.Background = waitLoad()
 	rec.End = e.clock().UTC()
+	if err == nil && rec.Background != nil && rec.Background.Error != "" {
+		err = fmt.Errorf("background load %s: %s (the measurement ran without all of its load)", rec.Background.Params.Tool, rec.Background.Error)
+	}
 	if err != nil {
 		return rec, err
 	}
@@ -316,6 +364,32 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	done.UDP, done.LossPct, done.JitterMs = params.UDP || sample.Packets > 0, sample.LossPct, sample.JitterMs
 	e.emit(done)
 	return rec, nil
+}
+
+// newRecord is r's record before it runs: what it asks for and where it
+// runs.
+func (e *Engine) newRecord(prov providers.Provider, server, client end, r plan.Run) results.Record {
+	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
+		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
+		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
+	rec.Provenance.Provider = server.in.Provider
+	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
+	rec.Provenance.ServerTemplateID = server.ep().TemplateID
+	rec.Provenance.ClientTemplateID = client.ep().TemplateID
+	if hs, ok := prov.(providers.HostSettingsReporter); ok {
+		rec.Provenance.HostSettings = map[string]string{"server": hs.HostSettings(server.in), "client": hs.HostSettings(client.in)}
+	}
+	return rec
+}
+
+// awaitUngated waits at ctx's start gate for a runner that does not wait
+// there itself (bench.StartGater), so that concurrent flows still start
+// together — their servers' start-up then counts in the skew.
+func awaitUngated(ctx context.Context, runner bench.Runner) error {
+	if _, gates := runner.(bench.StartGater); gates {
+		return nil
+	}
+	return bench.AwaitStart(ctx)
 }
 
 // emitWarnings shows each settings warning of a guest (server, client or

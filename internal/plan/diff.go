@@ -72,10 +72,6 @@ func (p *Plan) estimate(opt Options) {
 	var d time.Duration
 	add, replace, del, _ := p.Counts()
 	d += time.Duration(add+2*replace+del) * opt.CreateCost / 2 // links are cheap: count machines and links at half
-	for _, g := range p.Groups {
-		for _, r := range g.Runs {
-			d += r.Spec.Bench.Duration + r.Spec.Bench.Omit + opt.RunOverhead
-		}
-	}
+	d += runsTime(p.Runs(), opt.RunOverhead)
 	p.Estimate = d
 }

@@ -63,6 +63,8 @@ type cellSpecJSON struct {
 	Bench     bench.Params   `json:"bench"`
 	VCPU      int            `json:"vcpu,omitempty"`
 	MemoryMiB int            `json:"memory_mib,omitempty"`
+	// Background is the load run during the benchmark (background { … }).
+	Background *bench.Params `json:"background,omitempty"`
 }
 
 func toMachineJSON(m machine.Machine) machineJSON {
@@ -165,7 +167,7 @@ type runJSON struct {
 func (r Run) MarshalJSON() ([]byte, error) {
 	s := r.Spec
 	return json.Marshal(runJSON{runAlias: (*runAlias)(&r), Spec: cellSpecJSON{Server: s.Server, Client: s.Client, Router: s.Router,
-		Bench: s.Bench, VCPU: s.VCPU, MemoryMiB: s.MemoryMiB}})
+		Bench: s.Bench, VCPU: s.VCPU, MemoryMiB: s.MemoryMiB, Background: s.Background}})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -175,6 +177,7 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	s := in.Spec
-	r.Spec = spec.CellSpec{Server: s.Server, Client: s.Client, Router: s.Router, Bench: s.Bench, VCPU: s.VCPU, MemoryMiB: s.MemoryMiB}
+	r.Spec = spec.CellSpec{Server: s.Server, Client: s.Client, Router: s.Router, Bench: s.Bench, VCPU: s.VCPU, MemoryMiB: s.MemoryMiB,
+		Background: s.Background}
 	return nil
 }

@@ -125,9 +125,14 @@ type Run struct {
 	UntilVerdict bool             `json:"until_verdict,omitempty"`
 	Bands        []results.Target `json:"bands,omitempty"`
 	// MaxRepeat is an until = "verdict" cell's most runs (repeat.max).
-	MaxRepeat int           `json:"max_repeat,omitempty"`
-	Warmup    bool          `json:"warmup,omitempty"`
-	Spec      spec.CellSpec `json:"spec"`
+	MaxRepeat int  `json:"max_repeat,omitempty"`
+	Warmup    bool `json:"warmup,omitempty"`
+	// Flows, in a concurrent experiment (concurrent = true), are the
+	// pairs whose runs of this cell and repeat start at the same moment,
+	// this one's included, in the experiment's pair order; those runs are
+	// adjacent in the run order (Batches). Empty for a run that runs alone.
+	Flows []string      `json:"flows,omitempty"`
+	Spec  spec.CellSpec `json:"spec"`
 }
 
 // Action is one change to machines or links.
@@ -304,9 +309,15 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 			})
 			diags = append(diags, cellDiags...)
 		}
-		runs := experimentOrder(e, cells, rng)
-		if e.Order != spec.OrderRandom {
+		var runs []placed
+		switch {
+		case e.Concurrent:
+			runs = concurrentOrder(e, cells, rng)
+		case e.Order != spec.OrderRandom:
+			runs = experimentOrder(e, cells, rng)
 			groupMajor(runs, groupIndex(p.Groups))
+		default:
+			runs = experimentOrder(e, cells, rng)
 		}
 		seq = append(seq, runs...)
 	}

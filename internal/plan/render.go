@@ -78,12 +78,42 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 		if cell == "" {
 			cell = "(single cell)"
 		}
-		fmt.Fprintf(&b, "  %4d  %s/%s  %s  %s  %s\n", r.Index, r.Experiment, r.Pair, cell, tag, short(r.Spec.Bench.Duration+r.Spec.Bench.Omit))
+		fmt.Fprintf(&b, "  %4d  %s/%s  %s  %s  %s%s\n", r.Index, r.Experiment, r.Pair, cell, tag, short(r.Spec.Bench.Duration+r.Spec.Bench.Omit), flowsNote(r)+loadNote(r))
 	}
 	add, replace, del, _ := p.Counts()
 	fmt.Fprintf(&b, "\nPlan: %d to add, %d to replace, %d to destroy; %d runs, estimated %s.\n", add, replace, del, len(runs), short(p.Estimate))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// flowsNote says, on a run line, which other pairs' flows start with it.
+func flowsNote(r Run) string {
+	var others []string
+	for _, p := range r.Flows {
+		if p != r.Pair {
+			others = append(others, p)
+		}
+	}
+	if len(r.Flows) < 2 || len(others) == 0 {
+		return ""
+	}
+	return "  (concurrent with " + strings.Join(others, ", ") + ")"
+}
+
+// loadNote says, on a run line, what load runs in the background.
+func loadNote(r Run) string {
+	bg := r.Spec.Background
+	if bg == nil {
+		return ""
+	}
+	n := bg.Tool
+	if bg.Parallel > 1 {
+		n += fmt.Sprintf(" x%d streams", bg.Parallel)
+	}
+	if bg.Reverse {
+		n += " reverse"
+	}
+	return fmt.Sprintf("  (under load: %s, %s)", n, short(bg.Duration+bg.Omit))
 }
 
 // short formats a duration for people: "48s", "3m12s", "1h4m".

@@ -39,6 +39,9 @@ type htmlData struct {
 	ChecksNote string
 	// Data is the summary as JSON (the JSON report's groups), for scripts.
 	Data template.JS
+	// Aggregates are the concurrent cells' sums of flows (aggregateLines).
+	Aggregates    []string
+	AggregateNote string
 }
 
 type htmlItem struct{ Name, Value string }
@@ -79,6 +82,7 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 		d.ChecksNote = "no expect blocks"
 	}
 	d.Provenance = provenance(info, groups)
+	d.Aggregates, d.AggregateNote = aggregateLines(groups), aggregateHeading
 	dims := dimensions(groups)
 	metrics := results.Measured(groups)
 	d.Header = append(d.Header, htmlHeader{Label: "experiment"}, htmlHeader{Label: "pair"})

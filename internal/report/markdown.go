@@ -70,6 +70,12 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	if n := quantileNote(groups); n != "" {
 		b.WriteString("\n" + n + "\n")
 	}
+	if lines := aggregateLines(groups); len(lines) > 0 {
+		b.WriteString("\n" + strings.ToUpper(aggregateHeading[:1]) + aggregateHeading[1:] + "\n\n")
+		for _, l := range lines {
+			b.WriteString("- " + l + "\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

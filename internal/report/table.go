@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -59,7 +60,12 @@ func renderTable(w io.Writer, info results.RunInfo, groups []results.CellGroup, 
 		return err
 	}
 	if n := quantileNote(groups); n != "" {
-		_, err := fmt.Fprintln(w, n)
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	if lines := aggregateLines(groups); len(lines) > 0 {
+		_, err := fmt.Fprintf(w, "%s\n  %s\n", aggregateHeading, strings.Join(lines, "\n  "))
 		return err
 	}
 	return nil

@@ -67,6 +67,10 @@ type CellGroup struct {
 	// Repeats are the group's successful runs, in repeat order: what
 	// reports drill down to (not in JSON: the records hold them).
 	Repeats []Record `json:"-"`
+	// Aggregate is set on each flow of a concurrent cell (an experiment
+	// with concurrent = true): the sum of all the cell's flows, shared by
+	// their groups. Nil for a cell whose runs ran alone.
+	Aggregate *Aggregate `json:"aggregate,omitempty"`
 }
 
 // Group groups records by experiment, pair and cell key, in first-seen
@@ -74,6 +78,8 @@ type CellGroup struct {
 // and gaps in the repeat numbers are only counted. Every metric of the
 // catalogue (Metrics) a run measured is summarised, clamped to the
 // quantity's physical range (Summary.Clamp): ≥ 0, percentages ≤ 100.
+// The flows of a concurrent cell share the sum of their throughputs
+// (CellGroup.Aggregate).
 func Group(records []Record) []CellGroup {
 	type key struct{ exp, pair, cell string }
 	type acc struct {
@@ -159,6 +165,7 @@ func Group(records []Record) []CellGroup {
 		g.ClientCyclesPerBit = g.Metrics[MetricClientCPB]
 		groups[i] = g
 	}
+	attachAggregates(groups)
 	return groups
 }
 

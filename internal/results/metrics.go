@@ -98,6 +98,9 @@ const (
 	MetricLoss          = "loss_pct"
 	MetricJitter        = "jitter_ms"
 	MetricPackets       = "packets_per_sec"
+	// MetricBackground is the throughput of the background load run during
+	// the measured benchmark (background { … }), in bits per second.
+	MetricBackground = "background_throughput_bps"
 )
 
 // Metrics is the catalogue, in the order tables show the metrics.
@@ -139,6 +142,13 @@ var Metrics = []Metric{
 		Value: func(r Record) (float64, bool) { return r.Metrics.JitterMs, udp(r) }},
 	{Key: MetricPackets, Label: "packets/s", Unit: "/s", Scale: 1, Decimals: 0, Disturbance: OnlyDown,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.PacketsPerSec; return v, v > 0 }},
+	{Key: MetricBackground, Label: "load Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Disturbance: OnlyDown,
+		Value: func(r Record) (float64, bool) {
+			if b := r.Background; b != nil && b.Error == "" {
+				return b.Metrics.ThroughputBps, true
+			}
+			return 0, false
+		}},
 }
 
 type latency = bench.LatencySample

@@ -57,6 +57,13 @@ type Record struct {
 	// Disturbed says why the run's figures may be a neighbour's as much
 	// as the guests' (CPU steal above DisturbedSteal percent on an end).
 	Disturbed string `json:"disturbed,omitempty"`
+	// Flow is set on the record of a run that started at the same moment
+	// as other pairs' runs of its cell (a concurrent experiment); nil for
+	// a run that ran alone, and in records written before.
+	Flow *Flow `json:"flow,omitempty"`
+	// Background is the load that ran on the pair during the benchmark
+	// (the experiment's background block); nil without one.
+	Background *Background `json:"background,omitempty"`
 	// pooled, on a synthetic record of PoolRuns, holds the counts of the
 	// apply's runs it stands for (never written).
 	pooled *CountSample

@@ -27,6 +27,8 @@ func experimentSchema() *hcl.BodySchema {
 	for _, n := range bench.Names() {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
+	s.Attributes = append(s.Attributes, concurrentSchema...)
+	s.Blocks = append(s.Blocks, backgroundBlock...)
 	return s
 }
 
@@ -101,6 +103,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d...)
 		e.Warmup = n
 	}
+	diags = append(diags, l.decodeConcurrent(e, attrs)...)
 
 	if cells, d := checkCells(e, attrs["matrix"], attrs["pairs"]); d != nil {
 		diags = append(diags, d)
@@ -112,6 +115,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, errorf(rb[0].DefRange, "Router settings without a router",
 			"No pair of this experiment goes via a router guest: add via = template.<name> to a pair, or remove this router block."))
 	}
+	diags = append(diags, l.decodeBackground(e, content)...)
 	used := map[int]bool{}
 	ce, cellOK, d := l.decodeCellBlocks(e, content, used)
 	diags = append(diags, d...)

@@ -118,9 +118,15 @@ type Experiment struct {
 	// cell once, in an order drawn from the plan's seed), OrderInterleaved
 	// (every cell once per round, in matrix order, pair after pair) or
 	// OrderSequential (a cell's repeats back to back).
-	Order     string
-	Expects   []*Expect
-	DeclRange hcl.Range
+	Order string
+	// Concurrent runs every cell on all Pairs at the same moment: one
+	// flow per pair, their clients started together (concurrent = true).
+	Concurrent bool
+	// Background is the load run on each pair while its measured
+	// benchmark runs (background { … }); nil without one.
+	Background *Background `json:",omitempty"`
+	Expects    []*Expect
+	DeclRange  hcl.Range
 
 	// eval holds the unevaluated per-cell expressions; set by the decoder.
 	eval *cellExprs
@@ -147,6 +153,9 @@ type CellSpec struct {
 	// Router is the router guest's settings when the pair goes via one.
 	Router guest.Settings
 	Bench  bench.Params
+	// Background is the load run during Bench (the experiment's
+	// background block, its duration fitted to the cell); nil without one.
+	Background *bench.Params `json:",omitempty"`
 	// Hardware overrides the pair's hardware for this cell; zero fields
 	// keep the pair's values. Changing it changes the hardware shape.
 	VCPU      int
