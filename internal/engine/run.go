@@ -283,21 +283,12 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 		})
 	}
 	err := eg.Wait()
-	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
-	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
-	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
-	rec.Provenance.ServerFirmware, rec.Provenance.ClientFirmware = obsS.Firmware, obsC.Firmware
-	rec.Provenance.ServerCPUModel, rec.Provenance.ClientCPUModel = server.cpuModel, client.cpuModel
+	observed(&rec, obsS, obsC, obsR, server, client)
 	if err != nil {
 		rec.End = e.clock().UTC()
 		return rec, err
 	}
-	// The sender is the client unless the benchmark runs in reverse.
-	if r.Spec.Bench.Reverse {
-		obsS.Warnings = append(obsS.Warnings, guest.AdviseLoss(r.Spec.Client, r.Spec.Server, obsS, r.Spec.Bench.UDP)...)
-	} else {
-		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, obsC, r.Spec.Bench.UDP)...)
-	}
+	adviseLoss(r, &obsS, &obsC)
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	e.emitWarnings(server.in.Address, &obsS)
 	e.emitWarnings(client.in.Address, &obsC)
@@ -364,6 +355,26 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	done.UDP, done.LossPct, done.JitterMs = params.UDP || sample.Packets > 0, sample.LossPct, sample.JitterMs
 	e.emit(done)
 	return rec, nil
+}
+
+// observed puts what the ends (and the router) reported into rec: the
+// observations and, in the provenance, kernel, driver, firmware and CPU.
+func observed(rec *results.Record, obsS, obsC guest.Observed, obsR *guest.Observed, server, client end) {
+	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
+	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
+	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
+	rec.Provenance.ServerFirmware, rec.Provenance.ClientFirmware = obsS.Firmware, obsC.Firmware
+	rec.Provenance.ServerCPUModel, rec.Provenance.ClientCPUModel = server.cpuModel, client.cpuModel
+}
+
+// adviseLoss adds guest.AdviseLoss's warnings to the sending end's
+// observation: the client's, unless the benchmark runs in reverse.
+func adviseLoss(r plan.Run, obsS, obsC *guest.Observed) {
+	if r.Spec.Bench.Reverse {
+		obsS.Warnings = append(obsS.Warnings, guest.AdviseLoss(r.Spec.Client, r.Spec.Server, *obsS, r.Spec.Bench.UDP)...)
+	} else {
+		obsC.Warnings = append(obsC.Warnings, guest.AdviseLoss(r.Spec.Server, r.Spec.Client, *obsC, r.Spec.Bench.UDP)...)
+	}
 }
 
 // newRecord is r's record before it runs: what it asks for and where it

@@ -114,22 +114,7 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 			}
 			row.Cells = append(row.Cells, c)
 		}
-		row.RepeatHeader = []string{"repeat", "start"}
-		for i, m := range metrics {
-			row.RepeatHeader = append(row.RepeatHeader, columnLabel(m, scales[i]))
-		}
-		for _, r := range g.Repeats {
-			line := []string{strconv.Itoa(r.Repeat), r.Start.UTC().Format("15:04:05")}
-			for i, m := range metrics {
-				v, ok := m.Value(r)
-				if !ok {
-					line = append(line, "-")
-					continue
-				}
-				line = append(line, repeatText(m, v, scales[i]))
-			}
-			row.Repeats = append(row.Repeats, line)
-		}
+		row.RepeatHeader, row.Repeats = htmlRepeats(g, metrics, scales)
 		if p, err := timeSeriesPlot(g); err != nil {
 			return err
 		} else if p != nil {
@@ -179,6 +164,29 @@ func renderHTML(w io.Writer, info results.RunInfo, groups []results.CellGroup, o
 	}
 	d.Data = template.JS(js)
 	return htmlTmpl.Execute(w, d)
+}
+
+// htmlRepeats are a cell's drill-down table: its header and one line per
+// repeat, each metric in its column's unit.
+func htmlRepeats(g results.CellGroup, metrics []results.Metric, scales []unitScale) ([]string, [][]string) {
+	header := []string{"repeat", "start"}
+	for i, m := range metrics {
+		header = append(header, columnLabel(m, scales[i]))
+	}
+	var lines [][]string
+	for _, r := range g.Repeats {
+		line := []string{strconv.Itoa(r.Repeat), r.Start.UTC().Format("15:04:05")}
+		for i, m := range metrics {
+			v, ok := m.Value(r)
+			if !ok {
+				line = append(line, "-")
+				continue
+			}
+			line = append(line, repeatText(m, v, scales[i]))
+		}
+		lines = append(lines, line)
+	}
+	return header, lines
 }
 
 // inlineSVG renders an SVG and returns it without its XML prolog, ready
