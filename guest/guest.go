@@ -109,6 +109,11 @@ type Loss struct {
 	// counter then counts only the benchmark's packets and lab's own are
 	// never dropped. 0: every packet arriving on the interface.
 	Port int `json:"port,omitempty"`
+	// IPv6 makes the nth and random rules match IPv6 packets instead of
+	// IPv4 ones (Linux ip6tables, FreeBSD ipfw's ip6 option): set when the
+	// experiment's benchmark runs over IPv6 (ip_version), so that the
+	// rule counts the benchmark's packets. netem drops either family.
+	IPv6 bool `json:"ipv6,omitempty"`
 }
 
 // Observed is what a guest reported after settings were applied.

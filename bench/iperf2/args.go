@@ -58,7 +58,21 @@ func Validate(serverAddr string, p bench.Params) error {
 	if p.Port < 0 || p.Port > 65535 {
 		bad("port %d: out of range", p.Port)
 	}
+	if err := bench.CheckFamily(serverAddr, p); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// ServerArgv is the server command of a run with p: ServerArgs, and -V
+// ("Set the domain to IPv6", iperf(1); 2.1 finds the family from -B's
+// address by itself, 2.0 needs it) when the run goes over IPv6.
+func ServerArgv(addr string, port int, p bench.Params) []string {
+	argv := ServerArgs(addr, port)
+	if p.IPv6() {
+		argv = append(argv, "-V")
+	}
+	return argv
 }
 
 // ServerArgs is the server command: iperf -s bound to addr on port, with
@@ -104,6 +118,9 @@ func ClientArgs(serverAddr string, port int, p bench.Params) []string {
 	}
 	if p.CongestionControl != "" {
 		argv = append(argv, "-Z", p.CongestionControl)
+	}
+	if p.IPv6() {
+		argv = append(argv, "-V") // -c and -B take bare literals
 	}
 	return argv
 }

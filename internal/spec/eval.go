@@ -156,7 +156,9 @@ func (e *Experiment) Eval(values map[string]cty.Value) (CellSpec, hcl.Diagnostic
 		m[d.Name] = v
 	}
 	c, d := ce.evalCell(m, ce.attrs, ce.checks)
-	return c.spec(), append(diags, d...)
+	cs := c.spec()
+	e.applyIPVersion(&cs)
+	return cs, append(diags, d...)
 }
 
 // evalCell applies attrs and runs checks for one cell's matrix values.

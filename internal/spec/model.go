@@ -118,9 +118,14 @@ type Experiment struct {
 	// cell once, in an order drawn from the plan's seed), OrderInterleaved
 	// (every cell once per round, in matrix order, pair after pair) or
 	// OrderSequential (a cell's repeats back to back).
-	Order     string
-	Expects   []*Expect
-	DeclRange hcl.Range
+	Order   string
+	Expects []*Expect
+	// IPVersion is what the benchmark runs over (ip_version): IPv4 (""),
+	// IPv6 or IPDual; IPVersionRange is where it is written (empty when
+	// it is not).
+	IPVersion      string
+	IPVersionRange hcl.Range
+	DeclRange      hcl.Range
 
 	// eval holds the unevaluated per-cell expressions; set by the decoder.
 	eval *cellExprs
