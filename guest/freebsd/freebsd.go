@@ -65,7 +65,7 @@ func (f *FreeBSD) Apply(ctx context.Context, t guest.Transport, iface string, s 
 			return err
 		}
 	}
-	return applyLoss(ctx, t, iface, s.Loss)
+	return applyLoss(ctx, t, iface, s.Loss, s.IPv6)
 }
 
 // ifconfigArgv is `ifconfig IFACE [mtu N] [-]lro [-]tso [-]rxcsum

@@ -5,7 +5,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/lab-bench/lab/bench"
-	"github.com/lab-bench/lab/guest"
 )
 
 // IP versions an experiment's benchmark runs over (ip_version).
@@ -65,19 +64,13 @@ func (l *loader) decodeIPVersion(e *Experiment, a *hcl.Attribute) hcl.Diagnostic
 }
 
 // applyIPVersion puts the experiment's IP version into a cell: the
-// benchmark runs over it, and an iptables or ipfw loss rule matches its
-// packets (ip6tables; ipfw's ip6), so that the loss counts the
-// benchmark's own packets. netem is the same for both families.
+// benchmark runs over it, and every end's settings say so (guest.Settings
+// IPv6), so that an iptables or ipfw loss rule matches the benchmark's
+// own packets (ip6tables; ipfw's ip6). netem is the same for both.
 func (e *Experiment) applyIPVersion(cs *CellSpec) {
 	if e.IPVersion == IPv4 {
 		return
 	}
 	cs.Bench.IPVersion = e.IPVersion
-	for _, s := range []*guest.Settings{&cs.Server, &cs.Client, &cs.Router} {
-		if s.Loss != nil {
-			l := *s.Loss
-			l.IPv6 = true
-			s.Loss = &l
-		}
-	}
+	cs.Server.IPv6, cs.Client.IPv6, cs.Router.IPv6 = true, true, true
 }

@@ -47,8 +47,8 @@ func TestIPVersion(t *testing.T) {
 			if cs.Bench.IPVersion != c.want {
 				t.Errorf("bench ip_version %q, want %q", cs.Bench.IPVersion, c.want)
 			}
-			if cs.Server.Loss == nil || cs.Server.Loss.IPv6 != c.wantLoss6 {
-				t.Errorf("server loss %+v, want IPv6 %v", cs.Server.Loss, c.wantLoss6)
+			if cs.Server.IPv6 != c.wantLoss6 || cs.Client.IPv6 != c.wantLoss6 || cs.Server.Loss == nil {
+				t.Errorf("server %+v, client %+v: want IPv6 %v", cs.Server, cs.Client, c.wantLoss6)
 			}
 			if l.Experiments[0].IPVersion != c.want {
 				t.Errorf("experiment ip_version %q, want %q", l.Experiments[0].IPVersion, c.want)
