@@ -14,7 +14,7 @@ import (
 func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGroup) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### lab %s, run %s\n\n", info.Lab, info.ID)
-	var kernels, tools, hosts, drivers, offloads, rings []string
+	var kernels, tools, hosts, drivers, offloads, rings, ipVersions []string
 	if info.Host != "" {
 		hosts = append(hosts, info.Host)
 	}
@@ -25,6 +25,7 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 		drivers = appendNew(drivers, g.Drivers...)
 		offloads = appendNew(offloads, g.Offloads...)
 		rings = appendNew(rings, g.Rings...)
+		ipVersions = appendNew(ipVersions, g.IPVersions...)
 	}
 	item := func(name string, values ...string) {
 		if len(values) > 0 && values[0] != "" {
@@ -41,6 +42,7 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	item("status", status)
 	item("kernels", kernels...)
 	item("NIC drivers", drivers...)
+	item("IP version", ipVersions...)
 	for _, o := range offloads {
 		item("offloads observed", o)
 	}
