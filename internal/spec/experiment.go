@@ -59,6 +59,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d)
 	}
 	content, d := b.Body.Content(schema)
+	hintIPVersion(d)
 	diags = append(diags, d...)
 	attrs := content.Attributes
 	if d := l.checkSensitiveRefs(b); d.HasErrors() {

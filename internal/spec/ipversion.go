@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
@@ -73,4 +75,15 @@ func (e *Experiment) applyIPVersion(cs *CellSpec) {
 	}
 	cs.Bench.IPVersion = e.IPVersion
 	cs.Server.IPv6, cs.Client.IPv6, cs.Router.IPv6 = true, true, true
+}
+
+// hintIPVersion adds to HCL's "Unsupported argument" for ipv6 = … (what
+// people write first, and what lab once refused without a word) where the
+// setting is.
+func hintIPVersion(diags hcl.Diagnostics) {
+	for _, d := range diags {
+		if d.Summary == "Unsupported argument" && (strings.Contains(d.Detail, `"ipv6"`) || strings.Contains(d.Detail, `"ipv4"`)) {
+			d.Detail += ` An experiment's IP version is ip_version = 4, 6 or "dual".`
+		}
+	}
 }

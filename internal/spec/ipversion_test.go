@@ -27,6 +27,7 @@ func TestIPVersion(t *testing.T) {
 		{name: "5", attr: "  ip_version = 5", wantErr: "main.hcl:6,16-17: Invalid ip_version; ip_version is 4 (the default), 6"},
 		{name: "bool", attr: "  ip_version = true", wantErr: "main.hcl:6,16-20: Invalid ip_version"},
 		{name: "v6 word", attr: "  ip_version = \"ipv6\"", wantErr: `not "ipv6"`},
+		{name: "ipv6 = true", attr: "  ipv6 = true", wantErr: `main.hcl:6,3-7: Unsupported argument; An argument named "ipv6" is not expected here. An experiment's IP version is ip_version = 4, 6 or "dual".`},
 		{name: "matrix", attr: "  matrix = { v = [4, 6] }\n  ip_version = matrix.v", wantErr: "matrix"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
