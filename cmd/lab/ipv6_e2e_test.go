@@ -122,7 +122,7 @@ func TestApplyIPv6ForReal(t *testing.T) {
 		}
 	}
 	rep, _, err := lab(t, dir, "report", "-format", "markdown")
-	if err != nil || !strings.Contains(rep, "- IP version: IPv6 fd") {
+	if err != nil || !strings.Contains(rep, "- IP version: IPv4, IPv6 fd") || !strings.Contains(rep, ", IPv6 (dual stack) fd") {
 		t.Errorf("report markdown: %v\n%s", err, rep)
 	}
 	if left := namespaces(t, "e2e-ipv6"); len(left) > 0 {

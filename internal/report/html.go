@@ -179,14 +179,13 @@ func provenance(info results.RunInfo, groups []results.CellGroup) []htmlItem {
 	add("host", info.Host)
 	add("spec hash", info.SpecHash)
 	add("lab file hash", info.LabFileHash)
-	var kernels, tools, drivers, offloads, rings, locks, commits, cpus, firmware, ipVersions []string
+	var kernels, tools, drivers, offloads, rings, locks, commits, cpus, firmware []string
 	for _, g := range groups {
 		kernels = appendNew(kernels, g.Kernels...)
 		tools = appendNew(tools, g.ToolVersions...)
 		drivers = appendNew(drivers, g.Drivers...)
 		offloads = appendNew(offloads, g.Offloads...)
 		rings = appendNew(rings, g.Rings...)
-		ipVersions = appendNew(ipVersions, g.IPVersions...)
 		for _, r := range g.Repeats {
 			p := r.Provenance
 			locks = appendNew(locks, p.LockDigest)
@@ -207,7 +206,7 @@ func provenance(info results.RunInfo, groups []results.CellGroup) []htmlItem {
 	add("CPU models", cpus...)
 	add("NIC drivers", drivers...)
 	add("NIC firmware", firmware...)
-	add("IP version", ipVersions...)
+	add("IP version", ipVersions(groups)...)
 	add("tools", tools...)
 	add("offloads observed", offloads...)
 	add("NIC ring sizes observed (current/max)", rings...)
