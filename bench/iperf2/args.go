@@ -27,8 +27,10 @@ func Validate(serverAddr string, p bench.Params) error {
 		bad("server address %q: not an IP address", serverAddr)
 	}
 	if p.Bind != "" {
-		if _, err := netip.ParseAddr(p.Bind); err != nil {
+		if a, err := netip.ParseAddr(p.Bind); err != nil {
 			bad("bind address %q: not an IP address", p.Bind)
+		} else if p.IPv6() && !a.Is6() {
+			bad("bind address %s is IPv4, but the run goes over IPv6 (ip_version %s)", p.Bind, p.IPVersion)
 		}
 	}
 	if p.Duration < time.Second || p.Duration%time.Second != 0 {

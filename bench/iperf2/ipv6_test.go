@@ -33,6 +33,9 @@ func TestArgsIPv6(t *testing.T) {
 	if err := iperf2.Validate("198.18.0.1", p); err == nil || !strings.Contains(err.Error(), "is IPv4") {
 		t.Errorf("IPv4 server address for an IPv6 run: %v", err)
 	}
+	if err := iperf2.Validate("fd00:1ab::1", bench.Params{Duration: time.Second, Bind: "198.18.0.2", IPVersion: bench.IPv6}); err == nil {
+		t.Error("IPv4 bind address accepted for an IPv6 run")
+	}
 	if got := p.LoopbackAddr(); got != "::1" {
 		t.Errorf("IPv6 loopback %q", got)
 	}
