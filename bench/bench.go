@@ -9,6 +9,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/lab-bench/lab/guest"
@@ -76,6 +78,11 @@ type Params struct {
 	// Loopback runs server and client on the pair's server end against
 	// 127.0.0.1 (seed 001's `iperf -c 127.0.0.1`); the client end is unused.
 	Loopback bool `json:"loopback,omitempty"`
+	// IPVersion is the IP version the run goes over: "" for IPv4 (every
+	// run before ip_version existed), IPv6 or IPDual (IPv6 traffic, IPv4
+	// configured as well). Runners pass their tool's IPv6 flag (iperf3
+	// -6, iperf -V, netperf/netserver -6) when it is not IPv4.
+	IPVersion string `json:"ip_version,omitempty"`
 
 	// Netperf holds netperf's own parameters (Tool "netperf").
 	Netperf *NetperfParams `json:"netperf,omitempty"`
@@ -119,6 +126,38 @@ type NetperfParams struct {
 	// Confidence enables netperf's confidence intervals (-I 99,5 -i MAX,3)
 	// with at most this many iterations; 0: off.
 	Confidence int `json:"confidence,omitempty"`
+}
+
+// IP versions of Params.IPVersion besides IPv4 ("").
+const (
+	IPv6   = "6"
+	IPDual = "dual"
+)
+
+// IPv6 reports whether the run goes over IPv6 (ip_version 6 or "dual").
+func (p Params) IPv6() bool { return p.IPVersion == IPv6 || p.IPVersion == IPDual }
+
+// LoopbackAddr is the loopback address of the run's IP version: ::1 for
+// IPv6, 127.0.0.1 otherwise.
+func (p Params) LoopbackAddr() string {
+	if p.IPv6() {
+		return "::1"
+	}
+	return "127.0.0.1"
+}
+
+// CheckFamily refuses an IPv4 server address for a run over IPv6. The
+// other way round is left as it was before ip_version: a hosts machine
+// given an IPv6 address runs over it.
+func CheckFamily(serverAddr string, p Params) error {
+	a, err := netip.ParseAddr(serverAddr)
+	if err != nil {
+		return nil // the runner's own check names it
+	}
+	if p.IPv6() && !a.Is6() {
+		return fmt.Errorf("server address %s is IPv4, but the run goes over IPv6 (ip_version %s)", serverAddr, p.IPVersion)
+	}
+	return nil
 }
 
 // Raw is what a run produced, kept verbatim in the results record.

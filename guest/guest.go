@@ -93,6 +93,13 @@ type Settings struct {
 	// as it is.
 	RxRing int `json:"rx_ring,omitempty"`
 	TxRing int `json:"tx_ring,omitempty"`
+	// IPv6 says the benchmark runs over IPv6 (the experiment's ip_version
+	// is 6 or "dual"): an nth or random loss rule then matches IPv6
+	// packets instead of IPv4 ones (Linux ip6tables, FreeBSD ipfw's ip6
+	// option), so that it counts the benchmark's packets, and the IPv6
+	// rule an earlier cell left is removed. netem drops either family;
+	// the Linux firewall table is family inet, which holds both.
+	IPv6 bool `json:"ipv6,omitempty"`
 	// Strict makes a setting that did not take effect an error (the default).
 	// With Strict false it is recorded as a warning.
 	Strict bool `json:"strict"`

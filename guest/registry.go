@@ -52,6 +52,12 @@ type NICs struct {
 	// Static are the commands that make prefix (a CIDR) the only IPv4
 	// address of iface and bring it up.
 	Static func(iface, prefix string) []Cmd
+	// Static6, when not nil, are the commands that give iface the IPv6
+	// address prefix (a CIDR, "fd…::1/64") as its only global IPv6
+	// address, usable at once (no duplicate address detection: lab's
+	// links carry nothing else to clash with), with IPv6 enabled on it;
+	// the link-local address stays. nil: the OS cannot be given one.
+	Static6 func(iface, prefix string) []Cmd
 	// Name is the name the OS gives the first NIC at slot; "" when it
 	// cannot tell (the back end then needs guest_iface).
 	Name func(slot NICSlot) string

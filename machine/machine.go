@@ -110,6 +110,9 @@ type Instance struct {
 type Endpoint struct {
 	// Addr is the benchmark address: where the peer sends traffic.
 	Addr string `json:"addr,omitempty"`
+	// Addr6 is the benchmark NIC's IPv6 address, where the link was asked
+	// for IPv6 (providers.LinkSpec.IPv6); runs over IPv6 go to it.
+	Addr6 string `json:"addr6,omitempty"`
 	// Iface is the benchmark interface inside the guest ("eth0", "vtnet0").
 	Iface string `json:"iface,omitempty"`
 	// Iface2 is a router's second interface, towards the client.

@@ -49,6 +49,9 @@ type Capabilities struct {
 	// CloudInit: the back end seeds cloud images (a template's
 	// cloud_init {}) with lab's SSH key, a hostname and packages.
 	CloudInit bool
+	// IPv6: links asked for IPv6 (LinkSpec.IPv6) get IPv6 addresses on
+	// both ends (Endpoint.Addr6), routed through the router guest too.
+	IPv6 bool
 	// Why, when set, is added to every refusal: what to change in the
 	// provider block to get more ("set network_backend = \"vale\"").
 	Why string

@@ -28,6 +28,17 @@ func FindNIC(ctx context.Context, t guest.Transport, osName, mac string) (string
 	return iface, nil
 }
 
+// StaticAddress6 are the commands that give iface the IPv6 address
+// prefix (a CIDR) on a guest of osName (guest.NICs.Static6: `ip -6 addr
+// add … nodad` on Linux, `ifconfig IF inet6 ADDR prefixlen LEN alias` on
+// FreeBSD); nil when the OS has no way registered.
+func StaticAddress6(osName, iface, prefix string) []guest.Cmd {
+	if f := guest.For(osName).NICs.Static6; f != nil {
+		return f(iface, prefix)
+	}
+	return nil
+}
+
 // StaticAddress are the commands that give iface the address prefix (a
 // CIDR) as its only IPv4 address and bring it up: iproute2's `ip addr
 // flush` / `ip addr add` / `ip link set up` on Linux, ifconfig(8)'s

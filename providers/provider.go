@@ -109,6 +109,11 @@ type LinkSpec struct {
 	Name      string
 	MTU       int
 	Index     int // a small number unique within the lab, for address plans
+	// IPv6 asks for IPv6 addresses on the link besides IPv4 ones: an
+	// experiment using the pair runs over IPv6 (ip_version 6 or "dual").
+	// Only a back end with Capabilities.IPv6 is given such a link; its
+	// machines report their IPv6 address as Endpoint.Addr6.
+	IPv6 bool
 }
 
 // Owner is who the link belongs to.

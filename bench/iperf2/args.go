@@ -27,8 +27,10 @@ func Validate(serverAddr string, p bench.Params) error {
 		bad("server address %q: not an IP address", serverAddr)
 	}
 	if p.Bind != "" {
-		if _, err := netip.ParseAddr(p.Bind); err != nil {
+		if a, err := netip.ParseAddr(p.Bind); err != nil {
 			bad("bind address %q: not an IP address", p.Bind)
+		} else if p.IPv6() && !a.Is6() {
+			bad("bind address %s is IPv4, but the run goes over IPv6 (ip_version %s)", p.Bind, p.IPVersion)
 		}
 	}
 	if p.Duration < time.Second || p.Duration%time.Second != 0 {
@@ -58,7 +60,21 @@ func Validate(serverAddr string, p bench.Params) error {
 	if p.Port < 0 || p.Port > 65535 {
 		bad("port %d: out of range", p.Port)
 	}
+	if err := bench.CheckFamily(serverAddr, p); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// ServerArgv is the server command of a run with p: ServerArgs, and -V
+// ("Set the domain to IPv6", iperf(1); 2.1 finds the family from -B's
+// address by itself, 2.0 needs it) when the run goes over IPv6.
+func ServerArgv(addr string, port int, p bench.Params) []string {
+	argv := ServerArgs(addr, port)
+	if p.IPv6() {
+		argv = append(argv, "-V")
+	}
+	return argv
 }
 
 // ServerArgs is the server command: iperf -s bound to addr on port, with
@@ -104,6 +120,9 @@ func ClientArgs(serverAddr string, port int, p bench.Params) []string {
 	}
 	if p.CongestionControl != "" {
 		argv = append(argv, "-Z", p.CongestionControl)
+	}
+	if p.IPv6() {
+		argv = append(argv, "-V") // -c and -B take bare literals
 	}
 	return argv
 }

@@ -51,8 +51,8 @@ func (r *Runner) GatesStart() bool { return true }
 // Run runs one iperf 2 test from client to server with parameters p.
 func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
 	if p.Loopback {
-		server.Addr = "127.0.0.1"
-		client = bench.Endpoint{T: server.T, Addr: "127.0.0.1", CPUs: server.CPUs, OS: server.OS}
+		server.Addr = p.LoopbackAddr()
+		client = bench.Endpoint{T: server.T, Addr: server.Addr, CPUs: server.CPUs, OS: server.OS}
 	}
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("iperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
@@ -68,7 +68,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgs(server.Addr, port)...)}
+	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgv(server.Addr, port, p)...)}
 	srv, err := bench.StartServer(ctx, server, srvCmd, port, timeout)
 	if err != nil {
 		return bench.Raw{}, missingBinary(err, server.T)

@@ -62,7 +62,21 @@ func Validate(serverAddr string, p bench.Params) error {
 			bad("bidir and reverse: iperf3 cannot be both reverse and bidirectional")
 		}
 	}
+	if err := bench.CheckFamily(serverAddr, p); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// ServerArgv is the server command of a run with p: ServerArgs, and -6
+// ("only use IPv6", iperf3(1)) when the run goes over IPv6. -B takes the
+// bare IPv6 literal (no brackets: iperf3 never joins host and port).
+func ServerArgv(addr string, port int, p bench.Params) []string {
+	argv := ServerArgs(addr, port)
+	if p.IPv6() {
+		argv = append(argv, "-6")
+	}
+	return argv
 }
 
 // ServerArgs is the server command: one test, bound to addr, JSON output.
@@ -92,6 +106,9 @@ func ClientArgs(serverAddr string, port int, p bench.Params) []string {
 	}
 	if p.CongestionControl != "" {
 		argv = append(argv, "-C", p.CongestionControl)
+	}
+	if p.IPv6() {
+		argv = append(argv, "-6") // -c takes the bare literal
 	}
 	return append(argv, ownArgs(p.Iperf3)...)
 }

@@ -74,7 +74,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	srvCtx, srvCancel := context.WithCancel(ctx)
 	defer srvCancel()
 	srvDone := make(chan outcome, 1)
-	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgs(server.Addr, port)...)}
+	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgv(server.Addr, port, p)...)}
 	go func() {
 		res, err := server.T.Run(srvCtx, srvCmd)
 		srvDone <- outcome{res, err}

@@ -66,7 +66,22 @@ func Validate(serverAddr string, p bench.Params) error {
 	if p.Port < 0 || p.Port > 65535 {
 		bad("port %d: out of range", p.Port)
 	}
+	if err := bench.CheckFamily(serverAddr, p); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// ServerArgv is the server command of a run with p: ServerArgs, and -6
+// ("Use AF_INET6 (aka IPv6) addressing for the control and possibly data
+// connections", netserver(1)) when the run goes over IPv6: without it
+// netserver listens on IPv4 only.
+func ServerArgv(port int, p bench.Params) []string {
+	argv := ServerArgs(port)
+	if p.IPv6() {
+		argv = append(argv, "-6")
+	}
+	return argv
 }
 
 // params returns p's netperf parameters with defaults filled in.
@@ -97,6 +112,12 @@ func ClientArgs(serverAddr string, port int, p bench.Params) []string {
 	np := params(p)
 	argv := []string{"netperf", "-H", serverAddr, "-p", strconv.Itoa(port), "-t", np.Test,
 		"-l", strconv.Itoa(int(p.Duration / time.Second)), "-c", "-C"}
+	if p.IPv6() {
+		// A global option (netperf(1): "-6 Use AF_INET6 … for the control
+		// and possibly data connections"); -H takes the bare literal, its
+		// "name,family" form splits at the comma, not at a colon.
+		argv = append(argv, "-6")
+	}
 	if np.Confidence > 0 {
 		argv = append(argv, "-I", "99,5", "-i", strconv.Itoa(np.Confidence)+",3")
 	}

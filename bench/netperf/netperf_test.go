@@ -96,3 +96,26 @@ func TestMissingBinary(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestArgsIPv6: a run over IPv6 adds the global -6 to netperf (before
+// the test-specific "--") and -6 to netserver, which otherwise listens on
+// IPv4 only (netperf(1), netserver(1)); -H takes the bare literal.
+func TestArgsIPv6(t *testing.T) {
+	p := bench.Params{Duration: 10 * time.Second, IPVersion: bench.IPDual}
+	if err := netperf.Validate("fd00:1ab::1", p); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(netperf.ClientArgs("fd00:1ab::1", 12865, p), " ")
+	if want := "netperf -H fd00:1ab::1 -p 12865 -t TCP_STREAM -l 10 -c -C -6 -- -k " + strings.Join(netperf.Selectors, ","); got != want {
+		t.Errorf("ClientArgs:\n got %s\nwant %s", got, want)
+	}
+	if got := strings.Join(netperf.ServerArgv(12865, p), " "); got != "netserver -D -p 12865 -6" {
+		t.Errorf("ServerArgv: %s", got)
+	}
+	if got := strings.Join(netperf.ServerArgv(12865, bench.Params{}), " "); got != "netserver -D -p 12865" {
+		t.Errorf("IPv4 ServerArgv: %s", got)
+	}
+	if err := netperf.Validate("198.18.0.1", p); err == nil {
+		t.Error("IPv4 server address accepted for an IPv6 run")
+	}
+}

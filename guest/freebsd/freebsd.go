@@ -66,7 +66,7 @@ func (f *FreeBSD) Apply(ctx context.Context, t guest.Transport, iface string, s 
 			return err
 		}
 	}
-	if err := applyLoss(ctx, t, iface, s.Loss); err != nil {
+	if err := applyLoss(ctx, t, iface, s.Loss, s.IPv6); err != nil {
 		return err
 	}
 	return applyPF(ctx, t, s.Firewall)

@@ -32,8 +32,11 @@ const (
 const defaultToAccept = "net.inet.ip.fw.default_to_accept"
 
 // applyLoss makes iface's emulated loss exactly l: lab's rule and pipe are
-// replaced when l asks for loss and removed when it does not.
-func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Loss) error {
+// replaced when l asks for loss and removed when it does not. The rule
+// matches IPv6 packets only when the benchmark runs over IPv6 (ipv6);
+// either way it is the one rule of lab's set, which a later Apply deletes
+// whatever family it matched.
+func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Loss, ipv6 bool) error {
 	if l == nil || l.Percent == 0 {
 		return removeLoss(ctx, t)
 	}
@@ -49,7 +52,11 @@ func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Lo
 	if _, err := run(ctx, t, "ipfw", "pipe", strconv.Itoa(LossPipe), "config", "plr", PLR(l.Percent)); err != nil {
 		return err
 	}
-	_, err := run(ctx, t, LossRuleArgv(iface, l.Port)...)
+	argv := LossRuleArgv(iface, l.Port)
+	if ipv6 {
+		argv = LossRuleArgv6(iface, l.Port)
+	}
+	_, err := run(ctx, t, argv...)
 	return err
 }
 
@@ -65,6 +72,18 @@ func LossRuleArgv(iface string, port int) []string {
 	argv := []string{"ipfw", "add", strconv.Itoa(LossRule), "set", strconv.Itoa(LossSet),
 		"pipe", strconv.Itoa(LossPipe), proto, "from", "any", "to", "any"}
 	return append(append(argv, opts...), "in", "recv", iface)
+}
+
+// LossRuleArgv6 is LossRuleArgv for a benchmark over IPv6: the rule
+// option ip6 (ipfw(8), RULE OPTIONS: "ip6: Matches IPv6 packets";
+// sbin/ipfw/ipfw2.c compile_rule, TOK_IP6 → O_IP6) before "in recv", so
+// that the pipe drops the benchmark's IPv6 packets and never the IPv4
+// ones of lab's own SSH session. Without it "ip" and "tcp" match both
+// families (ipfw(8): "ip … Matches any protocol").
+func LossRuleArgv6(iface string, port int) []string {
+	argv := LossRuleArgv(iface, port)
+	n := len(argv) - 3 // … in recv IFACE
+	return append(append(argv[:n:n], "ip6"), argv[n:]...)
 }
 
 // PLR is dummynet's packet loss rate for a percentage (1 % → "0.01").

@@ -1,6 +1,7 @@
 package freebsd_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lab-bench/lab/guest/freebsd"
@@ -38,5 +39,23 @@ func TestIfaceByMAC(t *testing.T) {
 				t.Errorf("IfaceByMAC(%s) = %q, want %q", c.mac, got, c.want)
 			}
 		})
+	}
+}
+
+// TestStaticAddress6: IPv6 enabled on the interface, no duplicate address
+// detection, the address added as an alias (ifconfig(8)), the link up.
+func TestStaticAddress6(t *testing.T) {
+	var got []string
+	for _, c := range freebsd.StaticAddress6("vtnet1", "fd12:3456:789a:2::1/64") {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"ifconfig vtnet1 inet6 -ifdisabled",
+		"ifconfig vtnet1 inet6 no_dad",
+		"ifconfig vtnet1 inet6 fd12:3456:789a:2::1 prefixlen 64 alias",
+		"ifconfig vtnet1 up",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("StaticAddress6:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

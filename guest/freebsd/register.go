@@ -2,6 +2,7 @@ package freebsd
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/lab-bench/lab/guest"
 )
@@ -11,8 +12,9 @@ import (
 func init() {
 	guest.Register(guest.Driver{
 		Name: "freebsd", Kernel: "FreeBSD", BhyveLoad: true,
-		New:       func() guest.OS { return New() },
-		NICs:      guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Name: NICName, Hostname: Hostname},
+		New: func() guest.OS { return New() },
+		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Static6: StaticAddress6, Name: NICName,
+			Hostname: Hostname},
 		CPU:       guest.CPU{Times: ReadCPTimes, MHz: ReadClockRate},
 		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingPorts, InstallHint: InstallHint},
@@ -28,6 +30,28 @@ func init() {
 // which replaces the first address.
 func StaticAddress(iface, prefix string) []guest.Cmd {
 	return []guest.Cmd{{Argv: []string{"ifconfig", iface, "inet", prefix, "up"}}}
+}
+
+// StaticAddress6 are the commands that give iface the IPv6 address
+// prefix ("ADDR/LEN") with ifconfig(8) (sbin/ifconfig/ifconfig.8):
+// "-ifdisabled" clears ND6_IFF_IFDISABLED, which an interface carries
+// when rc.conf does not enable IPv6 on it; "no_dad" ("Set a flag to
+// disable Duplicate Address Detection") makes the address usable at once;
+// then `ifconfig IF inet6 ADDR prefixlen LEN alias` adds the address
+// ("alias: Establish an additional network address for this interface"):
+// an addition only, so the link-local address and whatever else the
+// interface has stay as they are.
+func StaticAddress6(iface, prefix string) []guest.Cmd {
+	addr, length, ok := strings.Cut(prefix, "/")
+	if !ok {
+		length = "64"
+	}
+	return []guest.Cmd{
+		{Argv: []string{"ifconfig", iface, "inet6", "-ifdisabled"}},
+		{Argv: []string{"ifconfig", iface, "inet6", "no_dad"}},
+		{Argv: []string{"ifconfig", iface, "inet6", addr, "prefixlen", length, "alias"}},
+		{Argv: []string{"ifconfig", iface, "up"}},
+	}
 }
 
 // drivers are the FreeBSD drivers of the emulated NICs lab's back ends

@@ -95,6 +95,8 @@ func TestTranscripts(t *testing.T) {
 		{name: "apply-loss-ipfw-loaded", s: guest.Settings{Loss: &guest.Loss{Percent: 0.5, Method: "random"}}, replies: loaded},
 		// loss_port: ipfw(8) "tcp from any to any dst-port 5001".
 		{name: "apply-loss-port", s: guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "random", Port: 5001}}, replies: loaded},
+		// Over IPv6 the rule matches IPv6 packets only (ipfw's ip6 option).
+		{name: "apply-loss-port-ipv6", s: guest.Settings{IPv6: true, Loss: &guest.Loss{Percent: 1, Method: "random", Port: 5201}}, replies: loaded},
 		{name: "apply-loss-deny-default-refused", s: guest.Settings{Loss: &guest.Loss{Percent: 1, Method: "random"}}, wantFail: true,
 			replies: map[string][]reply{"sysctl -n net.inet.ip.fw.default_to_accept": {{Out: "0\n"}}}},
 		{name: "apply-none-removes-loss", s: guest.Settings{},

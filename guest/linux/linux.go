@@ -24,6 +24,7 @@ const (
 	ccKey        = "net.ipv4.tcp_congestion_control"
 	ccAvailable  = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 	ipt          = "iptables"
+	ip6t         = "ip6tables"
 	noFeatureMsg = "Could not change any device features"
 )
 
@@ -96,7 +97,7 @@ func (l *Linux) Apply(ctx context.Context, t guest.Transport, iface string, s gu
 			return err
 		}
 	}
-	if err := applyLoss(ctx, t, iface, s.Loss); err != nil {
+	if err := applyLoss(ctx, t, iface, s.Loss, s.IPv6); err != nil {
 		return err
 	}
 	return applyFirewall(ctx, t, s.Firewall)

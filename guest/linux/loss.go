@@ -11,22 +11,33 @@ import (
 )
 
 // applyLoss makes iface's emulated loss exactly l: it installs the rule for
-// l's method and removes whatever an earlier Apply left of the others.
-func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Loss) error {
+// l's method and removes whatever an earlier Apply left of the others. The
+// nth and random rules are iptables' for a benchmark over IPv4 and
+// ip6tables' (the same chain, match and target: ip6tables has the
+// statistic match too) over IPv6 (ipv6); a run over IPv6 also removes the
+// other family's rule, while a run over IPv4 leaves the ip6tables chain
+// alone, as before IPv6 existed (a rule there drops no IPv4 packet).
+func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Loss, ipv6 bool) error {
 	method := ""
 	if l != nil && l.Percent > 0 {
 		method = l.Method
 	}
+	tool := lossTool(ipv6)
 	if method == "nth" || method == "random" {
-		if err := resetLossChain(ctx, t); err != nil {
+		if err := resetLossChain(ctx, t, tool); err != nil {
 			return err
 		}
-		argv := append([]string{ipt, "-w", "-A", LossChain, "-i", iface}, LossMatch(*l)...)
+		argv := append([]string{tool, "-w", "-A", LossChain, "-i", iface}, LossMatch(*l)...)
 		if _, err := run(ctx, t, append(argv, "-j", "DROP")...); err != nil {
 			return err
 		}
-	} else if _, err := run(ctx, t, ipt, "-w", "-F", LossChain); err != nil && !missing(err) {
+	} else if _, err := run(ctx, t, tool, "-w", "-F", LossChain); err != nil && !missing(err) {
 		return err
+	}
+	if ipv6 {
+		if _, err := run(ctx, t, ipt, "-w", "-F", LossChain); err != nil && !missing(err) {
+			return err
+		}
 	}
 
 	if method == "netem" {
@@ -43,23 +54,32 @@ func applyLoss(ctx context.Context, t guest.Transport, iface string, l *guest.Lo
 	return err
 }
 
-// resetLossChain makes sure LossChain exists, is empty and is jumped to from
-// the top of INPUT (once).
-func resetLossChain(ctx context.Context, t guest.Transport) error {
-	_, err := run(ctx, t, ipt, "-w", "-N", LossChain)
+// lossTool is the program holding the loss rule of a benchmark over IPv6
+// (ip6tables) or IPv4 (iptables).
+func lossTool(ipv6 bool) string {
+	if ipv6 {
+		return ip6t
+	}
+	return ipt
+}
+
+// resetLossChain makes sure tool's (iptables' or ip6tables') LossChain
+// exists, is empty and is jumped to from the top of INPUT (once).
+func resetLossChain(ctx context.Context, t guest.Transport, tool string) error {
+	_, err := run(ctx, t, tool, "-w", "-N", LossChain)
 	if ce := (*guest.CommandError)(nil); errors.As(err, &ce) && strings.Contains(ce.Stderr, "already exists") {
 		err = nil
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := run(ctx, t, ipt, "-w", "-F", LossChain); err != nil {
+	if _, err := run(ctx, t, tool, "-w", "-F", LossChain); err != nil {
 		return err
 	}
-	if _, err := run(ctx, t, ipt, "-w", "-C", "INPUT", "-j", LossChain); err == nil {
+	if _, err := run(ctx, t, tool, "-w", "-C", "INPUT", "-j", LossChain); err == nil {
 		return nil
 	}
-	_, err = run(ctx, t, ipt, "-w", "-I", "INPUT", "1", "-j", LossChain)
+	_, err = run(ctx, t, tool, "-w", "-I", "INPUT", "1", "-j", LossChain)
 	return err
 }
 

@@ -1,6 +1,9 @@
 package linux
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestIfaceByMAC(t *testing.T) {
 	// Lines as iproute2 6.1 prints them (`ip -o link show` on Debian 12).
@@ -17,5 +20,20 @@ func TestIfaceByMAC(t *testing.T) {
 		if got := IfaceByMAC(out, tc.mac); got != tc.want {
 			t.Errorf("IfaceByMAC(%s) = %q, want %q", tc.mac, got, tc.want)
 		}
+	}
+}
+
+// TestStaticAddress6: IPv6 enabled on the interface, its global IPv6
+// addresses flushed (the link-local one stays), the address added with
+// nodad (ip-address(8)), the link up.
+func TestStaticAddress6(t *testing.T) {
+	var got []string
+	for _, c := range StaticAddress6("enp2s0", "fd12:3456:789a:2::2/64") {
+		got = append(got, c.String())
+	}
+	want := "sysctl -qw net.ipv6.conf.enp2s0.disable_ipv6=0\nip -6 addr flush dev enp2s0 scope global\n" +
+		"ip -6 addr add fd12:3456:789a:2::2/64 dev enp2s0 nodad\nip link set dev enp2s0 up"
+	if g := strings.Join(got, "\n"); g != want {
+		t.Errorf("StaticAddress6:\n%s\nwant\n%s", g, want)
 	}
 }

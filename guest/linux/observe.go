@@ -62,7 +62,7 @@ func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s 
 		o.Sysctl[k] = strings.TrimSpace(v)
 	}
 
-	o.Loss = observeLoss(ctx, t, iface, s.Loss != nil && s.Loss.Percent > 0, warn)
+	o.Loss = observeLoss(ctx, t, iface, lossTool(s.IPv6), s.Loss != nil && s.Loss.Percent > 0, warn)
 	if s.Firewall != "" {
 		if o.Firewall, err = observeFirewall(ctx, t); err != nil {
 			return o, err
@@ -109,9 +109,9 @@ func observeCC(ctx context.Context, t guest.Transport, asked string, o *guest.Ob
 
 // observeLoss describes the loss rules in place ("" when none): the rules
 // of LossChain and a netem root qdisc, joined by "; ".
-func observeLoss(ctx context.Context, t guest.Transport, iface string, asked bool, warn func(error)) string {
+func observeLoss(ctx context.Context, t guest.Transport, iface, tool string, asked bool, warn func(error)) string {
 	var rules []string
-	out, err := run(ctx, t, ipt, "-w", "-S", LossChain)
+	out, err := run(ctx, t, tool, "-w", "-S", LossChain)
 	if err != nil && (asked || !missing(err)) {
 		warn(err)
 	}

@@ -13,7 +13,7 @@ func init() {
 	guest.Register(guest.Driver{
 		Name: "linux", Kernel: "Linux", Default: true,
 		New: func() guest.OS { return New() },
-		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Name: NICName,
+		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Static6: StaticAddress6, Name: NICName,
 			Check:    func(iface string) guest.Cmd { return guest.Cmd{Argv: []string{"ip", "link", "show", "dev", iface}} },
 			Hostname: Hostname},
 		CPU:       guest.CPU{Times: ReadCPUStat, MHz: ReadCPUMHz},
@@ -39,6 +39,22 @@ func StaticAddress(iface, prefix string) []guest.Cmd {
 	return []guest.Cmd{
 		{Argv: []string{"ip", "-4", "addr", "flush", "dev", iface}},
 		{Argv: []string{"ip", "addr", "add", prefix, "dev", iface}},
+		{Argv: []string{"ip", "link", "set", "dev", iface, "up"}},
+	}
+}
+
+// StaticAddress6 are the commands that give iface the IPv6 address
+// prefix (a CIDR) as its only global one: IPv6 enabled on the interface
+// (a guest may boot with disable_ipv6 set), iproute2's `ip -6 addr flush
+// dev IF scope global` (the link-local address stays) and `ip -6 addr add
+// PREFIX dev IF nodad` (ip-address(8): "nodad — do not perform Duplicate
+// Address Detection", so the address is not tentative when the first run
+// starts), and the link up.
+func StaticAddress6(iface, prefix string) []guest.Cmd {
+	return []guest.Cmd{
+		{Argv: []string{"sysctl", "-qw", "net.ipv6.conf." + iface + ".disable_ipv6=0"}},
+		{Argv: []string{"ip", "-6", "addr", "flush", "dev", iface, "scope", "global"}},
+		{Argv: []string{"ip", "-6", "addr", "add", prefix, "dev", iface, "nodad"}},
 		{Argv: []string{"ip", "link", "set", "dev", iface, "up"}},
 	}
 }

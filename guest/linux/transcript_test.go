@@ -79,6 +79,25 @@ func TestTranscripts(t *testing.T) {
 			replies: map[string]reply{
 				"tc qdisc show dev veth0 root": {Out: "qdisc netem 8001: root refcnt 2 limit 1000 loss 0.5%\n"},
 			}},
+		// A benchmark over IPv6: the rule is ip6tables' (whose -C answers
+		// like iptables', "ip6tables: Bad rule (does a matching rule exist
+		// in that chain?)", iptables/ip6tables-standalone.c), and the IPv4
+		// chain an earlier cell filled is flushed.
+		{name: "apply-nth-port-ipv6", s: guest.Settings{IPv6: true, Loss: &guest.Loss{Percent: 1, Method: "nth", Port: 5201}},
+			replies: map[string]reply{
+				"ip6tables -w -C INPUT -j LAB-LOSS": {Code: 1, Stderr: "ip6tables: Bad rule (does a matching rule exist in that chain?).\n"},
+			}},
+		// No loss over IPv6: both families' chains are flushed; a guest
+		// without the IPv4 chain ("No chain/target/match by that name.")
+		// is fine.
+		{name: "apply-none-ipv6", s: guest.Settings{IPv6: true},
+			replies: map[string]reply{
+				"iptables -w -F LAB-LOSS": {Code: 1, Stderr: "iptables: No chain/target/match by that name.\n"},
+			}},
+		{name: "observe-ipv6-loss", observe: true, s: guest.Settings{IPv6: true, Loss: &guest.Loss{Percent: 1, Method: "nth"}},
+			replies: map[string]reply{
+				"ip6tables -w -S LAB-LOSS": {Out: "-N LAB-LOSS\n-A LAB-LOSS -i veth0 -m statistic --mode nth --every 100 --packet 0 -j DROP\n"},
+			}},
 		{name: "apply-none-no-iptables", s: guest.Settings{},
 			replies: map[string]reply{
 				"iptables -w -F LAB-LOSS": {Code: 127, Stderr: "sh: iptables: command not found\n"},

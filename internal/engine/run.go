@@ -317,11 +317,15 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	start := ev
 	start.Type = EvRun
 	e.emit(start)
+	srvAddr, cliAddr, err := benchAddrs(server, client, params, &rec.Provenance)
+	if err != nil {
+		return rec, err
+	}
 	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
 	stopRouter := meterRouter(ctx, router)
 	raw, err := runner.Run(ctx,
-		bench.Endpoint{T: server.t, Addr: server.ep().Addr, CPUs: server.ep().CPUs, OS: server.osName},
-		bench.Endpoint{T: client.t, Addr: client.ep().Addr, CPUs: client.ep().CPUs, OS: client.osName}, params)
+		bench.Endpoint{T: server.t, Addr: srvAddr, CPUs: server.ep().CPUs, OS: server.osName},
+		bench.Endpoint{T: client.t, Addr: cliAddr, CPUs: client.ep().CPUs, OS: client.osName}, params)
 	rec.HostCPU = stopMeter(ctx)
 	routerCPU := stopRouter(ctx)
 	rec.Raw = raw
@@ -459,6 +463,22 @@ func socketCC(client guest.Settings, oc guest.Observed, server guest.Settings, o
 		return server.CongestionControl
 	}
 	return ""
+}
+
+// benchAddrs are the addresses a run goes between: the ends' IPv4 ones,
+// or for a run over IPv6 their IPv6 ones, which it records in prov.
+func benchAddrs(server, client end, p bench.Params, prov *results.Provenance) (srv, cli string, err error) {
+	if !p.IPv6() {
+		return server.ep().Addr, client.ep().Addr, nil
+	}
+	for _, e := range []end{server, client} {
+		if e.ep().Addr6 == "" {
+			return "", "", fmt.Errorf("%s has no IPv6 address: ip_version %s needs a pair made with IPv6 links (plan again: the pair is replaced)",
+				e.in.Address, p.IPVersion)
+		}
+	}
+	prov.IPVersion, prov.ServerAddr, prov.ClientAddr = p.IPVersion, server.ep().Addr6, client.ep().Addr6
+	return server.ep().Addr6, client.ep().Addr6, nil
 }
 
 // ep is the end's endpoint.

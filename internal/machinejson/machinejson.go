@@ -28,6 +28,7 @@ type Login struct {
 // Endpoint is a machine.Endpoint in a file.
 type Endpoint struct {
 	Addr       string `json:"addr,omitempty"`
+	Addr6      string `json:"addr6,omitempty"`
 	Iface      string `json:"iface,omitempty"`
 	Iface2     string `json:"iface2,omitempty"`
 	CPUs       []int  `json:"cpus,omitempty"`
@@ -80,14 +81,14 @@ func fromEndpoint(e *machine.Endpoint) *Endpoint {
 	if e == nil {
 		return nil
 	}
-	return &Endpoint{Addr: e.Addr, Iface: e.Iface, Iface2: e.Iface2, CPUs: e.CPUs, SSHHost: e.SSHHost, SSH: FromLogin(e.SSH), TemplateID: e.TemplateID}
+	return &Endpoint{Addr: e.Addr, Addr6: e.Addr6, Iface: e.Iface, Iface2: e.Iface2, CPUs: e.CPUs, SSHHost: e.SSHHost, SSH: FromLogin(e.SSH), TemplateID: e.TemplateID}
 }
 
 func (e *Endpoint) machine() *machine.Endpoint {
 	if e == nil {
 		return nil
 	}
-	return &machine.Endpoint{Addr: e.Addr, Iface: e.Iface, Iface2: e.Iface2, CPUs: e.CPUs, SSHHost: e.SSHHost, SSH: e.SSH.Machine(), TemplateID: e.TemplateID}
+	return &machine.Endpoint{Addr: e.Addr, Addr6: e.Addr6, Iface: e.Iface, Iface2: e.Iface2, CPUs: e.CPUs, SSHHost: e.SSHHost, SSH: e.SSH.Machine(), TemplateID: e.TemplateID}
 }
 
 // FromLogin is l as a file holds it (nil: none).

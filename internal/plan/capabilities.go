@@ -62,6 +62,7 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 		checkGroupCloudInit(g, c, lab, add)
 		checkGroupOffloads(g, c, lab, add)
 		checkGroupRings(g, c, lab, add)
+		checkGroupIPv6(g, c, lab, add)
 	}
 	return diags
 }

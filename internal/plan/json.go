@@ -53,6 +53,7 @@ type linkJSON struct {
 	Name      string `json:"name"`
 	MTU       int    `json:"mtu"`
 	Index     int    `json:"index"`
+	IPv6      bool   `json:"ipv6,omitempty"`
 }
 
 // cellSpecJSON is a spec.CellSpec in the plan's JSON.
@@ -99,11 +100,11 @@ func instancePtr(in machine.Instance) *machinejson.Instance {
 }
 
 func toLinkJSON(l providers.LinkSpec) linkJSON {
-	return linkJSON{Address: l.Address, LabID: l.LabID, Workspace: l.Workspace, Pair: l.Pair, Name: l.Name, MTU: l.MTU, Index: l.Index}
+	return linkJSON{Address: l.Address, LabID: l.LabID, Workspace: l.Workspace, Pair: l.Pair, Name: l.Name, MTU: l.MTU, Index: l.Index, IPv6: l.IPv6}
 }
 
 func (l linkJSON) link() providers.LinkSpec {
-	return providers.LinkSpec{Address: l.Address, LabID: l.LabID, Workspace: l.Workspace, Pair: l.Pair, Name: l.Name, MTU: l.MTU, Index: l.Index}
+	return providers.LinkSpec{Address: l.Address, LabID: l.LabID, Workspace: l.Workspace, Pair: l.Pair, Name: l.Name, MTU: l.MTU, Index: l.Index, IPv6: l.IPv6}
 }
 
 // groupAlias is Group without its methods, for the default encoding of

@@ -379,7 +379,13 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	if cs.MemoryMiB > 0 {
 		mem = cs.MemoryMiB
 	}
+	ipv6 := ipv6Pair(lab, pair.Name)
 	shapeDesc := describeShape(vcpu, mem, pair)
+	if ipv6 {
+		// Addresses are a link's from its creation: a pair an IPv6
+		// experiment starts to use is made again, with them.
+		shapeDesc += ", ipv6"
+	}
 	shape := fingerprint(pair.Name, pair.Server, pair.Client, shapeDesc)
 	defaultShape := cs.VCPU == 0 && cs.MemoryMiB == 0 || vcpu == pair.VCPU && mem == pair.MemoryMiB
 	address := "pair." + pair.Name
@@ -406,7 +412,7 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	index := 2 * len(p.Groups) // two link address blocks per group: direct or via a router
 	g := &Group{Address: address, Pair: pair.Name, ProviderKey: providerKey, ProviderType: provType, Shape: shape, ShapeDesc: shapeDesc,
 		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name,
-			MTU: pair.LinkMTU, Index: index}}
+			MTU: pair.LinkMTU, Index: index, IPv6: ipv6}}
 	machine := func(role, templateName string) machine.Machine {
 		var t machine.Template
 		if tt := lab.Templates[templateName]; tt != nil {
@@ -424,7 +430,7 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 		r := machine("router", pair.Via)
 		g.Router = &r
 		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name + "-c",
-			MTU: pair.LinkMTU, Index: index + 1}
+			MTU: pair.LinkMTU, Index: index + 1, IPv6: ipv6}
 	}
 	groups[address] = g
 	p.Groups = append(p.Groups, g)

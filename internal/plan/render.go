@@ -78,7 +78,8 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 		if cell == "" {
 			cell = "(single cell)"
 		}
-		fmt.Fprintf(&b, "  %4d  %s/%s  %s  %s  %s%s\n", r.Index, r.Experiment, r.Pair, cell, tag, short(r.Spec.Bench.Duration+r.Spec.Bench.Omit), flowsNote(r)+loadNote(r))
+		fmt.Fprintf(&b, "  %4d  %s/%s  %s  %s  %s%s\n", r.Index, r.Experiment, r.Pair, cell, tag, short(r.Spec.Bench.Duration+r.Spec.Bench.Omit),
+			ipVersionNote(r.Spec.Bench.IPVersion)+flowsNote(r)+loadNote(r))
 	}
 	add, replace, del, _ := p.Counts()
 	fmt.Fprintf(&b, "\nPlan: %d to add, %d to replace, %d to destroy; %d runs, estimated %s.\n", add, replace, del, len(runs), short(p.Estimate))

@@ -245,6 +245,7 @@ func provenance(info results.RunInfo, groups []results.CellGroup) []htmlItem {
 	add("CPU models", cpus...)
 	add("NIC drivers", drivers...)
 	add("NIC firmware", firmware...)
+	add("IP version", ipVersions(groups)...)
 	add("tools", tools...)
 	add("offloads observed", offloads...)
 	add("NIC ring sizes observed (current/max)", rings...)

@@ -41,6 +41,7 @@ func renderMarkdown(w io.Writer, info results.RunInfo, groups []results.CellGrou
 	item("status", status)
 	item("kernels", kernels...)
 	item("NIC drivers", drivers...)
+	item("IP version", ipVersions(groups)...)
 	for _, o := range offloads {
 		item("offloads observed", o)
 	}
@@ -97,4 +98,27 @@ func appendNew(list []string, values ...string) []string {
 		}
 	}
 	return list
+}
+
+// ipVersions lists the IP versions the groups' runs went over, with the
+// addresses of IPv6 ones ("IPv4", "IPv6 fd…::2 -> fd…::1"); nothing when
+// every run went over IPv4, as every run did before ip_version.
+func ipVersions(groups []results.CellGroup) []string {
+	var out []string
+	v6 := false
+	for _, g := range groups {
+		if g.N == 0 {
+			continue // no run of it went over anything
+		}
+		if len(g.IPVersions) == 0 {
+			out = appendNew(out, "IPv4")
+			continue
+		}
+		v6 = true
+		out = appendNew(out, g.IPVersions...)
+	}
+	if !v6 {
+		return nil
+	}
+	return out
 }

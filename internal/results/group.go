@@ -55,6 +55,10 @@ type CellGroup struct {
 	// Rings are the distinct observed NIC ring sizes per end ("server:
 	// rx=1024/4096 tx=512/4096", current/maximum), when a run asked for them.
 	Rings []string `json:"rings,omitempty"`
+	// IPVersions are the distinct IP versions of runs over IPv6, with the
+	// addresses they ran between ("IPv6 fd…::2 -> fd…::1"; IPVersionText):
+	// empty when every run went over IPv4.
+	IPVersions []string `json:"ip_versions,omitempty"`
 	// ServerCyclesPerBit and ClientCyclesPerBit are CPU cycles per bit of
 	// throughput on each end (seed 000's "Hz per bit/s"), over the runs
 	// where the CPU clock is known (N = 0 otherwise).
@@ -142,6 +146,7 @@ func Group(records []Record) []CellGroup {
 		a.group.Drivers = addDistinct(a.group.Drivers, o.Server.Driver, o.Client.Driver)
 		a.group.Offloads = addDistinct(a.group.Offloads, offloadText("server", o.Server.Offloads), offloadText("client", o.Client.Offloads))
 		a.group.Rings = addDistinct(a.group.Rings, RingText("server", o.Server.Rings), RingText("client", o.Client.Rings))
+		a.group.IPVersions = addDistinct(a.group.IPVersions, IPVersionText(p))
 	}
 	groups := make([]CellGroup, len(accs))
 	for i, a := range accs {
@@ -170,6 +175,22 @@ func Group(records []Record) []CellGroup {
 }
 
 // addDistinct appends the non-empty values not yet in list.
+// IPVersionText describes the IP version a run over IPv6 went over and
+// between which addresses, client to server ("IPv6 (dual stack) fd…::2 ->
+// fd…::1"); "" for a run over IPv4.
+func IPVersionText(p Provenance) string {
+	v := ""
+	switch p.IPVersion {
+	case "":
+		return ""
+	case "dual":
+		v = "IPv6 (dual stack)"
+	default:
+		v = "IPv" + p.IPVersion
+	}
+	return v + " " + p.ClientAddr + " -> " + p.ServerAddr
+}
+
 func addDistinct(list []string, values ...string) []string {
 	for _, v := range values {
 		if v != "" && !slices.Contains(list, v) {

@@ -154,6 +154,13 @@ type Provenance struct {
 	// Apply is the apply that wrote the record (ApplyID): the run's id for
 	// the apply that started the run, another for one that resumed it.
 	Apply string `json:"apply,omitempty"`
+	// IPVersion, ServerAddr and ClientAddr are the IP version a run over
+	// IPv6 went over ("6", "dual": intent.bench.ip_version) and the ends'
+	// IPv6 addresses it ran between; empty for IPv4 runs, whose records
+	// keep the format they had.
+	IPVersion  string `json:"ip_version,omitempty"`
+	ServerAddr string `json:"server_addr,omitempty"`
+	ClientAddr string `json:"client_addr,omitempty"`
 }
 
 // HostCPUPair is both ends' hypervisor-side CPU use during a run.

@@ -157,6 +157,7 @@ func (e *Experiment) Eval(values map[string]cty.Value) (CellSpec, hcl.Diagnostic
 	}
 	c, d := ce.evalCell(m, ce.attrs, ce.checks)
 	cs := c.spec()
+	e.applyIPVersion(&cs)
 	if e.Background != nil && !d.HasErrors() {
 		bg, bd := e.Background.forCell(cs.Bench)
 		if bd != nil {

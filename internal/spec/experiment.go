@@ -18,6 +18,7 @@ func experimentSchema() *hcl.BodySchema {
 	s := &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
 			{Name: "description"}, {Name: "pairs"}, {Name: "matrix"}, {Name: "repeat"}, {Name: "warmup"}, {Name: "order"},
+			{Name: "ip_version"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{
 			{Type: "guest"}, {Type: "server"}, {Type: "client"}, {Type: "router"}, {Type: "hardware"},
@@ -60,6 +61,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 		diags = append(diags, d)
 	}
 	content, d := b.Body.Content(schema)
+	hintIPVersion(d)
 	diags = append(diags, d...)
 	attrs := content.Attributes
 	if d := l.checkSensitiveRefs(b); d.HasErrors() {
@@ -98,6 +100,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 				"order is %q, %q or %q, not %q.", OrderRandom, OrderInterleaved, OrderSequential, truncate(s, 40)))
 		}
 	}
+	diags = append(diags, l.decodeIPVersion(e, attrs["ip_version"])...)
 	if a := attrs["warmup"]; a != nil {
 		n, d := l.evalInt(a, 0, maxRepeat)
 		diags = append(diags, d...)

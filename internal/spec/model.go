@@ -126,7 +126,12 @@ type Experiment struct {
 	// benchmark runs (background { … }); nil without one.
 	Background *Background `json:",omitempty"`
 	Expects    []*Expect
-	DeclRange  hcl.Range
+	// IPVersion is what the benchmark runs over (ip_version): IPv4 (""),
+	// IPv6 or IPDual; IPVersionRange is where it is written (empty when
+	// it is not).
+	IPVersion      string
+	IPVersionRange hcl.Range
+	DeclRange      hcl.Range
 
 	// eval holds the unevaluated per-cell expressions; set by the decoder.
 	eval *cellExprs

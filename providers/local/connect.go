@@ -32,5 +32,5 @@ func (p *Provider) Close(context.Context) error { return nil }
 // veth's MTU; no NIC model, queues, host offloads or memory (a namespace
 // shares the host's).
 func (p *Provider) Capabilities() providers.Capabilities {
-	return providers.Capabilities{RoutedPairs: true, GuestOffloads: true, VCPU: true, LinkMTU: true, OnThisHost: true}
+	return providers.Capabilities{RoutedPairs: true, GuestOffloads: true, VCPU: true, LinkMTU: true, OnThisHost: true, IPv6: true}
 }

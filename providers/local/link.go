@@ -49,6 +49,9 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (machine.Inst
 	}
 	sa, ca := linkAddrs(l.Index)
 	in.Attrs["server_addr"], in.Attrs["client_addr"] = sa, ca
+	if l.IPv6 {
+		in.Attrs["server_addr6"], in.Attrs["client_addr6"] = linkAddrs6(o, l.Index)
+	}
 	return in, nil
 }
 

@@ -18,17 +18,7 @@ import (
 // forwards between them; the ends of a routed pair route via it.
 func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	ns := Namespace(m.Name)
-	type nic struct{ end, addr, name string }
-	var nics []nic
-	switch m.Role {
-	case "router":
-		nics = []nic{
-			{m.Link.Attrs["client_if"], m.Link.Attrs["client_addr"], "eth0"},
-			{m.Link2.Attrs["server_if"], m.Link2.Attrs["server_addr"], "eth1"},
-		}
-	default:
-		nics = []nic{{m.Link.Attrs[m.Role+"_if"], m.Link.Attrs[m.Role+"_addr"], "eth0"}}
-	}
+	nics := machineNICs(m)
 	for _, n := range nics {
 		if n.end == "" || n.addr == "" {
 			return machine.Instance{}, fmt.Errorf("create %s: its link has no %s end", m.Address, m.Role)
@@ -38,7 +28,7 @@ func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Insta
 	in := machine.Instance{
 		Address: m.Address, Provider: TypeName, Kind: "machine", ID: ns, Name: ns, Owner: o,
 		Attrs:    map[string]string{"netns": ns, "role": m.Role},
-		Endpoint: &machine.Endpoint{Iface: "eth0", Addr: nics[0].addr},
+		Endpoint: &machine.Endpoint{Iface: "eth0", Addr: nics[0].addr, Addr6: nics[0].addr6},
 	}
 	server, client := cpuSets(m.VCPU, p.CPUs)
 	switch m.Role {
@@ -49,6 +39,9 @@ func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Insta
 	case "router":
 		in.Endpoint.Iface2 = "eth1"
 		in.Attrs["addr2"] = nics[1].addr
+		if nics[1].addr6 != "" {
+			in.Attrs["addr2_6"] = nics[1].addr6
+		}
 	}
 	if id, err := p.TemplateID(ctx, m); err == nil {
 		in.Endpoint.TemplateID = id
@@ -65,28 +58,64 @@ func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Insta
 	if err := p.addNamespace(ctx, ns, o.Tag(m.Address)); err != nil {
 		return in, fmt.Errorf("create %s (namespace %s): %w", m.Address, ns, err)
 	}
-	steps := [][]string{{"ip", "-n", ns, "link", "set", "dev", "lo", "up"}}
-	for _, n := range nics {
-		steps = append(steps,
-			[]string{"ip", "link", "set", "dev", n.end, "netns", ns},
-			[]string{"ip", "-n", ns, "link", "set", "dev", n.end, "name", n.name},
-			[]string{"ip", "-n", ns, "addr", "add", n.addr + "/30", "dev", n.name},
-			[]string{"ip", "-n", ns, "link", "set", "dev", n.name, "up"})
-	}
-	switch {
-	case m.Role == "router":
-		steps = append(steps, []string{"ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1"})
-	case m.Routed && m.Role == "server":
-		steps = append(steps, []string{"ip", "-n", ns, "route", "add", "default", "via", m.Link.Attrs["client_addr"]})
-	case m.Routed && m.Role == "client":
-		steps = append(steps, []string{"ip", "-n", ns, "route", "add", "default", "via", m.Link.Attrs["server_addr"]})
-	}
-	for _, argv := range steps {
+	for _, argv := range createSteps(m, ns, nics) {
 		if _, err := p.exec(ctx, argv...); err != nil {
 			return in, fmt.Errorf("create %s (namespace %s): %w", m.Address, ns, err)
 		}
 	}
 	return in, nil
+}
+
+// nic is one of a machine's link ends: the host-side veth name, its
+// addresses and the name it gets in the namespace.
+type nic struct{ end, addr, addr6, name string }
+
+// machineNICs are m's link ends: a router takes the server-side link's
+// far end as eth0 and the client-side link's near end as eth1; an end
+// its own side of its link as eth0.
+func machineNICs(m machine.Machine) []nic {
+	if m.Role == "router" {
+		return []nic{
+			{m.Link.Attrs["client_if"], m.Link.Attrs["client_addr"], m.Link.Attrs["client_addr6"], "eth0"},
+			{m.Link2.Attrs["server_if"], m.Link2.Attrs["server_addr"], m.Link2.Attrs["server_addr6"], "eth1"},
+		}
+	}
+	return []nic{{m.Link.Attrs[m.Role+"_if"], m.Link.Attrs[m.Role+"_addr"], m.Link.Attrs[m.Role+"_addr6"], "eth0"}}
+}
+
+// createSteps are the commands that set a made namespace up: loopback,
+// each link end moved in, renamed, addressed (IPv6 too when its link has
+// an IPv6 address) and up; forwarding on a router (IPv6 forwarding only
+// when it routes IPv6), and a default route via the router on a routed
+// pair's ends.
+func createSteps(m machine.Machine, ns string, nics []nic) [][]string {
+	steps := [][]string{{"ip", "-n", ns, "link", "set", "dev", "lo", "up"}}
+	for _, n := range nics {
+		steps = append(steps,
+			[]string{"ip", "link", "set", "dev", n.end, "netns", ns},
+			[]string{"ip", "-n", ns, "link", "set", "dev", n.end, "name", n.name},
+			[]string{"ip", "-n", ns, "addr", "add", n.addr + "/30", "dev", n.name})
+		if n.addr6 != "" {
+			steps = append(steps, ipv6Steps(ns, n.name, n.addr6)...)
+		}
+		steps = append(steps, []string{"ip", "-n", ns, "link", "set", "dev", n.name, "up"})
+	}
+	peer := map[string]string{"server": "client", "client": "server"}[m.Role]
+	switch {
+	case m.Role == "router":
+		steps = append(steps, []string{"ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1"})
+		if nics[0].addr6 != "" {
+			// In the router's namespace only: the host's own forwarding
+			// setting is another namespace's and stays as it is.
+			steps = append(steps, []string{"ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"})
+		}
+	case m.Routed && peer != "":
+		steps = append(steps, []string{"ip", "-n", ns, "route", "add", "default", "via", m.Link.Attrs[peer+"_addr"]})
+		if gw := m.Link.Attrs[peer+"_addr6"]; gw != "" && nics[0].addr6 != "" {
+			steps = append(steps, []string{"ip", "-n", ns, "-6", "route", "add", "default", "via", gw})
+		}
+	}
+	return steps
 }
 
 // Read reports whether the namespace or veth still exists.

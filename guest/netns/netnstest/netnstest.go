@@ -20,6 +20,9 @@ type End struct {
 	NS    string // namespace name, "labt-1a2b3c-a"
 	Iface string // veth name inside the namespace
 	Addr  string // IPv4 address without prefix length
+	// Addr6 is the IPv6 address (without prefix length) AddIPv6 gave the
+	// end; empty before.
+	Addr6 string
 }
 
 // Pair is two namespaces joined by a veth pair.
@@ -112,4 +115,17 @@ func (p Pair) LinkA(t testing.TB, hostAddr, aAddr string) {
 	run(t, "ip", "link", "set", hostIf, "up")
 	run(t, "ip", "-n", p.A.NS, "addr", "add", aAddr+"/30", "dev", aIf)
 	run(t, "ip", "-n", p.A.NS, "link", "set", aIf, "up")
+}
+
+// AddIPv6 gives A fd00:1ab::1/64 and B fd00:1ab::2/64 (unique local
+// addresses, RFC 4193; only inside the pair's own namespaces) without
+// duplicate address detection (nodad), so that they are usable at once,
+// and sets the ends' Addr6.
+func (p *Pair) AddIPv6(t testing.TB) {
+	t.Helper()
+	p.A.Addr6, p.B.Addr6 = "fd00:1ab::1", "fd00:1ab::2"
+	for _, e := range []End{p.A, p.B} {
+		run(t, "ip", "netns", "exec", e.NS, "sysctl", "-qw", "net.ipv6.conf."+e.Iface+".disable_ipv6=0")
+		run(t, "ip", "-n", e.NS, "-6", "addr", "add", e.Addr6+"/64", "dev", e.Iface, "nodad")
+	}
 }
