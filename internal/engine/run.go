@@ -292,9 +292,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	e.emitWarnings(server.in.Address, &obsS)
 	e.emitWarnings(client.in.Address, &obsC)
-	if router != nil {
-		e.emitWarnings(router.in.Address, obsR)
-	}
+	e.emitRouterWarnings(router, obsR)
 
 	params := r.Spec.Bench
 	if params.CongestionControl == "" {
@@ -369,6 +367,13 @@ func observed(rec *results.Record, obsS, obsC guest.Observed, obsR *guest.Observ
 	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
 	rec.Provenance.ServerFirmware, rec.Provenance.ClientFirmware = obsS.Firmware, obsC.Firmware
 	rec.Provenance.ServerCPUModel, rec.Provenance.ClientCPUModel = server.cpuModel, client.cpuModel
+}
+
+// emitRouterWarnings is emitWarnings for the router, when there is one.
+func (e *Engine) emitRouterWarnings(router *end, obs *guest.Observed) {
+	if router != nil {
+		e.emitWarnings(router.in.Address, obs)
+	}
 }
 
 // adviseLoss adds guest.AdviseLoss's warnings to the sending end's
