@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/bench/benchtest"
 )
@@ -30,4 +33,24 @@ port         = 22113`,
 			{Client: "udp-under-load-5000.txt"}, {Client: "tcp-throughput-1472.txt"},
 		},
 	})
+}
+
+// TestNullMPS: a null mps (what `matrix.mode == "under-load" ? 5000 : null`
+// gives the other modes) leaves the rate unset, so the mps check does not
+// refuse it; a written mps with another mode is refused.
+func TestNullMPS(t *testing.T) {
+	for body, wantErr := range map[string]bool{
+		"mode = \"ping-pong\"\nmps = null":  false,
+		"mode = \"under-load\"\nmps = 5000": false,
+		"mode = \"ping-pong\"\nmps = 5000":  true,
+	} {
+		f, diags := hclsyntax.ParseConfig([]byte(body), "t.hcl", hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		_, diags = bench.Lookup("sockperf").Block.Decode("sockperf", f.Body, hcl.Range{}, nil)
+		if diags.HasErrors() != wantErr {
+			t.Errorf("%q: %v", body, diags)
+		}
+	}
 }
