@@ -78,6 +78,13 @@ func ParseClient(text string) (bench.Sample, error) {
 			return s, fmt.Errorf("sockperf: %s", msg)
 		}
 	}
+	// An error sockperf printed (log_err in src/defs.h: "sockperf: ERROR:
+	// … (errno=N …)") is why the statistics are missing: say it.
+	for _, l := range lines(text) {
+		if msg, ok := strings.CutPrefix(l, "ERROR:"); ok {
+			return s, fmt.Errorf("sockperf: %s", strings.TrimSpace(msg))
+		}
+	}
 	lat, runTime, received, err := latency(lines(text))
 	if err != nil {
 		return s, err

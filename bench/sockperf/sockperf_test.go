@@ -157,6 +157,12 @@ func TestParseRejects(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	// A TCP client with nothing listening (testdata/README.md): the error
+	// sockperf printed (log_err, src/defs.h) is what the run failed with.
+	_, err := new(sockperf.Runner).Parse(bench.Raw{Client: read(t, "fail-tcp-refused.txt")})
+	if err == nil || err.Error() != "sockperf: Can`t connect socket (errno=111 Connection refused)" {
+		t.Errorf("err = %v", err)
+	}
 }
 
 func TestArgs(t *testing.T) {
