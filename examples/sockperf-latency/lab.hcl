@@ -46,10 +46,10 @@ experiment "latency" {
     tcp          = matrix.proto == "tcp"
   }
 
-  # Measured here (namespaces on a 2-vCPU VM at load average 16-20, 2 s
-  # runs): ping-pong medians of 14-68 µs, means of 75-540 µs and p99s of
-  # 1.7-7.6 ms: the load shows in the tail, which drags the mean along; under
-  # load, medians of 0.1-2.4 ms. The median of ping-pong round trips stays
+  # Measured here (namespaces on a 2-vCPU VM at load average 5-20, 2 s
+  # runs): ping-pong medians of 14-330 µs, means of 75-540 µs and p99s of
+  # 0.6-7.6 ms: the load shows in the tail, which drags the mean along; under
+  # load, medians of 0.1-4.4 ms. The median of ping-pong round trips stays
   # far below 1 ms on a quiet host and a loaded one; a band, or a bound on
   # the mean or the p99, would hold on one of them only.
   expect "ping-pong median round trip under 1 ms" {
