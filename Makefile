@@ -5,7 +5,7 @@ FUZZTIME ?= 4s
 # FUZZ: every fuzz target, as package:Target (go test -fuzz takes one
 # target of one package at a time). `make test` runs each for FUZZTIME.
 FUZZ := ./internal/spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse ./bench/iperf2:FuzzParse \
-	./bench/netperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
+	./bench/netperf:FuzzParse ./bench/sockperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
 	./guest/freebsd:FuzzParseIfconfig ./internal/lockfile:FuzzParse ./internal/state:FuzzDecode
 
 .PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce
@@ -30,7 +30,7 @@ NORACE = ./providers/vsphere
 
 ## test: every test — unit (with -race), golden, real namespaces, libvirt and
 ## the vCenter simulator end to end, then each fuzz target for FUZZTIME
-## (10 targets × 4 s). Packages run one at a time (-p 1): several of them
+## (11 targets × 4 s). Packages run one at a time (-p 1): several of them
 ## measure real traffic, and two such tests sharing this machine's two cores
 ## would disturb each other. go test prints each package's time.
 test: deps vet

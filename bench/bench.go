@@ -3,8 +3,8 @@
 // sampling; and the registry of tools (Tool, Register, Lookup) with the
 // attribute kinds their spec blocks are built from (Block, DurationAttr, …).
 // Each tool is a sub-package that registers itself (bench/iperf3,
-// bench/iperf2, bench/netperf); bench/tools imports them all. docs/TOOLS.md
-// walks through adding one.
+// bench/iperf2, bench/netperf, bench/sockperf); bench/tools imports them
+// all. docs/TOOLS.md walks through adding one.
 package bench
 
 import (
@@ -89,6 +89,20 @@ type Params struct {
 	// Iperf3 holds iperf3's own parameters beyond the shared ones (nil:
 	// none set).
 	Iperf3 *Iperf3Params `json:"iperf3,omitempty"`
+	// Sockperf holds sockperf's own parameters (Tool "sockperf"); its
+	// message size is Length and its protocol UDP, as for the others.
+	Sockperf *SockperfParams `json:"sockperf,omitempty"`
+}
+
+// SockperfParams are a sockperf run's parameters beyond the shared ones.
+type SockperfParams struct {
+	// Mode is sockperf's subcommand: "ping-pong" (default), "under-load"
+	// (latency of every --reply-every'th message of a stream sent at MPS
+	// messages per second) or "throughput".
+	Mode string `json:"mode"`
+	// MPS is under-load's message rate (--mps); 0: sockperf's default,
+	// 10000.
+	MPS int `json:"mps,omitempty"`
 }
 
 // Iperf3Params are iperf3's options that no other tool shares, each as

@@ -56,6 +56,16 @@ type serverExit struct {
 // until something listens on port. It fails when the server exits first,
 // naming the guest, the command and what it printed.
 func StartServer(ctx context.Context, ep Endpoint, cmd guest.Cmd, port int, timeout time.Duration) (*Server, error) {
+	ready := func(ctx context.Context) (bool, error) { return Listening(ctx, ep, port) }
+	return StartServerUntil(ctx, ep, cmd, ready, fmt.Sprintf("listening on port %d", port), timeout)
+}
+
+// StartServerUntil is StartServer for a server whose readiness is not a
+// listening TCP socket (sockperf's UDP server): it waits until ready
+// reports true; state ("receiving on UDP port 11111") names what was
+// awaited in its errors.
+func StartServerUntil(ctx context.Context, ep Endpoint, cmd guest.Cmd, ready func(context.Context) (bool, error),
+	state string, timeout time.Duration) (*Server, error) {
 	t := ep.T
 	sctx, cancel := context.WithCancel(ctx)
 	s := &Server{T: t, Cmd: cmd, cancel: cancel, done: make(chan serverExit, 1)}
@@ -68,7 +78,7 @@ func StartServer(ctx context.Context, ep Endpoint, cmd guest.Cmd, port int, time
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		ok, err := Listening(ctx, ep, port)
+		ok, err := ready(ctx)
 		if err != nil {
 			s.Stop()
 			return nil, err
@@ -82,11 +92,11 @@ func StartServer(ctx context.Context, ep Endpoint, cmd guest.Cmd, port int, time
 			if x.err != nil {
 				return nil, x.err
 			}
-			return nil, fmt.Errorf("%s: %s exited before listening on port %d: %s", t.Name(), cmd, port,
+			return nil, fmt.Errorf("%s: %s exited before %s: %s", t.Name(), cmd, state,
 				strings.TrimSpace(string(x.res.Stdout)+string(x.res.Stderr)))
 		case <-deadline.C:
 			s.Stop()
-			return nil, fmt.Errorf("%s: %s not listening on port %d after %v", t.Name(), cmd, port, timeout)
+			return nil, fmt.Errorf("%s: %s not %s after %v", t.Name(), cmd, state, timeout)
 		case <-ctx.Done():
 			s.Stop()
 			return nil, ctx.Err()

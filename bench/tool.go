@@ -49,6 +49,10 @@ type Program struct {
 	// (guest.PackagingDeb: the Debian/Ubuntu package; guest.PackagingPorts:
 	// the FreeBSD port's origin); each guest OS says which it uses.
 	Packages map[string]string
+	// Unpackaged says, by packaging system, how to get the program where
+	// that system has no package for it (sockperf has no FreeBSD port:
+	// "build it from …"); the missing-program error gives it as the hint.
+	Unpackaged map[string]string
 }
 
 // DefaultTool is the tool of a run whose parameters name none (plans and
@@ -128,6 +132,22 @@ func PackageFor(system, program string) (string, bool) {
 		for _, p := range tools[n].Programs {
 			if pkg, ok := p.Packages[system]; ok && p.Name == program {
 				return pkg, true
+			}
+		}
+	}
+	return "", false
+}
+
+// UnpackagedHint is how to get program where packaging system has no
+// package for it, when a registered tool runs that program and says so
+// (Program.Unpackaged).
+func UnpackagedHint(system, program string) (string, bool) {
+	toolsMu.RLock()
+	defer toolsMu.RUnlock()
+	for _, n := range slices.Sorted(maps.Keys(tools)) {
+		for _, p := range tools[n].Programs {
+			if h, ok := p.Unpackaged[system]; ok && p.Name == program {
+				return h, true
 			}
 		}
 	}

@@ -3,7 +3,8 @@
 // loader, the engine's preflight and the CLI use it — the registration,
 // its block's schema on a valid and on invalid bodies (alone and inside a
 // whole spec, where every refusal must name file:line:column), the
-// programs it needs with a package for every guest OS, and its parser on
+// programs it needs with a package for every guest OS (or, where no
+// package exists, how to get the program: bench.Program.Unpackaged), and its parser on
 // real output kept in the tool's testdata. A new tool knows it is wired in
 // when Conformance passes; docs/TOOLS.md walks through adding one.
 //
@@ -212,8 +213,11 @@ func programs(t *testing.T, tool *bench.Tool) {
 			roles[r] = true
 		}
 		for _, system := range []string{guest.PackagingDeb, guest.PackagingPorts} {
-			if p.Packages[system] == "" {
+			if p.Packages[system] == "" && p.Unpackaged[system] == "" {
 				t.Errorf("program %s names no package for %s: the missing-program error would have no install hint", p.Name, system)
+			}
+			if p.Packages[system] != "" && p.Unpackaged[system] != "" {
+				t.Errorf("program %s names a package for %s and says it has none", p.Name, system)
 			}
 		}
 	}

@@ -9,4 +9,5 @@ import (
 	_ "github.com/lab-bench/lab/bench/iperf2"
 	_ "github.com/lab-bench/lab/bench/iperf3"
 	_ "github.com/lab-bench/lab/bench/netperf"
+	_ "github.com/lab-bench/lab/bench/sockperf"
 )

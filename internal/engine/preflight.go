@@ -31,10 +31,14 @@ func (e *MissingToolsError) Error() string {
 }
 
 // installHint says how to install program on osName: a benchmark tool
-// names its own package (bench.PackageFor), the OS's driver knows the
-// packages of the programs it runs and how its OS installs one.
+// names its own package (bench.PackageFor) or says how to get a program
+// the OS packages nowhere (bench.UnpackagedHint), the OS's driver knows
+// the packages of the programs it runs and how its OS installs one.
 func installHint(osName, program string) string {
 	tools := guest.For(osName).Tools
+	if h, ok := bench.UnpackagedHint(tools.Packaging, program); ok {
+		return h
+	}
 	pkg, _ := bench.PackageFor(tools.Packaging, program)
 	return tools.InstallHint(program, pkg)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/spec"
 )
@@ -39,6 +40,9 @@ func TestToolsNeededAsksTheTools(t *testing.T) {
 		{"freebsd", "iperf3"}:    "pkg install benchmarks/iperf3",
 		{"linux", "tc"}:          "Debian/Ubuntu: apt-get install iproute2",
 		{"freebsd", "ipfw"}:      "part of the base system",
+		{"linux", "sockperf"}:    "Debian/Ubuntu: apt-get install sockperf",
+		// No port packages sockperf: the hint says how to build it.
+		{"freebsd", "sockperf"}: bench.Lookup("sockperf").Programs[0].Unpackaged[guest.PackagingPorts],
 	}
 	for k, want := range hints {
 		if got := installHint(k[0], k[1]); got != want {
