@@ -363,6 +363,7 @@ func TestOwnSwitchBatches(t *testing.T) {
 		t.Errorf("%d links made with %d UpdateNetworkConfig, %d AddVirtualSwitch, %d AddPortGroup calls; want them batched",
 			n, c, sim.Calls("AddVirtualSwitch"), sim.Calls("AddPortGroup"))
 	}
+	t.Logf("%d UpdateNetworkConfig calls for %d links", sim.Calls("UpdateNetworkConfig"), n)
 	got := ownSwitches(sim.NetworkInfo(t)[pinned])
 	host := types.ManagedObjectReference{Type: "HostSystem", Value: sim.HostRef(pinned)}
 	recs, err := readRecords(ctx, sim.Client.Client, host)
