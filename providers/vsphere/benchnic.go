@@ -16,21 +16,10 @@ import (
 // the management NIC (the address VMware Tools reported), finds the
 // guest's interface with the MAC vSphere gave the benchmark NIC — not a
 // guessed name — and sets the pair's static address on it (benchAddr).
+// mac is that NIC's MAC (benchNICMAC).
 // The endpoint's Addr and Iface become the benchmark NIC's; SSH stays on
 // the management address.
-func (p *Provider) addressBenchNIC(ctx context.Context, vm *object.VirtualMachine, m machine.Machine, in *machine.Instance) error {
-	pg := m.Link.Attrs["portgroup"]
-	var o mo.VirtualMachine
-	if err := vm.Properties(ctx, vm.Reference(), []string{"config.hardware.device"}, &o); err != nil {
-		return fmt.Errorf("read devices: %w", err)
-	}
-	if o.Config == nil {
-		return fmt.Errorf("vCenter reports no configuration")
-	}
-	mac := benchMAC(o.Config.Hardware.Device, pg)
-	if mac == "" {
-		return fmt.Errorf("no NIC on port group %s", pg)
-	}
+func (p *Provider) addressBenchNIC(ctx context.Context, mac string, m machine.Machine, in *machine.Instance) error {
 	addr, err := benchAddr(m.Link.Attrs["index"], m.Role)
 	if err != nil {
 		return err
@@ -56,4 +45,21 @@ func (p *Provider) addressBenchNIC(ctx context.Context, vm *object.VirtualMachin
 	in.Endpoint.Addr, in.Endpoint.Iface = addr, iface
 	in.Attrs["bench_addr"] = addr
 	return nil
+}
+
+// benchNICMAC is the MAC of the VM's NIC on port group pg (the benchmark
+// NIC in own-switch mode).
+func benchNICMAC(ctx context.Context, vm *object.VirtualMachine, pg string) (string, error) {
+	var o mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"config.hardware.device"}, &o); err != nil {
+		return "", fmt.Errorf("read devices: %w", err)
+	}
+	if o.Config == nil {
+		return "", fmt.Errorf("vCenter reports no configuration")
+	}
+	mac := benchMAC(o.Config.Hardware.Device, pg)
+	if mac == "" {
+		return "", fmt.Errorf("no NIC on port group %s", pg)
+	}
+	return mac, nil
 }

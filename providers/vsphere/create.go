@@ -49,6 +49,8 @@ type creation struct {
 	folder  *object.Folder         // the lab's folder (findSource)
 	vm      *object.VirtualMachine // the clone (clone)
 	ref     types.ManagedObjectReference
+	mac     string // own-switch: the benchmark NIC's MAC (powerOn)
+	macErr  error  // why mac could not be read
 }
 
 // checkNIC maps the NIC model onto its device type. Uses: m.NIC.Model,
@@ -233,9 +235,22 @@ func (c *creation) configure(ctx context.Context) error {
 }
 
 // powerOn powers the clone on and, with drs_override, keeps DRS from
-// moving it. Uses: vm, env. Produces: in.Attrs["drs_override"].
+// moving it; in own-switch mode it reads the benchmark NIC's MAC
+// meanwhile. Uses: vm, env, m.Link. Produces: in.Attrs["drs_override"],
+// mac.
 func (c *creation) powerOn(ctx context.Context) error {
 	m, vm, drs := c.m, c.vm, c.env.drs
+	if m.Link.Attrs["mode"] == OwnSwitch {
+		// The benchmark NIC's MAC, which addressBenchNIC looks for in the
+		// guest, is vSphere's since configure: read it while the VM
+		// powers on rather than after.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.mac, c.macErr = benchNICMAC(ctx, vm, m.Link.Attrs["portgroup"])
+		}()
+		defer func() { <-done }()
+	}
 	if err := wait(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
 		return fmt.Errorf("power on %s: %w", m.Name, err)
 	}
@@ -249,8 +264,8 @@ func (c *creation) powerOn(ctx context.Context) error {
 }
 
 // waitAddress waits for the guest's address (in own-switch mode: not the
-// benchmark NIC's own, which lab then sets over SSH). Uses: vm, m.Link.
-// Produces: in.Endpoint's addresses.
+// benchmark NIC's own, which lab then sets over SSH). Uses: vm, m.Link,
+// mac. Produces: in.Endpoint's addresses.
 func (c *creation) waitAddress(ctx context.Context) error {
 	m := c.m
 	own := m.Link.Attrs["mode"] == OwnSwitch
@@ -268,7 +283,10 @@ func (c *creation) waitAddress(ctx context.Context) error {
 	}
 	c.in.Endpoint.Addr, c.in.Endpoint.SSHHost = addr, addr
 	if own {
-		if err := c.p.addressBenchNIC(ctx, c.vm, m, &c.in); err != nil {
+		if c.macErr != nil {
+			return fmt.Errorf("benchmark NIC of %s: %w", m.Name, c.macErr)
+		}
+		if err := c.p.addressBenchNIC(ctx, c.mac, m, &c.in); err != nil {
 			return fmt.Errorf("benchmark NIC of %s: %w", m.Name, err)
 		}
 	}

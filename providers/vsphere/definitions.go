@@ -86,6 +86,18 @@ func writeMade(ctx context.Context, c *vim25.Client, m *object.CustomFieldsManag
 	return nil
 }
 
+// dropDefinitions is dropUnusedDefinitions for a link's delete: the
+// deletes of many links at once share runs (a run that starts after a
+// delete asked sees what that delete removed), instead of each taking the
+// vCenter-wide definitions lock in turn.
+func (p *Provider) dropDefinitions(ctx context.Context, c *vim25.Client) error {
+	op := &netOp{}
+	p.batches.do(ctx, "definitions", op, func(ctx context.Context, ops []*netOp) {
+		failOps(ops, dropUnusedDefinitions(ctx, c))
+	})
+	return op.err
+}
+
 // dropUnusedDefinitions removes each definition lab made that no object
 // carries a value of any more, and madeField once it lists none. A lab
 // process that looked a definition up just before it went retries its

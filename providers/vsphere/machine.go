@@ -380,7 +380,7 @@ func (p *Provider) Delete(ctx context.Context, in machine.Instance) error {
 		if err := p.deleteLink(ctx, c.Client, in); err != nil {
 			return err
 		}
-		if err := dropUnusedDefinitions(ctx, c.Client); err != nil {
+		if err := p.dropDefinitions(ctx, c.Client); err != nil {
 			return fmt.Errorf("delete %s: %w", in.Name, err)
 		}
 		return nil

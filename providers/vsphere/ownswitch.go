@@ -83,12 +83,13 @@ func benchAddr(index, role string) (string, error) {
 }
 
 // ownLink makes (or, when this link already made it, finds again) the
-// link's isolated vSwitch and port group on the pinned host. The host's
-// switch record (mtuField, keyed by the vSwitch's name, with the port
-// group and this link as holder) is written before the switch exists, so
-// an orphan sweep finds whatever a crash leaves. A vSwitch or port group
-// of that name that the record does not give to this link is refused and
-// left alone.
+// link's isolated vSwitch and port group on the pinned host, in a batch
+// with the other links asked for on that host meanwhile (makeOwnLinks).
+// The host's switch record (mtuField, keyed by the vSwitch's name, with
+// the port group and this link as holder) is written before the switch
+// exists, so an orphan sweep finds whatever a crash leaves. A vSwitch or
+// port group of that name that the record does not give to this link is
+// refused and left alone.
 func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory, l providers.LinkSpec) (machine.Instance, error) {
 	host := env.host.Reference()
 	swName, pgName := ownNames(l.Owner(), l.Address)
@@ -104,57 +105,16 @@ func (p *Provider) ownLink(ctx context.Context, c *vim25.Client, env *inventory,
 	if c.ServiceContent.CustomFieldsManager == nil {
 		return machine.Instance{}, fmt.Errorf("link %s: own-switch needs custom attributes to record which vSwitch is lab's, and this endpoint has none (a bare ESXi host?): connect to vCenter, or set link_mode = %q", l.Address, SharedSwitch)
 	}
-	holder := l.Owner().Tag(l.Address)
-	// Under the switch lock only the host's records are read and written;
-	// the switch and port group, named for this link alone, are made
-	// outside it, so pairs on one host are made side by side.
-	var ns *object.HostNetworkSystem
-	var info *types.HostNetworkInfo
-	err := p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
-		var err error
-		if ns, info, err = hostNetwork(ctx, c, host); err != nil {
-			return err
-		}
-		rec, recorded := recs[swName]
-		mine := recorded && rec.Portgroup == pgName && contains(rec.Holders, holder)
-		switch {
-		case mine:
-			return nil
-		case findVSwitch(info, swName) != nil || hasPortgroup(info, pgName):
-			return notOwnedSwitch(host, swName, pgName, rec, l.Owner())
-		}
-		// Recorded first: an orphan sweep finds the switch whatever
-		// happens next.
-		return writeRecord(ctx, c, sw, recs, mtuRecord{MTU: mtu, Holders: []string{holder}, Portgroup: pgName})
-	})
-	if err != nil {
-		return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
+	op := &netOp{sw: swName, pg: pgName, mtu: mtu, owner: l.Owner(), holder: l.Owner().Tag(l.Address)}
+	p.batches.do(ctx, "make "+host.Value, op, func(ctx context.Context, ops []*netOp) { p.makeOwnLinks(ctx, c, host, ops) })
+	switch {
+	case op.err == nil:
+		return in, nil
+	case op.recorded:
+		return in, fmt.Errorf("link %s: %w", l.Address, op.err)
+	default:
+		return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, op.err)
 	}
-	if existing := findVSwitch(info, swName); existing != nil {
-		if err := p.checkIsolated(ctx, c, host, info, existing, pgName, l.Owner()); err != nil {
-			return machine.Instance{}, fmt.Errorf("link %s: %w", l.Address, err)
-		}
-	} else {
-		// No Bridge: the switch has no uplink, so its traffic never
-		// leaves the host.
-		if err := ns.AddVirtualSwitch(ctx, swName, &types.HostVirtualSwitchSpec{NumPorts: 128, Mtu: int32(mtu)}); err != nil {
-			return in, fmt.Errorf("link %s: add vSwitch %s on %s: %w", l.Address, swName, host.Value, err)
-		}
-	}
-	if !hasPortgroup(info, pgName) {
-		err := ns.AddPortGroup(ctx, types.HostPortGroupSpec{Name: pgName, VswitchName: swName, Policy: types.HostNetworkPolicy{}})
-		if err != nil {
-			return in, fmt.Errorf("link %s: add port group %s on %s: %w", l.Address, pgName, host.Value, err)
-		}
-	}
-	got, err := switchMTU(ctx, c, sw, "")
-	if err == nil && got != mtu {
-		err = setSwitchMTU(ctx, c, sw, mtu) // reads back, and says when the switch keeps another MTU
-	}
-	if err != nil {
-		return in, fmt.Errorf("link %s: %w", l.Address, err)
-	}
-	return in, nil
 }
 
 // notOwnedSwitch is the refusal to touch a vSwitch or port group with an
@@ -201,6 +161,15 @@ func portgroupsOn(info *types.HostNetworkInfo, sw string) []string {
 // with an uplink, another port group, or a VM on its port group that does
 // not carry o's tag.
 func (p *Provider) checkIsolated(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, info *types.HostNetworkInfo, sw *types.HostVirtualSwitch, pg string, o machine.Owner) error {
+	vms, err := hostVMs(ctx, c, host)
+	if err != nil {
+		return fmt.Errorf("vSwitch %s on %s: %w", sw.Name, host.Value, err)
+	}
+	return isolated(host, info, sw, pg, o, vms)
+}
+
+// isolated is checkIsolated's test, given the host's VMs (hostVMs).
+func isolated(host types.ManagedObjectReference, info *types.HostNetworkInfo, sw *types.HostVirtualSwitch, pg string, o machine.Owner, vms []mo.VirtualMachine) error {
 	where := fmt.Sprintf("vSwitch %s on %s", sw.Name, host.Value)
 	if sw.Spec.Bridge != nil || len(sw.Pnic) > 0 {
 		return fmt.Errorf("%s has an uplink now (lab made it without one): lab leaves it alone", where)
@@ -208,19 +177,14 @@ func (p *Provider) checkIsolated(ctx context.Context, c *vim25.Client, host type
 	if others := slices.DeleteFunc(portgroupsOn(info, sw.Name), func(s string) bool { return s == pg }); len(others) > 0 {
 		return fmt.Errorf("%s carries port groups lab did not make (%s): lab leaves it alone", where, strings.Join(others, ", "))
 	}
-	foreign, err := foreignVMs(ctx, c, host, pg, o)
-	if err != nil {
-		return fmt.Errorf("%s: %w", where, err)
-	}
-	if len(foreign) > 0 {
+	if foreign := foreignVMs(vms, pg, o); len(foreign) > 0 {
 		return fmt.Errorf("%s: port group %s has VMs that are not this lab's (%s): lab leaves it alone", where, pg, strings.Join(foreign, ", "))
 	}
 	return nil
 }
 
-// foreignVMs names the VMs of a host with a NIC on port group pg that do
-// not carry o's tag.
-func foreignVMs(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference, pg string, o machine.Owner) ([]string, error) {
+// hostVMs reads the VMs of a host, with what foreignVMs looks at.
+func hostVMs(ctx context.Context, c *vim25.Client, host types.ManagedObjectReference) ([]mo.VirtualMachine, error) {
 	var h mo.HostSystem
 	if err := object.NewCommon(c, host).Properties(ctx, host, []string{"vm"}, &h); err != nil {
 		return nil, fmt.Errorf("list VMs of %s: %w", host.Value, err)
@@ -233,6 +197,12 @@ func foreignVMs(ctx context.Context, c *vim25.Client, host types.ManagedObjectRe
 	if err != nil && !isNotFound(err) {
 		return nil, fmt.Errorf("list VMs of %s: %w", host.Value, err)
 	}
+	return vms, nil
+}
+
+// foreignVMs names the VMs among vms with a NIC on port group pg that do
+// not carry o's tag.
+func foreignVMs(vms []mo.VirtualMachine, pg string, o machine.Owner) []string {
 	var out []string
 	for _, vm := range vms {
 		if vm.Config == nil || !onPortgroup(vm.Config.Hardware.Device, pg) {
@@ -242,7 +212,7 @@ func foreignVMs(ctx context.Context, c *vim25.Client, host types.ManagedObjectRe
 			out = append(out, vm.Name)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func onPortgroup(devices []types.BaseVirtualDevice, pg string) bool {
@@ -298,60 +268,16 @@ func readOwnLink(ctx context.Context, c *vim25.Client, in machine.Instance) (boo
 
 // deleteOwnLink removes an own-switch link's port group, then its
 // vSwitch, then the record — only when the host's record gives them to
-// this link and the switch is still isolated (see checkIsolated). What is
-// gone is success.
+// this link and the switch is still isolated (see checkIsolated) — in a
+// batch with the other links removed from that host meanwhile
+// (removeOwnLinks). What is gone is success.
 func (p *Provider) deleteOwnLink(ctx context.Context, c *vim25.Client, in machine.Instance) error {
 	host := types.ManagedObjectReference{Type: "HostSystem", Value: in.Attrs["host"]}
-	swName, pgName := in.Attrs["vswitch"], in.Attrs["portgroup"]
 	owner := ownerOf(in)
-	holder := owner.Tag(in.Address)
-	ns, info, err := hostNetwork(ctx, c, host)
-	if isNotFound(err) {
-		return nil // the host is gone, and its switches with it
-	}
-	if err != nil {
-		return fmt.Errorf("delete link %s: %w", in.Address, err)
-	}
-	sw := findVSwitch(info, swName)
-	gone := sw == nil && !hasPortgroup(info, pgName)
-	// The ownership check reads the records under the switch lock; the
-	// switch and port group (this link's alone) are removed outside it.
-	err = p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
-		rec, recorded := recs[swName]
-		if recorded && rec.Portgroup == pgName && contains(rec.Holders, holder) || gone {
-			return nil
-		}
-		return notOwnedSwitch(host, swName, pgName, rec, owner)
-	})
-	if err != nil {
-		return fmt.Errorf("delete link %s: %w", in.Address, err)
-	}
-	if sw != nil {
-		if err := p.checkIsolated(ctx, c, host, info, sw, pgName, owner); err != nil {
-			return fmt.Errorf("delete link %s: %w", in.Address, err)
-		}
-	}
-	if hasPortgroup(info, pgName) {
-		if err := ns.RemovePortGroup(ctx, pgName); err != nil && !isNotFound(err) {
-			return fmt.Errorf("delete link %s: remove port group %s on %s: %w", in.Address, pgName, host.Value, err)
-		}
-	}
-	if sw != nil {
-		if err := ns.RemoveVirtualSwitch(ctx, swName); err != nil && !isNotFound(err) {
-			return fmt.Errorf("delete link %s: remove vSwitch %s on %s: %w", in.Address, swName, host.Value, err)
-		}
-	}
-	// The record goes last: until the switch is gone, a sweep can find it.
-	err = p.withRecords(ctx, c, host, func(recs map[string]mtuRecord) error {
-		rec, ok := recs[swName]
-		if !ok || !contains(rec.Holders, holder) {
-			return nil
-		}
-		rec.Holders = slices.DeleteFunc(rec.Holders, func(h string) bool { return h == holder })
-		return writeRecord(ctx, c, switchRef{host: host, name: swName}, recs, rec)
-	})
-	if err != nil {
-		return fmt.Errorf("delete link %s: %w", in.Address, err)
+	op := &netOp{sw: in.Attrs["vswitch"], pg: in.Attrs["portgroup"], owner: owner, holder: owner.Tag(in.Address)}
+	p.batches.do(ctx, "remove "+host.Value, op, func(ctx context.Context, ops []*netOp) { p.removeOwnLinks(ctx, c, host, ops) })
+	if op.err != nil {
+		return fmt.Errorf("delete link %s: %w", in.Address, op.err)
 	}
 	return nil
 }

@@ -329,3 +329,94 @@ func TestStaleSwitchLock(t *testing.T) {
 		t.Errorf("Link with a live lock = %v", err)
 	}
 }
+
+// TestOwnSwitchBatches: links asked for on one host at once are made in
+// batches — far fewer host network changes and record writes than links
+// — each with its own vSwitch and port group at its MTU and its own
+// record entry; removed at once, they leave the host's network and
+// records exactly as they were. A batch that fails half-way (a port group
+// refused after the vSwitches were made) fails its links, and every one
+// of them is still found through the record and removed by an orphan
+// sweep.
+func TestOwnSwitchBatches(t *testing.T) {
+	sim := vspheretest.Start(t)
+	p := configured(t, sim, fmt.Sprintf("host = %q", pinned))
+	ctx := context.Background()
+	before := sim.NetworkInfo(t)
+	const n = 12
+	links := make([]machine.Instance, n)
+	var wg sync.WaitGroup
+	sim.ResetCalls()
+	for k := range n {
+		wg.Go(func() {
+			var err error
+			if links[k], err = p.Link(ctx, linkSpec(fmt.Sprint("q", k), 9000+k)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	if c := sim.Calls("UpdateNetworkConfig"); c < 1 || c > n/2 || sim.Calls("AddVirtualSwitch")+sim.Calls("AddPortGroup") != 0 {
+		t.Errorf("%d links made with %d UpdateNetworkConfig, %d AddVirtualSwitch, %d AddPortGroup calls; want them batched",
+			n, c, sim.Calls("AddVirtualSwitch"), sim.Calls("AddPortGroup"))
+	}
+	t.Logf("%d UpdateNetworkConfig calls for %d links", sim.Calls("UpdateNetworkConfig"), n)
+	got := ownSwitches(sim.NetworkInfo(t)[pinned])
+	host := types.ManagedObjectReference{Type: "HostSystem", Value: sim.HostRef(pinned)}
+	recs, err := readRecords(ctx, sim.Client.Client, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, in := range links {
+		sw, pg := in.Attrs["vswitch"], in.Attrs["portgroup"]
+		if want := fmt.Sprintf("mtu=%d uplinks=0 bridge=false portgroups=[%s]", 9000+k, pg); got[sw] != want {
+			t.Errorf("link %d: %s is %q, want %q", k, sw, got[sw], want)
+		}
+		if rec := recs[sw]; rec.Portgroup != pg || !contains(rec.Holders, in.Owner.Tag(in.Address)) {
+			t.Errorf("link %d: record %+v", k, rec)
+		}
+	}
+	for _, in := range links {
+		wg.Go(func() {
+			if err := p.Delete(ctx, in); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if after := sim.NetworkInfo(t); !reflect.DeepEqual(after, before) {
+		t.Errorf("network after the batched deletes differs:\nbefore %+v\nafter  %+v", before[pinned], after[pinned])
+	}
+	if recs, err := readRecords(ctx, sim.Client.Client, host); err != nil || len(recs) != 0 {
+		t.Errorf("records left: %+v, %v", recs, err)
+	}
+
+	// Half-way: the first port group of a batch is refused after its
+	// vSwitches were made.
+	clear := sim.Fail("AddPortGroup", "HostNetworkSystem", "*", 1)
+	for k := range 4 {
+		wg.Go(func() {
+			if _, err := p.Link(ctx, linkSpec(fmt.Sprint("h", k), 9000)); err != nil && !strings.Contains(err.Error(), "injected AddPortGroup fault") {
+				t.Errorf("Link = %v, want the injected fault", err)
+			}
+		})
+	}
+	wg.Wait()
+	clear()
+	next := configured(t, sim, fmt.Sprintf("host = %q", pinned))
+	found, err := next.List(ctx, machine.Owner{Lab: "lnk", Workspace: testWS})
+	if err != nil || len(found) != 4 {
+		t.Fatalf("List after the failed batch = %+v, %v", found, err)
+	}
+	for _, in := range found {
+		if err := next.Delete(ctx, in); err != nil {
+			t.Error(err)
+		}
+	}
+	if after := sim.NetworkInfo(t); !reflect.DeepEqual(after, before) {
+		t.Errorf("network after the sweep differs:\nbefore %+v\nafter  %+v", before[pinned], after[pinned])
+	}
+}

@@ -3,6 +3,7 @@ package vsphere
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -126,6 +127,15 @@ func writeRecord(ctx context.Context, c *vim25.Client, sw switchRef, recs map[st
 	} else {
 		recs[sw.key()] = rec
 	}
+	if err := writeRecords(ctx, c, sw.entity(), recs); err != nil {
+		return fmt.Errorf("record the MTU of %s: %w", sw, err)
+	}
+	return nil
+}
+
+// writeRecords writes recs, every switch record of entity e, in one
+// custom attribute change (own-switch batches record many links at once).
+func writeRecords(ctx context.Context, c *vim25.Client, e types.ManagedObjectReference, recs map[string]mtuRecord) error {
 	v := ""
 	if len(recs) > 0 {
 		b, err := json.Marshal(recs)
@@ -135,12 +145,9 @@ func writeRecord(ctx context.Context, c *vim25.Client, sw switchRef, recs map[st
 		v = string(b)
 	}
 	if c.ServiceContent.CustomFieldsManager == nil {
-		return fmt.Errorf("record the MTU of %s: this endpoint has no custom attributes (a bare ESXi host?), so lab cannot record the MTU it would change; connect to vCenter, or leave link mtu unset", sw)
+		return errors.New("this endpoint has no custom attributes (a bare ESXi host?), so lab cannot record the MTU it would change; connect to vCenter, or leave link mtu unset")
 	}
-	if err := setField(ctx, object.NewCommon(c, sw.entity()), mtuField, "", v); err != nil {
-		return fmt.Errorf("record the MTU of %s: %w", sw, err)
-	}
-	return nil
+	return setField(ctx, object.NewCommon(c, e), mtuField, "", v)
 }
 
 // acquire makes sw run at mtu for holder: the first holder records the

@@ -90,7 +90,9 @@ type Provider struct {
 	dial providers.DialFunc
 
 	linkMu sync.Mutex // serialises changes to switch MTU records
-	ruleMu sync.Mutex // serialises keep_together rule changes
+	// batches gathers own-switch link changes by host (hostbatch.go).
+	batches hostBatches
+	ruleMu  sync.Mutex // serialises keep_together rule changes
 
 	tagMu sync.Mutex   // serialises tag changes; guards rest and tags
 	rest  *rest.Client // the tagging API's session (tag_category)

@@ -1,7 +1,7 @@
 // Package vspheretest runs govmomi's vCenter simulator (the VPX model) for
 // tests of the vsphere provider: an HTTP listener on 127.0.0.1, two
 // powered-off VMs turned into templates, host-wide vmxnet3 LRO options,
-// and two methods the simulator lacks — HostNetworkSystem.UpdateVirtualSwitch
+// and methods the simulator lacks — HostNetworkSystem.UpdateVirtualSwitch, UpdateNetworkConfig applied to the switches,
 // and MaxMtu in ReconfigureDvs_Task — added by wrapping the simulator's own
 // objects (its documented extension mechanism), not by faking SOAP.
 package vspheretest
@@ -296,7 +296,7 @@ func extendNetworking(model *simulator.Model, ignoreMaxMTU *atomic.Bool) {
 	m := model.Map()
 	for _, obj := range m.AllReference("HostNetworkSystem") {
 		if ns, ok := obj.(*simulator.HostNetworkSystem); ok {
-			m.Put(&netSystem{ns})
+			m.Put(&netSystem{ns, model})
 		}
 	}
 	m.Handler = func(ctx *simulator.Context, method *simulator.Method) (mo.Reference, types.BaseMethodFault) {
@@ -325,7 +325,10 @@ func extendNetworking(model *simulator.Model, ignoreMaxMTU *atomic.Bool) {
 	}
 }
 
-type netSystem struct{ *simulator.HostNetworkSystem }
+type netSystem struct {
+	*simulator.HostNetworkSystem
+	model *simulator.Model
+}
 
 // UpdateVirtualSwitch replaces a vSwitch's spec, as ESXi does.
 func (s *netSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) soap.HasFault {
@@ -365,6 +368,87 @@ func (s *netSystem) AddVirtualSwitch(req *types.AddVirtualSwitch) soap.HasFault 
 	s.NetworkInfo.Vswitch = append(s.NetworkInfo.Vswitch, sw)
 	body.Res = &types.AddVirtualSwitchResponse{}
 	return body
+}
+
+// UpdateNetworkConfig applies a HostNetworkConfig in "modify" mode to the
+// vSwitches and port groups, which the simulator's own does not: it keeps
+// the request as networkConfig and changes nothing. The vSphere API
+// reference (HostNetworkSystem.UpdateNetworkConfig; HostNetworkConfig,
+// HostVirtualSwitchConfig, HostPortGroupConfig; HostConfigChangeMode,
+// HostConfigChangeOperation) has "modify" mean the config is the set of
+// operations to apply, each entry's changeOperation being "add", "edit"
+// or "remove", and names AlreadyExists, NotFound and ResourceInUse among
+// its faults. It does not say in what order the entries are applied, nor
+// that a failed call changes nothing; this fixture takes the order the
+// objects depend on (vSwitches added or edited, then port groups, then
+// vSwitches removed) and the worst case of a fault: the entries before
+// the failing one stay applied. Each entry is applied by the method that
+// makes that one change (AddVirtualSwitch, AddPortGroup, ...), and a fault
+// injected into that method (Sim.Fail) fails the call at that entry, so a
+// test can interrupt a batch half-way. "replace" mode (the whole desired
+// configuration) is refused with NotSupported: lab never sends it.
+func (s *netSystem) UpdateNetworkConfig(ctx *simulator.Context, req *types.UpdateNetworkConfig) soap.HasFault {
+	body := &methods.UpdateNetworkConfigBody{}
+	if req.ChangeMode != string(types.HostConfigChangeModeModify) {
+		body.Fault_ = simulator.Fault("changeMode "+req.ChangeMode+" is not simulated", &types.NotSupported{})
+		return body
+	}
+	var steps []func() soap.HasFault
+	for _, v := range req.Config.Vswitch {
+		switch v.ChangeOperation {
+		case string(types.HostConfigChangeOperationAdd):
+			steps = append(steps, s.step("AddVirtualSwitch", func() soap.HasFault {
+				return s.AddVirtualSwitch(&types.AddVirtualSwitch{VswitchName: v.Name, Spec: v.Spec})
+			}))
+		case string(types.HostConfigChangeOperationEdit):
+			steps = append(steps, s.step("UpdateVirtualSwitch", func() soap.HasFault {
+				return s.UpdateVirtualSwitch(&types.UpdateVirtualSwitch{VswitchName: v.Name, Spec: *v.Spec})
+			}))
+		}
+	}
+	for _, pg := range req.Config.Portgroup {
+		switch pg.ChangeOperation {
+		case string(types.HostConfigChangeOperationAdd):
+			steps = append(steps, s.step("AddPortGroup", func() soap.HasFault {
+				return s.AddPortGroup(ctx, &types.AddPortGroup{Portgrp: *pg.Spec})
+			}))
+		case string(types.HostConfigChangeOperationRemove):
+			steps = append(steps, s.step("RemovePortGroup", func() soap.HasFault {
+				return s.RemovePortGroup(ctx, &types.RemovePortGroup{PgName: pg.Spec.Name})
+			}))
+		}
+	}
+	for _, v := range req.Config.Vswitch {
+		if v.ChangeOperation == string(types.HostConfigChangeOperationRemove) {
+			steps = append(steps, s.step("RemoveVirtualSwitch", func() soap.HasFault {
+				return s.RemoveVirtualSwitch(&types.RemoveVirtualSwitch{VswitchName: v.Name})
+			}))
+		}
+	}
+	for _, step := range steps {
+		if r := step(); r.Fault() != nil {
+			body.Fault_ = r.Fault()
+			return body
+		}
+	}
+	body.Res = &types.UpdateNetworkConfigResponse{}
+	return body
+}
+
+// step is one entry of UpdateNetworkConfig, applied by apply unless a
+// fault injected into method (the single-change method) fires first.
+func (s *netSystem) step(method string, apply func() soap.HasFault) func() soap.HasFault {
+	return func() soap.HasFault {
+		if s.model.Service == nil || s.model.Service.FaultInjector() == nil {
+			return apply()
+		}
+		fi := s.model.Service.FaultInjector()
+		m := &simulator.Method{Name: method, This: s.Self}
+		if rule := fi.ShouldInjectFault(m, s); rule != nil {
+			return fi.CreateFault(rule, m)
+		}
+		return apply()
+	}
 }
 
 // NetworkInfo returns every host's network information by host name,
