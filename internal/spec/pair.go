@@ -89,11 +89,17 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 			"A pair needs template = template.<name>, or server = template.<a> and client = template.<b>."))
 	}
 
+	if client != nil && p.Server != "" && p.Client != "" {
+		diags = append(diags, l.sameProvider(p.Server, p.Client, client, "client")...)
+	}
 	if a := content.Attributes["via"]; a != nil {
 		name, d := l.templateRef(a)
 		diags = append(diags, d...)
 		p.Via = name
 		p.rangeOf("via", a)
+		if name != "" && p.Server != "" {
+			diags = append(diags, l.sameProvider(p.Server, name, a, "router")...)
+		}
 	}
 	if a := content.Attributes["vcpu"]; a != nil {
 		n, d := l.evalInt(a, 1, maxVCPU)
@@ -135,6 +141,22 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 }
 
 // templateRef resolves template = template.<name>.
+// sameProvider refuses a pair whose client or router template (other,
+// written at a) comes from another provider than its server's: a pair
+// lives on one provider, which makes its machines and the link between
+// them, so the other template's provider would be ignored — and a setting
+// lab ignores must be an error. (Pairs across providers or hosts are
+// issue 24 §1.)
+func (l *loader) sameProvider(server, other string, a *hcl.Attribute, role string) hcl.Diagnostics {
+	st, ot := l.lab.Templates[server], l.lab.Templates[other]
+	if st == nil || ot == nil || st.Provider == ot.Provider {
+		return nil
+	}
+	return hcl.Diagnostics{errorf(a.Expr.Range(), "Pair across providers",
+		"The %s's template %q is made by provider %q, the server's template %q by %q. A pair's machines and the link between them come from one provider: use templates of one provider for both ends (and the router); pairs across providers or hosts are not supported yet.",
+		role, other, ot.Provider, server, st.Provider)}
+}
+
 func (l *loader) templateRef(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	names, d := refTraversal(a.Expr, "template", 1)
 	if d != nil {
