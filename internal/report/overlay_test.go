@@ -124,3 +124,30 @@ func section(t *testing.T, page, start, end string) string {
 	}
 	return page[i : i+j]
 }
+
+// TestRunsHTMLInChromium: the several-run page fetches nothing from
+// elsewhere and loads in headless Chromium without a console message —
+// the embedded reports' scripts (which throw when their table and data
+// disagree) included.
+func TestRunsHTMLInChromium(t *testing.T) {
+	var buf bytes.Buffer
+	if err := RenderRunsHTML(&buf, overlayRuns([]string{"A1", "B2"}, map[string]bool{"B2": true})); err != nil {
+		t.Fatal(err)
+	}
+	ext := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:|//)|url\(\s*["']?(https?:|//)|@import|<link\b`)
+	if m := ext.Find(buf.Bytes()); m != nil {
+		t.Errorf("external reference %q", m)
+	}
+	bin := chromium(t)
+	path := filepath.Join(t.TempDir(), "runs.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := headless(t, bin, path, "--dump-dom")
+	if len(console) > 0 {
+		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
+	}
+	if !strings.Contains(dom, `data-ready="1"`) || strings.Count(dom, "<iframe") != 2 {
+		t.Errorf("page not loaded, or not two embedded reports:\n%.500s", dom)
+	}
+}
