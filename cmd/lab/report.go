@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/lab-bench/lab/internal/atomicfile"
@@ -12,14 +13,14 @@ import (
 
 func runReport(g *globals, args []string) error {
 	formats := strings.Join(report.Formats, "|")
-	fs := newFlags(g, "report", "report [-format "+formats+"] [-o FILE] [RUN]")
+	fs := newFlags(g, "report", "report [-format "+formats+"] [-o FILE] [RUN…]")
 	format := fs.String("format", "", "output `format`: "+strings.Join(report.Formats, ", ")+
 		" (svg and png plot throughput with 95 % CI whiskers beside CPU; csv-runs: one row per run, every repeat;"+
-		" html: one self-contained page with verdicts; default: from -o's extension, else table)")
+		" html: one self-contained page with verdicts, several RUNs overlaid; default: from -o's extension, else table)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	var v varFlags
 	v.register(fs)
-	if err := parseFlags(fs, args, optionalArg("a run id")); err != nil {
+	if err := parseFlags(fs, args, arity{0, math.MaxInt, "run ids (several: -format html overlays them)"}); err != nil {
 		return err
 	}
 	f, err := report.OutputFormat(*format, *out)
@@ -30,29 +31,36 @@ func runReport(g *globals, args []string) error {
 		return err
 	}
 	rs := g.op().ResultStore()
-	runID := fs.Arg(0)
-	if runID == "" {
-		if runID, err = rs.Latest(); err != nil {
+	ids := fs.Args()
+	if len(ids) == 0 {
+		id, err := rs.Latest()
+		if err != nil {
 			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
 		}
-	} else if runID, err = rs.Resolve(runID); err != nil { // latest, previous: as show, check and compare
-		return err
+		ids = []string{id}
 	}
-	info, recs, err := rs.Load(runID)
-	if err != nil {
-		return err
-	}
-	groups := results.Group(recs)
-	opt := report.Options{Records: recs}
-	if f == "html" {
-		opt.Outcomes, opt.ChecksNote = g.op().ReportOutcomes(v.opVars(), info, groups)
+	var runs []report.RunReport // several: RenderRuns overlays them in html, refuses other formats
+	for i, arg := range ids {
+		id, err := rs.Resolve(arg) // latest, previous: as show, check and compare
+		if err != nil {
+			return err
+		}
+		ids[i] = id
+		info, recs, err := rs.Load(id)
+		if err != nil {
+			return err
+		}
+		r := report.RunReport{Info: info, Groups: results.Group(recs), Options: report.Options{Records: recs, Color: *out == "" && useColor(g, g.stdout)}}
+		if f == "html" {
+			r.Options.Outcomes, r.Options.ChecksNote = g.op().ReportOutcomes(v.opVars(), info, r.Groups)
+		}
+		runs = append(runs, r)
 	}
 	if *out == "" {
-		opt.Color = useColor(g, g.stdout)
-		return report.Render(g.stdout, f, info, groups, opt)
+		return report.RenderRuns(g.stdout, f, runs)
 	}
 	var b bytes.Buffer
-	if err := report.Render(&b, f, info, groups, opt); err != nil {
+	if err := report.RenderRuns(&b, f, runs); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(*out, b.Bytes(), 0o644); err != nil {
@@ -62,7 +70,7 @@ func runReport(g *globals, args []string) error {
 	if t, err := atomicfile.Resolve(*out); err == nil && t.Linked && t.Kind == atomicfile.Regular {
 		where = fmt.Sprintf("%s (the target of the symlink %s)", t.Path, *out)
 	}
-	fmt.Fprintf(g.stderr, "Wrote the %s report of run %s to %s.\n", f, info.ID, where)
+	fmt.Fprintf(g.stderr, "Wrote the %s report of run %s to %s.\n", f, strings.Join(ids, ", run "), where)
 	return nil
 }
 

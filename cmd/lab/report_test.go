@@ -126,3 +126,40 @@ func TestReportRunAliases(t *testing.T) {
 		t.Errorf("report previous with one run (%s): exit %d\n%s", run.ID(), code, errOut)
 	}
 }
+
+// TestReportSeveralRuns: `lab report -format html A B` writes one page
+// overlaying two recorded runs (latency-rr's and udp-loss's, copied into
+// a results directory) with each run's own report; -o names both runs;
+// several runs in another format are refused, naming it.
+func TestReportSeveralRuns(t *testing.T) {
+	dir := t.TempDir()
+	runs := map[string]string{
+		"20261202T010039Z": "../../internal/report/testdata/records/latency-rr/20261202T010039Z",
+		"20261202T010112Z": "../../internal/report/testdata/records/udp-loss/20261202T010112Z",
+	}
+	for id, src := range runs {
+		if err := os.CopyFS(filepath.Join(dir, "results", id), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runLab(t, "", "-chdir="+dir, "report", "-format", "html", "20261202T010039Z", "20261202T010112Z")
+	if code != 0 || !strings.Contains(out, "2 runs overlaid") || strings.Count(out, `<details class="run"`) != 2 ||
+		!strings.Contains(out, "not in 20261202T010112Z") || !strings.Contains(out, "not in 20261202T010039Z") {
+		t.Errorf("html of two runs: exit %d, stderr %s\n%.600s", code, errOut, out)
+	}
+	path := filepath.Join(dir, "runs.html")
+	code, _, errOut = runLab(t, "", "-chdir="+dir, "report", "-o", path, "previous", "latest")
+	if code != 0 || !strings.Contains(errOut, "of run 20261202T010039Z, run 20261202T010112Z to ") {
+		t.Errorf("-o runs.html previous latest: exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Contains(b, []byte("2 runs overlaid")) {
+		t.Errorf("runs.html: %v", err)
+	}
+	for _, format := range []string{"csv", "table"} {
+		code, out, errOut = runLab(t, "", "-chdir="+dir, "report", "-format", format, "latest", "previous")
+		if code != 1 || out != "" || !strings.Contains(errOut, "-format "+format) || !strings.Contains(errOut, "only -format html overlays runs") ||
+			!strings.Contains(errOut, "lab compare A B") {
+			t.Errorf("-format %s with two runs: exit %d, stdout %q, stderr %s", format, code, out, errOut)
+		}
+	}
+}

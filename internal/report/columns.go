@@ -166,8 +166,18 @@ func number(v float64, decimals int) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
-// noisy reports whether the throughput is noisy (results.Summary.Noisy).
-func noisy(s results.Summary) bool { return s.Noisy() }
+// noisy reports whether a cell's primary metric is noisy
+// (results.Summary.Noisy: 95 % CI half-width above 10 % of the mean). A
+// latency cell — its runs measured round-trip latency: iperf 2's
+// bounceback, netperf's TCP_RR, sockperf's ping-pong, whose throughput is
+// only a by-product of small messages — is judged on latency_mean_us;
+// every other cell on its throughput (for UDP the received rate).
+func noisy(g results.CellGroup) bool {
+	if l := g.Metric(results.MetricLatencyMean); l.N > 0 {
+		return l.Noisy()
+	}
+	return g.ThroughputBps.Noisy()
+}
 
 // note is the note column: "noisy", "2 failed", "1 missing", "1
 // disturbed" (CPU steal: no verdict reads the cell), "1 CPU shared" (the
@@ -175,7 +185,7 @@ func noisy(s results.Summary) bool { return s.Noisy() }
 // overflows float64" (no interval: results.Summary.Overflow), or several.
 func note(g results.CellGroup) string {
 	var notes []string
-	if noisy(g.ThroughputBps) {
+	if noisy(g) {
 		notes = append(notes, "noisy")
 	}
 	if g.Failed > 0 {

@@ -72,35 +72,12 @@ func comparePanel(base, test string, ds []results.Delta) (*panel, error) {
 	if !ok {
 		m = results.Metrics[0]
 	}
-	top := 0.0
-	for _, d := range ds {
-		for _, s := range []results.Summary{d.Base, d.Test} {
-			top = math.Max(top, s.Mean)
-			if s.Known {
-				top = math.Max(top, s.CI95High)
-			}
-		}
-	}
-	us := scaleFor(m, top)
 	var cats []string
-	vals, los, his := make([][]float64, 2), make([][]float64, 2), make([][]float64, 2)
-	noisy := make([][]bool, 2)
+	sums := make([][]results.Summary, 2)
 	var labels verdictLabels
 	for _, d := range ds {
 		cats = append(cats, d.Experiment+"/"+d.Pair+"\n"+strings.ReplaceAll(d.CellKey, ",", "\n"))
-		high := 0.0
-		for side, s := range []results.Summary{d.Base, d.Test} {
-			v, l, h := s.Mean*us.factor, math.NaN(), math.NaN()
-			if s.Known {
-				l, h = math.Max(0, s.CI95Low*us.factor), s.CI95High*us.factor
-			}
-			high = math.Max(high, v)
-			if s.Known {
-				high = math.Max(high, h)
-			}
-			vals[side], los[side], his[side] = append(vals[side], v), append(los[side], l), append(his[side], h)
-			noisy[side] = append(noisy[side], s.Noisy())
-		}
+		sums[0], sums[1] = append(sums[0], d.Base), append(sums[1], d.Test)
 		t := string(d.Change)
 		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
 			t += fmt.Sprintf("\n%+.1f %%", 100*d.RelDiff)
@@ -109,19 +86,61 @@ func comparePanel(base, test string, ds []results.Delta) (*panel, error) {
 		if c == nil {
 			c = color.Gray{Y: 80}
 		}
-		labels.texts, labels.colors, labels.ys = append(labels.texts, t), append(labels.colors, c), append(labels.ys, high)
+		labels.texts, labels.colors = append(labels.texts, t), append(labels.colors, c)
 	}
-	names := []string{"base " + base, "test " + test}
-	bw := barWidth(compareWidth(len(ds)), names, len(cats), 2)
 	title := fmt.Sprintf("%s: base %s vs test %s (mean, 95%% CI; verdict above)", metricTitle(m), base, test)
-	p, err := barPlot(title, us.unit, cats, names, vals, los, his, noisy, bw)
+	p, highs, err := overlayPanel(title, m, cats, []string{"base " + base, "test " + test}, sums)
 	if err != nil {
 		return nil, err
 	}
+	labels.ys = highs
 	p.add(labels)
+	return p, nil
+}
+
+// overlayPanel is the bars of several series per category — a
+// comparison's base and test, or several runs — each series' mean with
+// its 95 % CI whisker, one colour per series, the legend (naming them)
+// beside the plot and 30 % headroom above the bars for labels. sums[s][c]
+// is series s's summary of category c; highs are each category's top
+// (mean or CI) in the axis' unit, where a label above its bars goes.
+func overlayPanel(title string, m results.Metric, cats, names []string, sums [][]results.Summary) (*panel, []float64, error) {
+	top := 0.0
+	for _, ss := range sums {
+		for _, s := range ss {
+			top = math.Max(top, s.Mean)
+			if s.Known {
+				top = math.Max(top, s.CI95High)
+			}
+		}
+	}
+	us := scaleFor(m, top)
+	n := len(names)
+	vals, los, his := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	noisy := make([][]bool, n)
+	highs := make([]float64, len(cats))
+	for side, ss := range sums {
+		for c, s := range ss {
+			v, l, h := s.Mean*us.factor, math.NaN(), math.NaN()
+			if s.Known {
+				l, h = math.Max(0, s.CI95Low*us.factor), s.CI95High*us.factor
+			}
+			highs[c] = math.Max(highs[c], v)
+			if s.Known {
+				highs[c] = math.Max(highs[c], h)
+			}
+			vals[side], los[side], his[side] = append(vals[side], v), append(los[side], l), append(his[side], h)
+			noisy[side] = append(noisy[side], s.Noisy())
+		}
+	}
+	bw := barWidth(compareWidth(len(cats)), names, len(cats), n)
+	p, err := barPlot(title, us.unit, cats, names, vals, los, his, noisy, bw)
+	if err != nil {
+		return nil, nil, err
+	}
 	p.legendRight = true
 	p.Y.Max = top * us.factor * 1.3
-	return p, nil
+	return p, highs, nil
 }
 
 // renderCompareSVG writes the overlay as SVG.

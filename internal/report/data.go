@@ -54,7 +54,7 @@ func renderCSV(w io.Writer, groups []results.CellGroup) error {
 			num(tp.Mean, has), num(tp.Stdev, ci), num(tp.CI95Low, ci), num(tp.CI95High, ci),
 			num(tp.Min, has), num(tp.Max, has),
 			num(g.Retransmits.Mean, has), num(g.ServerCPU.Mean, has), num(g.ClientCPU.Mean, has),
-			strconv.FormatBool(noisy(g.ThroughputBps)))
+			strconv.FormatBool(noisy(g)))
 		for _, m := range extra {
 			ms := g.Metric(m.Key)
 			row = append(row, num(ms.Mean, ms.N > 0), num(ms.CI95Low, ms.Known), num(ms.CI95High, ms.Known))
