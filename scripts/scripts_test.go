@@ -243,3 +243,30 @@ func TestHarnessStopLeavesOtherDaemons(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptsUsersRunAreExecutable: the scripts the README tells users to
+// run by path (and the harness runs) are executable in the repository, so
+// a fresh clone can run them (CI once failed: "start-libvirtd.sh:
+// Permission denied"). safe-rm.sh is sourced, not run.
+func TestScriptsUsersRunAreExecutable(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-s", "--", ".", "../test/kvm").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	modes := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 4 {
+			modes[filepath.Base(f[3])] = f[0]
+		}
+	}
+	for _, name := range rootScripts {
+		base := filepath.Base(name)
+		if base == "safe-rm.sh" {
+			continue
+		}
+		if modes[base] != "100755" {
+			t.Errorf("%s has mode %q in git, want 100755: git update-index --chmod=+x %s", base, modes[base], name)
+		}
+	}
+}

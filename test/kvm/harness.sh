@@ -69,7 +69,7 @@ start() {
   # libvirtd daemonised (pid files /run/virtlogd.pid, /run/libvirtd.pid),
   # waited for until qemu:///system answers on its socket; it reuses
   # daemons that already run.
-  "$repo/scripts/start-libvirtd.sh" start -n "$NS" -H
+  bash "$repo/scripts/start-libvirtd.sh" start -n "$NS" -H
   # The daemon that answers must be the one in the namespace (a system
   # libvirtd holding the socket would answer too): stop checks the same.
   own_daemon || { log "the libvirtd answering on $URI is not the one in namespace $NS: not using it"; exit 1; }
