@@ -73,6 +73,13 @@ func kvmHarness(t testing.TB) kvmEnv {
 	}
 	t.Cleanup(func() { lock.Close() }) // closing releases the lock, after the harness stop below (cleanups run last-in first-out)
 	harness, _ := filepath.Abs("../../test/kvm/harness.sh")
+	// Stop runs also after a start that failed half-way (a namespace made,
+	// no daemon): it removes only what the harness made.
+	t.Cleanup(func() {
+		if out, err := exec.Command(harness, "stop").CombinedOutput(); err != nil {
+			t.Errorf("harness stop: %v\n%s", err, out)
+		}
+	})
 	out, err := exec.Command(harness, "start").Output()
 	if err != nil {
 		var stderr string
@@ -81,11 +88,6 @@ func kvmHarness(t testing.TB) kvmEnv {
 		}
 		fail("KVM harness did not start: %v\n%s", err, stderr)
 	}
-	t.Cleanup(func() {
-		if out, err := exec.Command(harness, "stop").CombinedOutput(); err != nil {
-			t.Errorf("harness stop: %v\n%s", err, out)
-		}
-	})
 	env := kvmEnv{}
 	for _, l := range strings.Split(string(out), "\n") {
 		k, v, _ := strings.Cut(l, "=")
