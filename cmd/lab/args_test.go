@@ -31,7 +31,7 @@ func TestArgumentsChecked(t *testing.T) {
 		{"destroy flag after argument", []string{"destroy", "now", "-auto-approve"}, "flag -auto-approve comes after"},
 		{"state list extra", []string{"state", "list", "x"}, "state list takes no arguments"},
 		{"state list flag after argument", []string{"state", "list", "x", "-json"}, "flag -json comes after"},
-		{"report extra", []string{"report", "a", "b"}, "report takes at most one argument, a run id; got 2"},
+		{"report extra", []string{"report", "a", "b"}, "several runs (2: a b) with -format table: only -format html overlays runs; use lab compare A B for two"},
 		{"report flag after argument", []string{"report", "RUN", "-format", "csv"}, "flag -format comes after the argument \"RUN\""},
 		{"check flag after argument", []string{"check", "RUN", "-json"}, "flag -json comes after"},
 		{"compare too few", []string{"compare", "a"}, "compare takes two run ids, BASE and TEST"},

@@ -27,6 +27,11 @@ func runReport(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if n := fs.NArg(); n > 1 && f != "html" { // a usage error, before any run is read
+		fmt.Fprintf(fs.Output(), "Error: several runs (%d: %s) with -format %s: only -format html overlays runs; use lab compare A B for two\n\n", n, strings.Join(fs.Args(), " "), f)
+		fs.Usage()
+		return reported{exitError}
+	}
 	if err := checkBinaryToTerminal(f, *out, isTerminal(g.stdout)); err != nil {
 		return err
 	}
