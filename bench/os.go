@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -87,4 +88,14 @@ func SampleCPU(ctx context.Context, read func(context.Context, guest.Transport) 
 		read = CPUReader(ep.OS)
 	}
 	return read(ctx, ep.T)
+}
+
+// SampleBoth is SampleCPU on the server and then the client: the two
+// readings (server first) and both ends' errors joined.
+func SampleBoth(ctx context.Context, read func(context.Context, guest.Transport) (map[int]CPUTimes, error), server, client Endpoint) ([2]map[int]CPUTimes, error) {
+	var out [2]map[int]CPUTimes
+	var errS, errC error
+	out[0], errS = SampleCPU(ctx, read, server)
+	out[1], errC = SampleCPU(ctx, read, client)
+	return out, errors.Join(errS, errC)
 }

@@ -80,7 +80,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if err := bench.AwaitStart(ctx); err != nil {
 		return bench.Raw{}, err
 	}
-	before, err := sampleBoth(ctx, r.ReadCPU, server, client)
+	before, err := bench.SampleBoth(ctx, r.ReadCPU, server, client)
 	if err != nil {
 		return bench.Raw{}, fmt.Errorf("cpu sampling: %w", err)
 	}
@@ -99,7 +99,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	res, cerr := client.T.Run(cliCtx, cliCmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)
-	after, serr := sampleBoth(ctx, r.ReadCPU, server, client)
+	after, serr := bench.SampleBoth(ctx, r.ReadCPU, server, client)
 	// Give the server a moment to print its totals before it is stopped.
 	time.Sleep(100 * time.Millisecond)
 	raw.Server = srv.Stop()
@@ -152,15 +152,6 @@ func missingBinary(err error, t guest.Transport) error {
 		return fmt.Errorf("%s has no iperf (iperf 2) binary: install it there (Debian/Ubuntu: apt-get install iperf; FreeBSD: pkg install iperf): %w", t.Name(), err)
 	}
 	return err
-}
-
-func sampleBoth(ctx context.Context, read func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error),
-	server, client bench.Endpoint) ([2]map[int]bench.CPUTimes, error) {
-	var out [2]map[int]bench.CPUTimes
-	var errS, errC error
-	out[0], errS = bench.SampleCPU(ctx, read, server)
-	out[1], errC = bench.SampleCPU(ctx, read, client)
-	return out, errors.Join(errS, errC)
 }
 
 func numCPUs(pinned []int, all map[int]bench.CPUTimes) int {

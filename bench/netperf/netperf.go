@@ -75,7 +75,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if err := bench.AwaitStart(ctx); err != nil {
 		return bench.Raw{}, err
 	}
-	before, errB := sample(ctx, r.ReadCPU, server, client)
+	before, errB := bench.SampleBoth(ctx, r.ReadCPU, server, client)
 	iterations := max(1, params(p).Confidence)
 	cctx, cancel := context.WithTimeout(ctx, time.Duration(iterations)*p.Duration+30*time.Second)
 	defer cancel()
@@ -84,7 +84,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	res, cerr := client.T.Run(cctx, cmd)
 	raw.End = time.Now()
 	raw.Client = string(res.Stdout)
-	after, errA := sample(ctx, r.ReadCPU, server, client)
+	after, errA := bench.SampleBoth(ctx, r.ReadCPU, server, client)
 	raw.Server = srv.Stop()
 	if cerr != nil {
 		return raw, cerr
@@ -116,13 +116,4 @@ func version(ctx context.Context, t guest.Transport) string {
 	res, _ := t.Run(ctx, guest.Cmd{Argv: []string{"netperf", "-V"}})
 	line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stdout)), "\n")
 	return strings.TrimSpace(line)
-}
-
-func sample(ctx context.Context, read func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error),
-	server, client bench.Endpoint) ([2]map[int]bench.CPUTimes, error) {
-	var out [2]map[int]bench.CPUTimes
-	var errS, errC error
-	out[0], errS = bench.SampleCPU(ctx, read, server)
-	out[1], errC = bench.SampleCPU(ctx, read, client)
-	return out, errors.Join(errS, errC)
 }

@@ -56,7 +56,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 		return bench.Raw{}, err
 	}
 	defer srv.Stop()
-	before, errB := sample(ctx, r.ReadCPU, server, client)
+	before, errB := bench.SampleBoth(ctx, r.ReadCPU, server, client)
 	cctx, cancel := context.WithTimeout(ctx, p.Duration+30*time.Second)
 	defer cancel()
 	cmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
@@ -67,7 +67,7 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	// log_msg and log_err are printf); stderr follows for what the loader
 	// or the shell says (a missing library, command not found).
 	raw.Client = string(res.Stdout) + string(res.Stderr)
-	after, errA := sample(ctx, r.ReadCPU, server, client)
+	after, errA := bench.SampleBoth(ctx, r.ReadCPU, server, client)
 	raw.Server = srv.Stop()
 	if cerr != nil {
 		return raw, cerr
@@ -129,13 +129,4 @@ func UDPBoundCmd(os string, port int) (guest.Cmd, bool) {
 		}
 	}
 	return guest.Cmd{Argv: argv}, ok
-}
-
-func sample(ctx context.Context, read func(context.Context, guest.Transport) (map[int]bench.CPUTimes, error),
-	server, client bench.Endpoint) ([2]map[int]bench.CPUTimes, error) {
-	var out [2]map[int]bench.CPUTimes
-	var errS, errC error
-	out[0], errS = bench.SampleCPU(ctx, read, server)
-	out[1], errC = bench.SampleCPU(ctx, read, client)
-	return out, errors.Join(errS, errC)
 }
