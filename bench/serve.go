@@ -19,6 +19,15 @@ var (
 	nextPort = map[int]int{}
 )
 
+// PortFor is the port a run uses: asked when the spec gave one (not 0),
+// else FreePort's pick from base up, within 1000.
+func PortFor(ctx context.Context, ep Endpoint, asked, base int) (int, error) {
+	if asked != 0 {
+		return asked, nil
+	}
+	return FreePort(ctx, ep, base, 1000)
+}
+
 // FreePort picks the next port from base up (within span) that no TCP
 // socket listens on in ep's network stack. Concurrent callers in one
 // process get distinct ports.

@@ -39,12 +39,9 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("sockperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
 	}
-	port := p.Port
-	if port == 0 {
-		var err error
-		if port, err = bench.FreePort(ctx, server, BasePort, 1000); err != nil {
-			return bench.Raw{}, err
-		}
+	port, err := bench.PortFor(ctx, server, p.Port, BasePort)
+	if err != nil {
+		return bench.Raw{}, err
 	}
 	timeout := r.ListenTimeout
 	if timeout == 0 {
