@@ -164,7 +164,13 @@ func lossRules(ctx context.Context, t guest.Transport) ([]string, error) {
 // moduleLoaded asks kldstat whether a kernel module is present (loaded or
 // compiled in): exit status 0 yes, 1 no.
 func moduleLoaded(ctx context.Context, t guest.Transport, mod string) (bool, error) {
-	_, err := run(ctx, t, "kldstat", "-q", "-m", mod)
+	return probe(ctx, t, "kldstat", "-q", "-m", mod)
+}
+
+// probe runs a command that answers a question by its exit status — 0
+// yes, 1 no (kldstat -q, test -e) — and any other outcome is an error.
+func probe(ctx context.Context, t guest.Transport, argv ...string) (bool, error) {
+	_, err := run(ctx, t, argv...)
 	switch exitStatus(err) {
 	case 0:
 		return true, nil

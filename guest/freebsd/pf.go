@@ -328,14 +328,7 @@ func pfNotEnabled(err error) bool {
 
 // exists runs test(1)'s -e: exit status 0 when path exists, 1 when not.
 func exists(ctx context.Context, t guest.Transport, path string) (bool, error) {
-	_, err := run(ctx, t, "test", "-e", path)
-	switch exitStatus(err) {
-	case 0:
-		return true, nil
-	case 1:
-		return false, nil
-	}
-	return false, err
+	return probe(ctx, t, "test", "-e", path)
 }
 
 // observePF describes pf as lab set it up: "Status: Enabled" and the rules
