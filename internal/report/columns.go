@@ -21,9 +21,15 @@ type summaryTable struct {
 // dimensions returns the matrix dimension names of the groups, in
 // first-seen order.
 func dimensions(groups []results.CellGroup) []string {
+	return dimensionsOf(groups, func(g results.CellGroup) []results.CellValue { return g.Cell })
+}
+
+// dimensionsOf returns the dimension names of the cells of items (groups
+// or records), in first-seen order.
+func dimensionsOf[T any](items []T, cell func(T) []results.CellValue) []string {
 	var dims []string
-	for _, g := range groups {
-		for _, c := range g.Cell {
+	for _, it := range items {
+		for _, c := range cell(it) {
 			if !slices.Contains(dims, c.Name) {
 				dims = append(dims, c.Name)
 			}

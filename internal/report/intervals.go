@@ -64,24 +64,19 @@ func recordIntervals(r results.Record) ([]bench.IntervalRow, error) {
 	return bench.SampleIntervals(r.Metrics, role), nil
 }
 
+// toolName is the run's tool as bench.Lookup reads its name ("" is the
+// default tool).
 func toolName(r results.Record) string {
-	if r.Intent.Bench.Tool == "" {
-		return bench.DefaultTool
+	if t := bench.Lookup(r.Intent.Bench.Tool); t != nil {
+		return t.Name
 	}
 	return r.Intent.Bench.Tool
 }
 
-// cellDims are the names of the cells' dimensions, in first-seen order.
+// cellDims are the names of the records' cells' dimensions, in
+// first-seen order (dimensionsOf).
 func cellDims(recs []results.Record) []string {
-	var dims []string
-	for _, r := range recs {
-		for _, c := range r.Cell {
-			if !slices.Contains(dims, c.Name) {
-				dims = append(dims, c.Name)
-			}
-		}
-	}
-	return dims
+	return dimensionsOf(recs, func(r results.Record) []results.CellValue { return r.Cell })
 }
 
 // cellValues are r's values of dims ("" where its cell has none).
