@@ -27,7 +27,24 @@ func ListenCmd(os string, port int) guest.Cmd {
 // Listening reports whether a TCP socket listens on port on ep
 // (ListenCmd for ep's OS).
 func Listening(ctx context.Context, ep Endpoint, port int) (bool, error) {
-	res, err := ep.T.Run(ctx, ListenCmd(ep.OS, port))
+	return anySocket(ctx, ep, ListenCmd(ep.OS, port))
+}
+
+// BoundUDP reports whether a UDP socket is bound to port on ep (the OS's
+// guest.Processes.ListenUDP); ok is false when the OS has no such check.
+func BoundUDP(ctx context.Context, ep Endpoint, port int) (bound, ok bool, err error) {
+	list := guest.For(ep.OS).Processes.ListenUDP
+	if list == nil {
+		return false, false, nil
+	}
+	bound, err = anySocket(ctx, ep, list(port))
+	return bound, true, err
+}
+
+// anySocket runs a socket listing (ListenCmd, ListenUDP) on ep and reports
+// whether it printed a socket: a line that is not sockstat's header.
+func anySocket(ctx context.Context, ep Endpoint, cmd guest.Cmd) (bool, error) {
+	res, err := ep.T.Run(ctx, cmd)
 	for _, line := range strings.Split(string(res.Stdout), "\n") {
 		if strings.TrimSpace(line) != "" && !headerLine(line) {
 			return true, err

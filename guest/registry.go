@@ -88,6 +88,9 @@ type Processes struct {
 	// Listen prints one line per TCP socket listening on port (and
 	// possibly a header line, which callers skip), nothing when none does.
 	Listen func(port int) Cmd
+	// ListenUDP is Listen for UDP: one line per UDP socket bound to port
+	// (an unconnected server's); nil when the OS has no such check.
+	ListenUDP func(port int) Cmd
 	// Pin is the words that, put before a command, run it on the CPUs of
 	// list ("0,1").
 	Pin func(list string) []string

@@ -13,8 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/lab-bench/lab/bench"
@@ -79,51 +77,29 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 
 // startServer starts the server and waits until it takes messages: a
 // listening socket for TCP, a bound UDP socket for UDP (sockperf's
-// default, for which bench.Listening, a TCP check, never succeeds).
+// default: bench.BoundUDP, the OS's guest.Processes.ListenUDP).
 func startServer(ctx context.Context, ep bench.Endpoint, cmd guest.Cmd, port int, udp bool, timeout time.Duration) (*bench.Server, error) {
 	if !udp {
 		return bench.StartServer(ctx, ep, cmd, port, timeout)
 	}
-	check, ok := UDPBoundCmd(ep.OS, port)
-	if !ok {
-		return nil, fmt.Errorf("%s: cannot tell when a UDP server is ready there (its listening-socket check %v has no TCP option to turn into UDP); use tcp = true",
-			ep.T.Name(), bench.ListenCmd(ep.OS, port).Argv)
+	if _, ok := UDPBoundCmd(ep.OS, port); !ok {
+		return nil, fmt.Errorf("%s: cannot tell when a UDP server is ready there (its OS driver has no UDP socket check); use tcp = true", ep.T.Name())
 	}
 	ready := func(ctx context.Context) (bool, error) {
-		res, err := ep.T.Run(ctx, check)
-		for _, line := range strings.Split(string(res.Stdout), "\n") {
-			f := strings.Fields(line)
-			if len(f) > 0 && (len(f) < 2 || f[0] != "USER" || f[1] != "COMMAND") {
-				return true, err
-			}
-		}
-		return false, err
+		bound, _, err := bench.BoundUDP(ctx, ep, port)
+		return bound, err
 	}
 	return bench.StartServerUntil(ctx, ep, cmd, ready, fmt.Sprintf("receiving on UDP port %d", port), timeout)
 }
 
-// UDPBoundCmd prints one line per UDP socket bound to port on os (after
-// sockstat's header line on FreeBSD, which the caller skips, as
-// bench.Listening does): the OS's TCP listening-socket check
-// (guest.Processes.Listen, bench.ListenCmd) asked for UDP instead. Linux's
-// is `ss -Hltn sport = :PORT` and ss(8) takes -u for -t (an unconnected UDP
-// socket is in its listening set, state UNCONN); FreeBSD's is `sockstat
-// -46l -P tcp -p PORT` and sockstat(1) takes -P udp (-l keeps sockets
-// without a foreign port, usr.bin/sockstat/sockstat.c gather_inet, which a
-// UDP server's is). Deriving it keeps OS names out of bench (guest's
-// TestOSNamesStayInGuest); ok is false when the check has neither option.
+// UDPBoundCmd is the command that prints one line per UDP socket bound to
+// port on os (its guest.Processes.ListenUDP: `ss -Hlun sport = :PORT` on
+// Linux, `sockstat -46l -P udp -p PORT` on FreeBSD); ok is false when the
+// OS has none.
 func UDPBoundCmd(os string, port int) (guest.Cmd, bool) {
-	argv := slices.Clone(bench.ListenCmd(os, port).Argv)
-	ok := false
-	for i, a := range argv {
-		switch a {
-		case "-Hltn":
-			argv[i], ok = "-Hlun", true
-		case "tcp":
-			if i > 0 && argv[i-1] == "-P" {
-				argv[i], ok = "udp", true
-			}
-		}
+	list := guest.For(os).Processes.ListenUDP
+	if list == nil {
+		return guest.Cmd{}, false
 	}
-	return guest.Cmd{Argv: argv}, ok
+	return list(port), true
 }

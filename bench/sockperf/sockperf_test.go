@@ -202,7 +202,7 @@ func TestArgs(t *testing.T) {
 	}
 }
 
-// TestUDPBoundCmd: the UDP check is each OS's TCP check asked for UDP.
+// TestUDPBoundCmd: the UDP check is each OS driver's ListenUDP.
 func TestUDPBoundCmd(t *testing.T) {
 	for os, want := range map[string]string{
 		"linux":   "ss -Hlun sport = :11111",

@@ -16,7 +16,7 @@ func init() {
 		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Static6: StaticAddress6, Name: NICName,
 			Hostname: Hostname},
 		CPU:       guest.CPU{Times: ReadCPTimes, MHz: ReadClockRate},
-		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
+		Processes: guest.Processes{Listen: ListenCmd, ListenUDP: ListenUDPCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingPorts, InstallHint: InstallHint},
 		Limits:    guest.Limits{RingHint: RingHint(""), SysctlName: CheckSysctlName},
 		Firewall: guest.Firewall{Language: "pf", Check: CheckPF, Presets: PFPresetNames(),
@@ -86,6 +86,13 @@ func Hostname(q string) string {
 // command. Callers skip the header (bench.Listening).
 func ListenCmd(port int) guest.Cmd {
 	return guest.Cmd{Argv: []string{"sockstat", "-46l", "-P", "tcp", "-p", strconv.Itoa(port)}}
+}
+
+// ListenUDPCmd is ListenCmd for UDP: sockstat(1) takes -P udp, and -l
+// keeps sockets without a foreign port (usr.bin/sockstat/sockstat.c
+// gather_inet), which a UDP server's is.
+func ListenUDPCmd(port int) guest.Cmd {
+	return guest.Cmd{Argv: []string{"sockstat", "-46l", "-P", "udp", "-p", strconv.Itoa(port)}}
 }
 
 // InstallHint says how to install program with pkg(8): pkg is the ports

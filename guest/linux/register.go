@@ -17,7 +17,7 @@ func init() {
 			Check:    func(iface string) guest.Cmd { return guest.Cmd{Argv: []string{"ip", "link", "show", "dev", iface}} },
 			Hostname: Hostname},
 		CPU:       guest.CPU{Times: ReadCPUStat, MHz: ReadCPUMHz},
-		Processes: guest.Processes{Listen: ListenCmd, Pin: func(list string) []string { return []string{"taskset", "-c", list} }},
+		Processes: guest.Processes{Listen: ListenCmd, ListenUDP: ListenUDPCmd, Pin: func(list string) []string { return []string{"taskset", "-c", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingDeb, Always: []string{"ethtool"}, For: SettingsTools, Pin: "taskset", InstallHint: InstallHint},
 		Limits:    guest.Limits{SoftwareOffloads: softwareOffloads},
 		Firewall: guest.Firewall{Language: "nftables", Table: FirewallTable,
@@ -81,6 +81,12 @@ func Hostname(q string) string {
 // (no header) -l -t -n with a source-port filter.
 func ListenCmd(port int) guest.Cmd {
 	return guest.Cmd{Argv: []string{"ss", "-Hltn", "sport", "=", ":" + strconv.Itoa(port)}}
+}
+
+// ListenUDPCmd is ListenCmd for UDP: ss(8) takes -u for -t, and an
+// unconnected UDP socket is in its listening set (state UNCONN).
+func ListenUDPCmd(port int) guest.Cmd {
+	return guest.Cmd{Argv: []string{"ss", "-Hlun", "sport", "=", ":" + strconv.Itoa(port)}}
 }
 
 // SettingsTools are the programs applying s needs beyond ethtool: tc for
