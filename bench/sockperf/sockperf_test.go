@@ -41,6 +41,9 @@ var fixedCPU = bench.CPUUsage{CPUs: []int{0}, Busy: 50, User: 10, System: 30, So
 func pair(t *testing.T) (server, client bench.Endpoint) {
 	t.Helper()
 	if _, err := exec.LookPath("sockperf"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("needs sockperf (.ci/run installs it)")
+		}
 		t.Skip("needs sockperf")
 	}
 	p := netnstest.NewPair(t)
