@@ -113,7 +113,9 @@ type Group struct {
 // Cross reports whether the group is a cross pair: its ends are made by
 // two providers (two hosts, or two back ends) and joined by the network
 // that already exists between them.
-func (g *Group) Cross() bool { return g.ClientProviderKey != "" && g.ClientProviderKey != g.ProviderKey }
+func (g *Group) Cross() bool {
+	return g.ClientProviderKey != "" && g.ClientProviderKey != g.ProviderKey
+}
 
 // ProviderKeyFor is the key of the provider that makes the group's
 // resource at address: the client's provider for a cross pair's client
