@@ -103,7 +103,8 @@ func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err err
 
 // runAll runs the plan's runs in run order — a random order interleaves
 // pairs and groups — each on its group's machines. A group's machines
-// are connected at its first run and stay connected to the end.
+// are connected at its first run and stay connected to the end. With
+// RunsAtOnce > 1 the scheduler runs them (runConcurrently).
 func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outcome) error {
 	var queue []queued
 	for _, l := range lives {
