@@ -92,6 +92,9 @@ type Engine struct {
 	// the records; nil when runs go one at a time.
 	overlaps *overlapLog
 	recordMu sync.Mutex // one record written (and AfterRun seen) at a time
+	// pathsChecked are the cross pairs' paths proven to carry an MTU
+	// (group address and MTU; checkPath), guarded by mu.
+	pathsChecked map[string]bool
 }
 
 func (e *Engine) emit(ev Event) {

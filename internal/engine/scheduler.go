@@ -184,25 +184,28 @@ func (g *groupFootprints) group(ctx context.Context, l *live, fresh bool) provid
 }
 
 // groupFootprint is the footprint of a group's runs: its machines' (the
-// server's, the client's, the router's), the physical segment between
+// server's, the client's, the router's, each asked of the provider that
+// made it: a cross pair's ends have two), the physical segment between
 // its ends when they load disjoint hosts, and the group itself. An error,
 // a provider that cannot tell, or one machine it cannot prove anything
 // about makes it everything.
 func (e *Engine) groupFootprint(ctx context.Context, l *live) (providers.Footprint, error) {
-	prov, err := e.provider(l.group.ProviderKey)
-	if err != nil {
-		return providers.Footprint{}, err
-	}
-	fpr, ok := prov.(footprinter)
-	if !ok {
-		return providers.Footprint{}, nil
-	}
+	g := l.group
 	ends := []machine.Instance{l.server, l.client}
+	addrs := []string{g.Server.Address, g.Client.Address}
 	if l.router != nil {
-		ends = append(ends, *l.router)
+		ends, addrs = append(ends, *l.router), append(addrs, g.Router.Address)
 	}
 	fps := make([]providers.Footprint, len(ends))
 	for i, in := range ends {
+		prov, err := e.providerFor(g, addrs[i])
+		if err != nil {
+			return providers.Footprint{}, err
+		}
+		fpr, ok := prov.(footprinter)
+		if !ok {
+			return providers.Footprint{}, nil
+		}
 		if fps[i], err = fpr.Footprint(ctx, in); err != nil {
 			return providers.Footprint{}, err
 		}

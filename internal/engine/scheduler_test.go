@@ -234,18 +234,37 @@ func TestGroupFootprint(t *testing.T) {
 	tests := []struct {
 		name           string
 		server, client string
+		// clientProvider, when set, makes the client (a cross pair):
+		// "footprints" answers as the server's, "none" has no Footprint.
+		clientProvider string
 		want           string
 	}{
-		{"one host", "h0", "h0", "host h0, lab group pair.p"},
-		{"two hosts and the segment between them", "h0", "h1", "host h0, host h1, lab group pair.p, segment host h0 | host h1"},
-		{"a client nowhere known", "h0", "", "everything"},
+		{name: "one host", server: "h0", client: "h0", want: "host h0, lab group pair.p"},
+		{name: "two hosts and the segment between them", server: "h0", client: "h1",
+			want: "host h0, host h1, lab group pair.p, segment host h0 | host h1"},
+		{name: "a client nowhere known", server: "h0", want: "everything"},
+		{name: "cross pair: each end asked of its own provider", server: "h0", client: "h1", clientProvider: "footprints",
+			want: "host h0, host h1, lab group pair.p, segment host h0 | host h1"},
+		{name: "cross pair: a client provider without footprints", server: "h0", client: "h1", clientProvider: "none", want: "everything"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			prov := &footprintProvider{fakeProvider: newFake(), hosts: map[string]string{"pair.p.server": tc.server, "pair.p.client": tc.client}}
+			hosts := map[string]string{"pair.p.server": tc.server, "pair.p.client": tc.client}
+			prov := &footprintProvider{fakeProvider: newFake(), hosts: map[string]string{"pair.p.server": tc.server}}
 			e, _, _ := newEngine(prov.fakeProvider, fakeOS{}, fakeRunner{})
 			e.Providers["fake.x"] = prov
 			g := pairsPlan([]string{"p"}, 1).Groups[0]
+			switch tc.clientProvider {
+			case "":
+				prov.hosts = hosts
+			case "footprints":
+				e.Providers["fake.y"] = &footprintProvider{fakeProvider: newFake(), hosts: hosts}
+			case "none":
+				e.Providers["fake.y"] = newFake()
+			}
+			if tc.clientProvider != "" {
+				g.ClientProviderKey, g.ClientProviderType = "fake.y", "fake"
+			}
 			l := &live{group: g, server: machine.Instance{Address: g.Server.Address}, client: machine.Instance{Address: g.Client.Address}}
 			fp, err := e.groupFootprint(context.Background(), l)
 			if err != nil || fp.String() != tc.want {

@@ -16,7 +16,11 @@ import (
 // bits. No routed pairs, no NIC queue counts.
 func (p *Provider) Capabilities() providers.Capabilities {
 	c := providers.Capabilities{NICModels: []string{"virtio-net", "virtio"}, VCPU: true, Memory: true, LinkMTU: true,
-		GuestOffloads: true, HostOffloads: true}
+		GuestOffloads: true, HostOffloads: true,
+		// An existing switch (bridged to a NIC of the host's) reaches
+		// beyond this host: a VM on it can be one end of a cross pair,
+		// its address found on that network (address_discovery).
+		ExistingNetwork: p.cfg.Switch != ""}
 	if p.cfg.NetworkBackend == "tap" && p.cfg.strict() {
 		c.GuestOffloads, c.HostOffloads = false, false
 		c.Why = `bhyve's tap backend offers the guest's virtio-net no offloads (ifconfig shows them off [fixed]). ` +
