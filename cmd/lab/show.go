@@ -70,6 +70,7 @@ func showRun(g *globals, arg string, asJSON bool) error {
 	view.RunHeader(g.stdout, info, recs)
 	view.RunCommands(g.stdout, recs)
 	view.RunCounters(g.stdout, recs)
+	view.RunOverlaps(g.stdout, recs)
 	if len(recs) == 0 {
 		return nil
 	}
