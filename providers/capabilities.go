@@ -10,6 +10,10 @@ type Capabilities struct {
 	// RoutedPairs: the back end can put a router guest between a pair's
 	// ends (pair { via = … }), on two links (Machine.Routed, Link2).
 	RoutedPairs bool
+	// RoutedWhy, when RoutedPairs is false because of how the back end is
+	// configured, says what to change to get them; it is added to the
+	// refusal of a routed pair only (Why goes with every refusal).
+	RoutedWhy string
 	// NICModels are the NIC models a pair's nic { model = … } may name;
 	// the first is the default. Empty: the spec cannot choose one (veth,
 	// existing machines).
