@@ -35,7 +35,8 @@ func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Tran
 // ESXi host settings, not per-VM ones).
 func (p *Provider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{NICModels: []string{"vmxnet3", "e1000e", "e1000", "vmxnet2"},
-		GuestOffloads: true, NICRings: true, VCPU: true, Memory: true, LinkMTU: true}
+		GuestOffloads: true, NICRings: true, VCPU: true, Memory: true, LinkMTU: true,
+		RoutedPairs: p.cfg.routedWhy() == "", RoutedWhy: p.cfg.routedWhy()}
 }
 
 // TemplateID is the template VM's instance UUID and change version

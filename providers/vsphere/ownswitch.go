@@ -77,7 +77,7 @@ func benchAddr(index, role string) (string, error) {
 	}
 	host := map[string]int{"server": 1, "client": 2}[role]
 	if host == 0 {
-		return "", fmt.Errorf("role %q has no address on an own-switch link (vSphere has no routed pairs)", role)
+		return "", fmt.Errorf("role %q has no address of its own on an own-switch link (a router takes an end's: linkAddr)", role)
 	}
 	return fmt.Sprintf("198.%d.%d.%d", 18+i/256, i%256, host), nil
 }
