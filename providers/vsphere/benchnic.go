@@ -16,17 +16,14 @@ import (
 // nothing answers DHCP on a switch without an uplink, so lab logs in over
 // the management NIC (the address VMware Tools reported), finds the
 // guest's interface with the MAC vSphere gave the benchmark NIC — not a
-// guessed name — and sets the pair's static address on it (benchAddr).
+// guessed name — and sets the pair's static address on it (the own-link
+// plan, providers.OwnLinkSetup).
 // mac is that NIC's MAC (benchNICMAC); mac2 a router's NIC on the
 // client's port group, which routedNIC addresses, as it routes a routed
 // pair's ends.
 // The endpoint's Addr and Iface become the benchmark NIC's; SSH stays on
 // the management address.
 func (p *Provider) addressBenchNIC(ctx context.Context, mac, mac2 string, m machine.Machine, in *machine.Instance) error {
-	addr, err := linkAddr(m)
-	if err != nil {
-		return err
-	}
 	in.Attrs["bench_mac"], in.Attrs["mgmt_addr"] = mac, in.Endpoint.SSHHost
 	t, err := providers.ConnectGuest(ctx, *in, p.dial, SSHRetry)
 	if err != nil {
@@ -41,23 +38,19 @@ func (p *Provider) addressBenchNIC(ctx context.Context, mac, mac2 string, m mach
 	if err != nil {
 		return fmt.Errorf("%s: find the benchmark NIC: %w", m.Address, err)
 	}
-	links := string(res.Stdout)
-	iface := nics.ByMAC(links, mac)
-	if iface == "" {
-		return fmt.Errorf("%s: the benchmark NIC: no interface with MAC %s in the guest (%s)", m.Address, mac, nics.List)
-	}
-	cmds := providers.StaticAddress(m.Template.OS, iface, addr+"/24")
-	more, err := routedNIC(m, in, iface, links, mac2)
+	cmds, err := providers.OwnLinkSetup(m, in, string(res.Stdout), mac, mac2)
 	if err != nil {
 		return fmt.Errorf("%s: %w", m.Address, err)
 	}
-	for _, c := range append(cmds, more...) {
+	for _, c := range cmds {
 		if _, err := t.Run(ctx, c); err != nil {
 			return fmt.Errorf("%s: %s: %w", m.Address, c, err)
 		}
 	}
-	in.Endpoint.Addr, in.Endpoint.Iface = addr, iface
-	in.Attrs["bench_addr"] = addr
+	in.Attrs["bench_addr"] = in.Endpoint.Addr
+	if mac2 != "" {
+		in.Attrs["bench_mac2"] = mac2
+	}
 	return nil
 }
 
