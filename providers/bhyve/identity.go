@@ -16,7 +16,7 @@ import (
 // bits. No routed pairs, no NIC queue counts.
 func (p *Provider) Capabilities() providers.Capabilities {
 	c := providers.Capabilities{NICModels: []string{"virtio-net", "virtio"}, VCPU: true, Memory: true, LinkMTU: true,
-		GuestOffloads: true, HostOffloads: true}
+		GuestOffloads: true, HostOffloads: true, RoutedPairs: p.cfg.routedWhy() == "", RoutedWhy: p.cfg.routedWhy()}
 	if p.cfg.NetworkBackend == "tap" && p.cfg.strict() {
 		c.GuestOffloads, c.HostOffloads = false, false
 		c.Why = `bhyve's tap backend offers the guest's virtio-net no offloads (ifconfig shows them off [fixed]). ` +
