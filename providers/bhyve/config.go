@@ -139,17 +139,7 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	if c.Switch != "" && !nameRE.MatchString(c.Switch) {
 		bad("switch", "Invalid switch", "switch must be a vm-bhyve switch or bridge name, got %q.", c.Switch)
 	}
-	if c.ManagementSwitch != "" && !nameRE.MatchString(c.ManagementSwitch) {
-		bad("management_switch", "Invalid management_switch", "management_switch must be a vm-bhyve switch or bridge name, got %q.", c.ManagementSwitch)
-	}
-	if c.ManagementSwitch != "" && c.Switch != "" {
-		bad("management_switch", "Conflicting arguments",
-			"management_switch gives every pair isolated switches lab makes; switch puts every pair on one existing switch: set one.")
-	}
-	if c.ManagementSwitch != "" && c.Uplink != "" {
-		bad("management_switch", "Conflicting arguments",
-			"with management_switch lab reaches the guests on it and keeps the pairs' switches isolated: drop uplink.")
-	}
+	c.checkManagementSwitch(bad)
 	if c.Uplink != "" && !ifaceRE.MatchString(c.Uplink) {
 		bad("uplink", "Invalid uplink", "uplink must be a host interface name such as igb1, got %q.", c.Uplink)
 	}
@@ -201,6 +191,22 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 		}
 	}
 	return c, diags
+}
+
+// checkManagementSwitch refuses a malformed management_switch and one
+// beside switch or uplink, through decode's bad.
+func (c Config) checkManagementSwitch(bad func(name, summary, format string, a ...any)) {
+	switch {
+	case c.ManagementSwitch == "":
+	case !nameRE.MatchString(c.ManagementSwitch):
+		bad("management_switch", "Invalid management_switch", "management_switch must be a vm-bhyve switch or bridge name, got %q.", c.ManagementSwitch)
+	case c.Switch != "":
+		bad("management_switch", "Conflicting arguments",
+			"management_switch gives every pair isolated switches lab makes; switch puts every pair on one existing switch: set one.")
+	case c.Uplink != "":
+		bad("management_switch", "Conflicting arguments",
+			"with management_switch lab reaches the guests on it and keeps the pairs' switches isolated: drop uplink.")
+	}
 }
 
 func (c Config) strict() bool { return c.Strict == nil || *c.Strict }
