@@ -59,14 +59,14 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 		switch m.Role {
 		case "client":
 			m.Link = clientLink
-			if g.ClientLink != nil {
+			if g.Router != nil {
 				m.Link2 = l.link
 			}
 		case "router":
 			m.Link, m.Link2 = l.link, clientLink
 		default:
 			m.Link = l.link
-			if g.ClientLink != nil {
+			if g.Router != nil {
 				m.Link2 = clientLink
 			}
 		}
