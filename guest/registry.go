@@ -77,6 +77,12 @@ type NICs struct {
 	// Hostname is a POSIX sh fragment setting the hostname to the
 	// already-quoted name now and for later boots; it prints nothing.
 	Hostname func(quoted string) string
+	// PathProbe, when not nil, is a command that succeeds only when addr
+	// answers IPv4 echo requests of size bytes of payload sent with the
+	// don't-fragment bit set: the path to it carries packets of
+	// size + 28 bytes unfragmented. A cross pair's ends meet on a network
+	// lab does not own, so the engine checks it before the first run.
+	PathProbe func(addr string, size int) Cmd
 }
 
 // NICSlot is where a hypervisor puts a guest's NIC: the device model and
@@ -121,6 +127,9 @@ type Tools struct {
 	// Pin is the program Processes.Pin runs, when it has to be installed
 	// ("" when it is part of the base system and never checked).
 	Pin string
+	// Probe is the program NICs.PathProbe runs, checked on a cross pair's
+	// client ("" when it is part of the base system).
+	Probe string
 	// InstallHint says how to install program ("Debian/Ubuntu: apt-get
 	// install iperf3"). pkg is the package a benchmark tool names for this
 	// OS ("" when none does): the driver knows only its own programs'.

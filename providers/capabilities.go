@@ -56,9 +56,57 @@ type Capabilities struct {
 	// IPv6: links asked for IPv6 (LinkSpec.IPv6) get IPv6 addresses on
 	// both ends (Endpoint.Addr6), routed through the router guest too.
 	IPv6 bool
+	// ExistingNetwork: the machines' benchmark NICs sit on a network that
+	// reaches beyond the back end — an existing switch, bridge or host NIC,
+	// or machines already cabled — so a machine of this provider can be
+	// one end of a cross pair, whose other end another provider makes or
+	// another host runs. lab changes nothing on that network: each end's
+	// provider only attaches its machine (Link gives its side).
+	ExistingNetwork bool
+	// Roles, when set, are the only roles ("server", "client", "router")
+	// the provider block can fill: a hosts block names one machine per
+	// role, and needs a block for each role it is used in.
+	Roles []string
+	// OneMachine: the block describes a single machine at a fixed address
+	// (a local namespace on an existing bridge): at most one of the lab's
+	// machines may come from it.
+	OneMachine bool
 	// Why, when set, is added to every refusal: what to change in the
 	// provider block to get more ("set network_backend = \"vale\"").
 	Why string
+}
+
+// Meet is what two back ends can both do: a cross pair's hardware and
+// settings are asked of both ends' providers, so each must be able to do
+// them (NICModels: those both accept, in c's order). Roles, OneMachine and
+// Why stay c's; RoutedWhy is c's, or o's when only o refuses routed pairs.
+func (c Capabilities) Meet(o Capabilities) Capabilities {
+	out := c
+	out.NICModels = nil
+	for _, m := range c.NICModels {
+		if slices.Contains(o.NICModels, m) {
+			out.NICModels = append(out.NICModels, m)
+		}
+	}
+	out.RoutedPairs = c.RoutedPairs && o.RoutedPairs
+	if !o.RoutedPairs && out.RoutedWhy == "" {
+		out.RoutedWhy = o.RoutedWhy
+	}
+	out.NICQueues = c.NICQueues && o.NICQueues
+	out.NICRXQueueSize = c.NICRXQueueSize && o.NICRXQueueSize
+	out.NICTXQueueSize = c.NICTXQueueSize && o.NICTXQueueSize
+	out.HostOffloads = c.HostOffloads && o.HostOffloads
+	out.GuestOffloads = c.GuestOffloads && o.GuestOffloads
+	out.NICRings = c.NICRings && o.NICRings
+	out.VCPU = c.VCPU && o.VCPU
+	out.Memory = c.Memory && o.Memory
+	out.LinkMTU = c.LinkMTU && o.LinkMTU
+	out.CloudInit = c.CloudInit && o.CloudInit
+	out.IPv6 = c.IPv6 && o.IPv6
+	out.ExistingNetwork = c.ExistingNetwork && o.ExistingNetwork
+	out.OnThisHost = c.OnThisHost || o.OnThisHost
+	out.Borrowed = c.Borrowed || o.Borrowed
+	return out
 }
 
 // AcceptsNICModel reports whether model may be asked for; the empty model

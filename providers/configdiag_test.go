@@ -45,8 +45,8 @@ func TestConfigureErrorsNameFileAndLine(t *testing.T) {
 			"host = \"box\"\nbackend = \"bhyve\"\nnetwork_backend = \"vale\"\n", "VALE needs vm-bhyve", 3},
 		{"hosts address", func() providers.Provider { return hosts.New() },
 			"server {\n  address = \"bad host!\"\n  iface = \"eth0\"\n}\nclient {\n  address = \"c\"\n  iface = \"eth0\"\n}\n", "Invalid address", 2},
-		{"hosts no client", func() providers.Provider { return hosts.New() },
-			"server {\n  address = \"s\"\n  iface = \"eth0\"\n}\n", "Missing client block", 0},
+		{"hosts router without iface2", func() providers.Provider { return hosts.New() },
+			"router {\n  address = \"198.18.0.1\"\n  iface = \"eth0\"\n}\n", "Missing iface2", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what lab's local back end and its tests need on Debian/Ubuntu:
 # iproute2 (namespaces, veth), iperf3 and iperf, ethtool, iptables, util-linux
-# (taskset), libxml2-utils (xmllint), fish and sockperf (for the tests). Only installs what is missing; needs root for apt-get.
+# (taskset), iputils-ping (a cross pair's path check), libxml2-utils (xmllint),
+# fish and sockperf (for the tests). Only installs what is missing; needs root for apt-get.
 set -euo pipefail
 
 need=()
@@ -18,6 +19,7 @@ have git      || need+=(git)
 have xmllint  || need+=(libxml2-utils) # the JUnit schema test (internal/report)
 have fish     || need+=(fish)          # the fish completion test (cmd/lab)
 have sockperf || need+=(sockperf)      # the sockperf tool and its tests
+have ping     || need+=(iputils-ping)  # a cross pair's path MTU check (and its tests)
 have sshd     || [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 
 if [ ${#need[@]} -eq 0 ]; then

@@ -22,11 +22,15 @@ import (
 // from lab and the benchmark between the machines both work.
 type bareMetal struct {
 	server, client borrowedMachine
+	// bridge joins the machines; net is its /24's first three octets.
+	bridge, net string
 }
 
 type borrowedMachine struct {
 	ns, addr, keyFile, hostKey string
-	sshd                       *sshtest.SSHD
+	// port is the machine's veth end on the bridge.
+	port string
+	sshd *sshtest.SSHD
 }
 
 func newBareMetal(t *testing.T) bareMetal { return newBareMetalAt(t, 2) }
@@ -44,11 +48,12 @@ func newBareMetalAt(t *testing.T, first int) bareMetal {
 	t.Cleanup(func() { exec.Command("ip", "link", "del", br).Run() })
 	sh(t, "ip", "link", "add", br, "type", "bridge")
 	sh(t, "ip", "addr", "add", net+".1/24", "dev", br)
-	var bm bareMetal
+	bm := bareMetal{bridge: br, net: net}
 	for i, m := range []*borrowedMachine{&bm.server, &bm.client} {
 		role := []string{"s", "c"}[i]
 		m.ns, m.addr = "labt-"+id+"-h"+role, fmt.Sprintf("%s.%d", net, first+i)
 		ns, host, peer := m.ns, "lt"+id+"h"+role, "lt"+id+"p"+role
+		m.port = host
 		t.Cleanup(func() { netnstest.Remove(t, ns) })
 		sh(t, "ip", "netns", "add", ns)
 		sh(t, "ip", "link", "add", host, "mtu", "9000", "type", "veth", "peer", "name", peer)

@@ -11,15 +11,18 @@
 #
 # Expressed (docs/SEEDS.md has the full table): guests, congestion control,
 # the loss rule with its port filter, iperf 2's flags, the sender-side
-# metric — exact. Not expressible yet: the post ran each VM on its own mini
-# PC over a 1 GbE hub; a lab pair lives on one provider, so both VMs share
-# this one bhyve host (the link between them is the host's switch, not
-# 1 GbE). The "patched CUBIC" column needs a second FreeBSD template with
-# the patched kernel. siftr traces: iperf 2 -e's per-interval cwnd and RTT
-# are in the records instead. Congestion-event and RTO counts: no counters
-# yet.
+# metric — exact. The post ran each VM on its own mini PC over a 1 GbE hub:
+# the receiver's and the sender's bhyve hosts are two provider blocks, and
+# the pair is a cross pair between them, meeting on each host's existing
+# switch "public" (bridged to the 1 GbE NIC); lab pings the path at the
+# ends' MTU before the first run. Without sender_host both VMs share one
+# host, and the link between them is that host's switch, not 1 GbE. The
+# "patched CUBIC" column needs a second FreeBSD template with the patched
+# kernel. siftr traces: iperf 2 -e's per-interval cwnd and RTT are in the
+# records instead; the congestion-event and RTO counts are the records'
+# counters (netstat -s -p tcp deltas), not yet an expectation.
 #
-#   lab -chdir=examples/bhyve-cubic-loss apply -var bhyve_host=192.0.2.5
+#   lab -chdir=examples/bhyve-cubic-loss apply -var bhyve_host=192.0.2.5 -var sender_host=192.0.2.6
 #
 # NOT RUN on a real bhyve host or FreeBSD guest: the bhyve provider and the
 # FreeBSD driver are tested against an in-process SSH server replaying
@@ -36,7 +39,12 @@ lab "bhyve-cubic-loss" {
 
 variable "bhyve_host" {
   type        = string
-  description = "SSH address of the FreeBSD 14 bhyve host"
+  description = "SSH address of the FreeBSD 14 bhyve host of the receiver (and of the sender, without sender_host)"
+}
+variable "sender_host" {
+  type        = string
+  default     = ""
+  description = "SSH address of the sender's bhyve host, as the post's second mini PC; empty: bhyve_host"
 }
 variable "duration" {
   type    = string
@@ -50,14 +58,24 @@ provider "bhyve" "box" {
   # host_key        = "ssh-ed25519 AAAA…"   # pin the host's key
   backend           = "vm-bhyve"
   datastore         = "zroot/vm"
-  switch            = "public" # existing vm-bhyve switch; remove it to let lab make one per pair
+  switch            = "public" # existing vm-bhyve switch, bridged to the host's NIC: a cross pair needs it
   address_discovery = "arp"
   # network_backend = "tap" (default): bhyve's tap offers the guest no
   # offloads, so this experiment toggles none; the sender's TSO is off.
 }
 
+provider "bhyve" "sender" {
+  host              = var.sender_host != "" ? var.sender_host : var.bhyve_host
+  user              = "root"
+  private_key_file  = "~/.ssh/id_ed25519"
+  backend           = "vm-bhyve"
+  datastore         = "zroot/vm"
+  switch            = "public"
+  address_discovery = "arp"
+}
+
 template "freebsd" {
-  provider = provider.bhyve.box
+  provider = provider.bhyve.sender
   source   = "fbsd14-tmpl"
   os       = "freebsd"
   ssh { user = "root" }

@@ -14,7 +14,7 @@ func init() {
 		Name: "freebsd", Kernel: "FreeBSD", BhyveLoad: true,
 		New: func() guest.OS { return New() },
 		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Static6: StaticAddress6, Name: NICName,
-			Forward: Forward, Route: Route, Hostname: Hostname},
+			Forward: Forward, Route: Route, Hostname: Hostname, PathProbe: PathProbe},
 		CPU:       guest.CPU{Times: ReadCPTimes, MHz: ReadClockRate},
 		Processes: guest.Processes{Listen: ListenCmd, ListenUDP: ListenUDPCmd, Pin: func(list string) []string { return []string{"cpuset", "-l", list} }},
 		Tools:     guest.Tools{Packaging: guest.PackagingPorts, InstallHint: InstallHint},

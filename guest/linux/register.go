@@ -17,10 +17,10 @@ func init() {
 		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Static6: StaticAddress6, Name: NICName,
 			Forward: Forward, Route: Route,
 			Check:    func(iface string) guest.Cmd { return guest.Cmd{Argv: []string{"ip", "link", "show", "dev", iface}} },
-			Hostname: Hostname},
+			Hostname: Hostname, PathProbe: PathProbe},
 		CPU:       guest.CPU{Times: ReadCPUStat, MHz: ReadCPUMHz},
 		Processes: guest.Processes{Listen: ListenCmd, ListenUDP: ListenUDPCmd, Pin: func(list string) []string { return []string{"taskset", "-c", list} }},
-		Tools:     guest.Tools{Packaging: guest.PackagingDeb, Always: []string{"ethtool"}, For: SettingsTools, Pin: "taskset", InstallHint: InstallHint},
+		Tools:     guest.Tools{Packaging: guest.PackagingDeb, Always: []string{"ethtool"}, For: SettingsTools, Pin: "taskset", Probe: "ping", InstallHint: InstallHint},
 		Limits:    guest.Limits{SoftwareOffloads: softwareOffloads},
 		Firewall: guest.Firewall{Language: "nftables", Table: FirewallTable,
 			Check: CheckFirewall, CheckOnHost: CheckWithHostNft},
@@ -134,7 +134,7 @@ func SettingsTools(s guest.Settings) []string {
 // packages maps a program the driver runs to the Debian/Ubuntu package
 // that brings it; benchmark tools name their own (bench.Tool.Programs).
 var packages = map[string]string{"ethtool": "ethtool",
-	"taskset": "util-linux", "tc": "iproute2", "nft": "nftables", "ip": "iproute2"}
+	"taskset": "util-linux", "tc": "iproute2", "nft": "nftables", "ip": "iproute2", "ping": "iputils-ping"}
 
 // InstallHint says how to install program on Debian or Ubuntu: pkg when a
 // benchmark tool names it, else the package of a program the driver runs.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/machine"
-	"github.com/lab-bench/lab/providers"
 )
 
 // aliveChecker is implemented, optionally, by providers that can tell a
@@ -32,9 +31,15 @@ var aliveEvery = time.Second
 // is gone — the SSH session's close and the remote kill each wait out
 // their bound (seconds) before the run can end. Its later runs fail before
 // they start, so nothing needs the transport again.
-func watchRun(ctx context.Context, prov providers.Provider, index int, ends ...end) (context.Context, func() error) {
-	ac, ok := prov.(aliveChecker)
-	if !ok {
+func watchRun(ctx context.Context, index int, all ...end) (context.Context, func() error) {
+	// Each end is asked of the provider that made it (a cross pair's two).
+	var ends []end
+	for _, e := range all {
+		if _, ok := e.prov.(aliveChecker); ok {
+			ends = append(ends, e)
+		}
+	}
+	if len(ends) == 0 {
 		return ctx, func() error { return nil }
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
@@ -42,7 +47,7 @@ func watchRun(ctx context.Context, prov providers.Provider, index int, ends ...e
 		var first error
 		var down []end
 		for _, e := range ends {
-			if err := ac.Alive(rctx, e.in); err != nil && rctx.Err() == nil {
+			if err := e.prov.(aliveChecker).Alive(rctx, e.in); err != nil && rctx.Err() == nil {
 				if first == nil {
 					first = err
 				}

@@ -64,8 +64,10 @@ func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]pla
 	// The plan was checked against the providers' capabilities when it was
 	// made; a saved plan may meet providers configured differently since.
 	for _, g := range p.Groups {
-		if _, err := e.provider(g.ProviderKey); err != nil {
-			return err
+		for _, key := range []string{g.ProviderKey, g.ProviderKeyFor(g.Client.Address)} {
+			if _, err := e.provider(key); err != nil {
+				return err
+			}
 		}
 	}
 	if diags := plan.CheckCapabilities(p, nil, e.capabilities); diags.HasErrors() {

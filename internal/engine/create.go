@@ -27,33 +27,42 @@ type live struct {
 // provision makes a group's link and machines exist in the planned shape:
 // kept ones are reused, replaced ones deleted first, missing ones created.
 func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[string]plan.Action) (*live, error) {
-	prov, err := e.provider(g.ProviderKey)
-	if err != nil {
-		return nil, err
-	}
 	l := &live{group: g}
-	l.link, err = e.ensure(ctx, prov, g, actions[g.Link.Address], "link", func(ctx context.Context) (machine.Instance, error) {
-		return prov.Link(ctx, g.Link)
-	})
-	if err != nil {
+	link := func(spec providers.LinkSpec) (machine.Instance, error) {
+		prov, err := e.providerFor(g, spec.Address)
+		if err != nil {
+			return machine.Instance{}, err
+		}
+		return e.ensure(ctx, prov, g, actions[spec.Address], "link", func(ctx context.Context) (machine.Instance, error) {
+			return prov.Link(ctx, spec)
+		})
+	}
+	var err error
+	if l.link, err = link(g.Link); err != nil {
 		return l, err
 	}
 	machines := []*machine.Machine{&g.Server, &g.Client}
+	// The client's link: the router's second in a routed pair, the
+	// client provider's side of the existing network in a cross pair.
 	clientLink := l.link
 	if g.ClientLink != nil {
-		spec := *g.ClientLink
-		l.clientLink, err = e.ensure(ctx, prov, g, actions[spec.Address], "link", func(ctx context.Context) (machine.Instance, error) {
-			return prov.Link(ctx, spec)
-		})
-		if err != nil {
+		if l.clientLink, err = link(*g.ClientLink); err != nil {
 			return l, err
 		}
 		clientLink = l.clientLink
+	}
+	if g.Router != nil {
 		machines = append(machines, g.Router)
 	}
+	provs := make([]providers.Provider, len(machines))
+	for i, m := range machines {
+		if provs[i], err = e.providerFor(g, m.Address); err != nil {
+			return l, err
+		}
+	}
 	eg, ectx := errgroup.WithContext(ctx)
-	for _, m := range machines {
-		m := *m
+	for i, m := range machines {
+		m, prov := *m, provs[i]
 		// A routed pair's ends get the peer's link as Link2: a VM back end
 		// routes exactly its subnet via the router.
 		switch m.Role {
@@ -88,6 +97,12 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 	return l, eg.Wait()
 }
 
+// providerFor is the provider that makes g's resource at address (the
+// client's provider for a cross pair's client side).
+func (e *Engine) providerFor(g *plan.Group, address string) (providers.Provider, error) {
+	return e.provider(g.ProviderKeyFor(address))
+}
+
 // ensure makes one resource exist. A create is written to state as pending
 // (with the name it will have) before it starts, so a crash or kill at any
 // moment leaves something `lab destroy` can find.
@@ -101,12 +116,18 @@ func (e *Engine) ensure(ctx context.Context, prov providers.Provider, g *plan.Gr
 		// Gone since the plan was made: create it again.
 	}
 	if a.Old != nil && a.Op != plan.OpCreate {
-		if err := e.deleteResource(ctx, prov, *a.Old); err != nil {
+		// By the provider that made it, which a spec that moved the
+		// machine to another provider no longer names for it.
+		old, err := e.provider(a.Old.ProviderKey)
+		if err != nil {
+			return machine.Instance{}, err
+		}
+		if err := e.deleteResource(ctx, old, *a.Old); err != nil {
 			return machine.Instance{}, err
 		}
 	}
 	pending := pendingInstance(g, a.Address, kind)
-	res := state.Resource{Instance: pending, ProviderKey: g.ProviderKey, Status: state.Pending, Shape: g.Shape}
+	res := state.Resource{Instance: pending, ProviderKey: g.ProviderKeyFor(a.Address), Status: state.Pending, Shape: g.Shape}
 	if err := e.put(res); err != nil {
 		return machine.Instance{}, err
 	}
@@ -167,7 +188,7 @@ func pendingInstance(g *plan.Group, address, kind string) machine.Instance {
 	case g.ClientLink != nil && address == g.ClientLink.Address:
 		name = g.ClientLink.Name
 	}
-	return machine.Instance{Address: address, Provider: g.ProviderType, Kind: kind, Name: name, Owner: g.Link.Owner(), Pending: true}
+	return machine.Instance{Address: address, Provider: g.ProviderTypeFor(address), Kind: kind, Name: name, Owner: g.Link.Owner(), Pending: true}
 }
 
 func mergeInstance(pending, in machine.Instance) machine.Instance {

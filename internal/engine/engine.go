@@ -79,6 +79,9 @@ type Engine struct {
 	now       func() time.Time
 	slotsOnce sync.Once
 	slots     chan struct{}
+	// pathsChecked are the cross pairs' paths proven to carry an MTU
+	// (group address and MTU; checkPath), guarded by mu.
+	pathsChecked map[string]bool
 }
 
 func (e *Engine) emit(ev Event) {

@@ -15,9 +15,12 @@ const (
 	EvRunFailed = "run_failed"
 	EvSkipped   = "skipped" // an adaptive cell was decided: its remaining repeats do not run (Message: why)
 	EvWarning   = "warning"
-	EvError     = "error"    // the apply failed (Message); teardown follows
-	EvTeardown  = "teardown" // teardown of everything starts
-	EvDone      = "done"
+	// EvPathChecked: a cross pair's path carries the ends' MTU (Message
+	// says which and how it was checked), before its first run of it.
+	EvPathChecked = "path_checked"
+	EvError       = "error"    // the apply failed (Message); teardown follows
+	EvTeardown    = "teardown" // teardown of everything starts
+	EvDone        = "done"
 )
 
 // Event is one step of an apply or destroy, for progress display and

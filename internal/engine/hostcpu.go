@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/lab-bench/lab/internal/results"
-	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -12,13 +11,18 @@ import (
 // provider can do it. The returned function ends it; it returns nil when
 // the provider cannot measure or a measurement failed (the failure is
 // reported as a warning, never as a failed run).
-func (e *Engine) meterPair(ctx context.Context, prov providers.Provider, server, client machine.Instance) func(context.Context) *results.HostCPUPair {
-	m, ok := prov.(providers.HostCPUMeter)
-	if !ok {
+//
+// A cross pair's ends are measured only when both providers can: a record
+// with one end's hypervisor CPU would read as the pair's.
+func (e *Engine) meterPair(ctx context.Context, serverEnd, clientEnd end) func(context.Context) *results.HostCPUPair {
+	ms, okS := serverEnd.prov.(providers.HostCPUMeter)
+	mc, okC := clientEnd.prov.(providers.HostCPUMeter)
+	if !okS || !okC {
 		return func(context.Context) *results.HostCPUPair { return nil }
 	}
-	stopS, errS := m.MeterCPU(ctx, server)
-	stopC, errC := m.MeterCPU(ctx, client)
+	server, client := serverEnd.in, clientEnd.in
+	stopS, errS := ms.MeterCPU(ctx, server)
+	stopC, errC := mc.MeterCPU(ctx, client)
 	return func(ctx context.Context) *results.HostCPUPair {
 		if ctx.Err() != nil {
 			// The run was cut short (a machine stopped, an interrupt): it

@@ -81,6 +81,9 @@ func toolsNeeded(g *plan.Group, role, osName string, pinned bool) []string {
 	if pinned && role != "router" && tools.Pin != "" {
 		need[tools.Pin] = true
 	}
+	if g.Cross() && role == "client" && tools.Probe != "" {
+		need[tools.Probe] = true // the path check's (pathmtu.go)
+	}
 	out := make([]string, 0, len(need))
 	for t := range need {
 		out = append(out, t)

@@ -43,7 +43,16 @@ type Restore struct {
 	OS       string         `json:"os"`
 	Iface    string         `json:"iface"`
 	Settings guest.Settings `json:"settings"`
-	Warnings []string       `json:"warnings,omitempty"`
+	// Second is a borrowed router's interface towards the client, whose
+	// MTU and offloads a routed pair changes too (configureRouter).
+	Second   *Interface `json:"second,omitempty"`
+	Warnings []string   `json:"warnings,omitempty"`
+}
+
+// Interface is one more interface's settings from before lab changed them.
+type Interface struct {
+	Iface    string         `json:"iface"`
+	Settings guest.Settings `json:"settings"`
 }
 
 func borrowed(prov providers.Provider) bool { return prov.Capabilities().Borrowed }
@@ -52,18 +61,26 @@ func borrowed(prov providers.Provider) bool { return prov.Capabilities().Borrowe
 // first run when the provider's machines are borrowed. A record already in
 // state (from an earlier apply with -keep) wins: it holds the values from
 // before lab's first change.
-func (e *Engine) snapshotBorrowed(ctx context.Context, prov providers.Provider, g *plan.Group, server, client end) error {
-	if !borrowed(prov) {
-		return nil
-	}
-	for _, side := range []struct {
+//
+// Each end is asked of its own provider: one end of a cross pair may be
+// borrowed and the other made by lab.
+func (e *Engine) snapshotBorrowed(ctx context.Context, g *plan.Group, server, client end, router *end) error {
+	type side struct {
 		end  end
 		os   string
 		spec func(plan.Run) guest.Settings
-	}{
+	}
+	sides := []side{
 		{server, g.Server.Template.OS, func(r plan.Run) guest.Settings { return r.Spec.Server }},
 		{client, g.Client.Template.OS, func(r plan.Run) guest.Settings { return r.Spec.Client }},
-	} {
+	}
+	if router != nil {
+		sides = append(sides, side{*router, g.Router.Template.OS, func(r plan.Run) guest.Settings { return r.Spec.Router }})
+	}
+	for _, side := range sides {
+		if !borrowed(side.end.prov) {
+			continue
+		}
 		var all []guest.Settings
 		for _, r := range g.Runs {
 			all = append(all, side.spec(r))
@@ -89,6 +106,15 @@ func (e *Engine) snapshot(ctx context.Context, side end, osName string, touch gu
 	if obs.Loss != "" && touch.Loss != nil {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("loss rules present before lab (%s) are replaced and not restored", obs.Loss))
 	}
+	if iface2 := side.ep().Iface2; iface2 != "" {
+		// A router's second interface takes the link-level settings.
+		touch2 := guest.Settings{MTU: touch.MTU, Offloads: touch.Offloads}
+		obs2, err := side.os.Observe(ctx, side.t, iface2, touch2)
+		if err != nil {
+			return err
+		}
+		rec.Second = &Interface{Iface: iface2, Settings: SnapshotOf(touch2, obs2)}
+	}
 	e.mu.Lock()
 	r, ok := e.State.Find(side.in.Address)
 	var res state.Resource
@@ -102,6 +128,9 @@ func (e *Engine) snapshot(ctx context.Context, side end, osName string, touch gu
 	if old, err := parseRestore(res.Attrs[RestoreAttr]); err == nil && old != nil {
 		rec.Settings = mergeSettings(old.Settings, rec.Settings)
 		rec.Warnings = append(old.Warnings, rec.Warnings...)
+		if old.Second != nil && rec.Second != nil {
+			rec.Second.Settings = mergeSettings(old.Second.Settings, rec.Second.Settings)
+		}
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -155,17 +184,31 @@ func (e *Engine) restoreBorrowed(ctx context.Context, prov providers.Provider, r
 		return fmt.Errorf("restore %s: connect: %w", r.Address, err)
 	}
 	defer t.Close()
-	if err := drv.Apply(ctx, t, rec.Iface, rec.Settings); err != nil {
-		return fmt.Errorf("restore %s: %w", r.Address, err)
+	ifaces := []Interface{{rec.Iface, rec.Settings}}
+	if rec.Second != nil {
+		ifaces = append(ifaces, *rec.Second)
 	}
-	obs, err := drv.Observe(ctx, t, rec.Iface, rec.Settings)
-	if err != nil {
-		return fmt.Errorf("restore %s: observe: %w", r.Address, err)
-	}
-	if problems := guest.Verify(rec.Settings, obs); len(problems) > 0 {
-		return fmt.Errorf("restore %s: settings did not return to their previous values: %s", r.Address, strings.Join(problems, "; "))
+	for _, i := range ifaces {
+		if err := restoreIface(ctx, drv, t, i); err != nil {
+			return fmt.Errorf("restore %s: %w", r.Address, err)
+		}
 	}
 	e.emit(Event{Type: EvRestore, Address: r.Address, Message: describe(rec.Settings)})
+	return nil
+}
+
+// restoreIface applies an interface's recorded settings and verifies them.
+func restoreIface(ctx context.Context, drv guest.OS, t guest.Transport, i Interface) error {
+	if err := drv.Apply(ctx, t, i.Iface, i.Settings); err != nil {
+		return err
+	}
+	obs, err := drv.Observe(ctx, t, i.Iface, i.Settings)
+	if err != nil {
+		return fmt.Errorf("observe: %w", err)
+	}
+	if problems := guest.Verify(i.Settings, obs); len(problems) > 0 {
+		return fmt.Errorf("settings did not return to their previous values: %s", strings.Join(problems, "; "))
+	}
 	return nil
 }
 

@@ -32,8 +32,10 @@ func (e *SettingsError) Error() string {
 // end is one side of a pair, connected.
 type end struct {
 	in machine.Instance
-	t  guest.Transport
-	os guest.OS
+	// prov made the machine (in a cross pair the ends' differ).
+	prov providers.Provider
+	t    guest.Transport
+	os   guest.OS
 	// osName is the template's os ("linux", "freebsd"), for the benchmark
 	// runners' OS-specific commands.
 	osName string
@@ -43,7 +45,6 @@ type end struct {
 
 // session is a group's machines, connected and checked.
 type session struct {
-	prov           providers.Provider
 	group          *plan.Group
 	server, client end
 	router         *end // routed pairs only
@@ -62,7 +63,11 @@ func (s *session) close() {
 // snapshots what it borrows.
 func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err error) {
 	g := l.group
-	prov, err := e.provider(g.ProviderKey)
+	prov, err := e.providerFor(g, g.Server.Address)
+	if err != nil {
+		return nil, err
+	}
+	clientProv, err := e.providerFor(g, g.Client.Address)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +75,7 @@ func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err err
 	if err != nil {
 		return nil, err
 	}
-	s = &session{prov: prov, group: g, server: server}
+	s = &session{group: g, server: server}
 	defer func() {
 		if err != nil {
 			s.server.t.Close()
@@ -82,11 +87,11 @@ func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err err
 			}
 		}
 	}()
-	if s.client, err = e.connect(ctx, prov, l.client, g.Client.Template.OS); err != nil {
+	if s.client, err = e.connect(ctx, clientProv, l.client, g.Client.Template.OS); err != nil {
 		return s, err
 	}
 	if l.router != nil {
-		rt, err := e.connect(ctx, prov, *l.router, g.Router.Template.OS)
+		rt, err := e.connect(ctx, prov, *l.router, g.Router.Template.OS) // a routed pair is one provider's
 		if err != nil {
 			return s, err
 		}
@@ -95,7 +100,7 @@ func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err err
 	if err := checkGroupTools(ctx, g, s.server, s.client, s.router); err != nil {
 		return s, err
 	}
-	if err := e.snapshotBorrowed(ctx, prov, g, s.server, s.client); err != nil {
+	if err := e.snapshotBorrowed(ctx, g, s.server, s.client, s.router); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -190,21 +195,32 @@ func (e *Engine) runOne(ctx context.Context, s *session, r plan.Run, adapt *adap
 // hostLock takes the host lock (Engine.HostLock) when one of the sessions'
 // machines is on this host; the returned function releases it.
 func (e *Engine) hostLock(ctx context.Context, sessions ...*session) (func(), error) {
-	if e.HostLock == nil || !slices.ContainsFunc(sessions, func(s *session) bool { return s.prov.Capabilities().OnThisHost }) {
+	if e.HostLock == nil || !slices.ContainsFunc(sessions, (*session).onThisHost) {
 		return func() {}, nil
 	}
 	return e.HostLock(ctx)
 }
 
+// onThisHost reports whether one of the session's machines runs on this
+// host (Capabilities.OnThisHost).
+func (s *session) onThisHost() bool {
+	return slices.ContainsFunc(s.ends(), func(e end) bool { return e.prov.Capabilities().OnThisHost })
+}
+
+// ends are the session's machines: server, client and the router.
+func (s *session) ends() []end {
+	out := []end{s.server, s.client}
+	if s.router != nil {
+		out = append(out, *s.router)
+	}
+	return out
+}
+
 // runWatched runs r on the session's machines, watching them: a machine
 // that stops during the run is the run's error.
 func (e *Engine) runWatched(ctx context.Context, s *session, r plan.Run, total int) (results.Record, error) {
-	watched := []end{s.server, s.client}
-	if s.router != nil {
-		watched = append(watched, *s.router)
-	}
-	rctx, stopWatch := watchRun(ctx, s.prov, r.Index, watched...)
-	rec, err := e.run(rctx, s.prov, s.server, s.client, s.router, r, total)
+	rctx, stopWatch := watchRun(ctx, r.Index, s.ends()...)
+	rec, err := e.run(rctx, s.server, s.client, s.router, r, total)
 	if down := stopWatch(); down != nil {
 		// A machine stopped: that, not the cancelled command, is the error.
 		err = down
@@ -254,13 +270,13 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in machin
 		t.Close()
 		return end{}, fmt.Errorf("%s: %w", in.Address, err)
 	}
-	return end{in: in, t: t, os: drv, osName: osName, cpuModel: bench.ReadCPUModel(ctx, t)}, nil
+	return end{in: in, prov: prov, t: t, os: drv, osName: osName, cpuModel: bench.ReadCPUModel(ctx, t)}, nil
 }
 
 // run configures both ends for one run, verifies the settings by
 // observation, runs the benchmark and returns the record.
-func (e *Engine) run(ctx context.Context, prov providers.Provider, server, client end, router *end, r plan.Run, total int) (results.Record, error) {
-	rec := e.newRecord(prov, server, client, r)
+func (e *Engine) run(ctx context.Context, server, client end, router *end, r plan.Run, total int) (results.Record, error) {
+	rec := e.newRecord(server, client, r)
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()
@@ -285,6 +301,10 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	err := eg.Wait()
 	observed(&rec, obsS, obsC, obsR, server, client)
 	if err != nil {
+		rec.End = e.clock().UTC()
+		return rec, err
+	}
+	if err := e.checkPath(ctx, r.Group, server, client, obsS, obsC); err != nil {
 		rec.End = e.clock().UTC()
 		return rec, err
 	}
@@ -319,7 +339,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, err
 	}
-	stopMeter := e.meterPair(ctx, prov, server.in, client.in)
+	stopMeter := e.meterPair(ctx, server, client)
 	stopRouter := meterRouter(ctx, router)
 	raw, err := runner.Run(ctx,
 		bench.Endpoint{T: server.t, Addr: srvAddr, CPUs: server.ep().CPUs, OS: server.osName},
@@ -346,17 +366,23 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if results.MarkDisturbed(&rec) {
 		e.emit(Event{Type: EvWarning, Address: r.Pair, Message: fmt.Sprintf("run %d (%s #%d) disturbed: %s", r.Index, r.CellKey, r.Repeat, rec.Disturbed)})
 	}
-	done := ev
-	done.Type, done.Elapsed = EvResult, rec.End.Sub(rec.Start)
-	done.ThroughputBps, done.Retransmits = sample.ThroughputBps, sample.Retransmits
-	done.ServerCPU, done.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
-	if sample.Latency != nil {
-		done.LatencyMeanUs = sample.Latency.MeanUs
-	}
-	done.TransactionsPerSec = sample.TransactionsPerSec
-	done.UDP, done.LossPct, done.JitterMs = params.UDP || sample.Packets > 0, sample.LossPct, sample.JitterMs
-	e.emit(done)
+	e.emit(resultEvent(ev, rec, params))
 	return rec, nil
+}
+
+// resultEvent is the event of a run that measured rec: what the view's
+// line after each run shows.
+func resultEvent(ev Event, rec results.Record, params bench.Params) Event {
+	sample := rec.Metrics
+	ev.Type, ev.Elapsed = EvResult, rec.End.Sub(rec.Start)
+	ev.ThroughputBps, ev.Retransmits = sample.ThroughputBps, sample.Retransmits
+	ev.ServerCPU, ev.ClientCPU = sample.ServerCPU.Busy, sample.ClientCPU.Busy
+	if sample.Latency != nil {
+		ev.LatencyMeanUs = sample.Latency.MeanUs
+	}
+	ev.TransactionsPerSec = sample.TransactionsPerSec
+	ev.UDP, ev.LossPct, ev.JitterMs = params.UDP || sample.Packets > 0, sample.LossPct, sample.JitterMs
+	return ev
 }
 
 // observed puts what the ends (and the router) reported into rec: the
@@ -388,16 +414,24 @@ func adviseLoss(r plan.Run, obsS, obsC *guest.Observed) {
 
 // newRecord is r's record before it runs: what it asks for and where it
 // runs.
-func (e *Engine) newRecord(prov providers.Provider, server, client end, r plan.Run) results.Record {
+func (e *Engine) newRecord(server, client end, r plan.Run) results.Record {
 	rec := results.Record{Schema: results.Schema, RunID: e.RunID, Lab: e.Lab, Experiment: r.Experiment, Pair: r.Pair,
 		Cell: r.Cell, CellKey: r.CellKey, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup, Provenance: e.Provenance,
 		Intent: results.Intent{Server: r.Spec.Server, Client: r.Spec.Client, Bench: r.Spec.Bench, VCPU: r.Spec.VCPU, MemoryMiB: r.Spec.MemoryMiB}}
 	rec.Provenance.Provider = server.in.Provider
+	if client.in.Provider != server.in.Provider {
+		rec.Provenance.ClientProvider = client.in.Provider
+	}
 	rec.Provenance.ServerMachine, rec.Provenance.ClientMachine = server.in.Address, client.in.Address
 	rec.Provenance.ServerTemplateID = server.ep().TemplateID
 	rec.Provenance.ClientTemplateID = client.ep().TemplateID
-	if hs, ok := prov.(providers.HostSettingsReporter); ok {
-		rec.Provenance.HostSettings = map[string]string{"server": hs.HostSettings(server.in), "client": hs.HostSettings(client.in)}
+	for role, side := range map[string]end{"server": server, "client": client} {
+		if hs, ok := side.prov.(providers.HostSettingsReporter); ok {
+			if rec.Provenance.HostSettings == nil {
+				rec.Provenance.HostSettings = map[string]string{}
+			}
+			rec.Provenance.HostSettings[role] = hs.HostSettings(side.in)
+		}
 	}
 	return rec
 }

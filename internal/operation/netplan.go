@@ -16,15 +16,16 @@ import (
 func PlanNetworkChanges(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider) error {
 	p.NetworkChanges = nil
 	for _, grp := range p.Groups {
-		np, ok := provs[grp.ProviderKey].(providers.NetworkPlanner)
-		if !ok {
-			continue
-		}
 		links := []providers.LinkSpec{grp.Link}
 		if grp.ClientLink != nil {
 			links = append(links, *grp.ClientLink)
 		}
 		for _, l := range links {
+			// A cross pair's two sides are two providers'.
+			np, ok := provs[grp.ProviderKeyFor(l.Address)].(providers.NetworkPlanner)
+			if !ok {
+				continue
+			}
 			changes, err := np.PlanLink(ctx, l)
 			if err != nil {
 				return fmt.Errorf("%s: %w", l.Address, err)

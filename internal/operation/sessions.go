@@ -67,11 +67,11 @@ func (o *Operation) WarnTemplateDrift(ctx context.Context, p *plan.Plan, provs m
 		return err
 	}
 	for _, grp := range p.Groups {
-		prov, ok := provs[grp.ProviderKey]
-		if !ok {
-			continue
-		}
 		for _, m := range grp.Machines() {
+			prov, ok := provs[grp.ProviderKeyFor(m.Address)]
+			if !ok {
+				continue
+			}
 			pinned := lock.Machines[m.Address].Template
 			if pinned == "" {
 				continue
@@ -97,12 +97,12 @@ func (o *Operation) WarnTemplateDrift(ctx context.Context, p *plan.Plan, provs m
 func checkTemplates(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider) error {
 	seen := map[string]bool{}
 	for _, grp := range p.Groups {
-		c, ok := provs[grp.ProviderKey].(providers.TemplateChecker)
-		if !ok {
-			continue
-		}
 		for _, m := range grp.Machines() {
-			key := grp.ProviderKey + "\x00" + m.Template.Source
+			c, ok := provs[grp.ProviderKeyFor(m.Address)].(providers.TemplateChecker)
+			if !ok {
+				continue
+			}
+			key := grp.ProviderKeyFor(m.Address) + "\x00" + m.Template.Source
 			if seen[key] {
 				continue
 			}

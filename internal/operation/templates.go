@@ -16,11 +16,11 @@ import (
 // read is left out, with a warning: apply then cannot check it.
 func RecordTemplates(ctx context.Context, warn io.Writer, p *plan.Plan, provs map[string]providers.Provider) {
 	for _, grp := range p.Groups {
-		prov, ok := provs[grp.ProviderKey]
-		if !ok {
-			continue
-		}
 		for _, m := range grp.Machines() {
+			prov, ok := provs[grp.ProviderKeyFor(m.Address)]
+			if !ok {
+				continue
+			}
 			id, err := prov.TemplateID(ctx, m)
 			if err != nil || id == "" {
 				fmt.Fprintf(warn, "Warning: %s: cannot read the identity of template %q (%v): the saved plan cannot refuse it if it changes before apply\n",
@@ -42,11 +42,11 @@ func RecordTemplates(ctx context.Context, warn io.Writer, p *plan.Plan, provs ma
 // benchmarks on a changed template before refusing.
 func CheckTemplatesBeforeCreate(ctx context.Context, p *plan.Plan, provs map[string]providers.Provider, lock *lockfile.Lock, strict bool) error {
 	for _, grp := range p.Groups {
-		prov, ok := provs[grp.ProviderKey]
-		if !ok {
-			continue
-		}
 		for _, m := range grp.Machines() {
+			prov, ok := provs[grp.ProviderKeyFor(m.Address)]
+			if !ok {
+				continue
+			}
 			planned := p.Templates[m.Address]
 			locked := ""
 			if lock != nil && strict {

@@ -37,10 +37,17 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 			diags = append(diags, d)
 		}
 	}
+	checkOneMachine(p, lab, caps, add)
 	for _, g := range p.Groups {
 		c, ok := caps(g.ProviderKey)
 		if !ok {
 			continue
+		}
+		var cc providers.Capabilities
+		if g.Cross() {
+			if cc, ok = caps(g.ClientProviderKey); !ok {
+				continue
+			}
 		}
 		var pair *spec.Pair
 		if lab != nil {
@@ -48,7 +55,7 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 		}
 		refuse := func(path, summary, format string, args ...any) {
 			d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
-				Detail: fmt.Sprintf("pair %s, provider %s: ", g.Pair, g.ProviderKey) + fmt.Sprintf(format, args...)}
+				Detail: fmt.Sprintf("pair %s, provider %s: ", g.Pair, g.providerNames()) + fmt.Sprintf(format, args...)}
 			if c.Why != "" {
 				d.Detail += " " + c.Why
 			}
@@ -58,6 +65,11 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 			}
 			add(d)
 		}
+		checkGroupRoles(g, caps, refuse)
+		if g.Cross() {
+			checkGroupCross(g, c, cc, refuse)
+			c = c.Meet(cc)
+		}
 		checkGroupHardware(g, c, refuse)
 		checkGroupCloudInit(g, c, lab, add)
 		checkGroupOffloads(g, c, lab, add)
@@ -65,6 +77,90 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 		checkGroupIPv6(g, c, lab, add)
 	}
 	return diags
+}
+
+// checkGroupRoles refuses a machine whose provider block cannot fill its
+// role (a hosts block without a block for it), at the template attribute
+// that names it.
+func checkGroupRoles(g *Group, caps func(string) (providers.Capabilities, bool), refuse func(path, summary, format string, args ...any)) {
+	for _, m := range g.Machines() {
+		key := g.ProviderKeyFor(m.Address)
+		c, ok := caps(key)
+		if !ok || len(c.Roles) == 0 || slices.Contains(c.Roles, m.Role) {
+			continue
+		}
+		path := m.Role
+		if m.Role == "router" {
+			path = "via"
+		}
+		refuse(path, "No "+m.Role+" in the provider block",
+			"the %s's template comes from provider %s, whose block names no %s machine (it has: %s): add a %s { … } block to it, or use another provider's template.",
+			m.Role, key, m.Role, strings.Join(c.Roles, ", "), m.Role)
+	}
+}
+
+// checkGroupCross refuses a cross pair — ends made by two providers —
+// unless both back ends put their machines on a network that exists
+// beyond them, and refuses what would change that shared network.
+func checkGroupCross(g *Group, server, client providers.Capabilities, refuse func(path, summary, format string, args ...any)) {
+	for _, e := range []struct {
+		role, key string
+		c         providers.Capabilities
+	}{{"server", g.ProviderKey, server}, {"client", g.ClientProviderKey, client}} {
+		if e.c.ExistingNetwork {
+			continue
+		}
+		msg := "the %s's provider %s makes its own network for each pair, which the other end's machine cannot reach: a pair whose ends come from two providers meets on a network that exists beyond both (an existing switch, bridge or NIC)."
+		if e.c.Why != "" {
+			msg += " " + e.c.Why
+		}
+		refuse(e.role, "Cross pair needs an existing network", msg, e.role, e.key)
+	}
+	if g.Link.MTU > 0 {
+		refuse("link.mtu", "Link MTU of an existing network",
+			"the ends come from two providers and meet on a network lab does not own, whose MTU lab does not change: remove link { mtu = … } (set mtu in the guests' settings; lab checks the path carries it before the first run).")
+	}
+}
+
+// checkOneMachine refuses a provider block that describes one machine
+// (Capabilities.OneMachine) used for more than one of the plan's machines.
+func checkOneMachine(p *Plan, lab *spec.Lab, caps func(string) (providers.Capabilities, bool), add func(*hcl.Diagnostic)) {
+	users := map[string][]string{}
+	var keys []string
+	for _, g := range p.Groups {
+		for _, m := range g.Machines() {
+			key := g.ProviderKeyFor(m.Address)
+			if c, ok := caps(key); ok && c.OneMachine {
+				if users[key] == nil {
+					keys = append(keys, key)
+				}
+				users[key] = append(users[key], m.Address)
+			}
+		}
+	}
+	for _, key := range keys {
+		if len(users[key]) < 2 {
+			continue
+		}
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "One machine, several uses",
+			Detail: fmt.Sprintf("provider %s describes one machine at a fixed address, but %d of the plan's machines would come from it (%s): declare a provider block for each, or use the pair in one hardware shape only.",
+				key, len(users[key]), strings.Join(users[key], ", "))}
+		if lab != nil {
+			if pr := lab.Providers[key]; pr != nil {
+				r := pr.DeclRange
+				d.Subject = &r
+			}
+		}
+		add(d)
+	}
+}
+
+// providerNames names the group's provider, or both of a cross pair's.
+func (g *Group) providerNames() string {
+	if g.Cross() {
+		return g.ProviderKey + " (server) and " + g.ClientProviderKey + " (client)"
+	}
+	return g.ProviderKey
 }
 
 func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, summary, format string, args ...any)) {
@@ -119,7 +215,7 @@ func checkGroupCloudInit(g *Group, c providers.Capabilities, lab *spec.Lab, add 
 			continue
 		}
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "cloud-init not supported",
-			Detail: fmt.Sprintf("template %s, provider %s: this back end cannot seed cloud images: remove cloud_init {} and bake the SSH key into the image.", m.Template.Name, g.ProviderKey)}
+			Detail: fmt.Sprintf("template %s, provider %s: this back end cannot seed cloud images: remove cloud_init {} and bake the SSH key into the image.", m.Template.Name, g.ProviderKeyFor(m.Address))}
 		if lab != nil {
 			if t := lab.Templates[m.Template.Name]; t != nil {
 				r := t.CloudInitRange
@@ -167,7 +263,7 @@ func checkGroupOffloads(g *Group, c providers.Capabilities, lab *spec.Lab, add f
 	for _, exp := range order {
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Offload toggles would be silent no-ops",
 			Detail: fmt.Sprintf("pair %s, provider %s: this back end's guests cannot change NIC offloads, so these settings would not take effect: %s.",
-				g.Pair, g.ProviderKey, strings.Join(byExp[exp], "; "))}
+				g.Pair, g.providerNames(), strings.Join(byExp[exp], "; "))}
 		if c.Why != "" {
 			d.Detail += " " + c.Why
 		}
@@ -252,7 +348,7 @@ func checkGroupRings(g *Group, c providers.Capabilities, lab *spec.Lab, add func
 	}
 	for _, k := range order {
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: k.summary,
-			Detail: fmt.Sprintf("pair %s, provider %s: %s: %s", g.Pair, g.ProviderKey, strings.Join(byKey[k], "; "), k.why)}
+			Detail: fmt.Sprintf("pair %s, provider %s: %s: %s", g.Pair, g.providerNames(), strings.Join(byKey[k], "; "), k.why)}
 		if lab != nil {
 			for _, e := range lab.Experiments {
 				if e.Name == k.exp {

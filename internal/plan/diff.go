@@ -32,6 +32,8 @@ func (p *Plan) diff(st *state.State) {
 					a.Op, a.Reason = OpReplace, "left "+old.Status+" by an earlier run"
 				case old.Shape != g.Shape:
 					a.Op, a.Reason = OpReplace, "hardware shape changed"
+				case old.ProviderKey != "" && old.ProviderKey != g.ProviderKeyFor(item.addr):
+					a.Op, a.Reason = OpReplace, "made by provider "+g.ProviderKeyFor(item.addr)+" now, not "+old.ProviderKey
 				default:
 					a.Op = OpKeep
 				}

@@ -54,7 +54,7 @@ func checkGroupIPv6(g *Group, c providers.Capabilities, lab *spec.Lab, add func(
 	}
 	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "IPv6 not supported",
 		Detail: fmt.Sprintf("pair %s, provider %s: this back end does not address its links with IPv6 yet (the local back end does); remove ip_version or use a local pair.",
-			g.Pair, g.ProviderKey)}
+			g.Pair, g.providerNames())}
 	if e := ipv6Experiment(lab, g.Pair); e != nil {
 		r := e.IPVersionRange
 		d.Subject = &r

@@ -97,9 +97,45 @@ type Group struct {
 	Client       machine.Machine    `json:"client"`
 	// Router and ClientLink are set when the pair goes via a router
 	// guest: Link joins server and router, ClientLink router and client.
+	// In a cross pair ClientLink is the client's side of the existing
+	// network, made by the client's provider (Link is the server's side).
 	Router     *machine.Machine    `json:"router,omitempty"`
 	ClientLink *providers.LinkSpec `json:"client_link,omitempty"`
-	Runs       []Run               `json:"runs"`
+	// ClientProviderKey and ClientProviderType are set in a cross pair:
+	// the client's template comes from another provider than the
+	// server's, which makes the client and its side of the link
+	// (ClientLink). Empty: ProviderKey makes everything.
+	ClientProviderKey  string `json:"client_provider_key,omitempty"`
+	ClientProviderType string `json:"client_provider_type,omitempty"`
+	Runs               []Run  `json:"runs"`
+}
+
+// Cross reports whether the group is a cross pair: its ends are made by
+// two providers (two hosts, or two back ends) and joined by the network
+// that already exists between them.
+func (g *Group) Cross() bool {
+	return g.ClientProviderKey != "" && g.ClientProviderKey != g.ProviderKey
+}
+
+// ProviderKeyFor is the key of the provider that makes the group's
+// resource at address: the client's provider for a cross pair's client
+// and its side of the link, the group's provider for everything else.
+func (g *Group) ProviderKeyFor(address string) string {
+	key, _ := g.providerFor(address)
+	return key
+}
+
+// ProviderTypeFor is ProviderKeyFor's provider type.
+func (g *Group) ProviderTypeFor(address string) string {
+	_, typ := g.providerFor(address)
+	return typ
+}
+
+func (g *Group) providerFor(address string) (key, typ string) {
+	if g.Cross() && (address == g.Client.Address || g.ClientLink != nil && address == g.ClientLink.Address) {
+		return g.ClientProviderKey, g.ClientProviderType
+	}
+	return g.ProviderKey, g.ProviderType
 }
 
 // Run is one benchmark run of one cell.
@@ -400,15 +436,7 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 	if g, ok := groups[address]; ok {
 		return g
 	}
-	tmpl := lab.Templates[pair.Server]
-	providerKey := ""
-	if tmpl != nil {
-		providerKey = tmpl.Provider
-	}
-	provType := providerKey
-	if pr := lab.Providers[providerKey]; pr != nil {
-		provType = pr.Type
-	}
+	providerKey, provType := providerOf(lab, pair.Server)
 	index := 2 * len(p.Groups) // two link address blocks per group: direct or via a router
 	g := &Group{Address: address, Pair: pair.Name, ProviderKey: providerKey, ProviderType: provType, Shape: shape, ShapeDesc: shapeDesc,
 		Link: providers.LinkSpec{Address: address + ".link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name,
@@ -432,9 +460,29 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name + "-c",
 			MTU: pair.LinkMTU, Index: index + 1, IPv6: ipv6}
 	}
+	if key, typ := providerOf(lab, pair.Client); key != providerKey && pair.Via == "" {
+		// A cross pair: each end's provider puts it on the network that
+		// joins them, each on its own side (Link, ClientLink).
+		g.ClientProviderKey, g.ClientProviderType = key, typ
+		g.ClientLink = &providers.LinkSpec{Address: address + ".client_link", LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Name: name + "-c",
+			MTU: pair.LinkMTU, Index: index + 1, IPv6: ipv6}
+	}
 	groups[address] = g
 	p.Groups = append(p.Groups, g)
 	return g
+}
+
+// providerOf is the key and type of the provider that makes template's
+// machines ("" when the template is unknown).
+func providerOf(lab *spec.Lab, template string) (key, typ string) {
+	if t := lab.Templates[template]; t != nil {
+		key = t.Provider
+	}
+	typ = key
+	if pr := lab.Providers[key]; pr != nil {
+		typ = pr.Type
+	}
+	return key, typ
 }
 
 func describeShape(vcpu, mem int, pair *spec.Pair) string {

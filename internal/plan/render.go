@@ -39,7 +39,11 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 		sym := symbols[a.Op]
 		line := fmt.Sprintf("  %3s %-7s %s", sym, a.Kind, a.Address)
 		if g := groups[a.Group]; g != nil && a.Kind == "machine" {
-			line += fmt.Sprintf("  (%s, %s)", g.ProviderType, g.ShapeDesc)
+			prov := g.ProviderTypeFor(a.Address)
+			if g.Cross() {
+				prov = g.ProviderKeyFor(a.Address) // which of the two blocks makes it
+			}
+			line += fmt.Sprintf("  (%s, %s)", prov, g.ShapeDesc)
 		}
 		if a.Op == OpKeep {
 			line += "  (exists, reused)"

@@ -115,15 +115,18 @@ type Observed struct {
 
 // Provenance says where a result came from, so two records can be compared.
 type Provenance struct {
-	LabVersion   string `json:"lab_version"`
-	LabFileHash  string `json:"lab_file_hash"`
-	GitCommit    string `json:"git_commit,omitempty"`
-	GitDirty     bool   `json:"git_dirty,omitempty"`
-	Provider     string `json:"provider"`
-	Host         string `json:"host"` // hostname of the machine running lab
-	ServerKernel string `json:"server_kernel,omitempty"`
-	ClientKernel string `json:"client_kernel,omitempty"`
-	ToolVersion  string `json:"tool_version,omitempty"`
+	LabVersion  string `json:"lab_version"`
+	LabFileHash string `json:"lab_file_hash"`
+	GitCommit   string `json:"git_commit,omitempty"`
+	GitDirty    bool   `json:"git_dirty,omitempty"`
+	Provider    string `json:"provider"`
+	// ClientProvider is the client's provider type in a cross pair, whose
+	// ends two providers made (Provider is then the server's).
+	ClientProvider string `json:"client_provider,omitempty"`
+	Host           string `json:"host"` // hostname of the machine running lab
+	ServerKernel   string `json:"server_kernel,omitempty"`
+	ClientKernel   string `json:"client_kernel,omitempty"`
+	ToolVersion    string `json:"tool_version,omitempty"`
 	// ServerMachine and ClientMachine are the machines' resource addresses
 	// ("pair.veth.server"); the template ids are what the provider reports
 	// as the identity of the image they were made from (vSphere template

@@ -71,7 +71,11 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 		name, d := l.templateRef(tmpl)
 		diags = append(diags, d...)
 		p.Server, p.Client = name, name
+		p.rangeOf("server", tmpl)
+		p.rangeOf("client", tmpl)
 	case server != nil && client != nil:
+		p.rangeOf("server", server)
+		p.rangeOf("client", client)
 		var d hcl.Diagnostics
 		p.Server, d = l.templateRef(server)
 		diags = append(diags, d...)
@@ -89,9 +93,6 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 			"A pair needs template = template.<name>, or server = template.<a> and client = template.<b>."))
 	}
 
-	if client != nil && p.Server != "" && p.Client != "" {
-		diags = append(diags, l.sameProvider(p.Server, p.Client, client, "client")...)
-	}
 	if a := content.Attributes["via"]; a != nil {
 		name, d := l.templateRef(a)
 		diags = append(diags, d...)
@@ -99,6 +100,9 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 		p.rangeOf("via", a)
 		if name != "" && p.Server != "" {
 			diags = append(diags, l.sameProvider(p.Server, name, a, "router")...)
+		}
+		if name != "" && p.Server != "" && p.Client != "" && client != nil {
+			diags = append(diags, l.sameProvider(p.Server, p.Client, client, "client")...)
 		}
 	}
 	if a := content.Attributes["vcpu"]; a != nil {
@@ -140,23 +144,22 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 	return p, diags
 }
 
-// templateRef resolves template = template.<name>.
-// sameProvider refuses a pair whose client or router template (other,
-// written at a) comes from another provider than its server's: a pair
-// lives on one provider, which makes its machines and the link between
-// them, so the other template's provider would be ignored — and a setting
-// lab ignores must be an error. (Pairs across providers or hosts are
-// issue 24 §1.)
+// sameProvider refuses a routed pair whose router or client template
+// (other, written at a) comes from another provider than its server's: a
+// routed pair's three machines and two links come from one provider. (A
+// direct pair may cross providers: its ends then meet on the network that
+// exists between them, docs/PROVIDERS.md "Cross pairs".)
 func (l *loader) sameProvider(server, other string, a *hcl.Attribute, role string) hcl.Diagnostics {
 	st, ot := l.lab.Templates[server], l.lab.Templates[other]
 	if st == nil || ot == nil || st.Provider == ot.Provider {
 		return nil
 	}
-	return hcl.Diagnostics{errorf(a.Expr.Range(), "Pair across providers",
-		"The %s's template %q is made by provider %q, the server's template %q by %q. A pair's machines and the link between them come from one provider: use templates of one provider for both ends (and the router); pairs across providers or hosts are not supported yet.",
+	return hcl.Diagnostics{errorf(a.Expr.Range(), "Routed pair across providers",
+		"The %s's template %q is made by provider %q, the server's template %q by %q. A routed pair's machines and its two links come from one provider: use templates of one provider for the server, the router and the client (a pair without via may cross providers).",
 		role, other, ot.Provider, server, st.Provider)}
 }
 
+// templateRef resolves template = template.<name>.
 func (l *loader) templateRef(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	names, d := refTraversal(a.Expr, "template", 1)
 	if d != nil {
@@ -242,7 +245,8 @@ func (p *Pair) rangeOf(path string, a *hcl.Attribute) {
 	p.Ranges[path] = a.Range
 }
 
-// RangeOf is where the pair's attribute path ("via", "nic.model",
+// RangeOf is where the pair's attribute path ("server", "client" — the
+// template attribute that names it —, "via", "nic.model",
 // "nic.queues", "nic.rx_queue_size", "nic.tx_queue_size", "nic.host", "vcpu", "memory", "link.mtu") is written, or the
 // pair block's own range when the attribute is not.
 func (p *Pair) RangeOf(path string) hcl.Range {

@@ -39,7 +39,13 @@ type Host struct {
 	// KnownHostsFile checks host keys (the machine's when host_key is
 	// not set, and the jump hosts') against an OpenSSH known_hosts file.
 	KnownHostsFile string `hcl:"known_hosts_file,optional"`
+	// Iface2 is a router's second interface, towards the client (Iface is
+	// towards the server); required in a router block, refused elsewhere.
+	Iface2 string `hcl:"iface2,optional"`
 }
+
+// Roles are the blocks a hosts provider takes, one machine each.
+var Roles = []string{"server", "client", "router"}
 
 var (
 	ifaceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,14}$`)
@@ -47,19 +53,24 @@ var (
 	cpusRE  = regexp.MustCompile(`^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$`)
 )
 
-var schema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "server"}, {Type: "client"}}}
+var schema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "server"}, {Type: "client"}, {Type: "router"}}}
 
-// decode reads the provider block: exactly one server and one client block.
+// decode reads the provider block: at most one block per role, at least
+// one block. A block with one role is one end of a cross pair (the other
+// end another hosts block's or another provider's machine); the plan
+// refuses a template of this provider in a role it has no block for.
 func decode(body hcl.Body, ec *hcl.EvalContext) (map[string]*Host, hcl.Diagnostics) {
 	content, diags := body.Content(schema)
 	out := map[string]*Host{}
-	for _, role := range []string{"server", "client"} {
+	if len(content.Blocks) == 0 && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing server or client block",
+			Detail:  "The hosts provider needs a server or client block (or both, and a router block for a routed pair), each naming an existing machine.",
+			Subject: body.MissingItemRange().Ptr()})
+	}
+	for _, role := range Roles {
 		blocks := content.Blocks.OfType(role)
 		switch {
 		case len(blocks) == 0:
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing " + role + " block",
-				Detail:  fmt.Sprintf("The hosts provider needs one %s block naming an existing machine.", role),
-				Subject: body.MissingItemRange().Ptr()})
 			continue
 		case len(blocks) > 1:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate " + role + " block",
@@ -68,6 +79,9 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (map[string]*Host, hcl.Diagnosti
 		}
 		h, d := decodeHost(blocks[0], ec)
 		diags = append(diags, d...)
+		if d := checkIface2(blocks[0], role, h); d != nil {
+			diags = append(diags, d)
+		}
 		out[role] = h
 	}
 	return out, diags
@@ -119,6 +133,27 @@ func decodeHost(b *hcl.Block, ec *hcl.EvalContext) (*Host, hcl.Diagnostics) {
 		bad("cpus", "Invalid CPU list", "cpus must be a list like \"0\", \"2,3\" or \"0-3\", got %q.", h.CPUs)
 	}
 	return h, diags
+}
+
+// checkIface2 requires a router's second interface, and refuses one on an
+// end, which has a single benchmark interface.
+func checkIface2(b *hcl.Block, role string, h *Host) *hcl.Diagnostic {
+	attrs, _ := b.Body.JustAttributes()
+	switch {
+	case role == "router" && h.Iface2 == "":
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing iface2",
+			Detail:  "A router block needs iface (its interface towards the server) and iface2 (towards the client).",
+			Subject: b.DefRange.Ptr()}
+	case role != "router" && h.Iface2 != "":
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unexpected iface2",
+			Detail:  "iface2 is a router's interface towards the client; a " + role + " has one benchmark interface, iface.",
+			Subject: attrs["iface2"].NameRange.Ptr()}
+	case h.Iface2 != "" && !ifaceRE.MatchString(h.Iface2):
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid interface",
+			Detail:  fmt.Sprintf("iface2 must be an interface name (letters, digits, _ . : @ -; at most 15), got %q.", h.Iface2),
+			Subject: attrs["iface2"].Expr.Range().Ptr()}
+	}
+	return nil
 }
 
 func validHost(s string) bool {

@@ -55,9 +55,18 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 // Capabilities: the machines are borrowed (not lab's, so what lab changes
 // on them is restored at teardown); guest offloads and CPU pinning (vcpu
 // is how many of the listed cpus are used) work; nothing about the
-// hardware or the network between them can be chosen.
+// hardware or the network between them can be chosen. They are cabled
+// already (ExistingNetwork), so a block may give one end of a cross pair;
+// a router block makes routed pairs go through an existing router, whose
+// forwarding and routes are the user's. Roles are the blocks it has.
 func (p *Provider) Capabilities() providers.Capabilities {
-	return providers.Capabilities{Borrowed: true, GuestOffloads: true, NICRings: true}
+	var roles []string
+	for _, r := range Roles {
+		if p.Hosts[r] != nil {
+			roles = append(roles, r)
+		}
+	}
+	return providers.Capabilities{Borrowed: true, GuestOffloads: true, NICRings: true, ExistingNetwork: true, RoutedPairs: true, Roles: roles}
 }
 
 // Close has nothing to end: each command dials and closes its own
@@ -95,9 +104,15 @@ func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Insta
 		Attrs:    map[string]string{"role": m.Role, "os": m.Template.OS, "borrowed": "true"},
 		Endpoint: providers.SSHEndpoint(h.Address, login)}
 	in.Endpoint.Addr, in.Endpoint.Iface, in.Endpoint.CPUs = h.BenchAddress, h.Iface, cpuList(h.CPUs)
+	in.Endpoint.Iface2 = h.Iface2
 	if check := guest.For(m.Template.OS).NICs.Check; check != nil {
-		if _, err := t.Run(ctx, check(h.Iface)); err != nil {
-			return in, fmt.Errorf("create %s: benchmark interface %s: %w", m.Address, h.Iface, err)
+		for _, iface := range []string{h.Iface, h.Iface2} {
+			if iface == "" {
+				continue
+			}
+			if _, err := t.Run(ctx, check(iface)); err != nil {
+				return in, fmt.Errorf("create %s: benchmark interface %s: %w", m.Address, iface, err)
+			}
 		}
 	}
 	in.Endpoint.TemplateID = machineIdentity(ctx, t)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,13 +76,37 @@ func TestConfigureVariables(t *testing.T) {
 	}
 }
 
+// TestRolesAreTheBlocks: a block with one machine gives one end of a
+// cross pair; the plan refuses a template of it in any other role.
+func TestRolesAreTheBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"server {\n  address = \"198.18.0.1\"\n  iface = \"eth1\"\n}\n", []string{"server"}},
+		{"client {\n  address = \"198.18.0.1\"\n  iface = \"eth1\"\n}\nrouter {\n  address = \"198.18.0.2\"\n  iface = \"eth1\"\n  iface2 = \"eth2\"\n}\n", []string{"client", "router"}},
+	} {
+		p, diags := configure(t, tc.src, nil)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		c := p.Capabilities()
+		if !slices.Equal(c.Roles, tc.want) || !c.ExistingNetwork || !c.RoutedPairs {
+			t.Errorf("%q: roles %v (want %v), existing network %v, routed %v", tc.src, c.Roles, tc.want, c.ExistingNetwork, c.RoutedPairs)
+		}
+	}
+}
+
 func TestConfigureErrors(t *testing.T) {
 	tests := []struct {
 		name, src string
 		summary   string
 		line      int // where the diagnostic points
 	}{
-		{"no client", "server {\n  address = \"198.18.0.1\"\n  iface = \"eth1\"\n}\n", "Missing client block", 1},
+		{"no machine", "", "Missing server or client block", 1},
+		{"router without iface2", "router {\n  address = \"198.18.0.1\"\n  iface = \"eth1\"\n}\n", "Missing iface2", 1},
+		{"iface2 on an end", "server {\n  address = \"198.18.0.1\"\n  iface = \"eth1\"\n  iface2 = \"eth2\"\n}\n", "Unexpected iface2", 4},
+		{"bad iface2", "router {\n  address = \"198.18.0.1\"\n  iface = \"eth1\"\n  iface2 = \"eth2;x\"\n}\n", "Invalid interface", 4},
 		{"iface required", "server {\n  address = \"198.18.0.1\"\n}\nclient {\n  address = \"198.18.0.2\"\n  iface = \"eth1\"\n}\n", "Missing required argument", 1},
 		{"bad iface", "server {\n  address = \"198.18.0.1\"\n  iface = \"eth1; reboot\"\n}\nclient {\n  address = \"198.18.0.2\"\n  iface = \"eth1\"\n}\n", "Invalid interface", 3},
 		{"bad port", "server {\n  address = \"198.18.0.1\"\n  iface = \"eth1\"\n  port = 70000\n}\nclient {\n  address = \"198.18.0.2\"\n  iface = \"eth1\"\n}\n", "Invalid port", 4},

@@ -30,7 +30,11 @@ func (p *Provider) Close(context.Context) error { return nil }
 
 // Capabilities: routed pairs, guest offloads, CPU pinning for vcpu, the
 // veth's MTU; no NIC model, queues, host offloads or memory (a namespace
-// shares the host's).
+// shares the host's). A bridged block (bridge.go) makes one machine on an
+// existing network: no routed pairs, no link MTU, no IPv6.
 func (p *Provider) Capabilities() providers.Capabilities {
+	if p.bridged() {
+		return providers.Capabilities{GuestOffloads: true, VCPU: true, OnThisHost: true, ExistingNetwork: true, OneMachine: true}
+	}
 	return providers.Capabilities{RoutedPairs: true, GuestOffloads: true, VCPU: true, LinkMTU: true, OnThisHost: true, IPv6: true}
 }

@@ -47,6 +47,9 @@ func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (machine.Inst
 			return machine.Instance{}, fmt.Errorf("link %s: tag %s: %w", l.Address, end, err)
 		}
 	}
+	if p.bridged() {
+		return p.bridgeLink(ctx, l, in)
+	}
 	sa, ca := linkAddrs(l.Index)
 	in.Attrs["server_addr"], in.Attrs["client_addr"] = sa, ca
 	if l.IPv6 {

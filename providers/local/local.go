@@ -37,6 +37,11 @@ type Provider struct {
 	// exec runs a host command; replaced in tests.
 	exec func(ctx context.Context, argv ...string) ([]byte, error)
 
+	// Bridge and Address, when set, put the block's one machine on an
+	// existing Linux bridge of this host at Address (a CIDR), as one end
+	// of a cross pair (bridge.go).
+	Bridge, Address string
+
 	idOnce sync.Once
 	id     string // TemplateID, computed once
 }
@@ -48,8 +53,11 @@ func New() *Provider { return &Provider{CPUs: numCPU(), exec: hostExec} }
 
 type config struct {
 	// CPUs caps the CPUs used for pinning (0: all of this machine's).
-	CPUs   int      `hcl:"cpus,optional"`
-	Remain hcl.Body `hcl:",remain"`
+	CPUs int `hcl:"cpus,optional"`
+	// Bridge and Address: see Provider.
+	Bridge  string   `hcl:"bridge,optional"`
+	Address string   `hcl:"address,optional"`
+	Remain  hcl.Body `hcl:",remain"`
 }
 
 // Configure decodes the provider block. The local back end needs root.
@@ -61,7 +69,9 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	}
 	cd := providers.NewConfigDiags(body)
 	cd.Append(diags)
-	cd.Unsupported(c.Remain, "local", "cpus")
+	cd.Unsupported(c.Remain, "local", "cpus, bridge, address")
+	checkBridge(cd, c.Bridge, c.Address)
+	p.Bridge, p.Address = c.Bridge, c.Address
 	// A count is at least 1: cpus = -5 used to mean "all" without a word.
 	if attrs, _, _ := body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "cpus"}}}); attrs != nil {
 		if a := attrs.Attributes["cpus"]; a != nil && c.CPUs < 1 {

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,19 +69,25 @@ func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Insta
 
 // nic is one of a machine's link ends: the host-side veth name, its
 // addresses and the name it gets in the namespace.
-type nic struct{ end, addr, addr6, name string }
+type nic struct{ end, addr, addr6, name, prefix string }
 
 // machineNICs are m's link ends: a router takes the server-side link's
 // far end as eth0 and the client-side link's near end as eth1; an end
 // its own side of its link as eth0.
+//
+// A bridged block's link (bridge.go) has one end for the namespace, at the
+// block's address, whatever the machine's role.
 func machineNICs(m machine.Machine) []nic {
+	if m.Link.Attrs["bridge"] != "" {
+		return []nic{{end: m.Link.Attrs["ns_if"], addr: m.Link.Attrs["addr"], name: "eth0", prefix: m.Link.Attrs["prefix"]}}
+	}
 	if m.Role == "router" {
 		return []nic{
-			{m.Link.Attrs["client_if"], m.Link.Attrs["client_addr"], m.Link.Attrs["client_addr6"], "eth0"},
-			{m.Link2.Attrs["server_if"], m.Link2.Attrs["server_addr"], m.Link2.Attrs["server_addr6"], "eth1"},
+			{m.Link.Attrs["client_if"], m.Link.Attrs["client_addr"], m.Link.Attrs["client_addr6"], "eth0", ""},
+			{m.Link2.Attrs["server_if"], m.Link2.Attrs["server_addr"], m.Link2.Attrs["server_addr6"], "eth1", ""},
 		}
 	}
-	return []nic{{m.Link.Attrs[m.Role+"_if"], m.Link.Attrs[m.Role+"_addr"], m.Link.Attrs[m.Role+"_addr6"], "eth0"}}
+	return []nic{{m.Link.Attrs[m.Role+"_if"], m.Link.Attrs[m.Role+"_addr"], m.Link.Attrs[m.Role+"_addr6"], "eth0", ""}}
 }
 
 // createSteps are the commands that set a made namespace up: loopback,
@@ -94,7 +101,7 @@ func createSteps(m machine.Machine, ns string, nics []nic) [][]string {
 		steps = append(steps,
 			[]string{"ip", "link", "set", "dev", n.end, "netns", ns},
 			[]string{"ip", "-n", ns, "link", "set", "dev", n.end, "name", n.name},
-			[]string{"ip", "-n", ns, "addr", "add", n.addr + "/30", "dev", n.name})
+			[]string{"ip", "-n", ns, "addr", "add", n.addr + "/" + cmp.Or(n.prefix, "30"), "dev", n.name})
 		if n.addr6 != "" {
 			steps = append(steps, ipv6Steps(ns, n.name, n.addr6)...)
 		}

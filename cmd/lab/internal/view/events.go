@@ -145,6 +145,8 @@ func (v *Human) Event(e engine.Event) {
 		v.line(fmt.Sprintf("%s: skipped, cell %s", run, e.Message))
 	case engine.EvWarning:
 		v.warning(fmt.Sprintf("%s: %s", e.Address, e.Message))
+	case engine.EvPathChecked:
+		v.line(fmt.Sprintf("%s: %s", e.Address, e.Message))
 	case engine.EvTeardown:
 		v.live = ""
 		v.repeatedWarnings()

@@ -10,6 +10,6 @@ template "there" {
   provider = provider.local.b
 }
 pair "p" {
-  server = template.here
-  client = template.there # ERROR: Pair across providers
+  template = template.here
+  via      = template.there # ERROR: Routed pair across providers
 }
