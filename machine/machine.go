@@ -40,6 +40,11 @@ type Machine struct {
 	// routes its subnet via the router.
 	Routed bool
 	Link2  Instance
+	// LinkAddress, when set, is the benchmark NIC's IPv4 address with its
+	// prefix ("198.18.250.2/24") as the spec gives it (pair addresses):
+	// the end of a cross pair on an existing network whose addresses are
+	// the user's (Capabilities.LinkAddresses). Empty: the back end's own.
+	LinkAddress string
 }
 
 // Owner is who the machine belongs to.

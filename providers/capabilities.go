@@ -67,6 +67,12 @@ type Capabilities struct {
 	// the provider block can fill: a hosts block names one machine per
 	// role, and needs a block for each role it is used in.
 	Roles []string
+	// LinkAddresses: the back end addresses its machines' benchmark NICs
+	// itself (statically, over a management NIC) and takes the spec's
+	// (pair addresses, Machine.LinkAddress) when given. An end of a cross
+	// pair on it needs one: its own plan's addresses are lab's, which the
+	// other end's network does not know.
+	LinkAddresses bool
 	// OneMachine: the block describes a single machine at a fixed address
 	// (a local namespace on an existing bridge): at most one of the lab's
 	// machines may come from it.

@@ -23,7 +23,7 @@ type applyFlags struct {
 	vars                  varFlags
 	auto, keep, json, lck bool
 	input                 bool // -input (false: never prompt)
-	parallelism           int
+	parallelism, runsAt   int
 	saved                 *plan.Plan // PLANFILE, when given
 	only                  operation.Only
 	resume                string // -resume RUN
@@ -31,7 +31,7 @@ type applyFlags struct {
 }
 
 func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
-	fs := newFlags(g, "apply", "apply [-auto-approve] [-input=false] [-keep] [-locked] [-parallelism N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
+	fs := newFlags(g, "apply", "apply [-auto-approve] [-input=false] [-keep] [-locked] [-parallelism N] [-runs-at-once N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
 	f := &applyFlags{}
 	f.vars.register(fs)
 	registerOnly(fs, &f.only)
@@ -42,6 +42,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 	fs.BoolVar(&f.input, "input", true, "ask for approval on standard input; -input=false never asks, so it needs -auto-approve or a saved plan")
 	fs.BoolVar(&f.keep, "keep", false, "leave the machines in place after the runs (lab destroy removes them)")
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
+	fs.IntVar(&f.runsAt, "runs-at-once", 1, "run at most `N` runs at once, of pairs whose hosts are provably disjoint (1: one at a time)")
 	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.lck, "locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
 	if err := parseFlags(fs, args, optionalArg("a saved plan file")); err != nil {
@@ -121,7 +122,7 @@ func runApply(g *globals, args []string) error {
 	}
 	start := time.Now()
 	outcome, status, applyErr := a.Execute(work, teardown, operation.ApplyOptions{
-		Parallelism: f.parallelism, Keep: f.keep, View: view, OS: guest.NewOS, Runner: bench.NewRunner,
+		Parallelism: f.parallelism, RunsAtOnce: f.runsAt, Keep: f.keep, View: view, OS: guest.NewOS, Runner: bench.NewRunner,
 		Counters:       func(os string) guest.Counters { return guest.For(os).Counters },
 		AbandonCommand: func(addr string) string { return destroyCommand(g, f.vars, w.Lab, "-abandon="+addr) },
 	})

@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/lab-bench/lab/internal/results"
 )
 
 // Cross pairs: a pair whose ends two providers make, meeting on the
@@ -96,7 +94,7 @@ func TestCrossHostsForReal(t *testing.T) {
 	if err == nil {
 		t.Fatalf("apply passed with a 1500-byte port between 9000-byte ends:\n%s", out)
 	}
-	recs := latestRecords(t, dir)
+	recs := loadRecords(t, dir)
 	if len(recs) != 2 {
 		t.Fatalf("%d records, want 2\n%s\n%s", len(recs), out, stderr)
 	}
@@ -122,7 +120,7 @@ func TestCrossHostsForReal(t *testing.T) {
 	if !strings.Contains(out, "carries MTU 9000 unfragmented") {
 		t.Errorf("apply does not say the path was checked:\n%s", out)
 	}
-	for _, r := range latestRecords(t, dir) {
+	for _, r := range loadRecords(t, dir) {
 		if r.Error != "" || r.Metrics.ThroughputBps <= 0 {
 			t.Errorf("%s: error %q, throughput %v", r.CellKey, r.Error, r.Metrics.ThroughputBps)
 		}
@@ -198,7 +196,7 @@ func TestCrossLocalAndHostsForReal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("apply: %v\n%s\n%s", err, out, stderr)
 	}
-	recs := latestRecords(t, dir)
+	recs := loadRecords(t, dir)
 	if len(recs) != 1 || recs[0].Error != "" || recs[0].Metrics.ThroughputBps <= 0 {
 		t.Fatalf("records %+v\n%s", recs, out)
 	}
@@ -225,19 +223,4 @@ func bridgePorts(t *testing.T, bridge string) string {
 		}
 	}
 	return strings.Join(names, " ")
-}
-
-// latestRecords are the records of the lab's newest run.
-func latestRecords(t *testing.T, dir string) []results.Record {
-	t.Helper()
-	rs := results.Store{Dir: filepath.Join(dir, "results")}
-	id, err := rs.Latest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, recs, err := rs.Load(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
 }

@@ -41,9 +41,13 @@ func newBareMetalAt(t *testing.T, first int) bareMetal {
 	needNamespaces(t)
 	sshtest.RequireSSHD(t)
 	b := make([]byte, 3)
-	rand.Read(b)
+	net := ""
+	// A subnet no bridge of this namespace has yet (a test may make two).
+	for net == "" || sh(t, "ip", "-o", "addr", "show", "to", net+".0/24") != "" {
+		rand.Read(b)
+		net = fmt.Sprintf("198.18.%d", 200+int(b[0])%50)
+	}
 	id := hex.EncodeToString(b)
-	net := fmt.Sprintf("198.18.%d", 200+int(b[0])%50)
 	br := "labtbr" + id
 	t.Cleanup(func() { exec.Command("ip", "link", "del", br).Run() })
 	sh(t, "ip", "link", "add", br, "type", "bridge")

@@ -153,7 +153,7 @@ func TestHostsRoutedForReal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("apply: %v\n%s\n%s", err, out, stderr)
 	}
-	recs := latestRecords(t, dir)
+	recs := loadRecords(t, dir)
 	if len(recs) != 2 {
 		t.Fatalf("%d records, want 2", len(recs))
 	}

@@ -364,6 +364,10 @@ func TestKVM(t *testing.T) {
 		kvmHostDevice(t, e, "macvtap")
 	})
 
+	t.Run("cross pair: a libvirt guest on a host bridge against a hosts machine on it", func(t *testing.T) {
+		kvmCrossHosts(t, e)
+	})
+
 	t.Run("cloud-init: a cloud image without a baked key, seeded by lab", func(t *testing.T) {
 		kvmCloudInit(t, e)
 	})

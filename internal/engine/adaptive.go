@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
@@ -13,8 +15,10 @@ import (
 // (until = "verdict": results.SequentialBand, whose error rates are
 // stated there) or once its 95 % confidence interval is narrow enough
 // (until = "ci < P%": stopping on the width biases the variance down, so
-// its intervals cover less than 95 %; see the README).
+// its intervals cover less than 95 %; see the README). Runs in flight
+// at once (Engine.RunsAtOnce) share it.
 type adaptive struct {
+	mu      sync.Mutex
 	samples map[string][]float64 // by experiment, pair and cell key
 }
 
@@ -26,6 +30,8 @@ func (a *adaptive) record(r plan.Run, rec results.Record) {
 	if r.MinRepeat == 0 || r.Warmup || rec.Error != "" || rec.Metrics.ThroughputBps <= 0 {
 		return
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.samples == nil {
 		a.samples = map[string][]float64{}
 	}
@@ -37,7 +43,9 @@ func (a *adaptive) record(r plan.Run, rec results.Record) {
 // every band of the cell, or a confidence interval narrower than ±UntilCI
 // of the mean.
 func (a *adaptive) decided(r plan.Run) (bool, string) {
-	xs := a.samples[cellID(r)]
+	a.mu.Lock()
+	xs := slices.Clone(a.samples[cellID(r)])
+	a.mu.Unlock()
 	if r.MinRepeat == 0 || r.Warmup || len(xs) < r.MinRepeat {
 		return false, ""
 	}

@@ -89,7 +89,8 @@ func (e *Engine) apply(ctx context.Context, p *plan.Plan, actions map[string]pla
 	// Every group's machines are made up front, concurrently (bounded by
 	// Parallelism): provisioning 50 pairs costs little more than one. The
 	// runs then go one at a time in the plan's run order, so benchmarks never
-	// overlap.
+	// overlap — or, with RunsAtOnce, overlap only where their footprints
+	// are disjoint (scheduler.go).
 	lives := make([]*live, len(p.Groups))
 	eg, gctx := errgroup.WithContext(ctx)
 	for i, g := range p.Groups {

@@ -49,6 +49,15 @@ type Engine struct {
 	// almost all waiting (clone tasks, boots, DHCP leases), so the bound
 	// protects the hypervisor's API rather than this machine.
 	Parallelism int
+	// RunsAtOnce bounds the runs in flight (a concurrent experiment's
+	// flows of one cell count as one). At most 1 (the default), runs go
+	// one at a time in the plan's run order. Above 1, a run starts as soon
+	// as its footprint (providers.Footprint, proved by its provider just
+	// before it starts) meets that of no run in flight and no earlier run
+	// still waiting, so each resource's runs keep the plan's order, and a
+	// run whose footprint is unknown runs alone; its record lists the runs
+	// it overlapped (results.Provenance.Overlapped).
+	RunsAtOnce int
 	// Keep leaves machines running after apply (they stay in state).
 	Keep bool
 	// Provenance is copied into every record (the engine fills kernel and
@@ -79,6 +88,10 @@ type Engine struct {
 	now       func() time.Time
 	slotsOnce sync.Once
 	slots     chan struct{}
+	// overlaps is what runs at once ran together (RunsAtOnce > 1), for
+	// the records; nil when runs go one at a time.
+	overlaps *overlapLog
+	recordMu sync.Mutex // one record written (and AfterRun seen) at a time
 	// pathsChecked are the cross pairs' paths proven to carry an MTU
 	// (group address and MTU; checkPath), guarded by mu.
 	pathsChecked map[string]bool

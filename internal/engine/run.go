@@ -108,12 +108,9 @@ func (e *Engine) connectGroup(ctx context.Context, l *live) (s *session, err err
 
 // runAll runs the plan's runs in run order — a random order interleaves
 // pairs and groups — each on its group's machines. A group's machines
-// are connected at its first run and stay connected to the end.
+// are connected at its first run and stay connected to the end. With
+// RunsAtOnce > 1 the scheduler runs them (runConcurrently).
 func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outcome) error {
-	type queued struct {
-		l *live
-		r plan.Run
-	}
 	var queue []queued
 	for _, l := range lives {
 		for _, r := range l.group.Runs {
@@ -123,6 +120,9 @@ func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outc
 	// By Index, as plan.Plan.Runs: stable, so a plan numbered group by
 	// group runs group by group.
 	slices.SortStableFunc(queue, func(a, b queued) int { return cmp.Compare(a.r.Index, b.r.Index) })
+	if e.RunsAtOnce > 1 {
+		return e.runConcurrently(ctx, queue, total, out)
+	}
 	sessions := map[*live]*session{}
 	defer func() {
 		for _, s := range sessions {
@@ -232,6 +232,10 @@ func (e *Engine) runWatched(ctx context.Context, s *session, r plan.Run, total i
 // with its hardware, and counted.
 func (e *Engine) finish(ctx context.Context, s *session, r plan.Run, rec results.Record, err error, adapt *adaptive, total int, out *Outcome) error {
 	recordHardware(&rec, s.group)
+	e.overlaps.annotate(&rec, r)
+	// Runs in flight at once (RunsAtOnce) are recorded one at a time.
+	e.recordMu.Lock()
+	defer e.recordMu.Unlock()
 	if err != nil {
 		// A setting that did not take effect (strict) fails this run
 		// only, like a failed benchmark: recorded with its reason, and

@@ -92,8 +92,11 @@ func (a *Apply) Start(resume *ResumePoint) error {
 // ApplyOptions are apply's flags and what the engine needs from the CLI.
 type ApplyOptions struct {
 	Parallelism int
-	Keep        bool
-	View        engine.View
+	// RunsAtOnce is the engine's bound on runs in flight (1: one at a
+	// time; engine.Engine.RunsAtOnce).
+	RunsAtOnce int
+	Keep       bool
+	View       engine.View
 	// OS and Runner map a template's os and a benchmark's tool to their
 	// drivers.
 	OS     func(name string) (guest.OS, error)
@@ -112,7 +115,7 @@ func (a *Apply) Execute(work, teardown context.Context, opt ApplyOptions) (engin
 	w := a.w
 	eng := &engine.Engine{
 		State: w.State, Store: w.Store, Providers: w.Providers, OS: opt.OS, Runner: opt.Runner, Counters: opt.Counters, Results: a.Run, View: LoggedView(opt.View, w.op.Log),
-		Parallelism: opt.Parallelism, Keep: opt.Keep, RunID: a.Run.ID(), Lab: w.Lab.Name, Provenance: a.provenance,
+		Parallelism: opt.Parallelism, RunsAtOnce: opt.RunsAtOnce, Keep: opt.Keep, RunID: a.Run.ID(), Lab: w.Lab.Name, Provenance: a.provenance,
 		AfterRun: a.Guard.AfterRun, HostLock: w.op.HostLock(w.Lab.Name),
 		AbandonCommand: opt.AbandonCommand,
 	}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -38,6 +40,7 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 		}
 	}
 	checkOneMachine(p, lab, caps, add)
+	checkAddressesOneShape(p, lab, add)
 	for _, g := range p.Groups {
 		c, ok := caps(g.ProviderKey)
 		if !ok {
@@ -66,6 +69,7 @@ func CheckCapabilities(p *Plan, lab *spec.Lab, caps func(providerKey string) (pr
 			add(d)
 		}
 		checkGroupRoles(g, caps, refuse)
+		checkGroupAddresses(g, caps, refuse)
 		if g.Cross() {
 			checkGroupCross(g, c, cc, refuse)
 			c = c.Meet(cc)
@@ -96,6 +100,53 @@ func checkGroupRoles(g *Group, caps func(string) (providers.Capabilities, bool),
 		refuse(path, "No "+m.Role+" in the provider block",
 			"the %s's template comes from provider %s, whose block names no %s machine (it has: %s): add a %s { … } block to it, or use another provider's template.",
 			m.Role, key, m.Role, strings.Join(c.Roles, ", "), m.Role)
+	}
+}
+
+// checkGroupAddresses refuses a spec address (pair addresses) for an end
+// whose back end does not take one, and asks for one where a cross pair's
+// end is on a back end that addresses its machines itself.
+func checkGroupAddresses(g *Group, caps func(string) (providers.Capabilities, bool), refuse func(path, summary, format string, args ...any)) {
+	for _, m := range []machine.Machine{g.Server, g.Client} {
+		key := g.ProviderKeyFor(m.Address)
+		c, ok := caps(key)
+		switch {
+		case !ok:
+		case m.LinkAddress != "" && !c.LinkAddresses:
+			refuse("addresses", "Address not taken",
+				"the %s's provider %s does not take its machines' benchmark addresses from the pair (they are its own, or its block's): remove addresses.%s.", m.Role, key, m.Role)
+		case m.LinkAddress == "" && c.LinkAddresses && g.Cross():
+			refuse("addresses", "Missing link address",
+				"the %s's provider %s addresses its machines itself, in lab's own plan, which the other end's network does not know: set addresses = { %s = \"<ip>/<prefix>\" } on the pair, a free address of the network the two ends meet on.",
+				m.Role, key, m.Role)
+		}
+	}
+}
+
+// checkAddressesOneShape refuses a pair with spec addresses that the plan
+// makes in more than one hardware shape: those groups' machines exist at
+// once and would share the addresses.
+func checkAddressesOneShape(p *Plan, lab *spec.Lab, add func(*hcl.Diagnostic)) {
+	groups := map[string][]string{}
+	for _, g := range p.Groups {
+		if g.Server.LinkAddress != "" || g.Client.LinkAddress != "" {
+			groups[g.Pair] = append(groups[g.Pair], g.Address)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		if len(groups[name]) < 2 {
+			continue
+		}
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Addresses of one shape",
+			Detail: fmt.Sprintf("pair %s gives its ends fixed addresses, but the matrix makes it in %d hardware shapes at once (%s), whose machines would share them: vary vcpu and memory in another pair.",
+				name, len(groups[name]), strings.Join(groups[name], ", "))}
+		if lab != nil {
+			if pr := lab.Pairs[name]; pr != nil {
+				r := pr.RangeOf("addresses")
+				d.Subject = &r
+			}
+		}
+		add(d)
 	}
 }
 

@@ -110,6 +110,21 @@ func TestCrossPairCapabilities(t *testing.T) {
 			[]string{"No client in the provider block@lab.hcl:9"}},
 		{"one machine, two uses", map[string]providers.Capabilities{"hosts.a": {ExistingNetwork: true, OneMachine: true}, "hosts.b": existing}, "",
 			[]string{"One machine, several uses@lab.hcl:3"}},
+		{"an end on a back end that addresses its own machines needs the spec's address",
+			map[string]providers.Capabilities{"hosts.a": {ExistingNetwork: true, LinkAddresses: true}, "hosts.b": existing}, "",
+			[]string{"Missing link address@lab.hcl:7"}},
+		{"the spec's address for it",
+			map[string]providers.Capabilities{"hosts.a": {ExistingNetwork: true, LinkAddresses: true}, "hosts.b": existing},
+			strings.Replace(crossLab, "client = template.b\n", "client = template.b\n  addresses = { server = \"198.18.250.2/24\" }\n", 1), nil},
+		{"an address a back end does not take",
+			map[string]providers.Capabilities{"hosts.a": existing, "hosts.b": existing},
+			strings.Replace(crossLab, "client = template.b\n", "client = template.b\n  addresses = { client = \"198.18.250.3/24\" }\n", 1),
+			[]string{"Address not taken@lab.hcl:10"}},
+		{"addresses in two shapes at once",
+			map[string]providers.Capabilities{"hosts.a": {ExistingNetwork: true, LinkAddresses: true, VCPU: true}, "hosts.b": {ExistingNetwork: true, VCPU: true}},
+			strings.Replace(strings.Replace(crossLab, "client = template.b\n", "client = template.b\n  addresses = { server = \"198.18.250.2/24\" }\n", 1),
+				"pairs = [pair.ab, pair.aa]", "pairs = [pair.ab]\n  matrix = { vcpu = [1, 2] }\n  hardware { vcpu = matrix.vcpu }", 1),
+			[]string{"Addresses of one shape@lab.hcl:10"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

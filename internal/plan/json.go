@@ -20,19 +20,22 @@ import (
 
 // machineJSON is a machine.Machine in the plan's JSON.
 type machineJSON struct {
-	Address   string                `json:"address"`
-	LabID     string                `json:"lab_id"`
-	Workspace string                `json:"workspace"`
-	Pair      string                `json:"pair"`
-	Role      string                `json:"role"`
-	Name      string                `json:"name"`
-	Template  templateJSON          `json:"template"`
-	VCPU      int                   `json:"vcpu"`
-	MemoryMiB int                   `json:"memory_mib"`
-	NIC       machinejson.NIC       `json:"nic"`
-	Routed    bool                  `json:"routed,omitempty"`
-	Link      *machinejson.Instance `json:"link,omitempty"`  // set by apply, not by plan
-	Link2     *machinejson.Instance `json:"link2,omitempty"` // set by apply, not by plan
+	Address   string          `json:"address"`
+	LabID     string          `json:"lab_id"`
+	Workspace string          `json:"workspace"`
+	Pair      string          `json:"pair"`
+	Role      string          `json:"role"`
+	Name      string          `json:"name"`
+	Template  templateJSON    `json:"template"`
+	VCPU      int             `json:"vcpu"`
+	MemoryMiB int             `json:"memory_mib"`
+	NIC       machinejson.NIC `json:"nic"`
+	Routed    bool            `json:"routed,omitempty"`
+	// LinkAddress is the spec's address of the machine on an existing
+	// network (pair addresses).
+	LinkAddress string                `json:"link_address,omitempty"`
+	Link        *machinejson.Instance `json:"link,omitempty"`  // set by apply, not by plan
+	Link2       *machinejson.Instance `json:"link2,omitempty"` // set by apply, not by plan
 }
 
 type templateJSON struct {
@@ -72,14 +75,14 @@ func toMachineJSON(m machine.Machine) machineJSON {
 	return machineJSON{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
 		Template: templateJSON{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS,
 			SSH: machinejson.FromLogin(m.Template.SSH), CloudInit: machinejson.FromCloudInit(m.Template.CloudInit)},
-		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: machinejson.FromNIC(m.NIC), Routed: m.Routed, Link: instancePtr(m.Link), Link2: instancePtr(m.Link2)}
+		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: machinejson.FromNIC(m.NIC), Routed: m.Routed, LinkAddress: m.LinkAddress, Link: instancePtr(m.Link), Link2: instancePtr(m.Link2)}
 }
 
 func (m machineJSON) machine() machine.Machine {
 	out := machine.Machine{Address: m.Address, LabID: m.LabID, Workspace: m.Workspace, Pair: m.Pair, Role: m.Role, Name: m.Name,
 		Template: machine.Template{Name: m.Template.Name, Source: m.Template.Source, OS: m.Template.OS,
 			SSH: m.Template.SSH.Machine(), CloudInit: m.Template.CloudInit.Machine()},
-		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC.Machine(), Routed: m.Routed}
+		VCPU: m.VCPU, MemoryMiB: m.MemoryMiB, NIC: m.NIC.Machine(), Routed: m.Routed, LinkAddress: m.LinkAddress}
 	if m.Link != nil {
 		out.Link = m.Link.Machine()
 	}

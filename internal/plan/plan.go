@@ -451,7 +451,8 @@ func (p *Plan) group(lab *spec.Lab, groups map[string]*Group, pair *spec.Pair, c
 			}
 		}
 		return machine.Machine{Address: address + "." + role, LabID: lab.Name, Workspace: p.workspace, Pair: pair.Name, Role: role,
-			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC, Routed: pair.Via != "" && role != "router"}
+			Name: name + "-" + role[:1], Template: t, VCPU: vcpu, MemoryMiB: mem, NIC: pair.NIC, Routed: pair.Via != "" && role != "router",
+			LinkAddress: pair.Addresses[role]}
 	}
 	g.Server, g.Client = machine("server", pair.Server), machine("client", pair.Client)
 	if pair.Via != "" {
@@ -510,6 +511,11 @@ func describeShape(vcpu, mem int, pair *spec.Pair) string {
 	}
 	if pair.LinkMTU > 0 {
 		parts = append(parts, fmt.Sprintf("link mtu %d", pair.LinkMTU))
+	}
+	for _, role := range []string{"server", "client"} {
+		if a := pair.Addresses[role]; a != "" {
+			parts = append(parts, role+" at "+a)
+		}
 	}
 	if len(parts) == 0 {
 		return "defaults"

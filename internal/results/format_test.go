@@ -35,7 +35,9 @@ func fullRecord() Record {
 			ServerMachine: "pair.fast.server", ClientMachine: "pair.fast.client", ServerTemplateID: "t1", ClientTemplateID: "t2",
 			ServerDriver: "vmxnet3", ClientDriver: "vmx", ServerFirmware: "f1", ClientFirmware: "f2",
 			ServerCPUModel: "Xeon", ClientCPUModel: "EPYC", LockDigest: "sha256:bb",
-			HostSettings: map[string]string{"server": "host-21: Net.Vmxnet3HwLRO=1"}, Apply: "20261129T234501Z"},
+			HostSettings: map[string]string{"server": "host-21: Net.Vmxnet3HwLRO=1"}, Apply: "20261129T234501Z",
+			Footprint:  []string{"vsphere host vc/host-21"},
+			Overlapped: []Overlap{{Experiment: "mtu", Pair: "slow", CellKey: "mtu=1500", Repeat: 1, Footprint: []string{"vsphere host vc/host-22"}}}},
 		Start: time.Date(2026, 11, 29, 23, 45, 1, 0, time.UTC), End: time.Date(2026, 11, 29, 23, 45, 13, 0, time.UTC),
 		Error: "iperf3: interrupted", Disturbed: "CPU steal 6.0% on the server",
 	}

@@ -164,6 +164,26 @@ type Provenance struct {
 	IPVersion  string `json:"ip_version,omitempty"`
 	ServerAddr string `json:"server_addr,omitempty"`
 	ClientAddr string `json:"client_addr,omitempty"`
+	// Footprint and Overlapped are set when the apply ran runs at once
+	// (lab apply -runs-at-once N > 1): the physical resources the run
+	// loaded, as its provider proved them just before it started
+	// (providers.Footprint; ["everything"] when unproven, and such a run
+	// ran alone), and the runs in flight at any moment while it was —
+	// each with its own footprint, none of which met this one. Empty for
+	// runs of an apply that ran one at a time, whose records keep the
+	// format they had.
+	Footprint  []string  `json:"footprint,omitempty"`
+	Overlapped []Overlap `json:"overlapped,omitempty"`
+}
+
+// Overlap is a run that was in flight at the same time as a record's run
+// (Provenance.Overlapped), named as its own record names it.
+type Overlap struct {
+	Experiment string   `json:"experiment"`
+	Pair       string   `json:"pair"`
+	CellKey    string   `json:"cell_key"`
+	Repeat     int      `json:"repeat"`
+	Footprint  []string `json:"footprint"`
 }
 
 // HostCPUPair is both ends' hypervisor-side CPU use during a run.

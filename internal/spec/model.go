@@ -88,7 +88,12 @@ type Pair struct {
 	NIC       machine.NIC
 	// LinkMTU is the MTU of the link joining the pair on the host side
 	// (vSwitch, bridge, veth); 0 leaves it to the guest settings.
-	LinkMTU   int
+	LinkMTU int
+	// Addresses are the ends' benchmark addresses with their prefix, by
+	// role ("server", "client"), on an existing network whose addresses
+	// are the user's (a cross pair's end on a back end that addresses its
+	// machines itself: Capabilities.LinkAddresses). nil: the back ends'.
+	Addresses map[string]string `json:",omitempty"`
 	DeclRange hcl.Range
 	// Ranges are where its attributes are written (see RangeOf).
 	Ranges map[string]hcl.Range `json:"-"`

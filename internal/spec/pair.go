@@ -1,14 +1,17 @@
 package spec
 
 import (
-	"github.com/hashicorp/hcl/v2"
 	"maps"
+	"net/netip"
 	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 var pairSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "template"}, {Name: "server"}, {Name: "client"}, {Name: "via"}, {Name: "vcpu"}, {Name: "memory"},
+		{Name: "template"}, {Name: "server"}, {Name: "client"}, {Name: "via"}, {Name: "vcpu"}, {Name: "memory"}, {Name: "addresses"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "nic"}, {Type: "link"}},
 }
@@ -124,6 +127,12 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 		p.rangeOf("memory", a)
 	}
 
+	if a := content.Attributes["addresses"]; a != nil {
+		p.Addresses, d = l.decodeAddresses(a)
+		diags = append(diags, d...)
+		p.rangeOf("addresses", a)
+	}
+
 	nb, d := singleBlock(content.Blocks.OfType("nic"), "nic")
 	diags = append(diags, d...)
 	if nb != nil {
@@ -157,6 +166,43 @@ func (l *loader) sameProvider(server, other string, a *hcl.Attribute, role strin
 	return hcl.Diagnostics{errorf(a.Expr.Range(), "Routed pair across providers",
 		"The %s's template %q is made by provider %q, the server's template %q by %q. A routed pair's machines and its two links come from one provider: use templates of one provider for the server, the router and the client (a pair without via may cross providers).",
 		role, other, ot.Provider, server, st.Provider)}
+}
+
+// decodeAddresses reads addresses = { server = "…/24", client = "…/24" }:
+// IPv4 addresses with a prefix length of 8 to 30, one per end at most,
+// not the same twice.
+func (l *loader) decodeAddresses(a *hcl.Attribute) (map[string]string, hcl.Diagnostics) {
+	v, diags := l.evalValue(a)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, hcl.Diagnostics{attrErr(a, "Invalid addresses", `addresses is an object: { server = "198.18.250.2/24", client = "198.18.250.3/24" }.`)}
+	}
+	out := map[string]string{}
+	seen := map[netip.Addr]string{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		role := k.AsString()
+		if role != "server" && role != "client" {
+			return nil, hcl.Diagnostics{attrErr(a, "Invalid addresses", "addresses names the ends: server and client, not %q.", truncate(role, 40))}
+		}
+		if e.IsNull() || !e.Type().Equals(cty.String) {
+			return nil, hcl.Diagnostics{attrErr(a, "Invalid addresses", "addresses.%s must be a string like \"198.18.250.2/24\".", role)}
+		}
+		s := e.AsString()
+		pfx, err := netip.ParsePrefix(s)
+		if err != nil || !pfx.Addr().Is4() || pfx.Bits() < 8 || pfx.Bits() > 30 {
+			return nil, hcl.Diagnostics{attrErr(a, "Invalid addresses",
+				"addresses.%s must be an IPv4 address with its prefix length (8 to 30), as \"198.18.250.2/24\"; got %q.", role, truncate(s, 60))}
+		}
+		if other, dup := seen[pfx.Addr()]; dup {
+			return nil, hcl.Diagnostics{attrErr(a, "Invalid addresses", "addresses gives %s to both the %s and the %s.", pfx.Addr(), other, role)}
+		}
+		seen[pfx.Addr()] = role
+		out[role] = s
+	}
+	return out, nil
 }
 
 // templateRef resolves template = template.<name>.
@@ -246,7 +292,7 @@ func (p *Pair) rangeOf(path string, a *hcl.Attribute) {
 }
 
 // RangeOf is where the pair's attribute path ("server", "client" — the
-// template attribute that names it —, "via", "nic.model",
+// template attribute that names it —, "addresses", "via", "nic.model",
 // "nic.queues", "nic.rx_queue_size", "nic.tx_queue_size", "nic.host", "vcpu", "memory", "link.mtu") is written, or the
 // pair block's own range when the attribute is not.
 func (p *Pair) RangeOf(path string) hcl.Range {

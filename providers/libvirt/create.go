@@ -131,6 +131,11 @@ func (c *creation) placeLink(context.Context) error {
 		a4 := sn.Addr().As4()
 		c.staticAddr = linkHostAddr([3]byte{a4[0], a4[1], a4[2]}, m.Role)
 		c.in.Attrs[attrStaticAddr] = c.staticAddr + "/24"
+		if pfx, err := netip.ParsePrefix(m.LinkAddress); err == nil {
+			// The spec's address on the device's network (pair
+			// addresses): a cross pair's other end is there already.
+			c.staticAddr, c.in.Attrs[attrStaticAddr] = pfx.Addr().String(), m.LinkAddress
+		}
 	case c.network == "":
 		return fmt.Errorf("%s: no network: the pair's link was not created and the provider names none", m.Address)
 	default:

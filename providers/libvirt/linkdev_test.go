@@ -1,11 +1,13 @@
 package libvirt
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lab-bench/lab/internal/golden"
+	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
 
@@ -89,5 +91,36 @@ func TestLinkHostAddr(t *testing.T) {
 	}
 	if c := providers.StaticAddress("linux", "enp2s0", "198.18.7.3/24"); len(c) != 3 || strings.Join(c[1].Argv, " ") != "ip addr add 198.18.7.3/24 dev enp2s0" {
 		t.Errorf("linux: %v", c)
+	}
+}
+
+// TestPlaceLinkOnDevice: a guest on a host device gets lab's static
+// address of the link's /24 (.2 server, .3 client), or the spec's when the
+// pair gives one (a cross pair's end, whose other end is on that network
+// already); a libvirt block on a device can be one end of a cross pair.
+func TestPlaceLinkOnDevice(t *testing.T) {
+	p, d := configure(t, "link_bridge = \"br0\"\nmanagement = \"lab\"\n")
+	if d.HasErrors() {
+		t.Fatal(d)
+	}
+	if c := p.Capabilities(); !c.ExistingNetwork || !c.LinkAddresses {
+		t.Errorf("on a host device: existing network %v, link addresses %v", c.ExistingNetwork, c.LinkAddresses)
+	}
+	link := machine.Instance{Attrs: map[string]string{attrLinkType: linkTypeBridge, attrLinkDev: "br0", "subnet": "198.18.5.0/24"}}
+	for _, tc := range []struct{ role, spec, want string }{
+		{"server", "", "198.18.5.2/24"},
+		{"client", "", "198.18.5.3/24"},
+		{"server", "198.18.250.7/25", "198.18.250.7/25"},
+	} {
+		c := newCreation(p, machine.Machine{Address: "pair.x." + tc.role, Role: tc.role, Name: "x-" + tc.role, LabID: "l", Link: link, LinkAddress: tc.spec})
+		if err := c.placeLink(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.in.Attrs[attrStaticAddr]; got != tc.want || c.staticAddr+got[strings.Index(got, "/"):] != tc.want {
+			t.Errorf("%s with address %q: %q (%s), want %q", tc.role, tc.spec, got, c.staticAddr, tc.want)
+		}
+	}
+	if p, _ := configure(t, ""); p.Capabilities().ExistingNetwork {
+		t.Error("lab's own networks are not an existing network")
 	}
 }

@@ -304,6 +304,13 @@ func (p *Provider) labFolder(ctx context.Context, env *inventory, o machine.Owne
 		return f, err
 	}
 	f, err = env.baseFolder.CreateFolder(ctx, name)
+	if fault.Is(err, &types.DuplicateName{}) {
+		// Another provider block of the lab (pairs pinned to different
+		// hosts) made it meanwhile: p.mu is per block. It tags it.
+		if f, ferr := p.findFolder(ctx, env.baseFolder, name); ferr == nil && f != nil {
+			return f, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create folder %s: %w", name, err)
 	}

@@ -420,3 +420,23 @@ func TestOwnSwitchBatches(t *testing.T) {
 		t.Errorf("network after the sweep differs:\nbefore %+v\nafter  %+v", before[pinned], after[pinned])
 	}
 }
+
+// TestExistingNetworkIsSharedSwitch: in shared-switch mode a VM's one NIC
+// is on the user's port group, so it can be one end of a cross pair; an
+// own switch has no uplink, so it cannot.
+func TestExistingNetworkIsSharedSwitch(t *testing.T) {
+	for src, want := range map[string]bool{
+		`network = "VM Network"`:                                                        true,
+		"host = \"DC0_C0_H0\"\nnetwork = \"VM Network\"":                                false,
+		"host = \"DC0_C0_H0\"\nnetwork = \"VM Network\"\nlink_mode = \"shared-switch\"": true,
+	} {
+		p := New()
+		p.Getenv = func(string) string { return "" }
+		if d := p.Configure(context.Background(), body(t, "url = \"https://vc/sdk\"\n"+src)); d.HasErrors() {
+			t.Fatal(d)
+		}
+		if got := p.Capabilities().ExistingNetwork; got != want {
+			t.Errorf("%q: existing network %v, want %v", src, got, want)
+		}
+	}
+}

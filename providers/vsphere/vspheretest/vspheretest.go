@@ -185,19 +185,29 @@ func (s *Sim) ResetCalls() {
 // Start runs a simulator until the test ends.
 func Start(t testing.TB) *Sim {
 	t.Helper()
-	return start(t, false)
+	return start(t, false, 0)
+}
+
+// StartHosts runs a simulator whose cluster DC0_C0 has n hosts
+// (DC0_C0_H0 …; the model's default is 3) until the test ends.
+func StartHosts(t testing.TB, n int) *Sim {
+	t.Helper()
+	return start(t, false, n)
 }
 
 // StartTLS runs a simulator serving HTTPS with a certificate of its own
 // (Server.Certificate, Server.CertificateFile) until the test ends.
 func StartTLS(t testing.TB) *Sim {
 	t.Helper()
-	return start(t, true)
+	return start(t, true, 0)
 }
 
-func start(t testing.TB, withTLS bool) *Sim {
+func start(t testing.TB, withTLS bool, clusterHosts int) *Sim {
 	t.Helper()
 	model := simulator.VPX()
+	if clusterHosts > 0 {
+		model.ClusterHost = clusterHosts
+	}
 	if err := model.Create(); err != nil {
 		t.Fatal(err)
 	}
