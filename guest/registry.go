@@ -58,6 +58,16 @@ type NICs struct {
 	// links carry nothing else to clash with), with IPv6 enabled on it;
 	// the link-local address stays. nil: the OS cannot be given one.
 	Static6 func(iface, prefix string) []Cmd
+	// Forward, when not nil, are the commands that make the guest forward
+	// IPv4 packets between its interfaces, and IPv6 ones too with ipv6:
+	// what a routed pair's router guest needs. nil: the OS cannot be a
+	// router (back ends then refuse one on it).
+	Forward func(ipv6 bool) []Cmd
+	// Route, when not nil, are the commands that send traffic to prefix
+	// (a CIDR, IPv4 or IPv6) via gateway gw on iface, replacing a route to
+	// prefix the guest has: a routed pair's end reaches its peer's link
+	// through the router. nil: the OS cannot be given one.
+	Route func(iface, prefix, gw string) []Cmd
 	// Name is the name the OS gives the first NIC at slot; "" when it
 	// cannot tell (the back end then needs guest_iface).
 	Name func(slot NICSlot) string

@@ -35,7 +35,9 @@ type Machine struct {
 	// each other through a router guest. Routed is set on the server and
 	// client (route to the peer via the far end of Link); Link2 is the
 	// router's second network, towards the client (Link is its network
-	// towards the server).
+	// towards the server). On the server and client of a routed pair,
+	// Link2 is the peer's link, the router's other network: a back end
+	// routes its subnet via the router.
 	Routed bool
 	Link2  Instance
 	// LinkAddress, when set, is the benchmark NIC's IPv4 address with its

@@ -10,6 +10,10 @@ type Capabilities struct {
 	// RoutedPairs: the back end can put a router guest between a pair's
 	// ends (pair { via = … }), on two links (Machine.Routed, Link2).
 	RoutedPairs bool
+	// RoutedWhy, when RoutedPairs is false because of how the back end is
+	// configured, says what to change to get them; it is added to the
+	// refusal of a routed pair only (Why goes with every refusal).
+	RoutedWhy string
 	// NICModels are the NIC models a pair's nic { model = … } may name;
 	// the first is the default. Empty: the spec cannot choose one (veth,
 	// existing machines).
@@ -81,7 +85,7 @@ type Capabilities struct {
 // Meet is what two back ends can both do: a cross pair's hardware and
 // settings are asked of both ends' providers, so each must be able to do
 // them (NICModels: those both accept, in c's order). Roles, OneMachine and
-// Why stay c's.
+// Why stay c's; RoutedWhy is c's, or o's when only o refuses routed pairs.
 func (c Capabilities) Meet(o Capabilities) Capabilities {
 	out := c
 	out.NICModels = nil
@@ -91,6 +95,9 @@ func (c Capabilities) Meet(o Capabilities) Capabilities {
 		}
 	}
 	out.RoutedPairs = c.RoutedPairs && o.RoutedPairs
+	if !o.RoutedPairs && out.RoutedWhy == "" {
+		out.RoutedWhy = o.RoutedWhy
+	}
 	out.NICQueues = c.NICQueues && o.NICQueues
 	out.NICRXQueueSize = c.NICRXQueueSize && o.NICRXQueueSize
 	out.NICTXQueueSize = c.NICTXQueueSize && o.NICTXQueueSize

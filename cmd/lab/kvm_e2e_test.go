@@ -352,6 +352,10 @@ func TestKVM(t *testing.T) {
 		kvmTwoNIC(t, e)
 	})
 
+	t.Run("routed pair: client → router guest → server on two lab networks", func(t *testing.T) {
+		kvmRouted(t, e)
+	})
+
 	t.Run("link_bridge: a host bridge lab does not own, MTU checked, addresses set over SSH", func(t *testing.T) {
 		kvmHostDevice(t, e, "bridge")
 	})

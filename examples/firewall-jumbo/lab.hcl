@@ -25,8 +25,9 @@
 # pf itself: on a FreeBSD end, firewall takes the post's rule sets by name
 # (docs/GUEST-OS.md, "FreeBSD's firewall: pf"), so the post's pf cells are
 # written as below, and `lab validate` accepts them. This file keeps the
-# Linux router: a routed pair needs the local back end, whose router is a
-# namespace (CI applies this file there), not a FreeBSD machine.
+# Linux router of the local back end (CI applies this file there); a
+# FreeBSD router is a third VM on libvirt, vSphere (own-switch) or bhyve
+# (management_switch), as examples/kvm-routed-firewall puts a Linux one.
 #   template "bsd" { os = "freebsd" }
 #   pair "fw" {
 #     template = template.bsd

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/freebsd"
 )
 
@@ -57,5 +58,32 @@ func TestStaticAddress6(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("StaticAddress6:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestForwardAndRoute: forwarding through sysctl(8) (IPv6 only when
+// asked), a route changed or else added through route(8), -inet6 for an
+// IPv6 prefix.
+func TestForwardAndRoute(t *testing.T) {
+	tests := []struct {
+		name string
+		cmds []guest.Cmd
+		want []string
+	}{
+		{"forward", freebsd.Forward(false), []string{"sysctl -q net.inet.ip.forwarding=1"}},
+		{"forward6", freebsd.Forward(true), []string{"sysctl -q net.inet.ip.forwarding=1", "sysctl -q net.inet6.ip6.forwarding=1"}},
+		{"route", freebsd.Route("vtnet1", "198.18.7.0/24", "198.18.3.2"),
+			[]string{"sh -c 'route -nq change -net 198.18.7.0/24 198.18.3.2 || route -nq add -net 198.18.7.0/24 198.18.3.2'"}},
+		{"route6", freebsd.Route("vtnet1", "fd12:3456:789a:3::/64", "fd12:3456:789a:2::2"),
+			[]string{"sh -c 'route -nq change -inet6 -net fd12:3456:789a:3::/64 fd12:3456:789a:2::2 || route -nq add -inet6 -net fd12:3456:789a:3::/64 fd12:3456:789a:2::2'"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, c := range tc.cmds {
+			got = append(got, c.String())
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
 	}
 }

@@ -3,6 +3,8 @@ package linux
 import (
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/guest"
 )
 
 func TestIfaceByMAC(t *testing.T) {
@@ -35,5 +37,30 @@ func TestStaticAddress6(t *testing.T) {
 		"ip -6 addr add fd12:3456:789a:2::2/64 dev enp2s0 nodad\nip link set dev enp2s0 up"
 	if g := strings.Join(got, "\n"); g != want {
 		t.Errorf("StaticAddress6:\n%s\nwant\n%s", g, want)
+	}
+}
+
+// TestForwardAndRoute: forwarding through sysctl (IPv6 only when asked),
+// a route replaced through iproute2, ip -6 for an IPv6 prefix.
+func TestForwardAndRoute(t *testing.T) {
+	tests := []struct {
+		name string
+		cmds []guest.Cmd
+		want []string
+	}{
+		{"forward", Forward(false), []string{"sysctl -qw net.ipv4.ip_forward=1"}},
+		{"forward6", Forward(true), []string{"sysctl -qw net.ipv4.ip_forward=1", "sysctl -qw net.ipv6.conf.all.forwarding=1"}},
+		{"route", Route("enp2s0", "198.18.7.0/24", "198.18.3.2"), []string{"ip route replace 198.18.7.0/24 via 198.18.3.2 dev enp2s0"}},
+		{"route6", Route("enp2s0", "fd12:3456:789a:3::/64", "fd12:3456:789a:2::2"),
+			[]string{"ip -6 route replace fd12:3456:789a:3::/64 via fd12:3456:789a:2::2 dev enp2s0"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, c := range tc.cmds {
+			got = append(got, c.String())
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
 	}
 }

@@ -3,6 +3,7 @@ package linux
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/lab-bench/lab/guest"
 )
@@ -14,6 +15,7 @@ func init() {
 		Name: "linux", Kernel: "Linux", Default: true,
 		New: func() guest.OS { return New() },
 		NICs: guest.NICs{List: ListNICs, ByMAC: IfaceByMAC, Static: StaticAddress, Static6: StaticAddress6, Name: NICName,
+			Forward: Forward, Route: Route,
 			Check:    func(iface string) guest.Cmd { return guest.Cmd{Argv: []string{"ip", "link", "show", "dev", iface}} },
 			Hostname: Hostname, PathProbe: PathProbe},
 		CPU:       guest.CPU{Times: ReadCPUStat, MHz: ReadCPUMHz},
@@ -57,6 +59,33 @@ func StaticAddress6(iface, prefix string) []guest.Cmd {
 		{Argv: []string{"ip", "-6", "addr", "add", prefix, "dev", iface, "nodad"}},
 		{Argv: []string{"ip", "link", "set", "dev", iface, "up"}},
 	}
+}
+
+// Forward are the commands that make a Linux guest a router: sysctl(8)
+// -w net.ipv4.ip_forward=1 (ip-sysctl.rst: "ip_forward - BOOLEAN: 0 -
+// disabled (default), not 0 - enabled; Forward Packets between
+// interfaces") and, with ipv6, net.ipv6.conf.all.forwarding=1 ("conf/all/
+// forwarding - BOOLEAN: Enable global IPv6 forwarding between all
+// interfaces"). -q: sysctl prints nothing on success.
+func Forward(ipv6 bool) []guest.Cmd {
+	cmds := []guest.Cmd{{Argv: []string{"sysctl", "-qw", "net.ipv4.ip_forward=1"}}}
+	if ipv6 {
+		cmds = append(cmds, guest.Cmd{Argv: []string{"sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"}})
+	}
+	return cmds
+}
+
+// Route is the command that sends traffic to prefix via gw on iface:
+// iproute2's `ip route replace PREFIX via GW dev IF` (ip-route(8):
+// "replace — change or add new one"), so a second create of the same
+// guest finds nothing to clash with; `ip -6 route replace` for an IPv6
+// prefix.
+func Route(iface, prefix, gw string) []guest.Cmd {
+	argv := []string{"ip", "route", "replace", prefix, "via", gw, "dev", iface}
+	if strings.Contains(prefix, ":") {
+		argv = append([]string{"ip", "-6"}, argv[1:]...)
+	}
+	return []guest.Cmd{{Argv: argv}}
 }
 
 // NICName is systemd's predictable name for a PCI NIC (udev's

@@ -63,13 +63,21 @@ func (e *Engine) provision(ctx context.Context, g *plan.Group, actions map[strin
 	eg, ectx := errgroup.WithContext(ctx)
 	for i, m := range machines {
 		m, prov := *m, provs[i]
+		// A routed pair's ends get the peer's link as Link2: a VM back end
+		// routes exactly its subnet via the router.
 		switch m.Role {
 		case "client":
 			m.Link = clientLink
+			if g.Router != nil {
+				m.Link2 = l.link
+			}
 		case "router":
 			m.Link, m.Link2 = l.link, clientLink
 		default:
 			m.Link = l.link
+			if g.Router != nil {
+				m.Link2 = clientLink
+			}
 		}
 		eg.Go(func() error {
 			in, err := e.ensure(ectx, prov, g, actions[m.Address], "machine", func(ctx context.Context) (machine.Instance, error) {

@@ -216,8 +216,11 @@ func (g *Group) providerNames() string {
 
 func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, summary, format string, args ...any)) {
 	if g.Router != nil && !c.RoutedPairs {
-		refuse("via", "Routed pairs not supported",
-			"this back end cannot put a router guest between a pair's ends (via); use the local back end for routed pairs.")
+		why := c.RoutedWhy
+		if why == "" {
+			why = "Use a back end that has them (docs/PROVIDERS.md, the capability table)."
+		}
+		refuse("via", "Routed pairs not supported", "this back end cannot put a router guest between a pair's ends (via) as configured. %s", why)
 	}
 	nic := g.Server.NIC
 	if !c.AcceptsNICModel(nic.Model) {

@@ -30,6 +30,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"sync"
 	"time"
 
@@ -142,7 +143,8 @@ func MAC(vm string) string {
 
 // Link creates the network that joins a pair (see linkVMBhyve, linkRaw).
 func (p *Provider) Link(ctx context.Context, l providers.LinkSpec) (machine.Instance, error) {
-	in := machine.Instance{Address: l.Address, Provider: TypeName, Kind: "link", Name: l.Name, Owner: l.Owner(), Attrs: map[string]string{}}
+	in := machine.Instance{Address: l.Address, Provider: TypeName, Kind: "link", Name: l.Name, Owner: l.Owner(),
+		Attrs: map[string]string{"index": strconv.Itoa(l.Index)}}
 	if !nameRE.MatchString(l.Name) {
 		return in, fmt.Errorf("link %s: name %q is not usable on the host", l.Address, l.Name)
 	}
@@ -200,6 +202,11 @@ func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Insta
 		return in, fmt.Errorf("create %s (%s): %w", m.Address, vm, err)
 	}
 	in.Endpoint.Addr, in.Endpoint.SSHHost = addr, addr
+	if p.cfg.ManagementSwitch != "" {
+		if err := p.addressBenchNICs(ctx, m, &in); err != nil {
+			return in, fmt.Errorf("create %s (%s): %w", m.Address, vm, err)
+		}
+	}
 	return in, nil
 }
 

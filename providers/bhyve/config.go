@@ -35,6 +35,8 @@ import (
 //	                                     # (neither: pinned in the workspace's .lab/known_hosts)
 //	  ssh_config       = ""              # "~/.ssh/config": host may be a Host alias there
 //	  jump_via_host    = false           # reach the guests through the host (ProxyJump)
+//	  management_switch = ""             # existing switch/bridge for every guest's first NIC (SSH);
+//	                                     # the links are then isolated, lab addresses them (routed pairs)
 //	}
 type Config struct {
 	Host             string            `hcl:"host"`
@@ -58,6 +60,11 @@ type Config struct {
 	KnownHostsFile   string            `hcl:"known_hosts_file,optional"`
 	SSHConfig        string            `hcl:"ssh_config,optional"`
 	JumpViaHost      bool              `hcl:"jump_via_host,optional"`
+	// ManagementSwitch is an existing vm-bhyve switch (raw mode: bridge)
+	// every guest's first NIC joins, for SSH and address discovery; the
+	// links are then isolated switches lab makes, and lab addresses the
+	// benchmark NICs on them (mgmt.go). Routed pairs need it.
+	ManagementSwitch string `hcl:"management_switch,optional"`
 }
 
 // Backends and defaults.
@@ -132,6 +139,7 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	if c.Switch != "" && !nameRE.MatchString(c.Switch) {
 		bad("switch", "Invalid switch", "switch must be a vm-bhyve switch or bridge name, got %q.", c.Switch)
 	}
+	c.checkManagementSwitch(bad)
 	if c.Uplink != "" && !ifaceRE.MatchString(c.Uplink) {
 		bad("uplink", "Invalid uplink", "uplink must be a host interface name such as igb1, got %q.", c.Uplink)
 	}
@@ -183,6 +191,22 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 		}
 	}
 	return c, diags
+}
+
+// checkManagementSwitch refuses a malformed management_switch and one
+// beside switch or uplink, through decode's bad.
+func (c Config) checkManagementSwitch(bad func(name, summary, format string, a ...any)) {
+	switch {
+	case c.ManagementSwitch == "":
+	case !nameRE.MatchString(c.ManagementSwitch):
+		bad("management_switch", "Invalid management_switch", "management_switch must be a vm-bhyve switch or bridge name, got %q.", c.ManagementSwitch)
+	case c.Switch != "":
+		bad("management_switch", "Conflicting arguments",
+			"management_switch gives every pair isolated switches lab makes; switch puts every pair on one existing switch: set one.")
+	case c.Uplink != "":
+		bad("management_switch", "Conflicting arguments",
+			"with management_switch lab reaches the guests on it and keeps the pairs' switches isolated: drop uplink.")
+	}
 }
 
 func (c Config) strict() bool { return c.Strict == nil || *c.Strict }

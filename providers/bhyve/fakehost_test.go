@@ -88,6 +88,9 @@ type fakeVM struct {
 	// shows "Locked (HOST)" and nothing removes it.
 	staleLock string
 	log       []string
+	// nets are the switches of the VM's NICs by number: its .conf's
+	// networkN_switch, as sysrc set them (none: network0 on switchOf).
+	nets map[int]string
 }
 
 // fakeDS is a ZFS dataset or snapshot.
@@ -306,6 +309,13 @@ func (h *fakeHost) handle0(cmd string) (string, string, int) {
 				v.cpu = val
 			} else if v != nil && k == "memory" {
 				v.mem = val
+			} else if n, ok := strings.CutSuffix(strings.TrimPrefix(k, "network"), "_switch"); v != nil && ok && strings.HasPrefix(k, "network") {
+				if i, err := strconv.Atoi(n); err == nil {
+					if v.nets == nil {
+						v.nets = map[int]string{}
+					}
+					v.nets[i] = val
+				}
 			}
 		}
 		return b.String(), "", 0
@@ -908,13 +918,20 @@ func (h *fakeHost) membersOf(bridge string) []string {
 // (lib/vm-switch-standard switch::standard::provision; lib/vm-run vm::run).
 func (h *fakeHost) vmTaps() {
 	now := time.Now()
-	want := map[string]string{}
+	// vm::bhyve_device_networking (lib/vm-run): a tap per networkN of
+	// the VM's configuration, added to networkN_switch's bridge.
+	want := map[string]string{} // tap description prefix → switch
 	for _, n := range sortedSet(h.vms) {
 		if n == "gw" {
 			continue
 		}
 		if _, locked, _ := h.phase(n, now); locked {
-			want["vmnet/"+n+"/0/"] = n
+			if len(h.vms[n].nets) == 0 {
+				want["vmnet/"+n+"/0/"] = h.switchOf(n)
+			}
+			for i, sw := range h.vms[n].nets {
+				want[fmt.Sprintf("vmnet/%s/%d/", n, i)] = sw
+			}
 		}
 	}
 	for name, in := range h.ifaces {
@@ -928,18 +945,18 @@ func (h *fakeHost) vmTaps() {
 			}
 		}
 	}
-	for key := range want {
-		sw := h.switches[h.switchOf(want[key])]
+	for _, key := range sortedSet(want) {
+		sw := h.switches[want[key]]
 		n := fmt.Sprintf("tap%d", h.nTap)
 		h.nTap++
-		tap := &fakeIface{mtu: 1500, desc: key + h.switchOf(want[key]), group: "vm-port"}
+		tap := &fakeIface{mtu: 1500, desc: key + want[key], group: "vm-port"}
 		h.ifaces[n] = tap
 		if sw != nil && !sw.vale {
-			br := h.ifaces["vm-"+h.switchOf(want[key])]
+			br := h.ifaces["vm-"+want[key]]
 			if br != nil && br.mtu != 1500 {
 				tap.mtu = br.mtu
 			}
-			h.addMember("vm-"+h.switchOf(want[key]), n)
+			h.addMember("vm-"+want[key], n)
 		}
 	}
 }

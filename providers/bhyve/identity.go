@@ -13,10 +13,10 @@ import (
 // bridges lab makes. Offload toggles inside the guest work on the VALE
 // backend only: a tap-backed virtio-net is offered no offloads, so on tap
 // (when strict) they are refused as silent no-ops, and so are host-side
-// bits. No routed pairs, no NIC queue counts.
+// bits. Routed pairs with management_switch (mgmt.go); no NIC queue counts.
 func (p *Provider) Capabilities() providers.Capabilities {
 	c := providers.Capabilities{NICModels: []string{"virtio-net", "virtio"}, VCPU: true, Memory: true, LinkMTU: true,
-		GuestOffloads: true, HostOffloads: true,
+		GuestOffloads: true, HostOffloads: true, RoutedPairs: p.cfg.routedWhy() == "", RoutedWhy: p.cfg.routedWhy(),
 		// An existing switch (bridged to a NIC of the host's) reaches
 		// beyond this host: a VM on it can be one end of a cross pair,
 		// its address found on that network (address_discovery).

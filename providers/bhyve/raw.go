@@ -15,12 +15,11 @@ import (
 func pidFile(vm string) string { return "/var/run/" + vm + ".pid" }
 func logFile(vm string) string { return "/var/log/" + vm + ".log" }
 
-// Slots of the raw-mode VM's PCI devices: the NIC at slot 5 makes a Linux
-// guest call it enp0s5.
+// Slots of the raw-mode VM's PCI devices: the (first) NIC at slot 5 makes
+// a Linux guest call it enp0s5; further NICs (management_switch) take the
+// slots after it.
 const (
-	diskSlot = "4"
-	nicSlot  = "5"
-	// nicSlotNumber is nicSlot as a number, for the guest OS to name the NIC.
+	diskSlot      = "4"
 	nicSlotNumber = 5
 )
 
@@ -86,7 +85,7 @@ func (p *Provider) deleteBridge(ctx context.Context, desc string) error {
 }
 
 // createRaw clones the template zvol, makes the machine's tap on the
-// pair's bridge, loads the guest (bhyveload for FreeBSD, UEFI for others)
+// pair's bridge (with management_switch: a tap per NIC, vmNICs), loads the guest (bhyveload for FreeBSD, UEFI for others)
 // and starts bhyve under daemon(8).
 func (p *Provider) createRaw(ctx context.Context, m machine.Machine, in machine.Instance) error {
 	vm, ds := in.Attrs["vm"], p.cfg.Datastore
@@ -100,30 +99,16 @@ func (p *Provider) createRaw(ctx context.Context, m machine.Machine, in machine.
 	if _, err := p.run(ctx, "zfs", "clone", "-o", prop, snap, disk); err != nil {
 		return fmt.Errorf("clone %s: %w", disk, err)
 	}
-	// One ifconfig creates the tap and describes it (owner.go): the
-	// kernel picks its name, so an untagged tap could never be found.
-	argv := []string{"ifconfig", "tap", "create", "description", tapDesc(m.Owner(), m.Address, vm)}
-	if m.Link.Attrs != nil && m.Link.Attrs["mtu"] != "" {
-		argv = append(argv, "mtu", m.Link.Attrs["mtu"])
-	}
-	out, err := p.run(ctx, append(argv, "up")...)
+	nics, err := p.vmNICs(m, vm, "bridge")
 	if err != nil {
 		return err
 	}
-	tap := strings.TrimSpace(out)
-	if !ifaceRE.MatchString(tap) {
-		return fmt.Errorf("ifconfig tap create printed %q, not an interface name", truncate(tap, 40))
-	}
-	in.Attrs["tap"] = tap
-	bridge := m.Link.Attrs["bridge"]
-	if bridge == "" {
-		bridge = m.Link.Attrs["switch"] // an existing bridge named in the provider block
-	}
-	if !anyIfRE.MatchString(bridge) {
-		return fmt.Errorf("link %s has no bridge recorded", m.Link.Address)
-	}
-	if _, err := p.run(ctx, "ifconfig", bridge, "addm", tap); err != nil {
-		return err
+	for i, n := range nics {
+		tap, err := p.makeTap(ctx, tapDesc(m.Owner(), m.Address, vm), n)
+		if err != nil {
+			return err
+		}
+		in.Attrs[tapAttr(i)] = tap
 	}
 	zvol := "/dev/zvol/" + disk
 	mem := strconv.Itoa(max(m.MemoryMiB, 256)) + "M"
@@ -138,14 +123,52 @@ func (p *Provider) createRaw(ctx context.Context, m machine.Machine, in machine.
 	return nil
 }
 
-// bhyveArgv is the bhyve command line of a raw-mode VM.
-func (p *Provider) bhyveArgv(m machine.Machine, in machine.Instance, zvol, mem string) []string {
-	nic := "virtio-net," + in.Attrs["tap"] + ",mac=" + in.Attrs["mac"]
-	if mtu := m.Link.Attrs["mtu"]; mtu != "" {
-		nic += ",mtu=" + mtu
+// tapAttr is the attr recording a raw-mode VM's tap of NIC i.
+func tapAttr(i int) string {
+	if i == 0 {
+		return "tap"
 	}
+	return "tap" + strconv.Itoa(i)
+}
+
+// makeTap makes a tap described desc (owner.go) for NIC n, at n's MTU,
+// and adds it to n's bridge. One ifconfig creates the tap and describes
+// it: the kernel picks its name, so an untagged tap could never be found.
+func (p *Provider) makeTap(ctx context.Context, desc string, n vmNIC) (string, error) {
+	if !anyIfRE.MatchString(n.sw) {
+		return "", fmt.Errorf("bridge %q is not an interface name", n.sw)
+	}
+	argv := []string{"ifconfig", "tap", "create", "description", desc}
+	if n.mtu != "" {
+		argv = append(argv, "mtu", n.mtu)
+	}
+	out, err := p.run(ctx, append(argv, "up")...)
+	if err != nil {
+		return "", err
+	}
+	tap := strings.TrimSpace(out)
+	if !ifaceRE.MatchString(tap) {
+		return "", fmt.Errorf("ifconfig tap create printed %q, not an interface name", truncate(tap, 40))
+	}
+	if _, err := p.run(ctx, "ifconfig", n.sw, "addm", tap); err != nil {
+		return tap, err
+	}
+	return tap, nil
+}
+
+// bhyveArgv is the bhyve command line of a raw-mode VM: a virtio-net
+// device per tap, from slot 5 on.
+func (p *Provider) bhyveArgv(m machine.Machine, in machine.Instance, zvol, mem string) []string {
 	argv := []string{"bhyve", "-c", strconv.Itoa(max(m.VCPU, 1)), "-m", mem, "-A", "-H", "-P",
-		"-s", "0,hostbridge", "-s", "1,lpc", "-s", diskSlot + ",virtio-blk," + zvol, "-s", nicSlot + "," + nic}
+		"-s", "0,hostbridge", "-s", "1,lpc", "-s", diskSlot + ",virtio-blk," + zvol}
+	nics, _ := p.vmNICs(m, in.Attrs["vm"], "bridge") // createRaw made their taps
+	for i, n := range nics {
+		nic := "virtio-net," + in.Attrs[tapAttr(i)] + ",mac=" + n.mac
+		if n.mtu != "" {
+			nic += ",mtu=" + n.mtu
+		}
+		argv = append(argv, "-s", strconv.Itoa(nicSlotNumber+i)+","+nic)
+	}
 	if !guest.For(m.Template.OS).BhyveLoad {
 		argv = append(argv, "-l", "bootrom,"+p.cfg.Firmware)
 	}

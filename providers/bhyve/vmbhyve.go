@@ -246,7 +246,9 @@ func (p *Provider) switchExists(ctx context.Context, sw string) (bool, error) {
 // new VM (so that deleting the VM finds and removes it: a plain `vm
 // clone` leaves a snapshot with a random name on the template each time,
 // lib/vm-zfs zfs::clone), sets CPU, memory and the one NIC in the
-// clone's configuration with sysrc, starts it and waits until it runs.
+// clone's configuration with sysrc (with management_switch: the
+// management NIC, then the benchmark NICs, vmNICs), starts it and waits
+// until it runs.
 func (p *Provider) createVMBhyve(ctx context.Context, m machine.Machine, in machine.Instance) error {
 	vm := in.Attrs["vm"]
 	tag := ownerProp + "=" + m.Owner().Tag(m.Address)
@@ -268,9 +270,9 @@ func (p *Provider) createVMBhyve(ctx context.Context, m machine.Machine, in mach
 	if err != nil {
 		return err
 	}
-	sw := m.Link.Attrs["switch"]
-	if sw == "" {
-		return fmt.Errorf("link %s has no switch recorded", m.Link.Address)
+	nics, err := p.vmNICs(m, vm, "switch")
+	if err != nil {
+		return err
 	}
 	argv := []string{"sysrc", "-f", path.Join(dir, vm, vm+".conf")}
 	if m.VCPU > 0 {
@@ -279,7 +281,13 @@ func (p *Provider) createVMBhyve(ctx context.Context, m machine.Machine, in mach
 	if m.MemoryMiB > 0 {
 		argv = append(argv, "memory="+strconv.Itoa(m.MemoryMiB)+"M")
 	}
-	argv = append(argv, "network0_type=virtio-net", "network0_switch="+sw, "network0_mac="+in.Attrs["mac"])
+	// vm::bhyve_device_networking (lib/vm-run) makes a tap for each
+	// networkN_type from 0 up, adds it to networkN_switch's bridge and
+	// gives bhyve one function of one slot per NIC, in that order.
+	for i, n := range nics {
+		k := "network" + strconv.Itoa(i)
+		argv = append(argv, k+"_type=virtio-net", k+"_switch="+n.sw, k+"_mac="+n.mac)
+	}
 	if _, err := p.run(ctx, argv...); err != nil {
 		return fmt.Errorf("configure %s: %w", vm, err)
 	}

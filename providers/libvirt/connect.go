@@ -50,7 +50,8 @@ func (p *Provider) sshConfig(in machine.Instance) (ssh.Config, error) {
 // use: every later connection must present the same key), checks that the
 // guest runs the template's OS (uname -s), finds the NIC with the
 // guest's MAC (giving it the link's static address when the link is a
-// host device) and, on a template without cloud_init {} (whose seed names
+// host device or the guest a router; routedSetup finishes a routed
+// pair's guests) and, on a template without cloud_init {} (whose seed names
 // the guest), gives the guest its domain's name as hostname: every guest
 // of a template image otherwise answers to the image's one name.
 func (p *Provider) waitSSH(ctx context.Context, in *machine.Instance, tmpl machine.Template, start time.Time) error {
@@ -108,6 +109,13 @@ func (p *Provider) waitSSH(ctx context.Context, in *machine.Instance, tmpl machi
 				return fmt.Errorf("set the link address %s on %s: %s: %w", prefix, iface, strings.Join(c.Argv, " "), err)
 			}
 		}
+	}
+	cmds, err := routedSetup(in, tmpl.OS, iface, links)
+	if err != nil {
+		return err
+	}
+	if err := providers.RunAll(ctx, t, "routed pair", cmds); err != nil {
+		return err
 	}
 	trace("%s probed %v after start", in.Name, time.Since(start))
 	return nil

@@ -54,14 +54,17 @@ type creation struct {
 	// The benchmark NIC's link (placeLink): a libvirt network, or a host
 	// device (linkType, linkDev) with staticAddr set over SSH.
 	network, linkType, linkDev, staticAddr, mac string
-	mgmtNet, mgmtMAC                            string // the management NIC (placeManagement)
-	vcpu, mem                                   int    // sizeAndLogin
-	login                                       machine.Login
-	pubKey                                      string // cloud-init's key; "" without cloud_init {}
-	l                                           *golibvirt.Libvirt
-	pool                                        golibvirt.StoragePool
-	ds                                          domainSpec
-	dom                                         golibvirt.Domain
+	// A routed pair's router: its second benchmark NIC, on the client's
+	// network (placeRouted).
+	network2, mac2   string
+	mgmtNet, mgmtMAC string // the management NIC (placeManagement)
+	vcpu, mem        int    // sizeAndLogin
+	login            machine.Login
+	pubKey           string // cloud-init's key; "" without cloud_init {}
+	l                *golibvirt.Libvirt
+	pool             golibvirt.StoragePool
+	ds               domainSpec
+	dom              golibvirt.Domain
 }
 
 func newCreation(p *Provider, m machine.Machine) *creation {
@@ -140,7 +143,7 @@ func (c *creation) placeLink(context.Context) error {
 	}
 	c.mac = macFor(m.LabID, m.Name)
 	c.in.Attrs[attrMAC] = c.mac
-	return nil
+	return c.placeRouted()
 }
 
 // placeManagement picks the management NIC's network, if any. Uses:
@@ -153,6 +156,9 @@ func (c *creation) placeManagement(context.Context) error {
 	}
 	if c.linkType != "" && c.mgmtNet == "" {
 		return fmt.Errorf("%s: the link is on %s, which lab does not own: a management NIC is needed to set the guest's link address (set management)", m.Address, c.linkDev)
+	}
+	if c.network2 != "" && c.mgmtNet == "" {
+		return fmt.Errorf("%s: a router needs a management NIC, over which lab sets its link addresses (set management)", m.Address)
 	}
 	if c.mgmtNet == "" && cfg.Management == ManagementLab {
 		return fmt.Errorf("%s: no management network: the pair's link was made without one (apply again to remake it)", m.Address)
@@ -246,7 +252,7 @@ func (c *creation) buildDomain(context.Context) error {
 		Pool: cfg.Pool, Volume: volumeName(m.Name),
 		Network: c.network, LinkType: c.linkType, LinkDev: c.linkDev, MAC: c.mac, Model: c.model, Driver: cfg.NICDriver, Queues: m.NIC.Queues,
 		RXQueueSize: m.NIC.RXQueueSize, MTU: linkMTU(m.Link), Host: c.host, Guest: c.guest,
-		MgmtNetwork: c.mgmtNet, MgmtMAC: c.mgmtMAC,
+		MgmtNetwork: c.mgmtNet, MgmtMAC: c.mgmtMAC, Network2: c.network2, MAC2: c.mac2,
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: cfg.Pool, Tag: o.Tag(m.Address)}}
 	c.in.Attrs[attrMachine] = ds.Machine
 	if ds.RXQueueSize > 0 {
@@ -316,8 +322,8 @@ func (c *creation) makeDisks(context.Context) error {
 	if c.mgmtNet != "" {
 		nics = []seedNIC{{"mgmt", c.mgmtMAC}, {"link", c.mac}}
 	}
-	if c.linkType != "" {
-		nics = nics[:1] // no DHCP on a host device: lab sets the address
+	if c.staticAddr != "" {
+		nics = nics[:1] // no DHCP on a host device or a router's NICs: lab sets the addresses
 	}
 	if err := c.p.writeSeed(l, c.pool, m, m.Name+"-"+c.in.ID, c.login, c.pubKey, nics); err != nil {
 		return fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
@@ -381,7 +387,7 @@ func (c *creation) waitReady(ctx context.Context) error {
 // waitAddresses waits for the NICs' leases. With a management NIC, SSH
 // goes to its address and the benchmark runs to the link's; without, the
 // link's address serves both. A host device's address is lab's own
-// (staticAddr). Produces: in.Endpoint.Addr and SSHHost, mgmt_addr.
+// (staticAddr), and so are a router's. Produces: in.Endpoint.Addr and SSHHost, mgmt_addr.
 func (c *creation) waitAddresses(ctx, wctx context.Context) error {
 	m := c.m
 	sshHost := ""
@@ -393,7 +399,7 @@ func (c *creation) waitAddresses(ctx, wctx context.Context) error {
 		c.in.Attrs[attrMgmtAddr] = sshHost
 	}
 	addr := c.staticAddr
-	if c.linkType == "" {
+	if addr == "" {
 		if addr, err = c.p.waitAddress(wctx, c.l, c.dom, c.network, c.mac); err != nil {
 			return fmt.Errorf("%s (domain %s): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 		}

@@ -30,7 +30,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 		NICModels: []string{"virtio", "e1000", "e1000e", "rtl8139"},
 		NICQueues: true, NICRXQueueSize: true, HostOffloads: true, GuestOffloads: true, NICRings: true,
 		VCPU: true, Memory: true, LinkMTU: p.cfg.Network == "", CloudInit: true,
-		OnThisHost: onThisHost(p.cfg.URI),
+		OnThisHost: onThisHost(p.cfg.URI), RoutedPairs: p.cfg.routedWhy() == "", RoutedWhy: p.cfg.routedWhy(),
 		// A host device lab does not own (link_bridge, link_macvtap)
 		// reaches beyond this host; lab sets the guests' addresses there
 		// over the management NIC, the spec's when it gives them.

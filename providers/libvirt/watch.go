@@ -146,11 +146,15 @@ func (p *Provider) Alive(ctx context.Context, in machine.Instance) error {
 
 // machineNetworks are the libvirt networks a machine's NICs are on, as
 // its instance records them: the link's (none when the link is a host
-// device lab does not own) and the management network's.
+// device lab does not own), a router's second link's and the management
+// network's.
 func machineNetworks(in machine.Instance) []struct{ name, role string } {
 	var out []struct{ name, role string }
 	if n := in.Attrs[attrNetwork]; n != "" && in.Attrs[attrLinkType] == "" {
 		out = append(out, struct{ name, role string }{n, "link"})
+	}
+	if n := in.Attrs[attrNetwork2]; n != "" {
+		out = append(out, struct{ name, role string }{n, "client link"})
 	}
 	if n := in.Attrs[attrMgmtNetwork]; n != "" {
 		out = append(out, struct{ name, role string }{n, "management network"})

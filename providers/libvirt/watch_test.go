@@ -43,7 +43,7 @@ func TestWrongOS(t *testing.T) {
 }
 
 // The networks a run's liveness watch checks: the link's (unless it is a
-// host device) and the management network.
+// host device), a router's second link's and the management network.
 func TestMachineNetworks(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -53,6 +53,8 @@ func TestMachineNetworks(t *testing.T) {
 		{"lab's network", map[string]string{attrNetwork: "lab-kvm-p"}, "lab-kvm-p link"},
 		{"with management", map[string]string{attrNetwork: "lab-kvm-p", attrMgmtNetwork: "lab-kvm-p-mgmt"}, "lab-kvm-p link, lab-kvm-p-mgmt management network"},
 		{"host bridge link", map[string]string{attrLinkType: "bridge", attrLinkDev: "br0", attrMgmtNetwork: "default"}, "default management network"},
+		{"a router", map[string]string{attrNetwork: "lab-kvm-p", attrNetwork2: "lab-kvm-p-c", attrMgmtNetwork: "lab-kvm-p-mgmt"},
+			"lab-kvm-p link, lab-kvm-p-c client link, lab-kvm-p-mgmt management network"},
 		{"nothing recorded", nil, ""},
 	} {
 		var got []string

@@ -77,6 +77,12 @@ type domainSpec struct {
 	// domain's first; empty: the benchmark NIC is the only one.
 	MgmtNetwork string
 	MgmtMAC     string
+	// Network2 and MAC2 are a router's second benchmark NIC, on the
+	// client's lab network (the first, Network, is on the server's),
+	// with the first's model, MTU, queues, ring and offload bits; empty:
+	// none.
+	Network2 string
+	MAC2     string
 	// VCPUPins is the host cpuset of each vCPU (<vcpupin>), EmulatorPin
 	// that of QEMU's own threads (<emulatorpin>); empty: not pinned.
 	VCPUPins    []string
@@ -256,6 +262,15 @@ func domainDevices(d domainSpec) (*libvirtxml.DomainDeviceList, error) {
 			Model:  &libvirtxml.DomainInterfaceModel{Type: "virtio"}})
 	}
 	dev.Interfaces = append(dev.Interfaces, link)
+	if d.Network2 != "" {
+		link2 := d
+		link2.Network, link2.MAC, link2.LinkType = d.Network2, d.MAC2, ""
+		ifc, err := linkInterface(link2)
+		if err != nil {
+			return nil, err
+		}
+		dev.Interfaces = append(dev.Interfaces, ifc)
+	}
 	return dev, nil
 }
 

@@ -31,9 +31,12 @@ func TestDomainXML(t *testing.T) {
 	seeded.Meta.Seed = seeded.Seed
 	rings := base
 	rings.Name, rings.RXQueueSize = "lab-kvm-rings-s", 1024
+	router := mgmt
+	router.Name, router.Network, router.Network2, router.MAC2 = "lab-kvm-fw-r", "lab-kvm-fw", "lab-kvm-fw-c", "52:54:00:65:43:21"
+	router.Meta.Address, router.Meta.Role = "pair.fw.router", "router"
 	inject := base
 	inject.Name = "x'><evil/>"
-	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt, "domain-cloud-init-seed": seeded, "domain-virtio-rx-ring": rings} {
+	for name, d := range map[string]domainSpec{"domain-tcg-direct-boot": base, "domain-vhost-offloads": offloaded, "domain-escaped": inject, "domain-q35-pinned": q35, "domain-management-nic": mgmt, "domain-cloud-init-seed": seeded, "domain-virtio-rx-ring": rings, "domain-router": router} {
 		t.Run(name, func(t *testing.T) {
 			got, err := domainXML(d)
 			if err != nil {

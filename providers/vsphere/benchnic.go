@@ -7,6 +7,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
@@ -15,15 +16,14 @@ import (
 // nothing answers DHCP on a switch without an uplink, so lab logs in over
 // the management NIC (the address VMware Tools reported), finds the
 // guest's interface with the MAC vSphere gave the benchmark NIC — not a
-// guessed name — and sets the pair's static address on it (benchAddr).
-// mac is that NIC's MAC (benchNICMAC).
+// guessed name — and sets the pair's static address on it (the own-link
+// plan, providers.OwnLinkSetup).
+// mac is that NIC's MAC (benchNICMAC); mac2 a router's NIC on the
+// client's port group, which routedNIC addresses, as it routes a routed
+// pair's ends.
 // The endpoint's Addr and Iface become the benchmark NIC's; SSH stays on
 // the management address.
-func (p *Provider) addressBenchNIC(ctx context.Context, mac string, m machine.Machine, in *machine.Instance) error {
-	addr, err := benchAddr(m.Link.Attrs["index"], m.Role)
-	if err != nil {
-		return err
-	}
+func (p *Provider) addressBenchNIC(ctx context.Context, mac, mac2 string, m machine.Machine, in *machine.Instance) error {
 	in.Attrs["bench_mac"], in.Attrs["mgmt_addr"] = mac, in.Endpoint.SSHHost
 	t, err := providers.ConnectGuest(ctx, *in, p.dial, SSHRetry)
 	if err != nil {
@@ -33,17 +33,24 @@ func (p *Provider) addressBenchNIC(ctx context.Context, mac string, m machine.Ma
 	if k, ok := t.(interface{ HostKey() string }); ok && in.Endpoint.SSH.HostKey == "" {
 		in.Endpoint.SSH.HostKey = k.HostKey() // pinned at first contact
 	}
-	iface, err := providers.FindNIC(ctx, t, m.Template.OS, mac)
+	nics := guest.For(m.Template.OS).NICs
+	res, err := t.Run(ctx, nics.List)
 	if err != nil {
-		return fmt.Errorf("%s: the benchmark NIC: %w", m.Address, err)
+		return fmt.Errorf("%s: find the benchmark NIC: %w", m.Address, err)
 	}
-	for _, c := range providers.StaticAddress(m.Template.OS, iface, addr+"/24") {
+	cmds, err := providers.OwnLinkSetup(m, in, string(res.Stdout), mac, mac2)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.Address, err)
+	}
+	for _, c := range cmds {
 		if _, err := t.Run(ctx, c); err != nil {
 			return fmt.Errorf("%s: %s: %w", m.Address, c, err)
 		}
 	}
-	in.Endpoint.Addr, in.Endpoint.Iface = addr, iface
-	in.Attrs["bench_addr"] = addr
+	in.Attrs["bench_addr"] = in.Endpoint.Addr
+	if mac2 != "" {
+		in.Attrs["bench_mac2"] = mac2
+	}
 	return nil
 }
 

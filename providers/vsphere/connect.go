@@ -36,6 +36,7 @@ func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Tran
 func (p *Provider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{NICModels: []string{"vmxnet3", "e1000e", "e1000", "vmxnet2"},
 		GuestOffloads: true, NICRings: true, VCPU: true, Memory: true, LinkMTU: true,
+		RoutedPairs: p.cfg.routedWhy() == "", RoutedWhy: p.cfg.routedWhy(),
 		// shared-switch mode: the one NIC is on the user's port group,
 		// whose uplinks reach beyond the hosts, its address what VMware
 		// Tools reports there — a VM can be one end of a cross pair.

@@ -50,7 +50,8 @@ type creation struct {
 	vm      *object.VirtualMachine // the clone (clone)
 	ref     types.ManagedObjectReference
 	mac     string // own-switch: the benchmark NIC's MAC (powerOn)
-	macErr  error  // why mac could not be read
+	mac2    string // a router's NIC on the client's port group (powerOn)
+	macErr  error  // why mac or mac2 could not be read
 }
 
 // checkNIC maps the NIC model onto its device type. Uses: m.NIC.Model,
@@ -248,6 +249,9 @@ func (c *creation) powerOn(ctx context.Context) error {
 		go func() {
 			defer close(done)
 			c.mac, c.macErr = benchNICMAC(ctx, vm, m.Link.Attrs["portgroup"])
+			if c.macErr == nil && m.Role == "router" {
+				c.mac2, c.macErr = benchNICMAC(ctx, vm, m.Link2.Attrs["portgroup"])
+			}
 		}()
 		defer func() { <-done }()
 	}
@@ -272,7 +276,7 @@ func (c *creation) waitAddress(ctx context.Context) error {
 	skip := ""
 	if own {
 		var err error
-		if skip, err = benchAddr(m.Link.Attrs["index"], m.Role); err != nil {
+		if skip, err = linkAddr(m); err != nil {
 			return fmt.Errorf("create %s: %w", m.Name, err)
 		}
 		skip += "/24"
@@ -286,7 +290,7 @@ func (c *creation) waitAddress(ctx context.Context) error {
 		if c.macErr != nil {
 			return fmt.Errorf("benchmark NIC of %s: %w", m.Name, c.macErr)
 		}
-		if err := c.p.addressBenchNIC(ctx, c.mac, m, &c.in); err != nil {
+		if err := c.p.addressBenchNIC(ctx, c.mac, c.mac2, m, &c.in); err != nil {
 			return fmt.Errorf("benchmark NIC of %s: %w", m.Name, err)
 		}
 	}

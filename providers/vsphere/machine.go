@@ -140,7 +140,17 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 	if err != nil {
 		return cs, err
 	}
-	add, err := append(mgmtNIC, nic).ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
+	benchNICs := object.VirtualDeviceList{nic}
+	if m.Role == "router" {
+		// A routed pair's router: a second benchmark NIC, on the
+		// client's own port group (routed.go).
+		nic2, err := p.ownNIC(ctx, env, m.Link2.Attrs["portgroup"], nicType)
+		if err != nil {
+			return cs, err
+		}
+		benchNICs = append(benchNICs, nic2)
+	}
+	add, err := append(mgmtNIC, benchNICs...).ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
 	if err != nil {
 		return cs, err
 	}
@@ -151,12 +161,25 @@ func (p *Provider) configSpec(ctx context.Context, vm *object.VirtualMachine, en
 	return cs, nil
 }
 
+// ownNIC is a NIC of device type nicType on own-switch port group pg.
+func (p *Provider) ownNIC(ctx context.Context, env *inventory, pg, nicType string) (types.BaseVirtualDevice, error) {
+	if pg == "" {
+		return nil, fmt.Errorf("the router's second link records no port group (own-switch mode makes one per link)")
+	}
+	own, err := env.finder.Network(ctx, pg)
+	if err != nil {
+		return nil, fmt.Errorf("port group %s: %w", pg, err)
+	}
+	backing, err := own.EthernetCardBackingInfo(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("port group %s: %w", pg, err)
+	}
+	return object.EthernetCardTypes().CreateEthernetCard(nicType, backing)
+}
+
 // expand fills the placeholders of an extra_config value.
 func expand(s string, m machine.Machine) string {
-	roleIndex := "1"
-	if m.Role == "client" {
-		roleIndex = "2"
-	}
+	roleIndex := map[string]string{"server": "1", "client": "2", "router": "3"}[m.Role]
 	index := m.Link.Attrs["index"]
 	return strings.NewReplacer("{name}", m.Name, "{role}", m.Role, "{pair}", m.Pair, "{lab}", m.LabID,
 		"{index}", index, "{role_index}", roleIndex).Replace(s)

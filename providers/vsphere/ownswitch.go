@@ -63,25 +63,6 @@ func ownNames(o machine.Owner, address string) (vswitch, portgroup string) {
 	return "lab-sw-" + h, "lab-pg-" + h
 }
 
-// benchNet is the address range of the benchmark NICs in own-switch mode
-// (RFC 2544's benchmarking range, 198.18.0.0/15): pair index i gets
-// 198.(18+i/256).(i%256).0/24, the server .1 and the client .2. Each
-// pair's switch is isolated, so the ranges never meet.
-const benchNet = "198.18.0.0/15"
-
-// benchAddr is a machine's benchmark address in own-switch mode.
-func benchAddr(index, role string) (string, error) {
-	i, err := strconv.Atoi(index)
-	if err != nil || i < 0 || i >= 512 {
-		return "", fmt.Errorf("link index %q is outside %s's 512 pairs", index, benchNet)
-	}
-	host := map[string]int{"server": 1, "client": 2}[role]
-	if host == 0 {
-		return "", fmt.Errorf("role %q has no address on an own-switch link (vSphere has no routed pairs)", role)
-	}
-	return fmt.Sprintf("198.%d.%d.%d", 18+i/256, i%256, host), nil
-}
-
 // ownLink makes (or, when this link already made it, finds again) the
 // link's isolated vSwitch and port group on the pinned host, in a batch
 // with the other links asked for on that host meanwhile (makeOwnLinks).

@@ -130,7 +130,8 @@ type Config struct {
 	// CoresPerSocket (default: all vCPUs on one socket).
 	CoresPerSocket int `hcl:"cores_per_socket,optional"`
 	// ExtraConfig is passed to every clone's VMX (guestinfo.*); values may
-	// use {name}, {role}, {pair}, {lab}, {index} and {role_index}.
+	// use {name}, {role}, {pair}, {lab}, {index} and {role_index} (1 for
+	// the server, 2 for the client, 3 for a router).
 	ExtraConfig map[string]string `hcl:"extra_config,optional"`
 	// IPTimeout bounds the wait for VMware Tools to report an address.
 	IPTimeout string `hcl:"ip_timeout,optional"`
