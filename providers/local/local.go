@@ -115,7 +115,10 @@ func notFound(err error) bool {
 		return false
 	}
 	s := ce.Stderr
-	return strings.Contains(s, "Cannot find device") || strings.Contains(s, "No such file") ||
+	// "RTNETLINK answers: No such device" / "Cannot send link get
+	// request": the device went between ip's name lookup and its request
+	// (a veth whose peer's delete took it along).
+	return strings.Contains(s, "Cannot find device") || strings.Contains(s, "No such file") || strings.Contains(s, "No such device") ||
 		strings.Contains(s, "does not exist") || strings.Contains(s, "Invalid \"netns\" value")
 }
 

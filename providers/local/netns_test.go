@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/machine"
 )
 
@@ -66,5 +67,22 @@ func TestAddNamespaceTagsBeforeNaming(t *testing.T) {
 	}
 	if got, _ := os.Readlink("/proc/self/ns/net"); got != home {
 		t.Errorf("this process's namespace changed: %s, was %s", got, home)
+	}
+}
+
+// TestNotFound: what iproute2 says of a device that is gone — also when it
+// went between the name lookup and the request — is not an error to a
+// delete; anything else is.
+func TestNotFound(t *testing.T) {
+	for stderr, want := range map[string]bool{
+		`Device "lbx" does not exist.`: true,
+		"RTNETLINK answers: No such device\nCannot send link get request: No such device": true,
+		"Cannot find device \"lbx\"": true,
+		"RTNETLINK answers: Operation not permitted": false,
+	} {
+		err := &guest.CommandError{Guest: "local host", Cmd: "ip link show dev lbx", Stderr: stderr}
+		if got := notFound(err); got != want {
+			t.Errorf("%q: not found %v, want %v", stderr, got, want)
+		}
 	}
 }
