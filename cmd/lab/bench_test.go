@@ -143,8 +143,8 @@ experiment "fidelity" {
 	ml, mh := median(labRuns), median(handRuns)
 	ratio := ml / mh
 	b.ReportMetric(ratio, "lab/hand-ratio")
-	fmt.Printf("fidelity: lab median %.2f Gb/s, hand-run median %.2f Gb/s, ratio %.3f (target within ±3%%)\n  lab:  %v\n  hand: %v\n",
-		ml/1e9, mh/1e9, ratio, gbps(labRuns), gbps(handRuns))
+	fmt.Printf("fidelity: lab median %.2f Gb/s, hand-run median %.2f Gb/s, ratio %.3f (target within ±3%%), load %s\n  lab:  %v\n  hand: %v\n",
+		ml/1e9, mh/1e9, ratio, loadAvg(), gbps(labRuns), gbps(handRuns))
 }
 
 // BenchmarkPlanCLI10k runs `lab plan` on a generated 10,000-cell matrix
@@ -181,8 +181,8 @@ experiment "e" {
 		rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024 // KiB → MiB
 		b.ReportMetric(wall.Seconds(), "s-wall")
 		b.ReportMetric(rss, "MiB-maxrss")
-		fmt.Printf("lab plan: 10000 cells in %.3fs (ratio %.2f to the 1 s target), peak RSS %.0f MiB (ratio %.2f to 200 MB)\n",
-			wall.Seconds(), wall.Seconds(), rss, rss*1.048576/200)
+		fmt.Printf("lab plan: 10000 cells in %.3fs (ratio %.2f to the 1 s target), peak RSS %.0f MiB (ratio %.2f to 200 MB), load %s\n",
+			wall.Seconds(), wall.Seconds(), rss, rss*1.048576/200, loadAvg())
 	}
 }
 
@@ -316,7 +316,7 @@ experiment "adaptive" {
 		ratio := perAdapt / perFixed
 		b.ReportMetric(ratio, "adaptive/fixed-s-per-decided")
 		fmt.Printf("adaptive repeats: fixed repeat=10 %.1fs, %d runs, %d/4 cells decided; adaptive %.1fs, %d runs, %d/4 decided; "+
-			"seconds per decided cell ratio %.2f (target <= 0.6)\n", fw.Seconds(), fr, fd, aw.Seconds(), ar, ad, ratio)
+			"seconds per decided cell ratio %.2f (target <= 0.6), load %s\n", fw.Seconds(), fr, fd, aw.Seconds(), ar, ad, ratio, loadAvg())
 	}
 }
 

@@ -302,7 +302,8 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, err
 	}
-	counters := e.startCounters(ctx, server, client, obsS.Interface, obsC.Interface)
+	ctx, counters := e.countersBefore(ctx, r, server, client, obsS.Interface, obsC.Interface)
+	defer counters()
 	waitLoad, err := e.startBackground(ctx, server, client, r)
 	if err == nil {
 		err = awaitUngated(ctx, runner)
@@ -335,7 +336,7 @@ func (e *Engine) run(ctx context.Context, prov providers.Provider, server, clien
 	if err != nil {
 		return rec, err
 	}
-	rec.Counters = e.finishCounters(ctx, counters)
+	rec.Counters = e.finishCounters(ctx, counters())
 	sample, err := runner.Parse(raw)
 	if err != nil {
 		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)
