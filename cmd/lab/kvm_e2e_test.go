@@ -851,17 +851,24 @@ func kvmGuestGone(t *testing.T, e kvmEnv, dir string, names kvmNames) {
 
 // BenchmarkKVMBoot measures P6 — lab's create → both guests SSH-ready,
 // under QEMU/TCG on the image scripts/build-kvm-image.sh makes (target
-// ≤ 15 s) — and lab's slack (target ≤ 0.3 s): from the moment a guest
-// could first be logged in to (its sshd listening and its DHCP address
-// configured, both from the guest's journal) to lab's first login there
-// (sshd's "Accepted publickey", same clock). It also prints where the
-// rest went: the guest's own boot (its uptime at lab's login) and what
-// came before the guest's kernel started (define, overlay, QEMU start,
-// firmware). One 1-second run per iteration; the guests are then
-// destroyed. LAB_KVM_BOOT_DETAIL=1 adds lab's trace and systemd-analyze.
+// ≤ 15 s at load ≤ 2, twice that at load 8: kvmBootTarget) — and lab's
+// slack (target ≤ 0.3 s): from the moment a guest could first be logged
+// in to (its sshd listening and its DHCP address configured, both from
+// the guest's journal) to lab's first login there (sshd's "Accepted
+// publickey", same clock). The slack is split at sshd's "Connection
+// from": before it, lab's next connect after the listen and sshd's fork
+// for it; after it, key exchange and authentication in the emulated
+// guest. It also prints where the rest went: the guest's own boot (its
+// uptime at lab's login) and what came before the guest's kernel started
+// (define, overlay, QEMU start, firmware), and the load average (its
+// 1-minute figure before and after the apply, the higher one deciding the
+// target) beside every figure. One 1-second run per iteration; the guests
+// are then destroyed. LAB_KVM_BOOT_DETAIL=1 adds lab's trace and
+// systemd-analyze.
 func BenchmarkKVMBoot(b *testing.B) {
 	e := kvmHarness(b)
 	for i := 0; i < b.N; i++ {
+		loadBefore := loadAvg()
 		dir := kvmLab(b, fmt.Sprintf("kvm-boot%d", i), "jumbo")
 		spec := filepath.Join(dir, "lab.hcl")
 		src, err := os.ReadFile(spec)
@@ -887,6 +894,7 @@ func BenchmarkKVMBoot(b *testing.B) {
 			}
 		})
 		out, err := wait()
+		loadAfter := loadAvg()
 		st, lerr := state.Store{Dir: filepath.Join(dir, ".lab")}.Load()
 		boots := map[string]kvmGuestBoot{}
 		if lerr == nil {
@@ -924,15 +932,28 @@ func BenchmarkKVMBoot(b *testing.B) {
 			p6 = max(p6, ready[r.Address])
 			slack = max(slack, g.slack())
 			fmt.Printf("kvm boot: %s SSH-ready %.1fs after create: %.1fs before the guest's kernel started, guest up %.1fs at lab's probe; "+
-				"in the guest: sshd listening %.2fs, address %.2fs, lab's connection %.2fs, its login accepted %.2fs (slack %.2fs)\n",
+				"in the guest: sshd listening %.2fs, address %.2fs, lab's connection %.2fs, its login accepted %.2fs "+
+				"(slack %.2fs: %.2fs to sshd's \"Connection from\", %.2fs key exchange and authentication); load %s → %s\n",
 				r.Address, ready[r.Address].Seconds(), (ready[r.Address] - own).Seconds(), own.Seconds(),
-				g.sshd.Seconds(), g.address.Seconds(), g.connect.Seconds(), g.login.Seconds(), g.slack().Seconds())
+				g.sshd.Seconds(), g.address.Seconds(), g.connect.Seconds(), g.login.Seconds(), g.slack().Seconds(),
+				(g.connect - max(g.sshd, g.address)).Seconds(), (g.login - g.connect).Seconds(), loadBefore, loadAfter)
 		}
 		b.ReportMetric(p6.Seconds(), "s-P6")
 		b.ReportMetric(slack.Seconds(), "s-slack")
-		fmt.Printf("kvm boot: P6 %.1fs create → both SSH-ready (ratio %.2f to the 15 s target), lab's slack %.2fs (target 0.3 s)\n",
-			p6.Seconds(), p6.Seconds()/15, slack.Seconds())
+		load := max(loadOne(loadBefore), loadOne(loadAfter))
+		target := kvmBootTarget(load)
+		fmt.Printf("kvm boot: P6 %.1fs create → both SSH-ready (target %.1fs at load %.2f: %s), lab's slack %.2fs (target 0.3 s: %s); load %s → %s\n",
+			p6.Seconds(), target.Seconds(), load, metOrNot(p6 <= target), slack.Seconds(), metOrNot(slack <= 300*time.Millisecond), loadBefore, loadAfter)
 	}
+}
+
+// kvmBootTarget is P6's target at a load average: 15 s up to load 2, 30 s
+// at load 8, in a straight line between (and on beyond 8): a user's
+// machine is rarely idle, and two cores shared by eight runnable tasks
+// give each emulated vCPU about a quarter of a core.
+func kvmBootTarget(load float64) time.Duration {
+	f := 1 + max(0, load-2)/6
+	return time.Duration(15 * f * float64(time.Second))
 }
 
 // kvmGuestBoot is a guest's boot as its journal tells it, in seconds of its

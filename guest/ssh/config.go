@@ -23,6 +23,11 @@ const (
 	maxBackoff   = 5 * time.Second
 	// refusedRetry is the interval while the connection is refused.
 	refusedRetry = 100 * time.Millisecond
+	// connectPollWindow is how long one of ConnectPoll's connects waits
+	// for the guest's answer: twice the kernel's first SYN resend, and far
+	// beyond how long a booting guest that has its address takes to
+	// answer a SYN, however loaded its host.
+	connectPollWindow = 2 * time.Second
 )
 
 // Config tells Dial how to reach and authenticate one guest.
@@ -44,12 +49,16 @@ type Config struct {
 	HostKeyFix string
 	// DialTimeout bounds one TCP connect plus handshake (default 10 s).
 	DialTimeout time.Duration
-	// ConnectTimeout, when set, bounds the first TCP connect alone (at
-	// most DialTimeout): a guest that just got its DHCP lease may not have
-	// set its address yet and drops the SYN, and a short attempt retried
-	// at once beats waiting out the kernel's SYN retransmission. Each
-	// attempt that times out doubles it, up to DialTimeout.
-	ConnectTimeout time.Duration
+	// ConnectPoll, when set, is how a booting guest is reached over TCP
+	// (not through Jump): a new connect starts every ConnectPoll while
+	// none has connected, without waiting for the earlier ones, each given
+	// up after connectPollWindow; the first that connects carries the SSH
+	// handshake and the others are closed. A guest that has its DHCP lease
+	// but has not yet set the address drops the SYNs (the kernel would
+	// resend one only after 1 s), and one whose sshd does not listen yet
+	// refuses them: either way the next attempt is at most ConnectPoll
+	// away. Zero: one connect at a time, retried as Retry says.
+	ConnectPoll time.Duration
 	// Retry is how long to keep trying while the guest boots (connection
 	// refused, timeouts, resets), with exponential backoff from 200 ms to
 	// 5 s. Zero: one attempt. A changed host key or failed authentication
@@ -103,13 +112,6 @@ func (c Config) dialTimeout() time.Duration {
 		return DefaultDialTimeout
 	}
 	return c.DialTimeout
-}
-
-func (c Config) connectTimeout() time.Duration {
-	if c.ConnectTimeout > 0 && c.ConnectTimeout < c.dialTimeout() {
-		return c.ConnectTimeout
-	}
-	return c.dialTimeout()
 }
 
 // signer returns the configured signer or loads PrivateKeyFile.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -43,5 +45,166 @@ func TestConnectErrorTimeout(t *testing.T) {
 				t.Errorf("text changed: %q", err.Error())
 			}
 		})
+	}
+}
+
+// pollAttempts is a scripted dial for pollConnect: attempt n (from 1)
+// does what plan[n-1] says — "drop" waits for its context like a SYN the
+// guest drops, "refuse" fails at once like a port nothing listens on,
+// "connect" returns a connection; attempts past the plan drop. It counts
+// the attempts and how many saw their context end.
+type pollAttempts struct {
+	plan               []string
+	mu                 sync.Mutex
+	started, cancelled int
+	conns              []*countedConn
+}
+
+type countedConn struct {
+	net.Conn
+	closed atomic.Bool
+}
+
+func (c *countedConn) Close() error { c.closed.Store(true); return c.Conn.Close() }
+
+func (p *pollAttempts) dial(ctx context.Context) (net.Conn, error) {
+	p.mu.Lock()
+	p.started++
+	what := "drop"
+	if p.started <= len(p.plan) {
+		what = p.plan[p.started-1]
+	}
+	p.mu.Unlock()
+	switch what {
+	case "refuse":
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	case "connect":
+		a, b := net.Pipe()
+		b.Close()
+		c := &countedConn{Conn: a}
+		p.mu.Lock()
+		p.conns = append(p.conns, c)
+		p.mu.Unlock()
+		return c, nil
+	}
+	<-ctx.Done()
+	p.mu.Lock()
+	p.cancelled++
+	p.mu.Unlock()
+	return nil, ctx.Err()
+}
+
+// pollConnect starts a new connect at every tick without waiting for the
+// earlier ones, and whichever connects first is the connection: dropped
+// SYNs and refusals before it cost one tick each, not a kernel SYN resend
+// (1 s) or a backoff. Every other attempt has ended when it returns.
+func TestPollConnect(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		plan []string
+		// winner is the attempt whose connection is returned.
+		winner int
+	}{
+		{"dropped SYNs, then the address is set", []string{"drop", "drop", "drop", "connect"}, 4},
+		{"refused until sshd listens", []string{"refuse", "refuse", "refuse", "refuse", "connect"}, 5},
+		{"dropped, refused, listening", []string{"drop", "drop", "refuse", "refuse", "connect"}, 5},
+		{"the first attempt connects", []string{"connect"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &pollAttempts{plan: tc.plan}
+			// The window outlasts the test: the dropped attempts end only
+			// because a later one connected.
+			c, err := pollConnect(context.Background(), p.dial, time.Millisecond, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if len(p.conns) != 1 || c != p.conns[0] {
+				t.Fatalf("returned %v, want attempt %d's connection (%d connected)", c, tc.winner, len(p.conns))
+			}
+			if p.started < tc.winner {
+				t.Errorf("%d attempts started, want at least %d", p.started, tc.winner)
+			}
+			dropped := 0
+			for i := 0; i < p.started; i++ {
+				if i >= len(tc.plan) || tc.plan[i] == "drop" {
+					dropped++
+				}
+			}
+			if p.cancelled != dropped {
+				t.Errorf("%d of %d waiting attempts were ended on return", p.cancelled, dropped)
+			}
+			if p.conns[0].closed.Load() {
+				t.Error("the returned connection was closed")
+			}
+		})
+	}
+}
+
+// Two attempts that both connect: the first is returned, the other
+// closed, never leaked.
+func TestPollConnectClosesTheLoser(t *testing.T) {
+	release := make(chan struct{})
+	var n atomic.Int32
+	var loser atomic.Pointer[countedConn]
+	dial := func(ctx context.Context) (net.Conn, error) {
+		a, b := net.Pipe()
+		b.Close()
+		c := &countedConn{Conn: a}
+		if n.Add(1) == 1 {
+			<-release // answers late, after attempt 2 won
+			loser.Store(c)
+			return c, nil
+		}
+		close(release)
+		return c, nil
+	}
+	c, err := pollConnect(context.Background(), dial, time.Millisecond, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := loser.Load(); l == nil || !l.closed.Load() || c == net.Conn(l) {
+		t.Errorf("the late connection was not closed (returned %p, late %p)", c, l)
+	}
+}
+
+// With nothing answering, the poll ends with its context and says why:
+// the last attempt's error, a refusal here; every attempt has ended.
+func TestPollConnectGivesUp(t *testing.T) {
+	p := &pollAttempts{plan: []string{"drop", "refuse", "drop"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := pollConnect(ctx, p.dial, time.Millisecond, time.Hour)
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("got %v, want the refusal", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cancelled != p.started-1 {
+		t.Errorf("%d attempts started, %d ended by the context (want all but the refused one)", p.started, p.cancelled)
+	}
+}
+
+// An attempt that waits longer than the window is given up while the
+// poll goes on: a poll whose attempts all drop keeps at most about
+// window/every of them under way.
+func TestPollConnectWindow(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var started, windowEnded atomic.Int32
+	dial := func(actx context.Context) (net.Conn, error) {
+		started.Add(1)
+		<-actx.Done()
+		if ctx.Err() == nil {
+			windowEnded.Add(1) // the poll itself still runs
+		}
+		return nil, actx.Err()
+	}
+	if _, err := pollConnect(ctx, dial, time.Millisecond, 5*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want a deadline", err)
+	}
+	if windowEnded.Load() == 0 || windowEnded.Load() >= started.Load() {
+		t.Errorf("%d of %d attempts were given up by their window before the poll ended", windowEnded.Load(), started.Load())
 	}
 }

@@ -90,9 +90,8 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 	}
 	deadline := time.Now().Add(c.Retry)
 	backoff := firstBackoff
-	try := c // this attempt's settings: ConnectTimeout grows while connects time out
 	for attempt := 1; ; attempt++ {
-		t, err := dialOnce(ctx, guestName, try, signers, jump)
+		t, err := dialOnce(ctx, guestName, c, signers, jump)
 		if err == nil {
 			return t, nil
 		}
@@ -110,13 +109,9 @@ func Dial(ctx context.Context, guestName string, c Config) (*Transport, error) {
 			// The guest is up and its sshd about to listen: a short fixed
 			// interval, not a growing one, so a boot is not padded by seconds.
 			wait = min(refusedRetry, time.Until(deadline))
-		case c.ConnectTimeout > 0 && errors.As(err, &ce) && ce.timeout():
-			// The attempt already waited its ConnectTimeout: the SYN was
-			// dropped (a guest that has its DHCP lease but has not yet set
-			// the address). Try again at once, each attempt allowed twice
-			// as long up to DialTimeout, so a slow guest still answers.
-			wait = min(refusedRetry, time.Until(deadline))
-			try.ConnectTimeout = min(2*try.connectTimeout(), c.dialTimeout())
+		case c.ConnectPoll > 0 && errors.As(err, &ce):
+			// The poll already waited out its DialTimeout: poll again at once.
+			wait = min(c.ConnectPoll, time.Until(deadline))
 		}
 		if wait <= 0 {
 			closeJump(jump)
@@ -148,6 +143,62 @@ func (e *connectError) timeout() bool {
 	return errors.As(e.err, &ne) && ne.Timeout()
 }
 
+// pollConnect is Config.ConnectPoll's connect: dial starts one attempt
+// (bounded by the context it is given); a new one starts every `every`
+// until one connects or ctx ends, each given up after window. The first
+// connection wins; every other attempt is cancelled, and one that
+// connected all the same is closed, before pollConnect returns. The error
+// is the last attempt's (a refusal, a timeout) when none connected.
+func pollConnect(ctx context.Context, dial func(context.Context) (net.Conn, error), every, window time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	results := make(chan result)
+	pending := 0
+	// drain waits for the attempts still under way (cancelled) and closes
+	// any that connected anyway.
+	drain := func() {
+		cancel()
+		for ; pending > 0; pending-- {
+			if r := <-results; r.err == nil {
+				_ = r.c.Close()
+			}
+		}
+	}
+	next := time.NewTimer(0)
+	defer next.Stop()
+	var lastErr error
+	for {
+		select {
+		case <-next.C:
+			pending++
+			go func() {
+				actx, acancel := context.WithTimeout(ctx, window)
+				defer acancel()
+				c, err := dial(actx)
+				results <- result{c, err}
+			}()
+			next.Reset(every)
+		case r := <-results:
+			pending--
+			if r.err == nil {
+				drain()
+				return r.c, nil
+			}
+			lastErr = r.err
+		case <-ctx.Done():
+			drain()
+			if lastErr == nil {
+				lastErr = ctx.Err()
+			}
+			return nil, lastErr
+		}
+	}
+}
+
 func closeJump(j *Transport) {
 	if j != nil {
 		_ = j.Close()
@@ -168,9 +219,20 @@ func dialOnce(ctx context.Context, guestName string, c Config, signers []xssh.Si
 			return nil, fmt.Errorf("%s: connect %s through %s: %w", guestName, addr, jump.addr, err)
 		}
 	} else {
-		conn, err = (&net.Dialer{Timeout: c.connectTimeout()}).DialContext(dctx, "tcp", addr)
+		dial := func(ctx context.Context) (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, "tcp", addr) }
+		if c.ConnectPoll > 0 {
+			conn, err = pollConnect(dctx, dial, c.ConnectPoll, connectPollWindow)
+		} else {
+			conn, err = dial(dctx)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: connect %s: %w", guestName, addr, &connectError{err})
+		}
+		if c.ConnectPoll > 0 {
+			// DialTimeout bounded the poll; the handshake gets its own.
+			var hcancel context.CancelFunc
+			dctx, hcancel = context.WithTimeout(ctx, c.dialTimeout())
+			defer hcancel()
 		}
 	}
 	// The handshake has no context: a deadline on the connection bounds it,

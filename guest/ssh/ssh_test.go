@@ -277,6 +277,28 @@ func TestRetryRefusedAtFixedInterval(t *testing.T) {
 	}
 }
 
+// With ConnectPoll the refusals before sshd listens are polled through
+// (guest/ssh's pollConnect), and the login goes through on the first
+// connection that is accepted.
+func TestConnectPollReachesLateServer(t *testing.T) {
+	port := sshtest.FreePort(t)
+	client := sshtest.NewKey(t)
+	keyFile := sshtest.WriteKey(t, t.TempDir(), "id", client)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		sshtest.Start(t, echo, sshtest.Options{Addr: sshtest.LoopbackAddr(port), ClientKey: client})
+	}()
+	tr, err := labssh.Dial(context.Background(), "late", labssh.Config{Host: "127.0.0.1", Port: port, PrivateKeyFile: keyFile,
+		Retry: 10 * time.Second, DialTimeout: time.Second, ConnectPoll: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if res, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"hello"}}); err != nil || !strings.Contains(string(res.Stdout), "hello") {
+		t.Errorf("run over the polled connection: %q, %v", res.Stdout, err)
+	}
+}
+
 func TestRetryGivesUp(t *testing.T) {
 	port := sshtest.FreePort(t)
 	start := time.Now()

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -64,6 +66,39 @@ func (e *Engine) startCounters(ctx context.Context, server, client end, ifS, ifC
 	e.readCounters(ctx, r.ends[:]...)
 	r.before = [2]*guest.CounterSnapshot{r.ends[0].snap, r.ends[1].snap}
 	return r
+}
+
+// countersBefore takes the counters' reading before run r (startCounters)
+// while the benchmark's server starts, not before it: the reading makes no
+// traffic and none flows before the client starts, so the client waits
+// for it at the run's start gate (bench.AwaitStart) and the server's
+// start-up is not held up by it — one command's time less between two
+// runs. ctx's own gate, if any (a concurrent experiment's flows), is
+// awaited after it. With a background load the reading stays before the
+// load starts, as the load's traffic belongs in the run's counters. The
+// returned context carries the gate; wait returns the readings once
+// taken, and must be called before the run returns (it may be called
+// more than once).
+func (e *Engine) countersBefore(ctx context.Context, r plan.Run, server, client end, ifS, ifC string) (gctx context.Context, wait func() runReadings) {
+	if r.Spec.Background != nil {
+		c := e.startCounters(ctx, server, client, ifS, ifC)
+		return ctx, func() runReadings { return c }
+	}
+	done := make(chan struct{})
+	var c runReadings
+	go func() {
+		defer close(done)
+		c = e.startCounters(ctx, server, client, ifS, ifC)
+	}()
+	gctx = bench.WithStartGate(ctx, func(rctx context.Context) error {
+		select {
+		case <-done:
+		case <-rctx.Done():
+			return rctx.Err()
+		}
+		return bench.AwaitStart(ctx) // the gate ctx had, not this one
+	})
+	return gctx, func() runReadings { <-done; return c }
 }
 
 // finishCounters reads them again after the run: the record's counters.

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
 )
 
@@ -72,5 +74,70 @@ func TestCountersAroundEachRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// gatingRunner is a runner that, like iperf3's, waits at the run's start
+// gate once its server listens and before its client starts
+// (bench.StartGater); listening is closed when its server would listen,
+// and readsAtClient is how many counter reads had finished when its
+// client started.
+type gatingRunner struct {
+	fakeRunner
+	listening     chan struct{}
+	reads         *atomic.Int64
+	readsAtClient *atomic.Int64
+}
+
+func (r gatingRunner) GatesStart() bool { return true }
+
+func (r gatingRunner) Run(ctx context.Context, s, c bench.Endpoint, p bench.Params) (bench.Raw, error) {
+	close(r.listening)
+	if err := bench.AwaitStart(ctx); err != nil {
+		return bench.Raw{}, err
+	}
+	r.readsAtClient.Store(r.reads.Load())
+	return bench.Raw{Client: "ok"}, nil
+}
+
+// The counters' first reading is taken while the benchmark's server
+// starts, not before it: a read that finishes only once the server
+// listens does not hold the server up, and the client still starts only
+// after both ends' readings. With a background load the reading stays
+// before the load (and so before the server).
+func TestCountersReadWhileTheServerStarts(t *testing.T) {
+	prov := newFake()
+	e, res, _ := newEngine(prov, fakeOS{}, fakeRunner{})
+	listening := make(chan struct{})
+	var reads, readsAtClient atomic.Int64
+	e.Runner = func(string) (bench.Runner, error) {
+		return gatingRunner{listening: listening, reads: &reads, readsAtClient: &readsAtClient}, nil
+	}
+	var blocked atomic.Int64
+	e.Counters = func(string) guest.Counters {
+		return guest.Counters{
+			Read: func(iface string) guest.Cmd { return guest.Cmd{Argv: []string{"read-counters", iface}} },
+			Parse: func(string) (guest.CounterSnapshot, error) {
+				select {
+				case <-listening:
+				case <-time.After(5 * time.Second):
+					blocked.Add(1) // read before the server was started: the run waited for it
+				}
+				reads.Add(1)
+				return guest.CounterSnapshot{TCP: map[string]int64{guest.CounterOutSegments: reads.Load()}}, nil
+			},
+		}
+	}
+	if _, err := e.Apply(context.Background(), context.Background(), testPlan(1, 1500)); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.recs) != 1 || res.recs[0].Error != "" || res.recs[0].Counters == nil {
+		t.Fatalf("records %+v", res.recs)
+	}
+	if n := blocked.Load(); n != 0 {
+		t.Errorf("%d counter reads came before the server started", n)
+	}
+	if n := readsAtClient.Load(); n != 2 {
+		t.Errorf("the client started after %d counter reads, want both ends' first (2)", n)
 	}
 }

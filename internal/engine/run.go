@@ -326,7 +326,8 @@ func (e *Engine) run(ctx context.Context, server, client end, router *end, r pla
 	if err != nil {
 		return rec, err
 	}
-	counters := e.startCounters(ctx, server, client, obsS.Interface, obsC.Interface)
+	ctx, counters := e.countersBefore(ctx, r, server, client, obsS.Interface, obsC.Interface)
+	defer counters()
 	waitLoad, err := e.startBackground(ctx, server, client, r)
 	if err == nil {
 		err = awaitUngated(ctx, runner)
@@ -359,7 +360,7 @@ func (e *Engine) run(ctx context.Context, server, client end, router *end, r pla
 	if err != nil {
 		return rec, err
 	}
-	rec.Counters = e.finishCounters(ctx, counters)
+	rec.Counters = e.finishCounters(ctx, counters())
 	sample, err := runner.Parse(raw)
 	if err != nil {
 		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)
