@@ -77,7 +77,7 @@ func TestNotFound(t *testing.T) {
 	for stderr, want := range map[string]bool{
 		`Device "lbx" does not exist.`: true,
 		"RTNETLINK answers: No such device\nCannot send link get request: No such device": true,
-		"Cannot find device \"lbx\"": true,
+		"Cannot find device \"lbx\"":                 true,
 		"RTNETLINK answers: Operation not permitted": false,
 	} {
 		err := &guest.CommandError{Guest: "local host", Cmd: "ip link show dev lbx", Stderr: stderr}
