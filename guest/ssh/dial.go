@@ -158,19 +158,25 @@ func pollConnect(ctx context.Context, dial func(context.Context) (net.Conn, erro
 	}
 	results := make(chan result)
 	pending := 0
+	var lastErr error
 	// drain waits for the attempts still under way (cancelled) and closes
-	// any that connected anyway.
+	// any that connected anyway. An attempt that failed by itself (a
+	// refusal that came as the poll ended) is kept as the last error: it
+	// says more than the cancellation the others return.
 	drain := func() {
 		cancel()
 		for ; pending > 0; pending-- {
-			if r := <-results; r.err == nil {
+			r := <-results
+			switch {
+			case r.err == nil:
 				_ = r.c.Close()
+			case !isCancel(r.err):
+				lastErr = r.err
 			}
 		}
 	}
 	next := time.NewTimer(0)
 	defer next.Stop()
-	var lastErr error
 	for {
 		select {
 		case <-next.C:
@@ -188,7 +194,11 @@ func pollConnect(ctx context.Context, dial func(context.Context) (net.Conn, erro
 				drain()
 				return r.c, nil
 			}
-			lastErr = r.err
+			if !isCancel(r.err) || lastErr == nil {
+				// An attempt the poll's own end cancelled never hides
+				// one that failed by itself.
+				lastErr = r.err
+			}
 		case <-ctx.Done():
 			drain()
 			if lastErr == nil {
@@ -197,6 +207,12 @@ func pollConnect(ctx context.Context, dial func(context.Context) (net.Conn, erro
 			return nil, lastErr
 		}
 	}
+}
+
+// isCancel reports whether err is a context's end, not a failure of the
+// attempt itself.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 func closeJump(j *Transport) {
