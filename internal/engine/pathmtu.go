@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lab-bench/lab/guest"
+	"github.com/lab-bench/lab/internal/plan"
 )
 
 // Headers an IPv4 echo request adds to its payload: 20 bytes of IP and 8
@@ -18,11 +19,8 @@ const echoHeaders = 28
 // setting of lab's can show. The client probes the server with its OS's
 // PathProbe; an OS without one is not probed. Pairs of one provider need
 // no probe: their link is lab's, made in the MTU the spec asks.
-//
-// group is the run's group address; the ends' providers tell a cross pair
-// (plan.Group.Cross: two providers made them).
-func (e *Engine) checkPath(ctx context.Context, group string, server, client end, obsS, obsC guest.Observed) error {
-	if server.prov == client.prov {
+func (e *Engine) checkPath(ctx context.Context, g *plan.Group, server, client end, obsS, obsC guest.Observed) error {
+	if !g.Cross() {
 		return nil
 	}
 	addr := server.ep().Addr
@@ -31,7 +29,7 @@ func (e *Engine) checkPath(ctx context.Context, group string, server, client end
 	if mtu <= echoHeaders || probe == nil {
 		return nil
 	}
-	key := fmt.Sprintf("%s\x00%d", group, mtu)
+	key := fmt.Sprintf("%s\x00%d", g.Address, mtu)
 	e.mu.Lock()
 	done := e.pathsChecked[key]
 	e.mu.Unlock()
@@ -51,7 +49,7 @@ func (e *Engine) checkPath(ctx context.Context, group string, server, client end
 	}
 	e.pathsChecked[key] = true
 	e.mu.Unlock()
-	e.emit(Event{Type: EvPathChecked, Address: group, Message: fmt.Sprintf("the path from %s to %s carries MTU %d unfragmented (%s)",
+	e.emit(Event{Type: EvPathChecked, Address: g.Address, Message: fmt.Sprintf("the path from %s to %s carries MTU %d unfragmented (%s)",
 		client.in.Address, server.in.Address, mtu, guest.ShellJoin(cmd.Argv))})
 	return nil
 }

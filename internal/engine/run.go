@@ -220,7 +220,7 @@ func (s *session) ends() []end {
 // that stops during the run is the run's error.
 func (e *Engine) runWatched(ctx context.Context, s *session, r plan.Run, total int) (results.Record, error) {
 	rctx, stopWatch := watchRun(ctx, r.Index, s.ends()...)
-	rec, err := e.run(rctx, s.server, s.client, s.router, r, total)
+	rec, err := e.run(rctx, s, r, total)
 	if down := stopWatch(); down != nil {
 		// A machine stopped: that, not the cancelled command, is the error.
 		err = down
@@ -279,7 +279,8 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in machin
 
 // run configures both ends for one run, verifies the settings by
 // observation, runs the benchmark and returns the record.
-func (e *Engine) run(ctx context.Context, server, client end, router *end, r plan.Run, total int) (results.Record, error) {
+func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (results.Record, error) {
+	server, client, router := s.server, s.client, s.router
 	rec := e.newRecord(server, client, r)
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
@@ -308,7 +309,7 @@ func (e *Engine) run(ctx context.Context, server, client end, router *end, r pla
 		rec.End = e.clock().UTC()
 		return rec, err
 	}
-	if err := e.checkPath(ctx, r.Group, server, client, obsS, obsC); err != nil {
+	if err := e.checkPath(ctx, s.group, server, client, obsS, obsC); err != nil {
 		rec.End = e.clock().UTC()
 		return rec, err
 	}
