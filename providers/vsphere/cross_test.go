@@ -3,8 +3,6 @@ package vsphere
 import (
 	"context"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/plan"
-	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
@@ -72,32 +69,11 @@ experiment "e" {
 func TestCrossPairOnTwoHosts(t *testing.T) {
 	sim := vspheretest.Start(t)
 	mtus := sim.HostMTUs()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(crossLab), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lab, diags := spec.Load(dir, spec.Options{KnownProviders: providers.Names()})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p, diags := plan.New(lab, &state.State{Lineage: testLineage}, plan.Options{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	provs := map[string]providers.Provider{}
+	lab, p := loadLab(t, crossLab)
 	var probes []string
-	for _, key := range []string{"vsphere.h0", "vsphere.h1"} {
-		v := New()
-		v.Getenv = sim.Getenv
-		v.dial = func(_ context.Context, name string, _ ssh.Config) (guest.Transport, error) {
-			return probeTransport{nopTransport{name}, &probes}, nil
-		}
-		if d := v.Configure(context.Background(), lab.Providers[key].Body); d.HasErrors() {
-			t.Fatal(d)
-		}
-		t.Cleanup(func() { v.Close(context.Background()) })
-		provs[key] = v
-	}
+	provs := configureBlocks(t, sim, lab, func(_ context.Context, name string, _ ssh.Config) (guest.Transport, error) {
+		return probeTransport{nopTransport{name}, &probes}, nil
+	})
 	res := &memResults{}
 	e := &engine.Engine{State: &state.State{Lineage: testLineage}, Store: memStore{}, Providers: provs, Keep: true,
 		OS:      func(string) (guest.OS, error) { return okOS{}, nil },

@@ -141,6 +141,24 @@ func newEngine(t testing.TB, sim *vspheretest.Sim, lab *spec.Lab) (*engine.Engin
 	return e, p, res
 }
 
+// configureBlocks configures a provider for each of lab's provider
+// blocks against sim (the blocks of one lab pinning other hosts), its
+// guests reached through dial.
+func configureBlocks(t testing.TB, sim *vspheretest.Sim, lab *spec.Lab, dial providers.DialFunc) map[string]providers.Provider {
+	t.Helper()
+	provs := map[string]providers.Provider{}
+	for key, pb := range lab.Providers {
+		prov := New()
+		prov.Getenv, prov.dial = sim.Getenv, dial
+		if d := prov.Configure(context.Background(), pb.Body); d.HasErrors() {
+			t.Fatal(d)
+		}
+		t.Cleanup(func() { prov.Close(context.Background()) })
+		provs[key] = prov
+	}
+	return provs
+}
+
 // testLineage is the tests' state lineage; its workspace is testWS.
 const testLineage = testWS + "-0000-4000-8000-000000000000"
 

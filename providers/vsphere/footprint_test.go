@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,11 +17,8 @@ import (
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/internal/engine"
-	"github.com/lab-bench/lab/internal/plan"
-	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/machine"
-	"github.com/lab-bench/lab/providers"
 	"github.com/lab-bench/lab/providers/vsphere/vspheretest"
 )
 
@@ -164,31 +159,10 @@ func (w *runsWindow) Event(ev engine.Event) {
 // whole apply, and the records.
 func applyPinned(b *testing.B, sim *vspheretest.Sim, macs *macList, labID string, runs int) (time.Duration, time.Duration, *memResults) {
 	b.Helper()
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(pinnedLab(labID, 4, 8)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	lab, diags := spec.Load(dir, spec.Options{KnownProviders: providers.Names()})
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
-	p, diags := plan.New(lab, &state.State{Lineage: testLineage}, plan.Options{})
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
-	provs := map[string]providers.Provider{}
-	for key, pb := range lab.Providers {
-		prov := New()
-		prov.Getenv = sim.Getenv
-		prov.dial = func(_ context.Context, name string, _ ssh.Config) (guest.Transport, error) {
-			return macGuest{name: name, macs: macs}, nil
-		}
-		if d := prov.Configure(context.Background(), pb.Body); d.HasErrors() {
-			b.Fatal(d)
-		}
-		b.Cleanup(func() { prov.Close(context.Background()) })
-		provs[key] = prov
-	}
+	lab, p := loadLab(b, pinnedLab(labID, 4, 8))
+	provs := configureBlocks(b, sim, lab, func(_ context.Context, name string, _ ssh.Config) (guest.Transport, error) {
+		return macGuest{name: name, macs: macs}, nil
+	})
 	res := &memResults{}
 	w := &runsWindow{}
 	e := &engine.Engine{State: &state.State{Lineage: testLineage}, Store: memStore{}, Providers: provs,
