@@ -101,12 +101,24 @@ func sh(t *testing.T, argv ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// linkMTU is the MTU of dev in namespace ns, as `ip -o link show` prints it.
+func linkMTU(t *testing.T, ns, dev string) string {
+	t.Helper()
+	f := strings.Fields(sh(t, "ip", "-n", ns, "-o", "link", "show", "dev", dev))
+	for i := range f[:max(len(f)-1, 0)] {
+		if f[i] == "mtu" {
+			return f[i+1]
+		}
+	}
+	t.Fatalf("no MTU in ip -o link show dev %s (namespace %s): %v", dev, ns, f)
+	return ""
+}
+
 // hostSettings is what a test reads itself from a machine: the values lab
 // must put back.
 func hostSettings(t *testing.T, ns string) string {
 	t.Helper()
-	mtu := sh(t, "ip", "-n", ns, "-o", "link", "show", "dev", "eth1")
-	mtu = strings.Fields(mtu[strings.Index(mtu, " mtu "):])[1]
+	mtu := linkMTU(t, ns, "eth1")
 	gro := ""
 	for _, l := range strings.Split(sh(t, "ip", "netns", "exec", ns, "ethtool", "-k", "eth1"), "\n") {
 		if v, ok := strings.CutPrefix(l, "generic-receive-offload: "); ok {

@@ -131,12 +131,7 @@ func TestHostsRoutedForReal(t *testing.T) {
 	state := func(m borrowedMachine, ifaces ...string) string {
 		var parts []string
 		for _, i := range ifaces {
-			f := strings.Fields(sh(t, "ip", "-n", m.ns, "-o", "link", "show", "dev", i))
-			for k := range f[:len(f)-1] {
-				if f[k] == "mtu" {
-					parts = append(parts, i+" mtu "+f[k+1])
-				}
-			}
+			parts = append(parts, i+" mtu "+linkMTU(t, m.ns, i))
 		}
 		parts = append(parts, "rp_filter "+sh(t, "ip", "netns", "exec", m.ns, "sysctl", "-n", "net.ipv4.conf.all.rp_filter"))
 		return strings.Join(parts, ", ")

@@ -97,16 +97,6 @@ func kvmCrossHosts(t *testing.T, e kvmEnv) {
 	ipns(boxNS, "link", "set", "eth1", "up")
 	ipns(boxNS, "link", "set", "lo", "up")
 	sshd := sshtest.RunSSHD(t, boxNS, box)
-	boxMTU := func() string {
-		out, _ := exec.Command("ip", "-n", boxNS, "-o", "link", "show", "dev", "eth1").Output()
-		f := strings.Fields(string(out))
-		for i := range f[:max(len(f)-1, 0)] {
-			if f[i] == "mtu" {
-				return f[i+1]
-			}
-		}
-		return ""
-	}
 
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(kvmCrossLab), 0o644); err != nil {
@@ -129,7 +119,7 @@ func kvmCrossHosts(t *testing.T, e kvmEnv) {
 	if r.Provenance.Provider != "libvirt" || r.Provenance.ClientProvider != "hosts" || r.Observed.Server.MTU != 9000 || r.Observed.Client.MTU != 9000 {
 		t.Errorf("providers %q/%q, MTU %d/%d", r.Provenance.Provider, r.Provenance.ClientProvider, r.Observed.Server.MTU, r.Observed.Client.MTU)
 	}
-	if m := boxMTU(); m != "4000" {
+	if m := linkMTU(t, boxNS, "eth1"); m != "4000" {
 		t.Errorf("the hosts machine's MTU is %s after apply, want its own 4000 back", m)
 	}
 	if left := virsh(t, "list", "--all", "--name"); strings.Contains(strings.Join(left, " "), "kvm-cross") {
