@@ -2,10 +2,10 @@ package bhyve
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers"
 )
 
 // Ownership. Every object lab makes on the host carries its owner's tag,
@@ -44,23 +44,9 @@ import (
 // ownerProp is the ZFS user property holding the tag.
 const ownerProp = "lab:owner"
 
-// NotOwnedError is an object with lab's name that does not carry this
-// lab's and workspace's tag: lab refuses to touch it.
-type NotOwnedError struct {
-	Kind, Name, Tag string
-	Owner           machine.Owner
-}
-
-func (e *NotOwnedError) Error() string {
-	tag := e.Tag
-	if tag == "" {
-		tag = "no tag"
-	}
-	return fmt.Sprintf("%s %s is not this lab's (lab %q, workspace %s): it carries %q; lab leaves it alone — remove it by hand if it is a leftover",
-		e.Kind, e.Name, e.Owner.Lab, e.Owner.Workspace, tag)
-}
-
-// owned checks that an object with tag belongs to o (see above).
+// owned checks that an object with tag belongs to o (see above); a
+// refusal is a *providers.NotOwnedError, which the engine knows
+// (errors.Is providers.ErrNotOwned) and records nothing for.
 func owned(o machine.Owner, kind, name, tag string) error {
 	if o.Workspace == "" && (!strings.HasPrefix(tag, "lab/") || strings.HasPrefix(tag, machine.Owner{Lab: o.Lab}.Tag(""))) {
 		return nil
@@ -68,7 +54,7 @@ func owned(o machine.Owner, kind, name, tag string) error {
 	if o.Owns(tag) {
 		return nil
 	}
-	return &NotOwnedError{Kind: kind, Name: name, Tag: tag, Owner: o}
+	return &providers.NotOwnedError{Kind: kind, Name: name, Tag: tag, Owner: o}
 }
 
 // zfsValue is a property value as zfs get/list -H print it: "-" is unset.

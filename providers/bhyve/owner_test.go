@@ -67,7 +67,7 @@ func TestOwnershipExact(t *testing.T) {
 			h.datasets["zroot/vm/lab-t-cc-u-s"] = &fakeDS{}
 			h.mu.Unlock()
 			err = p.Delete(ctx, machine.Instance{Kind: "machine", Name: "t-cc-u-s", Address: "pair.u.server", Owner: w1})
-			if err == nil || !strings.Contains(err.Error(), "zroot/vm/lab-t-cc-u-s") || !strings.Contains(err.Error(), "no tag") {
+			if err == nil || !strings.Contains(err.Error(), "zroot/vm/lab-t-cc-u-s") || !strings.Contains(err.Error(), "no lab tag") {
 				t.Errorf("Delete of an untagged dataset: %v", err)
 			}
 			h.mu.Lock()
@@ -136,13 +136,13 @@ func TestValeOwnershipExact(t *testing.T) {
 		t.Fatalf("switch %s vale=%v, record %q", sw, vale, rec)
 	}
 
-	if _, err := p.Link(ctx, spec("w2")); err == nil || !strings.Contains(err.Error(), hand) || !strings.Contains(err.Error(), "no tag") {
+	if _, err := p.Link(ctx, spec("w2")); err == nil || !strings.Contains(err.Error(), hand) || !strings.Contains(err.Error(), "no lab tag") {
 		t.Errorf("Link over a hand-made VALE switch: %v", err)
 	}
-	for _, tc := range []struct{ sw, owner string }{{hand, "no tag"}, {other, "ws=w3"}} {
+	for _, tc := range []struct{ sw, owner string }{{hand, "no lab tag"}, {other, "ws=w3"}} {
 		err := p.Delete(ctx, machine.Instance{Kind: "link", Address: "pair.cc.link", Name: "t-cc-w1", Owner: w1,
 			Attrs: map[string]string{"switch": tc.sw}})
-		var no *NotOwnedError
+		var no *providers.NotOwnedError
 		if !errors.As(err, &no) || !strings.Contains(err.Error(), tc.owner) {
 			t.Errorf("Delete of %s as w1: %v", tc.sw, err)
 		}

@@ -119,6 +119,9 @@ type poolDaemon struct {
 	// (95, 378, 99); its size is volSize.
 	volPath string
 	volSize uint32
+	// more, when set, answers a procedure the switch below does not
+	// (ok false: it does not either), given the call's arguments.
+	more func(proc uint32, args []byte) (status uint32, payload []byte, ok bool)
 }
 
 func (d *poolDaemon) Dial() (net.Conn, error) {
@@ -161,6 +164,7 @@ func (d *poolDaemon) serve(c net.Conn) {
 			payload = xdrWords(0, 0, d.volSize, 0, d.volSize)
 		case proc == 99 && d.volPath != "": // the volume's XML (storage_vol.rng)
 			payload = xdrString("<volume type='file'><name>base.qcow2</name><target><path>" + d.volPath + "</path><format type='qcow2'/></target></volume>")
+		case d.more != nil && d.answers(proc, body, &status, &payload):
 		default:
 			d.calls <- proc
 			status, payload = 1, xdrError(uint32(golibvirt.ErrInternalError), "poolDaemon: unexpected procedure")
@@ -175,6 +179,15 @@ func (d *poolDaemon) serve(c net.Conn) {
 			return
 		}
 	}
+}
+
+// answers asks d.more for proc's reply.
+func (d *poolDaemon) answers(proc uint32, args []byte, status *uint32, payload *[]byte) bool {
+	st, pl, ok := d.more(proc, args)
+	if ok {
+		*status, *payload = st, pl
+	}
+	return ok
 }
 
 func xdrWords(ws ...uint32) []byte {

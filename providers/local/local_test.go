@@ -204,7 +204,7 @@ func TestDeletePendingByName(t *testing.T) {
 				}
 				return
 			}
-			var no *NotOwnedError
+			var no *providers.NotOwnedError
 			if !errors.As(err, &no) || !still {
 				t.Errorf("someone else's namespace: err %v, still there %v (want a refusal and the namespace kept)", err, still)
 			}

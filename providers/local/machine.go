@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers"
 )
 
 // Create makes a machine's namespace, moves its end of the link into it as
@@ -216,7 +217,7 @@ func (p *Provider) deleteNamespace(ctx context.Context, o machine.Owner, ns stri
 	}
 	if halfMade(ns) {
 		if !pending {
-			return &NotOwnedError{Kind: "half-made namespace (a file in " + netnsDir + " that is no namespace)", Name: ns, Owner: o}
+			return &providers.NotOwnedError{Kind: "half-made namespace (a file in " + netnsDir + " that is no namespace)", Name: ns, Owner: o}
 		}
 		// `ip netns del` unmounts (nothing here) and unlinks the file.
 		if _, err := p.exec(ctx, "ip", "netns", "del", ns); err != nil && !notFound(err) {

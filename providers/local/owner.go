@@ -78,26 +78,6 @@ func (p *Provider) ifAlias(ctx context.Context, ns, dev string) (alias string, e
 	return ifs[0].Alias, true, nil
 }
 
-// NotOwnedError is an object of lab's name that does not carry this lab's
-// and workspace's tag: lab refuses to touch it.
-type NotOwnedError struct {
-	Kind, Name, Tag string
-	Owner           machine.Owner
-}
-
-func (e *NotOwnedError) Error() string {
-	tag := e.Tag
-	if tag == "" {
-		tag = "no tag"
-	}
-	return fmt.Sprintf("%s %s is not this lab's (lab %q, workspace %s): it carries %q; lab leaves it alone — remove it by hand if it is a leftover",
-		e.Kind, e.Name, e.Owner.Lab, e.Owner.Workspace, tag)
-}
-
-// Is makes errors.Is(err, providers.ErrNotOwned) true: the engine records
-// nothing for a create refused this way.
-func (e *NotOwnedError) Is(target error) bool { return target == providers.ErrNotOwned }
-
 // owned checks that the interface or namespace with alias tag belongs to
 // o. A record written by lab 0.1 (no workspace) names objects that carry
 // no tag of this format; those are matched by the exact name the state
@@ -109,5 +89,5 @@ func owned(o machine.Owner, kind, name, tag string) error {
 	if o.Owns(tag) {
 		return nil
 	}
-	return &NotOwnedError{Kind: kind, Name: name, Tag: tag, Owner: o}
+	return &providers.NotOwnedError{Kind: kind, Name: name, Tag: tag, Owner: o}
 }

@@ -49,12 +49,36 @@ type Harness struct {
 	LabID string
 	// Timeout bounds each step (default 2 minutes).
 	Timeout time.Duration
+	// Setup, when set, prepares each provider the suite makes, before
+	// Configure (a test's fake host or simulator: its environment, the
+	// key it trusts, the way it dials guests).
+	Setup func(t *testing.T, p providers.Provider)
+	// Foreign makes, where the back end would make it, an object that lab
+	// did not make (as an administrator would by hand: it carries no owner
+	// tag) with the name lab gives one of g's resources. It returns that
+	// resource's address and a function that describes the object as it
+	// is now, "" once it is gone; the ownership case compares the
+	// description before and after. nil: the back end makes nothing
+	// (the hosts back end borrows machines), so nothing of lab's name can
+	// be another's, and the case says so and skips.
+	Foreign func(t *testing.T, g *plan.Group) (address string, look func() string)
 }
 
 // Conformance runs the suite against h's back end. Every step is a
 // subtest; whatever a step creates is deleted also when it fails.
 func Conformance(t *testing.T, h Harness) {
 	t.Helper()
+	h = h.withDefaults()
+	t.Run("configure and close", func(t *testing.T) { configureAndClose(t, h) })
+	t.Run("capabilities refused at plan time", func(t *testing.T) { capabilityRefusal(t, h) })
+	t.Run("apply pins the template identity", func(t *testing.T) { applyPinsTemplate(t, h) })
+	t.Run("cancelled connect and create", func(t *testing.T) { cancellation(t, h) })
+	t.Run("foreign object of lab's name", func(t *testing.T) { foreignObject(t, h) })
+}
+
+// withDefaults fills what h leaves unset and makes its lab id unique to
+// this run.
+func (h Harness) withDefaults() Harness {
 	if h.Timeout == 0 {
 		h.Timeout = 2 * time.Minute
 	}
@@ -62,10 +86,7 @@ func Conformance(t *testing.T, h Harness) {
 		h.LabID = "conf"
 	}
 	h.LabID = fmt.Sprintf("%s%d", h.LabID, time.Now().UnixNano()%100000)
-	t.Run("configure and close", func(t *testing.T) { configureAndClose(t, h) })
-	t.Run("capabilities refused at plan time", func(t *testing.T) { capabilityRefusal(t, h) })
-	t.Run("apply pins the template identity", func(t *testing.T) { applyPinsTemplate(t, h) })
-	t.Run("cancelled connect and create", func(t *testing.T) { cancellation(t, h) })
+	return h
 }
 
 // Spec is the lab the suite plans: one pair of h's template, one run.
@@ -110,6 +131,9 @@ func (h Harness) load(t *testing.T, extraPair string) (*spec.Lab, providers.Prov
 	p, err := providers.New(h.Type)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if h.Setup != nil {
+		h.Setup(t, p)
 	}
 	ctx := providers.WithEvalContext(context.Background(), lab.EvalContext())
 	if d := p.Configure(ctx, lab.Providers[h.Type+".conf"].Body); d.HasErrors() {
@@ -310,6 +334,71 @@ func cancellation(t *testing.T, h Harness) {
 	}
 	if err := tr.Close(); err != nil {
 		t.Errorf("transport Close: %v", err)
+	}
+}
+
+// ForeignObject is the ownership case of the suite, which Conformance runs
+// and a back end without the real thing to run the whole suite on runs
+// alone against its fake: an object that is not lab's already bears the
+// name lab would give one of the pair's resources (h.Foreign). The
+// engine's apply must fail with a refusal matching providers.ErrNotOwned;
+// its teardown, and `lab destroy` after it (orphans included), must never
+// ask the provider to delete that resource, must leave no record of it in
+// state, and must leave the object exactly as it was.
+func ForeignObject(t *testing.T, h Harness) {
+	t.Helper()
+	foreignObject(t, h.withDefaults())
+}
+
+func foreignObject(t *testing.T, h Harness) {
+	if h.Foreign == nil {
+		t.Skipf("the %s back end makes no objects: nothing of lab's name can be another's", h.Type)
+	}
+	lab, p := h.load(t, "")
+	st := newState()
+	pl, diags := plan.New(lab, st, plan.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	address, look := h.Foreign(t, pl.Groups[0])
+	before := look()
+	if before == "" {
+		t.Fatalf("Foreign made nothing for %s", address)
+	}
+	var (
+		mu      sync.Mutex
+		deleted []string
+	)
+	view := engine.ViewFunc(func(ev engine.Event) {
+		if ev.Type == engine.EvDelete {
+			mu.Lock()
+			deleted = append(deleted, ev.Address+" "+ev.Message)
+			mu.Unlock()
+		}
+	})
+	eng := &engine.Engine{State: st, Store: nopStore{}, Providers: map[string]providers.Provider{h.Type + ".conf": p},
+		OS:      func(string) (guest.OS, error) { return standInOS{}, nil },
+		Runner:  func(string) (bench.Runner, error) { return standInRunner{}, nil },
+		Results: &memResults{}, RunID: "conformance", Lab: lab.Name, View: view}
+	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
+	defer cancel()
+	_, err := eng.Apply(ctx, ctx, pl)
+	if !errors.Is(err, providers.ErrNotOwned) {
+		t.Errorf("apply over a foreign %s: %v, want a refusal matching providers.ErrNotOwned", address, err)
+	}
+	if err := eng.Destroy(ctx, st.Owner(lab.Name), true); err != nil {
+		t.Errorf("destroy after the refused apply: %v", err)
+	}
+	for _, d := range deleted {
+		if strings.HasPrefix(d, address+" ") {
+			t.Errorf("the engine asked the provider to delete the refused %s (%s)", address, d)
+		}
+	}
+	for _, r := range st.Resources {
+		t.Errorf("state after teardown and destroy still lists %s (%s, %s)", r.Address, r.Name, r.Status)
+	}
+	if after := look(); after != before {
+		t.Errorf("the foreign object of %s's name changed:\nbefore: %s\nafter:  %s", address, before, after)
 	}
 }
 

@@ -78,26 +78,6 @@ func ownerOf(in machine.Instance) machine.Owner {
 	return machine.Owner{Lab: in.Attrs["lab_id"]}
 }
 
-// NotOwnedError is a VM or folder that does not carry the owner's tag:
-// lab refuses to touch it.
-type NotOwnedError struct {
-	Kind, Name, Ref, Tag string
-	Owner                machine.Owner
-}
-
-func (e *NotOwnedError) Error() string {
-	tag := e.Tag
-	if tag == "" {
-		tag = "no lab tag"
-	}
-	return fmt.Sprintf("%s %s (%s) is not this lab's (lab %q, workspace %s): it carries %q; lab leaves it alone — remove it by hand if it is a leftover",
-		e.Kind, e.Name, e.Ref, e.Owner.Lab, e.Owner.Workspace, tag)
-}
-
-// Is makes errors.Is(err, providers.ErrNotOwned) true: the engine records
-// nothing for a create refused this way (the VM is not lab's to delete).
-func (e *NotOwnedError) Is(target error) bool { return target == providers.ErrNotOwned }
-
 // ownerOption is the VMX option (extraConfig) that carries the owner tag
 // too (in the guestinfo namespace, which every ESXi keeps in the VMX; the
 // guest may read it, and it holds nothing secret): the clone spec sets it and the annotation, so a VM is tagged from
@@ -138,7 +118,7 @@ func ownsVM(o machine.Owner, name, ref, ann string) error {
 	if tag == "" && legacy != "" {
 		tag = legacyLab + legacy
 	}
-	return &NotOwnedError{Kind: "VM", Name: name, Ref: ref, Tag: tag, Owner: o}
+	return &providers.NotOwnedError{Kind: "VM", Name: name + " (" + ref + ")", Tag: tag, Owner: o}
 }
 
 // fieldKeys caches custom attribute keys by session (a vCenter never
