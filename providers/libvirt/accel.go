@@ -27,6 +27,9 @@ type kvmHost struct {
 	dev     string // /dev/kvm
 	modules string // /sys/module
 	cpuinfo string // /proc/cpuinfo
+	// open opens dev read-write as QEMU does (nil: os.OpenFile); tests
+	// give it the refusal the kernel returns to one who may not.
+	open func(name string, flag int, perm fs.FileMode) (*os.File, error)
 	// Where qemuAccess (kvmaccess.go) finds the user the system daemon
 	// runs QEMU as, and that user's groups.
 	qemuConf string // /etc/libvirt/qemu.conf
@@ -47,12 +50,21 @@ var (
 // probe says why KVM on h cannot boot a stock guest kernel; nil when it
 // looks able to.
 func (h kvmHost) probe() error {
-	f, err := os.OpenFile(h.dev, os.O_RDWR, 0)
+	open := h.open
+	if open == nil {
+		open = os.OpenFile
+	}
+	f, err := open(h.dev, os.O_RDWR, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist (no KVM module loaded, or no virtualisation offered to this machine)", h.dev)
-	case err != nil:
+		if mod := h.loadedModule(); mod != "" {
+			return &missingDevError{dev: h.dev, module: mod}
+		}
+		return fmt.Errorf("%s does not exist and no KVM module (%s) is loaded: this machine offers no virtualisation to lab (load the module for this CPU, or enable VT-x/AMD-V, or nested virtualisation for a VM)", h.dev, strings.Join(kvmModules, ", "))
+	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("%s cannot be opened read-write (%v): run lab as root or as a member of the kvm group", h.dev, err)
+	case err != nil:
+		return fmt.Errorf("%s cannot be opened read-write (%v)", h.dev, err)
 	}
 	_ = f.Close()
 	hw, err := h.hardwareVirt()
@@ -63,6 +75,40 @@ func (h kvmHost) probe() error {
 		return fmt.Errorf("%s is KVM on PVM (module kvm_pvm; this CPU shows neither vmx nor svm): it boots only guest kernels built for PVM, and a stock kernel stops with a KVM emulation failure (lock cmpxchg16b)", h.dev)
 	}
 	return nil
+}
+
+// kvmModules are the modules that give Linux its /dev/kvm: KVM for Intel
+// VT-x and AMD-V (virt/kvm, arch/x86/kvm), and PVM's.
+var kvmModules = []string{"kvm_intel", "kvm_amd", "kvm_pvm"}
+
+// loadedModule is the first of kvmModules loaded on h (a directory of its
+// name in /sys/module); "" when none is.
+func (h kvmHost) loadedModule() string {
+	for _, m := range kvmModules {
+		if _, err := os.Stat(filepath.Join(h.modules, m)); err == nil {
+			return m
+		}
+	}
+	return ""
+}
+
+// missingDevError is a KVM module that is loaded on a machine without its
+// device node: the kernel offers KVM, but nothing made /dev/kvm here (a
+// container not given the host's, a /dev without devtmpfs or udev).
+type missingDevError struct{ dev, module string }
+
+func (e *missingDevError) Error() string {
+	msg := fmt.Sprintf("module %s is loaded but %s is missing: the kernel offers KVM, but no device node for it was made here (a container not given the host's %s, or a /dev without devtmpfs or udev)", e.module, e.dev, e.dev)
+	if e.module == "kvm_pvm" {
+		msg += "; and KVM on PVM boots only guest kernels built for PVM"
+	}
+	return msg
+}
+
+// remedy makes the node: KVM is the misc device 10:232 (the kernel's
+// Documentation/admin-guide/devices.txt, "232 = /dev/kvm").
+func (e *missingDevError) remedy() string {
+	return fmt.Sprintf("or give this machine the device: run its container with --device %s, or as root make it with mknod %s c 10 232 && chgrp kvm %s && chmod 660 %s", e.dev, e.dev, e.dev, e.dev)
 }
 
 // hardwareVirt reports whether the CPU flags in h.cpuinfo include vmx
@@ -115,16 +161,16 @@ func (p *Provider) probeKVM() error {
 }
 
 // accelError turns a failed probe into what the user reads: a probe that
-// knows its own remedy (a *kvmAccessError) says it instead of the
+// knows its own remedy (a *kvmAccessError, a *missingDevError) says it instead of the
 // hardware advice.
 func accelError(probe error) error {
 	if probe == nil {
 		return nil
 	}
 	other := "or use a host with hardware virtualisation (vmx or svm)"
-	var ae *kvmAccessError
-	if errors.As(probe, &ae) {
-		other = "or " + ae.fix
+	var r interface{ remedy() string }
+	if errors.As(probe, &r) {
+		other = r.remedy()
 	}
 	return fmt.Errorf(`accel = "kvm" (the default) cannot boot guests on this host: %v. Set accel = "tcg" in the libvirt provider block (QEMU emulation: slower, the same guests), %s`, probe, other)
 }

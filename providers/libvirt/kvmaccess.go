@@ -31,6 +31,9 @@ type kvmAccessError struct {
 	dev, mode, owner, user, groups, fix string
 }
 
+// remedy is what accelError says beside accel = "tcg".
+func (e *kvmAccessError) remedy() string { return "or " + e.fix }
+
 func (e *kvmAccessError) Error() string {
 	return fmt.Sprintf("%s is mode %s, owned by %s: QEMU, which libvirtd runs as user %s (groups %s; qemu.conf's user and group), cannot open it",
 		e.dev, e.mode, e.owner, e.user, e.groups)
