@@ -12,7 +12,7 @@ import (
 )
 
 // rootScripts are the shell scripts that run as root.
-var rootScripts = []string{"build-kvm-image.sh", "fuzz.sh", "install-deps.sh", "safe-rm.sh", "start-libvirtd.sh", "../test/kvm/harness.sh", "../test/kvm/with-harness.sh"}
+var rootScripts = []string{"build-kvm-image.sh", "fuzz.sh", "install-deps.sh", "safe-rm.sh", "start-libvirtd.sh", "../test/kvm/harness.sh", "../test/kvm/with-harness.sh", "../.ci/run"}
 
 // unguarded finds a word that starts with a bare $var or ${var} (not
 // ${var:?}): with var unset or empty, the path that word makes is the
@@ -74,8 +74,9 @@ func TestUnguardedFinds(t *testing.T) {
 }
 
 // inMountNS runs script with bash in a private mount namespace (its mounts
-// vanish with it), with scripts/safe-rm.sh sourced and dir as $1.
-func inMountNS(t *testing.T, dir, script string) (string, error) {
+// vanish with it), with scripts/safe-rm.sh sourced, dir as $1 and args
+// after it.
+func inMountNS(t *testing.T, dir, script string, args ...string) (string, error) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (unshare -m, mount --bind)")
@@ -87,7 +88,7 @@ func inMountNS(t *testing.T, dir, script string) (string, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("unshare", "-m", "--propagation", "private", "bash", "-c", "set -u; . "+lib+"\n"+script, "bash", dir)
+	cmd := exec.Command("unshare", append([]string{"-m", "--propagation", "private", "bash", "-c", "set -u; . " + lib + "\n" + script, "bash", dir}, args...)...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -190,6 +191,55 @@ mount --bind "$1/host" "$1/work/root/dev" && mount -t tmpfs none "$1/work/root/p
 	}
 }
 
+// TestCITrapRemovesCache runs .ci/run's EXIT trap over a KVM image cache
+// whose chroot still has a tmpfs and a directory of the "host" bind-mounted
+// in it, as a build killed half-way leaves /dev, /proc and /sys: the trap
+// must unmount them before it removes the cache, so their files survive,
+// and leave no mount and no cache behind. The mounts live in the test's
+// private mount namespace and go with it; the test checks none leaked.
+func TestCITrapRemovesCache(t *testing.T) {
+	b, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^trap '([^']*)' EXIT$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal(".ci/run has no EXIT trap of the form trap '…' EXIT")
+	}
+	if !regexp.MustCompile(`(?m)^\. scripts/safe-rm\.sh$`).Match(b) {
+		t.Error(".ci/run does not source scripts/safe-rm.sh, whose functions its trap may use")
+	}
+	dir, keep := hostTree(t)
+	out, err := inMountNS(t, dir, `trap_cmd=$2
+export LAB_KVM_CACHE="$1/cache"
+root="$LAB_KVM_CACHE/.build.x/root"
+mkdir -p "$1/tmpfs" "$root/dev" "$root/proc" &&
+mount -t tmpfs ownertmp "$1/tmpfs" && echo kept >"$1/tmpfs/keep" &&
+mount --bind "$1/tmpfs" "$root/dev" && mount --bind "$1/host" "$root/proc" || exit 9
+( eval "$trap_cmd" ); echo "trap exited $?"
+cat "$1/tmpfs/keep" || echo "the tmpfs lost its file"
+findmnt -rn -o TARGET | grep -F "$1/cache" && echo "still mounted"
+[ -e "$LAB_KVM_CACHE" ] && echo "the cache is still there"
+true`, string(m[1]))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, bad := range []string{"lost its file", "still mounted", "still there"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("after the trap %s: %s", string(m[1]), bad)
+		}
+	}
+	if !strings.Contains(out, "trap exited 0") || !strings.Contains(out, "kept") {
+		t.Errorf("the trap failed or the tmpfs's file is gone:\n%s", out)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("the trap deleted the bind-mounted host tree's file: %v\n%s", err, out)
+	}
+	if mounts, _ := exec.Command("findmnt", "-rn", "-o", "TARGET").Output(); strings.Contains(string(mounts), dir) {
+		t.Errorf("mounts of the test leaked out of its namespace:\n%s", mounts)
+	}
+}
+
 // fakeVirsh answers as virsh does against a daemon that holds one
 // lab-tagged domain and one lab-* network (a system libvirtd someone else
 // runs); it logs every call, one line each, to $VIRSH_LOG. virsh exits 0
@@ -249,7 +299,7 @@ func TestHarnessStopLeavesOtherDaemons(t *testing.T) {
 // a fresh clone can run them (CI once failed: "start-libvirtd.sh:
 // Permission denied"). safe-rm.sh is sourced, not run.
 func TestScriptsUsersRunAreExecutable(t *testing.T) {
-	out, err := exec.Command("git", "ls-files", "-s", "--", ".", "../test/kvm").Output()
+	out, err := exec.Command("git", "ls-files", "-s", "--", ".", "../test/kvm", "../.ci").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}
