@@ -36,24 +36,28 @@ func TestConformanceForeignObject(t *testing.T) {
 					}
 				},
 				Foreign: func(t *testing.T, g *plan.Group) (string, func() string) {
-					return g.Server.Address, h.handMadeVM(vmName(g.Server.Name))
+					return g.Server.Address, h.handMadeVM(vmName(g.Server.Name), tc.backend == "vm-bhyve")
 				},
 			})
 		})
 	}
 }
 
-// handMadeVM makes what `vm create -t default -s 20G NAME` leaves on a
-// vm-bhyve host (lib/vm-core core::create: zfs::make_dataset of
-// $VM_DS_ZFS_DATASET/NAME, then the disk, a zvol
-// NAME/disk0 with vm_dir's default disk_dev "sparse-zvol") — a dataset
-// with no lab:owner — plus the VM's vm-bhyve entry, and returns what
-// describes it now: the entry and every dataset at or below NAME with its
-// properties ("" when none is left).
-func (h *fakeHost) handMadeVM(vm string) func() string {
+// handMadeVM makes, with vmBhyve, what `vm create -t default -s 20G NAME`
+// leaves on a vm-bhyve host (lib/vm-core core::create: zfs::make_dataset
+// of $VM_DS_ZFS_DATASET/NAME, then the disk, a zvol NAME/disk0 with
+// vm_dir's default disk_dev "sparse-zvol"): datasets with no lab:owner and
+// the VM's vm-bhyve entry; without, the disk a raw-bhyve administrator
+// makes by hand, `zfs create -V 20G zroot/vm/NAME` (zfs-create(8)), with
+// no lab:owner. It returns what describes the VM now: the entry and every
+// dataset at or below NAME with its properties ("" when none is left).
+func (h *fakeHost) handMadeVM(vm string, vmBhyve bool) func() string {
 	h.mu.Lock()
-	h.vms[vm] = &fakeVM{loader: "bhyveload", cpu: "2", mem: "2048M"}
-	h.datasets["zroot/vm/"+vm], h.datasets["zroot/vm/"+vm+"/disk0"] = &fakeDS{}, &fakeDS{}
+	h.datasets["zroot/vm/"+vm] = &fakeDS{}
+	if vmBhyve {
+		h.vms[vm] = &fakeVM{loader: "bhyveload", cpu: "2", mem: "2048M"}
+		h.datasets["zroot/vm/"+vm+"/disk0"] = &fakeDS{}
+	}
 	h.mu.Unlock()
 	return func() string {
 		h.mu.Lock()
