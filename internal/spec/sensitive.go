@@ -62,6 +62,9 @@ func (l *Lab) Redact(diags hcl.Diagnostics) hcl.Diagnostics {
 	for name := range l.Sensitive {
 		secrets = appendLeaves(secrets, l.Variables[name])
 	}
+	for _, s := range l.derived {
+		secrets = appendLeaves(secrets, cty.StringVal(s))
+	}
 	if len(l.Sensitive) == 0 {
 		return diags
 	}
@@ -127,13 +130,15 @@ func appendLeaves(out []string, v cty.Value) []string {
 
 // SensitiveValues is the text of every sensitive variable's value, by a
 // label unique per value: the variable's name, or name.KEY / name.N for an
-// element of a collection. lab redacts them in everything it writes
-// (package redact).
+// element of a collection; and of every value the lab's expressions
+// compute from them (upper(var.key)), labelled NAMES#DIGEST.N (see
+// findDerived). lab redacts them in everything it writes (package redact).
 func (l *Lab) SensitiveValues() map[string]string {
 	out := map[string]string{}
 	for name := range l.Sensitive {
 		addLeaves(out, name, l.Variables[name])
 	}
+	maps.Copy(out, l.derived)
 	return out
 }
 
