@@ -135,3 +135,42 @@ func TestDerivedSealRoundTrip(t *testing.T) {
 		t.Errorf("unsealed by the next load: %s, want %s", got, state)
 	}
 }
+
+// TestSensitiveCutNotShown: a message that quotes a value cut short
+// ("got \"first 40 bytes…\"") hides a sensitive value, or one derived from
+// it, as well as a whole one: the cut text used to escape redaction,
+// showing up to 60 bytes of the secret.
+func TestSensitiveCutNotShown(t *testing.T) {
+	const long = "LongSecret-aaaaaaaaaa-bbbbbbbbbb-cccccccccc-dddddddddd-eeeeeeeeee-ffff"
+	head := map[bool]string{false: long[:20], true: strings.ToUpper(long[:20])}
+	for _, tc := range []struct {
+		name, block string
+		upper       bool
+	}{
+		{"os", `template "t" { os = var.key }`, false},
+		{"os derived", `template "t" { os = upper(var.key) }`, true},
+		{"ssh port", `template "t" {
+  os = "linux"
+  ssh { port = upper(var.key) }
+}`, true},
+		{"addresses", `template "t" {}
+pair "q" {
+  template  = template.t
+  addresses = { server = var.key }
+}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(smallLab, `template "t" {}`, tc.block, 1) +
+				"variable \"key\" {\n  sensitive = true\n  type = string\n}\n"
+			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"key=" + long}})
+			var b bytes.Buffer
+			if err := l.WriteDiagnostics(&b, diags, 0, false); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !diags.HasErrors() || strings.Contains(out, head[tc.upper]) || !strings.Contains(out, "(sensitive value)") {
+				t.Errorf("want an error that says (sensitive value) and no piece of the value:\n%s", out)
+			}
+		})
+	}
+}

@@ -107,16 +107,12 @@ func appendLeaves(out []string, v cty.Value) []string {
 	ty := v.Type()
 	switch {
 	case ty.IsPrimitiveType():
-		if s := valueText(v); len(s) >= minRedact {
-			out = append(out, s)
-			// As a message quotes it with %q ("got \"a\\x1b\""), and as
-			// EscapeText shows its control bytes: replaced here, before the
-			// text writer wraps the detail, which may split it at a space.
-			if q := strconv.Quote(s); q[1:len(q)-1] != s {
-				out = append(out, q[1:len(q)-1])
-			}
-			if e := EscapeText(s, true); e != s {
-				out = append(out, e)
+		s := valueText(v)
+		out = appendText(out, s)
+		// As a message cuts it short ("got \"first 40 bytes…\"").
+		for _, n := range cutLengths {
+			if len(s) > n {
+				out = appendText(out, truncate(s, n))
 			}
 		}
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
@@ -124,6 +120,28 @@ func appendLeaves(out []string, v cty.Value) []string {
 			_, ev := it.Element()
 			out = appendLeaves(out, ev)
 		}
+	}
+	return out
+}
+
+// cutLengths are the lengths at which the loader's and the benchmark
+// blocks' messages cut a value they quote (truncate, hclvalue.Truncate).
+var cutLengths = []int{20, 40, 60}
+
+// appendText adds s (of at least minRedact bytes) as it is written and
+// as a message quotes it with %q ("got \"a\\x1b\""), and as EscapeText
+// shows its control bytes: replaced in the diagnostics, before the text
+// writer wraps the detail, which may split it at a space.
+func appendText(out []string, s string) []string {
+	if len(s) < minRedact {
+		return out
+	}
+	out = append(out, s)
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		out = append(out, q[1:len(q)-1])
+	}
+	if e := EscapeText(s, true); e != s {
+		out = append(out, e)
 	}
 	return out
 }
