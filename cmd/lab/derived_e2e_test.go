@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,48 +11,23 @@ import (
 	"testing"
 )
 
-// derivedLab uses EXPR, computed from variables, as both machines'
-// private key path: the key fails to load at apply, and the error quotes
-// the path.
-const derivedLab = `
-lab "e2e-derived" {}
-variable "key" {
-  type      = string
-  sensitive = true
-}
+// derivedLab is secretLab on loopback addresses with expr, computed from
+// its variables, as both machines' private key path (the key fails to
+// load at apply, and the error quotes the path), and two more variables.
+func derivedLab(expr string) string {
+	src := fmt.Sprintf(secretLab, "127.0.0.1", "127.0.0.2")
+	return keyPathRe.ReplaceAllLiteralString(src, expr) + `
 variable "obj" {
   sensitive = true
   default   = { secret = "/nonexistent/obj-Secret-Leaf" }
 }
 variable "open" { default = "/nonexistent/open-value" }
-provider "hosts" "bench" {
-  server {
-    address          = "127.0.0.1"
-    private_key_file = EXPR
-    iface            = "eth1"
-  }
-  client {
-    address          = "127.0.0.2"
-    private_key_file = EXPR
-    iface            = "eth1"
-  }
-}
-template "host" {
-  provider = provider.hosts.bench
-  os       = "linux"
-}
-pair "bm" { template = template.host }
-experiment "jumbo" {
-  pairs = [pair.bm]
-  guest { mtu = 9000 }
-  iperf3 {
-    duration = "1s"
-    omit     = "0s"
-  }
-}
 `
+}
 
-// derivedKey is var.key's value; derivedCases derive key paths from it.
+var keyPathRe = regexp.MustCompile(`"\$\{var\.key_dir\}/\w+_key"`)
+
+// derivedKey is var.key_dir's value; derivedCases derive key paths from it.
 const derivedKey = "/nonexistent/S3cr3t-Pa55/zz"
 
 // derivedCases are private key paths computed from the variables, and the
@@ -61,14 +37,14 @@ var derivedCases = []struct {
 	expr, value string
 	hidden      bool
 }{
-	{"upper(var.key)", "/NONEXISTENT/S3CR3T-PA55/ZZ", true},
-	{"substr(var.key, 0, 24)", "/nonexistent/S3cr3t-Pa55", true},
-	{`"${var.key}-x"`, derivedKey + "-x", true},
-	{"lower(upper(var.key))", "/nonexistent/s3cr3t-pa55/zz", true},
+	{"upper(var.key_dir)", "/NONEXISTENT/S3CR3T-PA55/ZZ", true},
+	{"substr(var.key_dir, 0, 24)", "/nonexistent/S3cr3t-Pa55", true},
+	{`"${var.key_dir}-x"`, derivedKey + "-x", true},
+	{"lower(upper(var.key_dir))", "/nonexistent/s3cr3t-pa55/zz", true},
 	{"var.obj.secret", "/nonexistent/obj-Secret-Leaf", true},
-	{`format("%s", var.key)`, derivedKey, true},
-	{`format("%.20s!", var.key)`, "/nonexistent/S3cr3t-!", true},
-	{`strlen(var.key) > 5 ? "/nonexistent/long-key" : "/nonexistent/short"`, "/nonexistent/long-key", true},
+	{`format("%s", var.key_dir)`, derivedKey, true},
+	{`format("%.20s!", var.key_dir)`, "/nonexistent/S3cr3t-!", true},
+	{`strlen(var.key_dir) > 5 ? "/nonexistent/long-key" : "/nonexistent/short"`, "/nonexistent/long-key", true},
 	{"upper(var.open)", "/NONEXISTENT/OPEN-VALUE", false},
 }
 
@@ -84,7 +60,7 @@ func TestDerivedSensitiveNeverWritten(t *testing.T) {
 	for _, tc := range derivedCases {
 		t.Run(tc.expr, func(t *testing.T) {
 			dir := t.TempDir()
-			src := strings.ReplaceAll(derivedLab, "EXPR", tc.expr)
+			src := derivedLab(tc.expr)
 			if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +75,7 @@ func TestDerivedSensitiveNeverWritten(t *testing.T) {
 				{"apply", "-auto-approve", "-json"},
 			} {
 				cmd := labCmd(dir, args...)
-				cmd.Env = append(os.Environ(), "LAB_VAR_key="+derivedKey, "LAB_LOG=trace", "LAB_LOG_PATH="+log)
+				cmd.Env = append(os.Environ(), "LAB_VAR_key_dir="+derivedKey, "LAB_LOG=trace", "LAB_LOG_PATH="+log)
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()
