@@ -131,43 +131,64 @@ func TestSensitiveNeverWritten(t *testing.T) {
 
 // TestSensitiveStateRoundTripForReal keeps two real machines (-keep)
 // logged in to with key files under a directory named by a sensitive
-// variable: the state holds a placeholder, not the path, and `lab
-// destroy` still logs in with the path (the placeholder filled from the
-// variable) and restores the machines.
+// variable, or computed from one (lower(var.key_dir)): the state holds a
+// placeholder, not the path, and `lab destroy` still logs in with the
+// path (the placeholder filled from the variable, or from the expression
+// evaluated again) and restores the machines.
 func TestSensitiveStateRoundTripForReal(t *testing.T) {
-	bm := newBareMetal(t)
-	before := hostSettings(t, bm.server.ns)
-	keyDir := filepath.Join(t.TempDir(), secret)
-	if err := os.Mkdir(keyDir, 0o700); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name, expr  string
+		given, dir  string // the variable's last path element; the key directory's
+		placeholder string
+	}{
+		{"variable", "${var.key_dir}", secret, secret, `\(sensitive value var\.key_dir\)/server_key`},
+		{"derived", "${lower(var.key_dir)}", strings.ToUpper(secret), strings.ToLower(secret), `\(sensitive value var\.key_dir#[0-9a-f]{8}\.0\)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bm := newBareMetal(t)
+			before := hostSettings(t, bm.server.ns)
+			// No upper-case letter above the key directory: lower() keeps the path.
+			base, err := os.MkdirTemp("", "labt-keys-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(base) })
+			keyDir := filepath.Join(base, tc.dir)
+			if err := os.Mkdir(keyDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for name, src := range map[string]string{"server_key": bm.server.keyFile, "client_key": bm.client.keyFile} {
+				if out, err := exec.Command("cp", src, filepath.Join(keyDir, name)).CombinedOutput(); err != nil {
+					t.Fatalf("cp: %v: %s", err, out)
+				}
+			}
+			dir := t.TempDir()
+			src := strings.ReplaceAll(fmt.Sprintf(secretLab, bm.server.addr, bm.client.addr), "${var.key_dir}", tc.expr)
+			if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			log := filepath.Join(dir, "lab.log")
+			given := filepath.Join(base, tc.given)
+			if stdout, stderr, err := secretRun(t, dir, given, log, "apply", "-auto-approve", "-keep"); err != nil {
+				t.Fatalf("apply -keep: %v\n%s\n%s", err, stdout, stderr)
+			}
+			state, err := os.ReadFile(filepath.Join(dir, ".lab", "state.json"))
+			if err != nil || !regexp.MustCompile(tc.placeholder).Match(state) {
+				t.Errorf("state lacks the placeholder %s: %v\n%s", tc.placeholder, err, state)
+			}
+			if hostSettings(t, bm.server.ns) == before {
+				t.Fatal("-keep left nothing to restore")
+			}
+			if stdout, stderr, err := secretRun(t, dir, given, log, "destroy", "-auto-approve"); err != nil {
+				t.Fatalf("destroy: %v\n%s\n%s", err, stdout, stderr)
+			}
+			if got := hostSettings(t, bm.server.ns); got != before {
+				t.Errorf("server after destroy: %s, want %s", got, before)
+			}
+			noTextIn(t, dir, tc.given, "")
+			noTextIn(t, dir, tc.dir, "")
+		})
 	}
-	for name, src := range map[string]string{"server_key": bm.server.keyFile, "client_key": bm.client.keyFile} {
-		if out, err := exec.Command("cp", src, filepath.Join(keyDir, name)).CombinedOutput(); err != nil {
-			t.Fatalf("cp: %v: %s", err, out)
-		}
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(fmt.Sprintf(secretLab, bm.server.addr, bm.client.addr)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	log := filepath.Join(dir, "lab.log")
-	if stdout, stderr, err := secretRun(t, dir, keyDir, log, "apply", "-auto-approve", "-keep"); err != nil {
-		t.Fatalf("apply -keep: %v\n%s\n%s", err, stdout, stderr)
-	}
-	state, err := os.ReadFile(filepath.Join(dir, ".lab", "state.json"))
-	if err != nil || !strings.Contains(string(state), "(sensitive value var.key_dir)/server_key") {
-		t.Errorf("state lacks the placeholder: %v\n%s", err, state)
-	}
-	if hostSettings(t, bm.server.ns) == before {
-		t.Fatal("-keep left nothing to restore")
-	}
-	if stdout, stderr, err := secretRun(t, dir, keyDir, log, "destroy", "-auto-approve"); err != nil {
-		t.Fatalf("destroy: %v\n%s\n%s", err, stdout, stderr)
-	}
-	if got := hostSettings(t, bm.server.ns); got != before {
-		t.Errorf("server after destroy: %s, want %s", got, before)
-	}
-	noSecretIn(t, dir)
 }
 
 // diagSecretLab gives a sensitive variable to attributes whose errors

@@ -183,6 +183,7 @@ func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Dia
 		Functions: l.funcs,
 	}
 	l.lab.evalCtx = l.ctx
+	l.findDerived()
 	if len(byType["lab"]) > 0 || !diags.HasErrors() { // a malformed lab block was reported already
 		diags = append(diags, l.decodeLab(byType["lab"])...)
 	}

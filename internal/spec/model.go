@@ -33,6 +33,9 @@ type Lab struct {
 	Published map[string]*Published
 
 	evalCtx *hcl.EvalContext
+	// derived are the texts computed from sensitive variables by the
+	// lab's expressions, by a label unique per value (see findDerived).
+	derived map[string]string
 	// hidden are the files whose source diagnostics must not show, with
 	// the reason (see HiddenSource).
 	hidden map[string]string

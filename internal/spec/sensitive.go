@@ -62,6 +62,9 @@ func (l *Lab) Redact(diags hcl.Diagnostics) hcl.Diagnostics {
 	for name := range l.Sensitive {
 		secrets = appendLeaves(secrets, l.Variables[name])
 	}
+	for _, s := range l.derived {
+		secrets = appendLeaves(secrets, cty.StringVal(s))
+	}
 	if len(l.Sensitive) == 0 {
 		return diags
 	}
@@ -104,16 +107,12 @@ func appendLeaves(out []string, v cty.Value) []string {
 	ty := v.Type()
 	switch {
 	case ty.IsPrimitiveType():
-		if s := valueText(v); len(s) >= minRedact {
-			out = append(out, s)
-			// As a message quotes it with %q ("got \"a\\x1b\""), and as
-			// EscapeText shows its control bytes: replaced here, before the
-			// text writer wraps the detail, which may split it at a space.
-			if q := strconv.Quote(s); q[1:len(q)-1] != s {
-				out = append(out, q[1:len(q)-1])
-			}
-			if e := EscapeText(s, true); e != s {
-				out = append(out, e)
+		s := valueText(v)
+		out = appendText(out, s)
+		// As a message cuts it short ("got \"first 40 bytes…\"").
+		for _, n := range cutLengths {
+			if len(s) > n {
+				out = appendText(out, truncate(s, n))
 			}
 		}
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
@@ -125,15 +124,39 @@ func appendLeaves(out []string, v cty.Value) []string {
 	return out
 }
 
+// cutLengths are the lengths at which the loader's and the benchmark
+// blocks' messages cut a value they quote (truncate, hclvalue.Truncate).
+var cutLengths = []int{20, 40, 60}
+
+// appendText adds s (of at least minRedact bytes) as it is written and
+// as a message quotes it with %q ("got \"a\\x1b\""), and as EscapeText
+// shows its control bytes: replaced in the diagnostics, before the text
+// writer wraps the detail, which may split it at a space.
+func appendText(out []string, s string) []string {
+	if len(s) < minRedact {
+		return out
+	}
+	out = append(out, s)
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		out = append(out, q[1:len(q)-1])
+	}
+	if e := EscapeText(s, true); e != s {
+		out = append(out, e)
+	}
+	return out
+}
+
 // SensitiveValues is the text of every sensitive variable's value, by a
 // label unique per value: the variable's name, or name.KEY / name.N for an
-// element of a collection. lab redacts them in everything it writes
-// (package redact).
+// element of a collection; and of every value the lab's expressions
+// compute from them (upper(var.key)), labelled NAMES#DIGEST.N (see
+// findDerived). lab redacts them in everything it writes (package redact).
 func (l *Lab) SensitiveValues() map[string]string {
 	out := map[string]string{}
 	for name := range l.Sensitive {
 		addLeaves(out, name, l.Variables[name])
 	}
+	maps.Copy(out, l.derived)
 	return out
 }
 
