@@ -130,6 +130,10 @@ type Check struct {
 	High  float64 `json:"high"`
 	// Reason says why the verdict is what it is.
 	Reason string `json:"reason"`
+	// MDE is the smallest relative effect the check's rule detects with
+	// 80 % power at its α (a ratio's distance from its threshold, beyond a
+	// published ratio's margin); 0 when not computed.
+	MDE float64 `json:"mde,omitempty"`
 	// Noisy marks a check on a cell (either cell, for a ratio) whose CI
 	// half-width exceeds NoisyRatio of its mean.
 	Noisy bool `json:"noisy,omitempty"`
@@ -552,6 +556,15 @@ func MarkIncomplete(outs []Outcome, why string) {
 	}
 }
 
+// MDEText renders the check's MDE as a percentage ("12.3 %"; "-" when
+// the rule computed none), for report tables.
+func (c Check) MDEText() string {
+	if c.MDE <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f %%", 100*c.MDE)
+}
+
 func newCheck(e Expectation, g CellGroup, kind string, s Summary) Check {
 	return Check{Expectation: e.Name, Experiment: g.Experiment, Pair: g.Pair, Kind: kind, Cell: g.CellKey,
 		Expected: expectedText(e), Value: s.Mean, Low: s.CI95Low, High: s.CI95High, Noisy: g.ThroughputBps.Noisy()}
@@ -583,7 +596,7 @@ func checkRatios(e Expectation, sel []CellGroup) []Check {
 			continue
 		}
 		c.Noisy = of.ThroughputBps.Noisy() || over.ThroughputBps.Noisy()
-		checks = append(checks, incomplete(judgeRatio(c, of.ThroughputBps, over.ThroughputBps, r), of, over))
+		checks = append(checks, incomplete(ratioCheck(c, of, over, MetricThroughput, r), of, over))
 	}
 	return checks
 }
@@ -612,6 +625,19 @@ func companion(sel []CellGroup, g CellGroup, key string, over Selector) (CellGro
 	return CellGroup{}, false
 }
 
+// ratioCheck is the ratio rule on two groups: the degenerate cases
+// judgeRatio names (no run, a zero or overflowing mean, one run), else the
+// block-paired rule (judgeGroupRatio).
+func ratioCheck(c Check, of, over CellGroup, metric string, r RatioTarget) Check {
+	a, b := of.Metric(metric), over.Metric(metric)
+	if a.N == 0 || b.N == 0 || b.Mean <= 0 || a.Overflow || b.Overflow || !a.Known || !b.Known {
+		return judgeRatio(c, a, b, r)
+	}
+	return judgeGroupRatio(c, of, over, metric, r)
+}
+
+// judgeRatio is the unpaired ratio rule: the ratio of the means' 95 %
+// Fieller interval (cells independent) against the expectation.
 func judgeRatio(c Check, of, over Summary, r RatioTarget) Check {
 	c.Measured = "-"
 	switch {

@@ -59,7 +59,10 @@ func simApply(r *rand.Rand, id string, blocks int, scales []float64, load float6
 			if r.Float64() < n.outlier {
 				v /= 2
 			}
-			rec := Record{RunID: id, Experiment: "x", Pair: "p", CellKey: fmt.Sprintf("c%d", c), Repeat: b}
+			rec := Record{RunID: id, Experiment: "x", Pair: "p", CellKey: fmt.Sprintf("c%d", c), Repeat: b, design: DesignBlocks}
+			if foldover {
+				rec.design = DesignFoldover
+			}
 			rec.Metrics.ThroughputBps = v
 			recs = append(recs, rec)
 		}
@@ -358,5 +361,96 @@ func TestSimulatedEquivalenceTypeI(t *testing.T) {
 		if rate > allowance(TOSTAlpha, trials) {
 			t.Errorf("n %d/%d, CV %.0f%%/%.0f%%, × %.2f: reproduced %.4f, above 2.5 %%", tt.nPub, tt.nNew, 100*tt.cvPub, 100*tt.cvNew, tt.edge, rate)
 		}
+	}
+}
+
+// TestSimulatedPairedRatioAtThreshold: lab check's ratio rule, paired by
+// block, on foldover applies with the measured noise (10 blocks, 3 000
+// trials each). A true ratio exactly on an at_least threshold passes ≤
+// 2.5 % (measured 2.0 %); a true ratio on an edge of a published
+// ratio ×/÷ (1 + 10 %) passes ≤ 2.5 % (measured 0.4 %). A ratio 20 %
+// below its threshold fails 50.9 % of the time paired, 37.7 %
+// by the unpaired Fieller rule the check used before.
+func TestSimulatedPairedRatioAtThreshold(t *testing.T) {
+	const trials, blocks = 3000, 10
+	r := rand.New(rand.NewPCG(32, 5))
+	var atLeast, edge, pairedFail, unpairedFail int
+	for range trials {
+		recs := simApply(r, "a", blocks, []float64{1, 1.5}, 1, measured, true)
+		g := simGroups(recs)
+		if ratioCheck(Check{}, g[1], g[0], MetricThroughput, RatioTarget{AtLeast: 1.5}).Verdict == VerdictPass {
+			atLeast++
+		}
+		if judgeGroupPublishedRatio(Check{}, g[1], g[0], MetricThroughput, 1.5/1.1, 0.10).Verdict == VerdictPass {
+			edge++
+		}
+		g = simGroups(simApply(r, "b", blocks, []float64{1, 1.2}, 1, measured, true))
+		if ratioCheck(Check{}, g[1], g[0], MetricThroughput, RatioTarget{AtLeast: 1.5}).Verdict == VerdictFail {
+			pairedFail++
+		}
+		if judgeRatio(Check{}, g[1].ThroughputBps, g[0].ThroughputBps, RatioTarget{AtLeast: 1.5}).Verdict == VerdictFail {
+			unpairedFail++
+		}
+	}
+	f := func(k int) float64 { return float64(k) / trials }
+	t.Logf("at_least on the threshold: pass %s; on a published edge: pass %s; 20 %% below: fail %s paired, %s unpaired",
+		pct(f(atLeast)), pct(f(edge)), pct(f(pairedFail)), pct(f(unpairedFail)))
+	for name, rate := range map[string]float64{"at_least": f(atLeast), "published edge": f(edge)} {
+		if rate > allowance(TOSTAlpha, trials) {
+			t.Errorf("%s: false pass %.4f above 2.5 %%", name, rate)
+		}
+	}
+	if f(pairedFail) <= f(unpairedFail) {
+		t.Errorf("paired rule fails %.3f, unpaired %.3f: pairing should see more", f(pairedFail), f(unpairedFail))
+	}
+}
+
+// TestPairedRatioMustFail: a cell at half its reference, 10 blocks of the
+// measured noise (fixed seed), fails "at least 1" and is not the published
+// ratio 1 ± 10 %.
+func TestPairedRatioMustFail(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 6))
+	g := simGroups(simApply(r, "a", 10, []float64{1, 0.5}, 1, measured, true))
+	if c := ratioCheck(Check{}, g[1], g[0], MetricThroughput, RatioTarget{AtLeast: 1}); c.Verdict != VerdictFail || c.MDE <= 0 {
+		t.Errorf("ratio 0.5 against at least 1: %+v", c)
+	}
+	if c := judgeGroupPublishedRatio(Check{}, g[1], g[0], MetricThroughput, 1, 0.10); c.Verdict != VerdictFail {
+		t.Errorf("ratio 0.5 against published 1 ± 10 %%: %+v", c)
+	}
+}
+
+// TestCompareShapes: compare judges each cell's shape across the runs,
+// paired by block within each run: a load shift that scales every cell
+// leaves the shape reproduced-or-inconclusive (never not reproduced) while
+// a cell halved is not reproduced; the reference cell has no shape; every
+// tested cell has an MDE; a sequential run's shapes are not judged, and
+// say why.
+func TestCompareShapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 7))
+	base := simGroups(simApply(r, "base", 20, []float64{1, 1, 1}, 1, measured, true))
+	test := simGroups(simApply(r, "test", 20, []float64{1, 1, 0.5}, 0.8, measured, true))
+	ds := Compare(base, test, CompareOptions{})
+	if len(ds) != 3 || ds[0].Shape != nil || ds[1].Shape == nil || ds[2].Shape == nil {
+		t.Fatalf("shapes: want none for the reference c0 and one for c1, c2: %+v", ds)
+	}
+	if v := ds[1].Shape.Verdict; v == NotReproduced {
+		t.Errorf("c1 only moved with the load: shape %s (%+v)", v, ds[1].Shape)
+	}
+	if v := ds[2].Shape.Verdict; v != NotReproduced {
+		t.Errorf("c2 halved: shape %s, want not reproduced (%+v)", v, ds[2].Shape)
+	}
+	for _, d := range ds {
+		if d.MDE <= 0 {
+			t.Errorf("%s: MDE %g", d.CellKey, d.MDE)
+		}
+	}
+	for i := range test {
+		for j := range test[i].Repeats {
+			test[i].Repeats[j].design = DesignSequential
+		}
+	}
+	ds = Compare(base, test, CompareOptions{})
+	if s := ds[2].Shape; s == nil || s.Verdict != Inconclusive || !strings.Contains(s.Note, "sequential") {
+		t.Errorf("a sequential test run: shape %+v, want inconclusive saying why", s)
 	}
 }
