@@ -672,17 +672,24 @@ func judgeRatio(c Check, of, over Summary, r RatioTarget) Check {
 	}
 	c.Low, c.High = lo95, hi95
 	c.Measured = fmt.Sprintf("%s [%s, %s]", num(c.Value), num(c.Low), num(c.High))
+	return ratioVerdict(c, r, "the ratio (Fieller)")
+}
+
+// ratioVerdict judges the interval [c.Low, c.High] of a ratio — what
+// names it in the reason — against r's threshold or range: pass when it
+// lies wholly within, fail when wholly outside, inconclusive otherwise.
+func ratioVerdict(c Check, r RatioTarget, what string) Check {
 	lo, hi := r.AtLeast, math.Inf(1)
 	if r.AtLeast == 0 {
 		lo, hi = r.Between[0], r.Between[1]
 	}
 	switch {
 	case c.Low >= lo && c.High <= hi:
-		c.Verdict, c.Reason = VerdictPass, "the whole 95% interval of the ratio (Fieller) meets the expectation"
+		c.Verdict, c.Reason = VerdictPass, "the whole 95% interval of "+what+" meets the expectation"
 	case c.High < lo || c.Low > hi:
-		c.Verdict, c.Reason = VerdictFail, "the whole 95% interval of the ratio (Fieller) misses the expectation"
+		c.Verdict, c.Reason = VerdictFail, "the whole 95% interval of "+what+" misses the expectation"
 	default:
-		c.Verdict, c.Reason = VerdictInconclusive, "the 95% interval of the ratio (Fieller) straddles the threshold"
+		c.Verdict, c.Reason = VerdictInconclusive, "the 95% interval of "+what+" straddles the threshold"
 	}
 	return c
 }

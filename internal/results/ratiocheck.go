@@ -20,22 +20,10 @@ func judgeGroupRatio(c Check, of, over CellGroup, metric string, r RatioTarget) 
 		c.Reason += " (unpaired: " + why + ")"
 		return c
 	}
-	lo, hi := r.AtLeast, math.Inf(1)
-	if r.AtLeast == 0 {
-		lo, hi = r.Between[0], r.Between[1]
-	}
 	c.Value, c.Low, c.High = l.Ratio, l.Low, l.High
 	c.Measured = pairedText(l)
 	c.MDE = MDE(l.SE(), l.Units-1, 0)
-	switch {
-	case c.Low >= lo && c.High <= hi:
-		c.Verdict, c.Reason = VerdictPass, "the whole 95% interval of the block-paired ratio meets the expectation"
-	case c.High < lo || c.Low > hi:
-		c.Verdict, c.Reason = VerdictFail, "the whole 95% interval of the block-paired ratio misses the expectation"
-	default:
-		c.Verdict, c.Reason = VerdictInconclusive, "the 95% interval of the block-paired ratio straddles the threshold"
-	}
-	return c
+	return ratioVerdict(c, r, "the block-paired ratio")
 }
 
 // judgeGroupPublishedRatio judges of / over on metric against a table's
