@@ -389,8 +389,9 @@ func checkMetric(e Expectation, t MetricTarget, g CellGroup) Check {
 
 // judgeBand is the band rule (Evaluate): pass when the 95 % CI lies
 // inside value ± tolerance, fail when it lies entirely outside,
-// inconclusive otherwise.
+// inconclusive otherwise. Its MDE is bandMDE.
 func judgeBand(c Check, n int, s Summary, t Target) Check {
+	c.MDE = bandMDE(s, t.Value, t.Tolerance)
 	lo, hi := t.Value*(1-t.Tolerance), t.Value*(1+t.Tolerance)
 	band := fmt.Sprintf("[%s, %s]", num(lo), num(hi))
 	ci := fmt.Sprintf("95%% CI [%s, %s]", num(s.CI95Low), num(s.CI95High))
@@ -414,6 +415,18 @@ func judgeBand(c Check, n int, s Summary, t Target) Check {
 		c.Verdict, c.Reason = VerdictInconclusive, ci+" overlaps an edge of "+band
 	}
 	return c
+}
+
+// bandMDE is the MDE of a band rule around value ± tolerance × value: the
+// relative distance from value at which a mean fails with 80 % power,
+// tolerance + (t₀.₉₇₅ + t₀.₈₀ at n − 1) × SE / |value|; 0 without an
+// interval.
+func bandMDE(s Summary, value, tolerance float64) float64 {
+	if !s.Known || s.Overflow || value == 0 {
+		return 0
+	}
+	df := s.N - 1
+	return tolerance + (TCritical95(df)+tPower(df))*s.Stdev/math.Sqrt(float64(s.N))/math.Abs(value)
 }
 
 // checkMax checks a continuous, non-negative metric (loss %, jitter)

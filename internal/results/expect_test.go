@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -192,5 +193,21 @@ func TestParseSelector(t *testing.T) {
 		if _, err := ParseSelector(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestBandMDE: a band check (and a published cell) states its MDE: the
+// tolerance plus (t₀.₉₇₅ + t₀.₈₀ at n − 1) standard errors of the mean,
+// relative to the expected value — for 5 runs of SD 1 around 10 against
+// 10 ± 10 %: 0.1 + (2.776 + 0.941) × 1/√5 / 10 = 26.6 %.
+func TestBandMDE(t *testing.T) {
+	s := Summarize([]float64{9, 10, 11, 10, 10})
+	s.Stdev = 1
+	c := judgeBand(Check{}, 5, s, Target{Value: 10, Tolerance: 0.1})
+	if math.Abs(c.MDE-(0.1+(2.776+0.941)/math.Sqrt(5)/10)) > 1e-3 {
+		t.Errorf("band MDE %.4f, want 0.266", c.MDE)
+	}
+	if c := judgeBand(Check{}, 1, Summarize([]float64{10}), Target{Value: 10, Tolerance: 0.1}); c.MDE != 0 {
+		t.Errorf("one run: MDE %g, want none", c.MDE)
 	}
 }

@@ -179,6 +179,7 @@ func judgePublishedCell(c Check, g CellGroup, t *PublishedTable, m Metric, margi
 	}
 	lo, hi := c.Published*(1-margin), c.Published*(1+margin)
 	band := fmt.Sprintf("[%s, %s]", num(lo), num(hi))
+	c.MDE = bandMDE(s, c.Published, margin)
 	switch {
 	case g.N == 0:
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
