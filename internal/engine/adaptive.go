@@ -12,8 +12,8 @@ import (
 
 // adaptive tracks the throughput of every cell with adaptive repeats, to
 // stop repeating a cell once its throughput band's verdict is decided
-// (until = "verdict": results.SequentialBand, whose error rates are
-// stated there) or once its 95 % confidence interval is narrow enough
+// (until = "verdict": results.GroupSeqLook, whose error rates are
+// stated there; lab check replays the same looks) or once its 95 % confidence interval is narrow enough
 // (until = "ci < P%": stopping on the width biases the variance down, so
 // its intervals cover less than 95 %; see the README). Runs in flight
 // at once (Engine.RunsAtOnce) share it.
@@ -64,8 +64,8 @@ func (a *adaptive) decided(r plan.Run) (bool, string) {
 }
 
 // verdictDecided is the until = "verdict" rule: every band of the cell
-// stopped by results.SequentialBand on the throughput in Gb/s, with the
-// cell's most runs (r.MaxRepeat).
+// stopped by a look of the group-sequential rule (results.GroupSeqLook) on
+// the throughput in Gb/s, with the cell's design (seqDesign).
 func verdictDecided(r plan.Run, bps []float64) (bool, string) {
 	if len(r.Bands) == 0 {
 		return false, ""
@@ -76,7 +76,7 @@ func verdictDecided(r plan.Run, bps []float64) (bool, string) {
 	}
 	var why []string
 	for _, b := range r.Bands {
-		d := results.SequentialBand(gbps, b, r.MaxRepeat)
+		d := results.GroupSeqLook(gbps, b, *r.Sequential(), len(gbps) >= r.MaxRepeat)
 		if !d.Stop {
 			return false, ""
 		}

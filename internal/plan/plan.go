@@ -154,10 +154,10 @@ type Run struct {
 	MinRepeat int     `json:"min_repeat,omitempty"`
 	UntilCI   float64 `json:"until_ci,omitempty"`
 	// UntilVerdict (until = "verdict"): from repeat MinRepeat+1 on, the
-	// run is skipped once the sequential band rule decides every band of
-	// Bands — the throughput expectations (Gb/s) that select this cell —
-	// or finds more runs futile (results.SequentialBand). A cell without
-	// bands runs every repeat.
+	// run is skipped once the group-sequential band rule decides every
+	// band of Bands — the throughput expectations (Gb/s) that select this
+	// cell — or finds more runs futile (results.GroupSeqLook, with the
+	// design Run.Sequential). A cell without bands runs every repeat.
 	UntilVerdict bool             `json:"until_verdict,omitempty"`
 	Bands        []results.Target `json:"bands,omitempty"`
 	// MaxRepeat is an until = "verdict" cell's most runs (repeat.max).

@@ -50,7 +50,9 @@ const (
 // SeqDesign is where a cell's sequential looks fall: after Min, Min+Step,
 // … runs, the last no later than Max.
 type SeqDesign struct {
-	Min, Max, Step int
+	Min  int `json:"min"`
+	Max  int `json:"max"`
+	Step int `json:"step"`
 }
 
 // looks lists the run counts the design looks at.
@@ -194,13 +196,17 @@ func seqLook(xs []float64, t Target, c, f float64, last bool) SeqDecision {
 	}
 	tl, th := (s.Mean-lo)/se, (hi-s.Mean)/se
 	band := fmt.Sprintf("[%s, %s]", num(lo), num(hi))
+	by := func(t float64) string {
+		if s.Stdev == 0 {
+			return "with no spread"
+		}
+		return fmt.Sprintf("%.1f standard errors (boundary %.2f)", t, c)
+	}
 	switch {
 	case tl <= -c || th <= -c:
-		return SeqDecision{true, VerdictFail, fmt.Sprintf("fail after %d runs: mean %s is %.1f standard errors outside %s (boundary %.2f)",
-			n, num(s.Mean), math.Max(-tl, -th), band, c)}
+		return SeqDecision{true, VerdictFail, fmt.Sprintf("fail after %d runs: mean %s %s outside %s", n, num(s.Mean), by(math.Max(-tl, -th)), band)}
 	case tl >= c && th >= c:
-		return SeqDecision{true, VerdictPass, fmt.Sprintf("pass after %d runs: mean %s is %.1f standard errors inside %s (boundary %.2f)",
-			n, num(s.Mean), math.Min(tl, th), band, c)}
+		return SeqDecision{true, VerdictPass, fmt.Sprintf("pass after %d runs: mean %s %s inside %s", n, num(s.Mean), by(math.Min(tl, th)), band)}
 	case math.Min(math.Abs(tl), math.Abs(th)) <= f:
 		return SeqDecision{true, VerdictInconclusive, fmt.Sprintf("futile after %d runs: mean %s is within %.2f standard errors of an edge of %s",
 			n, num(s.Mean), f, band)}

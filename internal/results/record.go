@@ -70,6 +70,9 @@ type Record struct {
 	// planned is the number of repeats the run's plan gave the record's
 	// cell (RunInfo.Planned; 0 when unknown), set by Store.Load.
 	planned int
+	// seq is the sequential design the cell ran under
+	// (PlannedCell.Sequential), set by Store.Load.
+	seq *SeqDesign
 }
 
 // CellValue is one matrix value.

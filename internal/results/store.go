@@ -68,6 +68,11 @@ type PlannedCell struct {
 	Pair       string `json:"pair"`
 	CellKey    string `json:"cell_key"`
 	Repeats    int    `json:"repeats"`
+	// Sequential is the design whose looks stopped the cell on its
+	// verdict (adaptive repeats until = "verdict", or a budget): lab check
+	// judges the cell's throughput bands by the same rule
+	// (GroupSeqVerdict). Nil for cells with a fixed number of repeats.
+	Sequential *SeqDesign `json:"sequential,omitempty"`
 }
 
 // plan gives every record of its cell the number of repeats planned
@@ -77,13 +82,14 @@ func (info RunInfo) plan(recs []Record) {
 		return
 	}
 	type key struct{ exp, pair, cell string }
-	planned := map[key]int{}
+	planned := map[key]PlannedCell{}
 	for _, c := range info.Planned {
-		planned[key{c.Experiment, c.Pair, c.CellKey}] = c.Repeats
+		planned[key{c.Experiment, c.Pair, c.CellKey}] = c
 	}
 	for i := range recs {
 		r := &recs[i]
-		r.planned = planned[key{r.Experiment, r.Pair, r.CellKey}]
+		c := planned[key{r.Experiment, r.Pair, r.CellKey}]
+		r.planned, r.seq = c.Repeats, c.Sequential
 	}
 }
 
