@@ -11,5 +11,5 @@ func (r Run) Sequential() *results.SeqDesign {
 	if !r.UntilVerdict {
 		return nil
 	}
-	return &results.SeqDesign{Min: r.MinRepeat, Max: r.MaxRepeat, Step: 1}
+	return &results.SeqDesign{Min: r.MinRepeat, Max: r.MaxRepeat, Step: max(r.LookEvery, 1)}
 }
