@@ -217,6 +217,22 @@ func seqLook(xs []float64, t Target, c, f float64, last bool) SeqDecision {
 	return SeqDecision{}
 }
 
+// GroupSeqFirst replays the design's looks on the runs xs in the order
+// they ran and returns the first look's decision that stops, and the runs
+// it stopped at; ok is false when no look made so far stops (the runs may
+// go on).
+func GroupSeqFirst(xs []float64, t Target, d SeqDesign) (dec SeqDecision, n int, ok bool) {
+	for _, n := range d.looks() {
+		if n > len(xs) {
+			break
+		}
+		if dec := GroupSeqLook(xs[:n], t, d, false); dec.Stop {
+			return dec, n, true
+		}
+	}
+	return SeqDecision{}, 0, false
+}
+
 // GroupSeqVerdict replays the design's looks on the runs xs in the order
 // they ran and returns the first look's decision that stops, and the runs
 // it stopped at; with no stop (fewer runs than the first look, or runs

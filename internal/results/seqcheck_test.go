@@ -40,3 +40,25 @@ func TestCheckJudgesSequentialCellsByTheirStopRule(t *testing.T) {
 		})
 	}
 }
+
+// A budget's stop is in run.json as soon as it is recorded — before the
+// run finishes, so an apply interrupted after it still says why — and
+// loads back.
+func TestRecordStopIsWrittenAtOnce(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	run, err := s.NewRun(RunInfo{Lab: "l"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := BudgetStop{Experiment: "e", Reason: StopBudget, Blocks: 6, Detail: "budget spent after 6 blocks"}
+	if err := run.RecordStop(stop); err != nil {
+		t.Fatal(err)
+	}
+	info, _, err := s.Load(run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Stops) != 1 || info.Stops[0] != stop {
+		t.Errorf("stops %+v, want [%+v]", info.Stops, stop)
+	}
+}

@@ -59,6 +59,25 @@ type RunInfo struct {
 	// before it existed have none: only gaps below the highest recorded
 	// repeat count as missing there.
 	Planned []PlannedCell `json:"planned,omitempty"`
+	// Stops are the experiments with a budget that stopped before their
+	// planned blocks, and why (BudgetStop), written as they stop.
+	Stops []BudgetStop `json:"stops,omitempty"`
+}
+
+// Why an experiment with a budget stopped (BudgetStop.Reason).
+const (
+	StopDecided = "decided"      // every throughput band decided
+	StopBudget  = "budget spent" // the next stopping unit would not fit
+)
+
+// BudgetStop is where and why an experiment with a budget stopped:
+// after Blocks whole blocks, for Reason (StopDecided, StopBudget), with
+// Detail for people.
+type BudgetStop struct {
+	Experiment string `json:"experiment"`
+	Reason     string `json:"reason"`
+	Blocks     int    `json:"blocks"`
+	Detail     string `json:"detail"`
 }
 
 // PlannedCell is the number of repeats (warm-ups not counted) a run's
@@ -209,6 +228,19 @@ func (r *Run) Finish(status string) error {
 	r.info.Ended = time.Now().UTC()
 	if err := writeJSON(filepath.Join(r.dir, infoFile), r.info, r.redact); err != nil {
 		return fmt.Errorf("finish run %s: %w", r.info.ID, err)
+	}
+	return nil
+}
+
+// RecordStop notes that an experiment with a budget stopped, in run.json
+// at once (written atomically), so that an apply interrupted afterwards
+// still says why the experiment ran fewer blocks than planned.
+func (r *Run) RecordStop(s BudgetStop) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.info.Stops = append(r.info.Stops, s)
+	if err := writeJSON(filepath.Join(r.dir, infoFile), r.info, r.redact); err != nil {
+		return fmt.Errorf("record the stop of experiment %s in run %s: %w", s.Experiment, r.info.ID, err)
 	}
 	return nil
 }
