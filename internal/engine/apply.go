@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // Outcome summarises an apply.
@@ -16,8 +17,10 @@ type Outcome struct {
 	Failed int // of those, runs that failed (recorded with their error)
 	// Stopped is the run an interrupt stopped before it had a result: not
 	// recorded, not in Runs (`lab apply -resume` runs it again).
-	Stopped     int
-	Skipped     int // repeats of adaptive cells not needed once their CI was narrow enough
+	Stopped int
+	Skipped int // repeats of adaptive cells not needed once their CI was narrow enough
+	// Stops are the experiments with a budget that stopped early, and why.
+	Stops       []results.BudgetStop
 	Teardown    error
 	Interrupted bool
 }

@@ -29,6 +29,12 @@ type ResultWriter interface {
 	Write(rec results.Record) error
 }
 
+// stopRecorder is a ResultWriter that also records why an experiment with
+// a budget stopped (results.Run.RecordStop), as it stops.
+type stopRecorder interface {
+	RecordStop(results.BudgetStop) error
+}
+
 // Engine runs plans. Fill every field before calling Apply or Destroy.
 type Engine struct {
 	State *state.State
@@ -44,6 +50,8 @@ type Engine struct {
 	Runner  func(tool string) (bench.Runner, error)
 	Results ResultWriter
 	View    View
+	// Clock tells the time for budgets (nil: time.Now).
+	Clock func() time.Time
 	// Parallelism bounds concurrent provider calls — creates and deletes of
 	// machines and links — across all groups (default 32). Those calls are
 	// almost all waiting (clone tasks, boots, DHCP leases), so the bound

@@ -558,7 +558,7 @@ func TestAdaptiveRepeatsRunNoisyCellsToMax(t *testing.T) {
 }
 
 // Adaptive repeats until = "verdict": a cell stops as soon as the
-// sequential band rule decides its band (1 Gb/s every run: inside
+// group-sequential band rule (results.GroupSeqLook) decides its band (1 Gb/s every run: inside
 // 1 ± 10 % passes, 2 ± 10 % fails, after the minimum of 3), and a cell
 // with no band runs to max (stopping on the width is not this rule).
 func TestAdaptiveRepeatsStopOnVerdict(t *testing.T) {
@@ -569,7 +569,7 @@ func TestAdaptiveRepeatsStopOnVerdict(t *testing.T) {
 	}{
 		{[]results.Target{{Value: 1, Tolerance: 0.1}}, 3, "pass after 3 runs"},
 		{[]results.Target{{Value: 2, Tolerance: 0.1}}, 3, "fail after 3 runs"},
-		{[]results.Target{{Value: 1, Tolerance: 0.1}, {Value: 2, Tolerance: 0.1}}, 3, "pass after 3 runs: 99.8% CI [1, 1] inside [0.9, 1.1]; fail after 3 runs"},
+		{[]results.Target{{Value: 1, Tolerance: 0.1}, {Value: 2, Tolerance: 0.1}}, 3, "pass after 3 runs: mean 1 with no spread inside [0.9, 1.1]; fail after 3 runs"},
 		{nil, 8, ""},
 	} {
 		prov := newFake()

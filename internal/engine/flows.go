@@ -32,9 +32,9 @@ type flow struct {
 func (e *Engine) runFlows(ctx context.Context, flows []flow, adapt *adaptive, total int, out *Outcome) error {
 	var run []flow
 	for _, f := range flows {
-		if skip, why := adapt.decided(f.r); skip {
-			out.Skipped++
-			e.emit(Event{Type: EvSkipped, Index: f.r.Index, Total: total, Experiment: f.r.Experiment, Pair: f.r.Pair, Cell: f.r.CellKey, Repeat: f.r.Repeat, Message: why})
+		if skip, err := e.skip(f.r, adapt, total, out); err != nil {
+			return err
+		} else if skip {
 			continue
 		}
 		run = append(run, f)

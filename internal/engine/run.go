@@ -140,7 +140,7 @@ func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outc
 		sessions[l] = s
 		return s, nil
 	}
-	var adapt adaptive
+	adapt := adaptive{now: e.Clock}
 	for i := 0; i < len(queue); {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -178,10 +178,8 @@ func (e *Engine) runAll(ctx context.Context, lives []*live, total int, out *Outc
 // runOne runs r on the session's machines and records it, unless the
 // adaptive repeats decided its cell already.
 func (e *Engine) runOne(ctx context.Context, s *session, r plan.Run, adapt *adaptive, total int, out *Outcome) error {
-	if skip, why := adapt.decided(r); skip {
-		out.Skipped++
-		e.emit(Event{Type: EvSkipped, Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Message: why})
-		return nil
+	if skip, err := e.skip(r, adapt, total, out); skip || err != nil {
+		return err
 	}
 	release, err := e.hostLock(ctx, s)
 	if err != nil {

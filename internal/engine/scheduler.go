@@ -70,7 +70,7 @@ func (e *Engine) runConcurrently(ctx context.Context, queue []queued, total int,
 	fps := &groupFootprints{e: e, known: map[*live]providers.Footprint{}, warned: map[*live]bool{}}
 	sessions := &sessionCache{e: e, open: map[*live]*session{}}
 	defer sessions.close()
-	var adapt adaptive
+	adapt := adaptive{now: e.Clock}
 	var mu sync.Mutex
 	return schedule(ctx, e.RunsAtOnce, len(us), scheduleFuncs{
 		footprint: func(i int, fresh bool) providers.Footprint { return fps.of(ctx, us[i], fresh) },

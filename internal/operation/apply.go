@@ -199,6 +199,7 @@ func PlannedCells(p *plan.Plan) []results.PlannedCell {
 				out = append(out, results.PlannedCell{Experiment: r.Experiment, Pair: r.Pair, CellKey: r.CellKey})
 			}
 			out[i].Repeats = max(out[i].Repeats, n)
+			out[i].Sequential = r.Sequential()
 		}
 	}
 	return out

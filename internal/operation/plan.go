@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/internal/plan"
+	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/providers"
@@ -35,13 +36,32 @@ func (o *Operation) ReadState(labID string) (*state.State, error) {
 	return st, o.claim(st, labID)
 }
 
+// runOverhead is the per-run overhead measured on the lab's latest run
+// (results.MeasuredOverhead), for a lab with a budget to size its blocks
+// by; 0 (the plan's default of 1 s) without a budget or a run to measure.
+func (o *Operation) runOverhead(lab *spec.Lab) time.Duration {
+	if !slices.ContainsFunc(lab.Experiments, func(e *spec.Experiment) bool { return e.Budget > 0 }) {
+		return 0
+	}
+	rs := o.ResultStore()
+	id, err := rs.Latest()
+	if err != nil {
+		return 0
+	}
+	_, recs, err := rs.Load(id)
+	if err != nil {
+		return 0
+	}
+	return results.MeasuredOverhead(recs)
+}
+
 // MakePlan plans the lab against its state and refuses, at the spec lines
 // that ask, what a back end cannot do — before anything is created.
 func (o *Operation) MakePlan(lab *spec.Lab, st *state.State, v Vars, provs map[string]providers.Provider, sel Selection) (*plan.Plan, error) {
 	keep, desc := sel.options()
 	v = v.In(o.Dir)
 	p, diags := plan.New(lab, st, plan.Options{Vars: v.Vars, VarFiles: v.Files, Now: time.Now(), Select: keep, Selection: desc,
-		OrderSeed: sel.orderSeed()})
+		OrderSeed: sel.orderSeed(), RunOverhead: o.runOverhead(lab)})
 	if !diags.HasErrors() {
 		// nft -c on this host, as validate does: a ruleset nft cannot
 		// parse is refused before anything is created.

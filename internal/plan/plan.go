@@ -82,6 +82,9 @@ type Plan struct {
 	// network settings (a shared switch's MTU, a vSwitch added), as the
 	// providers reported them when the plan was made (none offline).
 	NetworkChanges []providers.NetworkChange `json:"network_changes,omitempty"`
+	// Budgets are the experiments with a budget and the blocks the plan
+	// gave each (BudgetPlan).
+	Budgets []BudgetPlan `json:"budgets,omitempty"`
 
 	workspace string // the state's workspace id, in every name and tag
 	// untouched are the resource addresses of groups the selection left
@@ -160,15 +163,22 @@ type Run struct {
 	MinRepeat int     `json:"min_repeat,omitempty"`
 	UntilCI   float64 `json:"until_ci,omitempty"`
 	// UntilVerdict (until = "verdict"): from repeat MinRepeat+1 on, the
-	// run is skipped once the sequential band rule decides every band of
-	// Bands — the throughput expectations (Gb/s) that select this cell —
-	// or finds more runs futile (results.SequentialBand). A cell without
-	// bands runs every repeat.
+	// run is skipped once the group-sequential band rule decides every
+	// band of Bands — the throughput expectations (Gb/s) that select this
+	// cell — or finds more runs futile (results.GroupSeqLook, with the
+	// design Run.Sequential). A cell without bands runs every repeat.
 	UntilVerdict bool             `json:"until_verdict,omitempty"`
 	Bands        []results.Target `json:"bands,omitempty"`
 	// MaxRepeat is an until = "verdict" cell's most runs (repeat.max).
 	MaxRepeat int  `json:"max_repeat,omitempty"`
 	Warmup    bool `json:"warmup,omitempty"`
+	// Budget is the experiment's budget of benchmark wall time (budget =
+	// "10m"): the engine starts no block that would not fit, and stops
+	// once every band of the experiment is decided. LookEvery is the
+	// stopping unit in blocks (Plan.Budgets): the looks, and a budget's
+	// stop, fall only after a whole number of them.
+	Budget    time.Duration `json:"budget,omitempty"`
+	LookEvery int           `json:"look_every,omitempty"`
 	// Flows, in a concurrent experiment (concurrent = true), are the
 	// pairs whose runs of this cell and repeat start at the same moment,
 	// this one's included, in the experiment's pair order; those runs are
@@ -224,7 +234,7 @@ func New(lab *spec.Lab, st *state.State, opt Options) (*Plan, hcl.Diagnostics) {
 			p.OrderSeed = NewOrderSeed()
 		}
 	}
-	diags := p.expand(lab)
+	diags := p.expand(lab, opt.RunOverhead)
 	if diags.HasErrors() {
 		return p, diags
 	}
@@ -317,7 +327,7 @@ func (p *Plan) checkDuration(lab *spec.Lab) *hcl.Diagnostic {
 
 // expand evaluates every cell of every experiment and places its runs in
 // the group of its hardware shape.
-func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
+func (p *Plan) expand(lab *spec.Lab, runOverhead time.Duration) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	groups := map[string]*Group{}
 	var rng *mrand.Rand
@@ -354,6 +364,14 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 			diags = append(diags, cellDiags...)
 		}
 		var runs []placed
+		if e.Budget > 0 {
+			b, d := p.budgetBlocks(e, cells, runOverhead)
+			if d != nil {
+				diags = append(diags, d)
+				continue
+			}
+			e = b
+		}
 		switch {
 		case e.Concurrent:
 			runs = concurrentOrder(e, cells, rng)

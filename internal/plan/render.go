@@ -69,6 +69,9 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 		fmt.Fprintf(&b, "  (random blocks: every block runs each pair and cell once, in an order drawn from seed %d; -order-seed %d replays it)\n",
 			p.OrderSeed, p.OrderSeed)
 	}
+	for _, bp := range p.Budgets {
+		b.WriteString(budgetNote(bp))
+	}
 	for i, r := range runs {
 		if i == o.MaxRuns {
 			fmt.Fprintf(&b, "  … and %d more (lab plan -json lists them all)\n", len(runs)-i)

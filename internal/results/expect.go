@@ -362,7 +362,34 @@ func checkThroughput(e Expectation, g CellGroup) Check {
 	s := g.ThroughputBps.Scale(1e-9)
 	c := newCheck(e, g, "throughput", s)
 	c.Measured = summaryText(s, 2) + " Gb/s"
+	if g.Sequential != nil {
+		return incomplete(judgeSequential(c, g, *e.Throughput), g)
+	}
 	return incomplete(judgeBand(c, g.N, s, *e.Throughput), g)
+}
+
+// judgeSequential judges a cell that stopped on its verdict by the rule
+// that stopped it: the group-sequential looks of its design replayed on
+// its successful runs in the order they ran (GroupSeqVerdict), so that
+// runs made after the stop (the rest of a budget's blocks, runs in flight
+// at once) do not change the verdict the stop announced.
+func judgeSequential(c Check, g CellGroup, t Target) Check {
+	var gbps []float64
+	for _, r := range g.Repeats {
+		gbps = append(gbps, r.Metrics.ThroughputBps/1e9)
+	}
+	d, _ := GroupSeqVerdict(gbps, t, *g.Sequential)
+	c.Verdict = d.Verdict
+	c.Reason = fmt.Sprintf("group-sequential rule (looks at %d…%d runs, every %d): %s", g.Sequential.Min, g.Sequential.Max, max(g.Sequential.Step, 1), d.Reason)
+	switch {
+	case d.Verdict == VerdictPass:
+		c.bound = sideInside
+	case d.Verdict == VerdictFail && c.Value < t.Value:
+		c.bound = sideBelow
+	case d.Verdict == VerdictFail:
+		c.bound = sideAbove
+	}
+	return c
 }
 
 // checkMetric checks one metric target on one cell: a band like

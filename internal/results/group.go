@@ -34,6 +34,9 @@ type CellGroup struct {
 	// SharedCPU counts the summarised runs whose system-wide CPU on an end
 	// was mostly other work than the benchmark's (SharedCPU).
 	SharedCPU int `json:"shared_cpu,omitempty"`
+	// Sequential is the design that stopped the cell on its verdict
+	// (PlannedCell.Sequential); nil for a fixed number of repeats.
+	Sequential *SeqDesign `json:"sequential,omitempty"`
 	// ThroughputBps is the receiver's throughput in bits per second.
 	ThroughputBps Summary `json:"throughput_bps"`
 	Retransmits   Summary `json:"retransmits"`
@@ -110,6 +113,9 @@ func Group(records []Record) []CellGroup {
 		}
 		a := accs[i]
 		a.repeats[r.Repeat] = true
+		if r.seq != nil {
+			a.group.Sequential = r.seq
+		}
 		a.maxRepeat = max(a.maxRepeat, r.Repeat, r.planned)
 		if r.Error != "" {
 			a.group.Failed++

@@ -74,6 +74,9 @@ type Record struct {
 	// (RunInfo.DesignOf), set by Store.Load; "" for a record made
 	// otherwise, which PairedRatio reads as DesignBlocks.
 	design string
+	// seq is the sequential design the cell ran under
+	// (PlannedCell.Sequential), set by Store.Load.
+	seq *SeqDesign
 }
 
 // CellValue is one matrix value.

@@ -6,7 +6,9 @@ import (
 	"sync"
 )
 
-// Sequential band rule: adaptive repeats that stop on the verdict.
+// Sequential band rule: the former rule of adaptive repeats that stop on
+// the verdict, replaced by the group-sequential rule (GroupSeqLook) and
+// kept for BenchmarkAdaptiveVerdict's comparison.
 //
 // A cell with adaptive repeats (repeat = { min, max, until = "verdict" })
 // and a band expectation (value ± tolerance) is looked at after every run

@@ -64,6 +64,9 @@ type RunInfo struct {
 	// name: whether its records can be paired by block (Repeat). Runs
 	// recorded before it have none and read as DesignBlocks (DesignOf).
 	Design map[string]string `json:"design,omitempty"`
+	// Stops are the experiments with a budget that stopped before their
+	// planned blocks, and why (BudgetStop), written as they stop.
+	Stops []BudgetStop `json:"stops,omitempty"`
 }
 
 // DesignOf is experiment's block design in the run: DesignBlocks when the
@@ -76,6 +79,22 @@ func (info RunInfo) DesignOf(experiment string) string {
 	return DesignBlocks
 }
 
+// Why an experiment with a budget stopped (BudgetStop.Reason).
+const (
+	StopDecided = "decided"      // every throughput band decided
+	StopBudget  = "budget spent" // the next stopping unit would not fit
+)
+
+// BudgetStop is where and why an experiment with a budget stopped:
+// after Blocks whole blocks, for Reason (StopDecided, StopBudget), with
+// Detail for people.
+type BudgetStop struct {
+	Experiment string `json:"experiment"`
+	Reason     string `json:"reason"`
+	Blocks     int    `json:"blocks"`
+	Detail     string `json:"detail"`
+}
+
 // PlannedCell is the number of repeats (warm-ups not counted) a run's
 // plan gave one cell; for adaptive repeats, the minimum that always runs.
 type PlannedCell struct {
@@ -83,6 +102,11 @@ type PlannedCell struct {
 	Pair       string `json:"pair"`
 	CellKey    string `json:"cell_key"`
 	Repeats    int    `json:"repeats"`
+	// Sequential is the design whose looks stopped the cell on its
+	// verdict (adaptive repeats until = "verdict", or a budget): lab check
+	// judges the cell's throughput bands by the same rule
+	// (GroupSeqVerdict). Nil for cells with a fixed number of repeats.
+	Sequential *SeqDesign `json:"sequential,omitempty"`
 }
 
 // plan gives every record of its cell the number of repeats planned
@@ -92,13 +116,14 @@ func (info RunInfo) plan(recs []Record) {
 		return
 	}
 	type key struct{ exp, pair, cell string }
-	planned := map[key]int{}
+	planned := map[key]PlannedCell{}
 	for _, c := range info.Planned {
-		planned[key{c.Experiment, c.Pair, c.CellKey}] = c.Repeats
+		planned[key{c.Experiment, c.Pair, c.CellKey}] = c
 	}
 	for i := range recs {
 		r := &recs[i]
-		r.planned = planned[key{r.Experiment, r.Pair, r.CellKey}]
+		c := planned[key{r.Experiment, r.Pair, r.CellKey}]
+		r.planned, r.seq = c.Repeats, c.Sequential
 	}
 }
 
@@ -218,6 +243,19 @@ func (r *Run) Finish(status string) error {
 	r.info.Ended = time.Now().UTC()
 	if err := writeJSON(filepath.Join(r.dir, infoFile), r.info, r.redact); err != nil {
 		return fmt.Errorf("finish run %s: %w", r.info.ID, err)
+	}
+	return nil
+}
+
+// RecordStop notes that an experiment with a budget stopped, in run.json
+// at once (written atomically), so that an apply interrupted afterwards
+// still says why the experiment ran fewer blocks than planned.
+func (r *Run) RecordStop(s BudgetStop) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.info.Stops = append(r.info.Stops, s)
+	if err := writeJSON(filepath.Join(r.dir, infoFile), r.info, r.redact); err != nil {
+		return fmt.Errorf("record the stop of experiment %s in run %s: %w", s.Experiment, r.info.ID, err)
 	}
 	return nil
 }

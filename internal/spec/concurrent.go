@@ -42,5 +42,10 @@ func (l *loader) decodeConcurrent(e *Experiment, attrs hcl.Attributes) hcl.Diagn
 			"Adaptive repeats stop each pair's cell on its own, but with concurrent = true (at %s) the flows of a cell run together: stopping one would change the load the others are measured under. Use repeat = N.",
 			declaredAt(a.Range)))
 	}
+	if b := attrs["budget"]; b != nil && e.Budget > 0 {
+		diags = append(diags, errorf(b.Expr.Range(), "Budget with concurrent flows",
+			"A budget stops each cell on its verdict, but with concurrent = true (at %s) the flows of a cell run together. Use repeat = N.",
+			declaredAt(a.Range)))
+	}
 	return diags
 }

@@ -17,7 +17,7 @@ import (
 func experimentSchema() *hcl.BodySchema {
 	s := &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
-			{Name: "description"}, {Name: "pairs"}, {Name: "matrix"}, {Name: "repeat"}, {Name: "warmup"}, {Name: "order"},
+			{Name: "description"}, {Name: "pairs"}, {Name: "matrix"}, {Name: "repeat"}, {Name: "warmup"}, {Name: "order"}, {Name: "budget"},
 			{Name: "ip_version"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{
@@ -100,6 +100,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 				"order is %q, %q or %q, not %q.", OrderRandom, OrderInterleaved, OrderSequential, truncate(s, 40)))
 		}
 	}
+	diags = append(diags, l.decodeBudget(e, attrs["budget"], attrs["repeat"], attrs["order"])...)
 	diags = append(diags, l.decodeIPVersion(e, attrs["ip_version"])...)
 	if a := attrs["warmup"]; a != nil {
 		n, d := l.evalInt(a, 0, maxRepeat)

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"time"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
@@ -116,12 +118,16 @@ type Experiment struct {
 	// fraction: 0.03 for "ci < 3%"), and at the latest after Repeat runs.
 	// MinRepeat 0: every cell runs Repeat times. With UntilVerdict
 	// (until = "verdict") instead of UntilCI, a cell stops once the
-	// sequential band rule (results.SequentialBand) decides its throughput
-	// expectation; a cell without one runs Repeat times.
+	// group-sequential band rule (results.GroupSeqLook) decides its
+	// throughput expectation; a cell without one runs Repeat times.
 	MinRepeat    int
 	UntilCI      float64
 	UntilVerdict bool
-	Warmup       int // runs discarded before the repeats
+	// Budget (budget = "10m") runs as many complete blocks as fit in that
+	// much benchmark wall time (warm-ups not counted), at most Repeat, and
+	// stops once every band is decided (UntilVerdict is set with it).
+	Budget time.Duration
+	Warmup int // runs discarded before the repeats
 	// Order is OrderRandom (the default: every block holds each pair and
 	// cell once, in an order drawn from the plan's seed), OrderInterleaved
 	// (every cell once per round, in matrix order, pair after pair) or

@@ -18,7 +18,7 @@ var untilRE = regexp.MustCompile(`^\s*ci\s*<\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*$`)
 const minAdaptive = 3
 
 // untilVerdict is the stopping rule that stops a cell on the verdict of
-// its throughput band (results.SequentialBand).
+// its throughput band (results.GroupSeqLook).
 const untilVerdict = "verdict"
 
 // decodeRepeat reads `repeat = N` or, for adaptive repeats,

@@ -40,6 +40,9 @@ func RunHeader(w io.Writer, info results.RunInfo, recs []results.Record) {
 		applies[r.Provenance.Apply]++
 	}
 	fmt.Fprintf(w, "  records   %d (%d failed)\n", len(recs), failed)
+	for _, s := range info.Stops {
+		fmt.Fprintf(w, "  stopped   %s: %s after %d blocks — %s\n", s.Experiment, s.Reason, s.Blocks, s.Detail)
+	}
 	if len(applies) > 1 {
 		var parts []string
 		for _, a := range slices.Sorted(maps.Keys(applies)) {
