@@ -24,7 +24,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Format is the version of the bundle layout that Info.Format holds.
@@ -94,10 +97,54 @@ func ReadInfo(dir string) (Info, error) {
 	if info.Format != Format {
 		return info, fmt.Errorf("bundle %s: %s has format %d, this lab reads format %d", dir, InfoFile, info.Format, Format)
 	}
-	if info.RunID == "" || info.RunID != filepath.Base(info.RunID) {
-		return info, fmt.Errorf("bundle %s: %s: invalid run id %q", dir, InfoFile, info.RunID)
+	if err := info.Validate(dir); err != nil {
+		return info, fmt.Errorf("bundle %s: %s: %w", dir, InfoFile, err)
 	}
 	return info, nil
+}
+
+// Validate checks the fields of bundle.json that lab joins to paths or
+// prints, as untrusted input: the run id is a plain directory name of
+// records/, the lab name holds no control character (an ESC would reach
+// the terminal raw), and var_file is the plain name of a regular file of
+// dir's spec/ (not a path: "../../etc/shadow" would be read as variables
+// and its lines printed as diagnostics). Values are quoted (%q) in the
+// errors, never printed raw.
+func (info Info) Validate(dir string) error {
+	if !plainName(info.RunID) {
+		return fmt.Errorf("invalid run id %q: want a plain directory name of %s/ (no separator, control character or leading dot)", info.RunID, RecordsDir)
+	}
+	if info.Lab == "" || hasControl(info.Lab) {
+		return fmt.Errorf("invalid lab name %q: want a name without control characters", info.Lab)
+	}
+	if info.VarFile == "" {
+		return nil
+	}
+	if !plainName(info.VarFile) || strings.HasSuffix(info.VarFile, ".hcl") {
+		return fmt.Errorf("var_file %q: want the plain name of a variables file in %s/ (like %q): no separator, no leading dot, not a spec file (*.hcl)",
+			info.VarFile, SpecDir, VarFile)
+	}
+	fi, err := os.Lstat(filepath.Join(dir, SpecDir, info.VarFile))
+	if err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("var_file %q: no such regular file in %s/", info.VarFile, SpecDir)
+	}
+	return nil
+}
+
+// plainName reports whether s names one entry of a directory: not empty,
+// no separator (either slash), not . or .., no leading dot (hidden files
+// are lab's own: .lab.lock.hcl, .lab/), no control character.
+func plainName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, `/\`) && !strings.HasPrefix(s, ".") && !hasControl(s)
+}
+
+// hasControl reports whether s holds a control character (ESC, newline,
+// DEL, C1 controls) or is not valid UTF-8.
+func hasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	return strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // CopyTree copies every regular file under src to the same relative path

@@ -173,6 +173,58 @@ func TestReadInfo(t *testing.T) {
 	}
 }
 
+// TestReadInfoRefusesHostileFields: bundle.json is untrusted input (issue
+// 31 §1). var_file is joined to spec/ and read as a variables file, so
+// anything but the plain name of a file of spec/ is refused; a run id or
+// lab name carrying control bytes (ESC) would reach the terminal raw.
+func TestReadInfoRefusesHostileFields(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Info)
+		want string // in the error; "" for none
+	}{
+		{"the published variables file", func(i *Info) { i.VarFile = VarFile }, ""},
+		{"no variables file", func(i *Info) { i.VarFile = "" }, ""},
+		{"traversal", func(i *Info) { i.VarFile = "../../../../etc/shadow" }, "var_file"},
+		{"absolute", func(i *Info) { i.VarFile = "/etc/shadow" }, "var_file"},
+		{"into a subdirectory", func(i *Info) { i.VarFile = ".lab/state.json" }, "var_file"},
+		{"dot", func(i *Info) { i.VarFile = "." }, "var_file"},
+		{"dot dot", func(i *Info) { i.VarFile = ".." }, "var_file"},
+		{"hidden file", func(i *Info) { i.VarFile = ".lab.lock.hcl" }, "var_file"},
+		{"backslash", func(i *Info) { i.VarFile = `..\x` }, "var_file"},
+		{"not in the bundle", func(i *Info) { i.VarFile = "other.labvars" }, "var_file"},
+		{"a spec file", func(i *Info) { i.VarFile = "lab.hcl" }, "var_file"},
+		{"ESC in the run id", func(i *Info) { i.RunID = "R1\x1b[2J" }, "run id"},
+		{"newline in the run id", func(i *Info) { i.RunID = "R1\nok" }, "run id"},
+		{"hidden run id", func(i *Info) { i.RunID = ".R1" }, "run id"},
+		{"ESC in the lab name", func(i *Info) { i.Lab = "x\x1b]0;owned\x07" }, "lab name"},
+		{"DEL in the lab name", func(i *Info) { i.Lab = "x\x7f" }, "lab name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := sample(t)
+			info := Info{Format: Format, Lab: "x", RunID: "R1", Margin: 0.1, VarFile: VarFile}
+			tt.edit(&info)
+			if err := WriteInfo(dir, info); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadInfo(dir)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("ReadInfo: %v", err)
+			case tt.want == "":
+				return
+			case err == nil:
+				t.Fatalf("ReadInfo accepted %+v", info)
+			case !strings.Contains(err.Error(), tt.want):
+				t.Errorf("ReadInfo = %v, want an error about the %s", err, tt.want)
+			case strings.ContainsAny(err.Error(), "\x1b\x07\x7f\n"):
+				t.Errorf("the error carries the control bytes raw: %q", err)
+			}
+		})
+	}
+}
+
 func TestCopyTreeRefusesSymlinks(t *testing.T) {
 	src := t.TempDir()
 	write(t, filepath.Join(src, "a/b.json"), "{}")
