@@ -5,11 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/bundle"
+	"github.com/lab-bench/lab/internal/lockfile"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
@@ -105,20 +109,25 @@ type candidateRun struct {
 
 // reproduceRun loads the bundle's spec and produces the run to compare:
 // the -results run of the lab directory, or a new apply of the spec in a
-// fresh work directory (the bundle is never written to).
+// fresh work directory (the bundle is never written to). Either way the
+// spec is read from a copy of what a spec needs (bundle.CopySpec), never
+// from the bundle's spec/ itself: a .lab/ there is another workspace's
+// state.
 func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, candidateRun, []results.Record, error) {
-	vars := f.vars.in(g.dir)
-	if info.VarFile != "" {
-		bundleVars, err := filepath.Abs(filepath.Join(f.bundleDir, bundle.SpecDir, info.VarFile))
+	out := g.stdout
+	if f.json {
+		out = g.stderr
+	}
+	user := f.vars.in(g.dir) // relative -var-files are the user's lab directory's
+	if f.resultsRun != "" {
+		tmp, err := os.MkdirTemp("", "lab-reproduce-spec-")
 		if err != nil {
 			return nil, candidateRun{}, nil, err
 		}
-		vars.files = append([]string{bundleVars}, vars.files...) // the user's come later and win
-	}
-	if f.resultsRun != "" {
+		defer func() { _ = os.RemoveAll(tmp) }() // a copy of the bundle's spec, loaded already
 		sg := *g
-		sg.dir = filepath.Join(f.bundleDir, bundle.SpecDir) // read only
-		lab, err := loadLab(&sg, vars)
+		sg.dir = tmp
+		lab, _, err := loadBundleSpec(&sg, f.bundleDir, info, user, out)
 		if err != nil {
 			return nil, candidateRun{}, nil, err
 		}
@@ -129,17 +138,10 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 	if err != nil {
 		return nil, candidateRun{}, nil, err
 	}
-	if err := bundle.CopyTree(work, filepath.Join(f.bundleDir, bundle.SpecDir)); err != nil {
-		return nil, candidateRun{}, nil, fmt.Errorf("reproduce: %w", err)
-	}
-	out := g.stdout
-	if f.json {
-		out = g.stderr
-	}
 	fmt.Fprintf(out, "Reproducing run %s of lab %q from %s in %s.\n\n", info.RunID, info.Lab, f.bundleDir, work)
 	wg := *g
 	wg.dir = work
-	lab, err := loadLab(&wg, vars)
+	lab, vars, err := loadBundleSpec(&wg, f.bundleDir, info, user, out)
 	if err != nil {
 		return nil, candidateRun{}, nil, err
 	}
@@ -156,6 +158,45 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 	}
 	run, recs, err := operation.LoadRun(results.Store{Dir: wg.op().ResultsDir()}, results.AliasLatest, info.Lab)
 	return lab, candidateRun{run, work}, recs, err
+}
+
+// loadBundleSpec copies what a spec needs from the bundle in dir into
+// sg.dir (saying in one line what it left out) and loads it there with
+// the bundle's variables file, then user's -var-file and -var (which
+// win); it returns the variables it used.
+func loadBundleSpec(sg *globals, dir string, info bundle.Info, user varFlags, out io.Writer) (*spec.Lab, varFlags, error) {
+	ignored, err := bundle.CopySpec(sg.dir, dir, info)
+	if err != nil {
+		return nil, user, fmt.Errorf("reproduce: %w", err)
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(out, "Ignored in the bundle's %s/ (a spec needs only *.hcl, %s and its variables file): %s\n",
+			bundle.SpecDir, lockfile.FileName, quoteNames(ignored))
+	}
+	vars := varFlags{vars: user.vars, files: user.files}
+	if info.VarFile != "" {
+		// Absolute: apply reads relative -var-files from its lab directory.
+		path, err := filepath.Abs(filepath.Join(sg.dir, info.VarFile))
+		if err != nil {
+			return nil, user, err
+		}
+		vars.files = append([]string{path}, user.files...)
+	}
+	lab, err := loadLab(sg, vars)
+	return lab, vars, err
+}
+
+// quoteNames joins names with ", ", quoting (%q) any that holds a
+// character a terminal could act on.
+func quoteNames(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if strconv.Quote(n) != `"`+n+`"` || strings.ContainsAny(n, " ,") {
+			out[i] = strconv.Quote(n)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // args renders v as command-line flags again.

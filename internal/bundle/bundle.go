@@ -87,7 +87,7 @@ func WriteInfo(dir string, info Info) error {
 // know.
 func ReadInfo(dir string) (Info, error) {
 	var info Info
-	data, err := os.ReadFile(filepath.Join(dir, InfoFile))
+	data, err := readLimited(filepath.Join(dir, InfoFile), MaxInfoFile)
 	if err != nil {
 		return info, fmt.Errorf("bundle %s: %w", dir, err)
 	}
@@ -145,40 +145,4 @@ func hasControl(s string) bool {
 		return true
 	}
 	return strings.ContainsFunc(s, unicode.IsControl)
-}
-
-// CopyTree copies every regular file under src to the same relative path
-// under dst, byte for byte, creating directories as needed. Anything that
-// is neither a directory nor a regular file (a symlink, a socket) is an
-// error: a bundle holds files only.
-func CopyTree(dst, src string) error {
-	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case !d.Type().IsRegular():
-			return fmt.Errorf("copy %s: not a regular file", path)
-		}
-		return CopyFile(target, path)
-	})
-}
-
-// CopyFile copies the regular file src to dst (mode 0644).
-func CopyFile(dst, src string) error {
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(dst, data, 0o644)
 }

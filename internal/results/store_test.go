@@ -362,3 +362,39 @@ func TestLoadSchema1(t *testing.T) {
 		t.Errorf("groups of a schema 1 record: %+v", g)
 	}
 }
+
+// TestLoadBoundsRecordSize: a record (or run.json) over MaxJSONFile is
+// refused, naming it, without being read — a sparse file costs nothing to
+// make (a published bundle is untrusted input, issue 31 §1.4).
+func TestLoadBoundsRecordSize(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	r, err := s.NewRun(RunInfo{Lab: "vmx", Started: started, Experiments: []string{"mtu"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(rec("mtu", "p", "mtu=1500", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Finish(StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(r.Dir(), "mtu", "p", "big.json")
+	f, err := os.Create(p)
+	if err == nil {
+		err = f.Truncate(MaxJSONFile + 1)
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = s.Load(r.ID())
+	if err == nil || !strings.Contains(err.Error(), "big.json") || !strings.Contains(err.Error(), "bytes") {
+		t.Errorf("Load = %v, want a refusal of big.json for its size", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Load took %s: it read the file", took)
+	}
+}
