@@ -145,6 +145,7 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 	if err != nil {
 		return nil, candidateRun{}, nil, err
 	}
+	wg.sayReaches = true
 	applyArgs := vars.args()
 	if f.auto {
 		applyArgs = append(applyArgs, "-auto-approve")
@@ -183,7 +184,10 @@ func loadBundleSpec(sg *globals, dir string, info bundle.Info, user varFlags, ou
 		vars.files = append([]string{path}, user.files...)
 	}
 	lab, err := loadLab(sg, vars)
-	return lab, vars, err
+	if err != nil {
+		return nil, vars, err
+	}
+	return lab, vars, operation.CheckBundleSpec(lab, dir, info)
 }
 
 // quoteNames joins names with ", ", quoting (%q) any that holds a

@@ -168,3 +168,84 @@ func checkIgnoredLine(t *testing.T, out string) {
 	}
 	t.Errorf("no line saying .lab/, notes.txt and sub/ were ignored:\n%s", out)
 }
+
+// hostsSpec is publishSecretLab run on the hosts back end at 127.0.0.1:
+// as root, with the runner's default key, it would change MTU, offloads,
+// sysctls and firewall rules on the machine reproducing it.
+var hostsSpec = strings.Replace(publishSecretLab, `template "host" { os = "linux" }`, `provider "hosts" "borrowed" {
+  server {
+    address       = "127.0.0.1"
+    port          = 2222
+    iface         = "lo"
+    bench_address = "127.0.0.1"
+  }
+  client {
+    address       = "localhost"
+    user          = "bench"
+    iface         = "lo"
+    bench_address = "127.0.0.1"
+  }
+}
+template "host" {
+  os       = "linux"
+  provider = provider.hosts.borrowed
+}`, 1)
+
+// withSpec replaces the bundle's spec with src and re-signs it, with
+// bundle.json's spec hash updated as a forger would.
+func withSpec(t *testing.T, b, src string, edit func(*bundle.Info)) {
+	t.Helper()
+	writeIn(t, b, "spec/lab.hcl", src)
+	l, diags := spec.Load(filepath.Join(b, bundle.SpecDir), spec.Options{Vars: []string{"token=x"}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	editInfo(t, b, func(i *bundle.Info) {
+		i.SpecHash = l.Hash
+		edit(i)
+	})
+}
+
+// TestReproducePreApplyChecks: what bundle.json claims is checked against
+// the spec right after it loads, before any plan or apply — the lab name
+// and the back ends the spec really uses — and where the bundle will
+// connect is said before anything connects.
+func TestReproducePreApplyChecks(t *testing.T) {
+	labDir, pub, _ := publishedBundle(t)
+	for _, tt := range []struct {
+		name   string
+		src    string
+		edit   func(*bundle.Info)
+		want   []string // in stderr, exit 1
+		stdout []string // in stdout
+	}{
+		{"lab name mismatch", publishSecretLab, func(i *bundle.Info) { i.Lab = "other" },
+			[]string{`"other"`, `"pub"`}, nil},
+		{"back ends claimed local, spec uses hosts", hostsSpec, func(i *bundle.Info) { i.BackEnds = []string{"local"} },
+			[]string{"back_ends", `["local"]`, `["hosts"]`}, nil},
+		{"back ends claimed hosts and local, spec uses hosts", hostsSpec, func(i *bundle.Info) { i.BackEnds = []string{"hosts", "local"} },
+			[]string{"back_ends", `["hosts" "local"]`, `["hosts"]`}, nil},
+		{"hosts, claimed", hostsSpec, func(i *bundle.Info) { i.BackEnds = []string{"hosts"} },
+			nil, []string{"This bundle will connect to: ", "root@127.0.0.1:2222", "bench@localhost:22"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := copyBundle(t, pub)
+			withSpec(t, b, tt.src, tt.edit)
+			work := filepath.Join(t.TempDir(), "w")
+			stdout, stderr, err := lab(t, labDir, "reproduce", "-var", "token=x", "-work", work, b)
+			for _, w := range tt.want {
+				if exitStatus(err) != exitError || !strings.Contains(stderr, w) {
+					t.Errorf("exit %d; want 1 and %q in stderr\nstdout:\n%s\nstderr:\n%s", exitStatus(err), w, stdout, stderr)
+				}
+			}
+			if tt.want != nil && strings.Contains(stdout, "Plan:") {
+				t.Errorf("a plan was made before the refusal:\n%s", stdout)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", w, stdout, stderr)
+				}
+			}
+		})
+	}
+}

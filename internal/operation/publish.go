@@ -50,7 +50,7 @@ func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info res
 	// .lab-publish-* directory beside DIR is all a failed removal leaves.
 	defer func() { _ = os.RemoveAll(tmp) }()
 	b = bundle.Info{Format: bundle.Format, Lab: lab.Name, RunID: info.ID, SpecHash: info.SpecHash, LabVersion: info.LabVersion,
-		Published: time.Now().UTC(), Margin: opt.Margin, BackEnds: BackEnds(recs), HostNotes: append(AccelNotes(lab), opt.Notes...),
+		Published: time.Now().UTC(), Margin: opt.Margin, BackEnds: SpecBackEnds(lab), HostNotes: append(AccelNotes(lab), opt.Notes...),
 		Reproduce: "lab reproduce " + ShellQuote(filepath.Base(filepath.Clean(opt.Out)))}
 	lock, err := o.FillBundle(lab, v, info, recs, tmp, &b)
 	if err != nil {
@@ -248,18 +248,6 @@ func RefuseSecrets(lab *spec.Lab, dir string) error {
 		}
 		return nil
 	})
-}
-
-// BackEnds are the distinct provider types the records ran on.
-func BackEnds(recs []results.Record) []string {
-	var out []string
-	for _, r := range recs {
-		if p := r.Provenance.Provider; p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // WritePost writes POST.md with the publishing machine's provenance.
