@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/spec"
@@ -246,6 +247,61 @@ func TestReproducePreApplyChecks(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", w, stdout, stderr)
 				}
 			}
+		})
+	}
+}
+
+// TestReproduceRefusesHostileFiles: a bundle's files are bounded before
+// they are read, and bundle.json's run id is refused with its control
+// bytes quoted. The manifest lists the sparse file with a made-up sum:
+// the size is checked before anything is hashed.
+func TestReproduceRefusesHostileFiles(t *testing.T) {
+	labDir, pub, _ := publishedBundle(t)
+	for _, tt := range []struct {
+		name   string
+		tamper func(t *testing.T, b string)
+		want   string
+	}{
+		{"1 GiB sparse spec file", func(t *testing.T, b string) {
+			f, err := os.Create(filepath.Join(b, "spec", "zz.hcl"))
+			if err == nil {
+				err = f.Truncate(1 << 30)
+			}
+			if err == nil {
+				err = f.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := os.OpenFile(filepath.Join(b, bundle.ManifestFile), os.O_APPEND|os.O_WRONLY, 0)
+			if err == nil {
+				_, err = m.WriteString(strings.Repeat("0", 64) + "  spec/zz.hcl\n")
+			}
+			if err == nil {
+				err = m.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}, "spec/zz.hcl: has 1073741824 bytes"},
+		{"ESC in the run id", func(t *testing.T, b string) {
+			editInfo(t, b, func(i *bundle.Info) { i.RunID = "20261201T090000Z\x1b]0;owned\x07" })
+		}, `invalid run id "20261201T090000Z\x1b]0;owned\a"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := copyBundle(t, pub)
+			tt.tamper(t, b)
+			work := filepath.Join(t.TempDir(), "w")
+			start := time.Now()
+			stdout, stderr, err := lab(t, labDir, "reproduce", "-var", "token=x", "-work", work, b)
+			took := time.Since(start)
+			if exitStatus(err) != exitError || !strings.Contains(stderr, tt.want) || strings.ContainsAny(stdout+stderr, "\x1b\x07") {
+				t.Errorf("exit %d; want 1 and %q, no control byte\nstdout:\n%q\nstderr:\n%q", exitStatus(err), tt.want, stdout, stderr)
+			}
+			if _, err := os.Stat(work); err == nil {
+				t.Errorf("reproduce made the work directory before refusing the bundle")
+			}
+			t.Logf("refused in %s", took.Round(time.Millisecond))
 		})
 	}
 }
