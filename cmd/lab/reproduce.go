@@ -76,7 +76,7 @@ func runReproduce(g *globals, args []string) error {
 	if !f.marginSet && info.Margin > 0 && info.Margin < 1 {
 		f.margin.v = info.Margin
 	}
-	pubInfo, pubRecs, err := results.Store{Dir: filepath.Join(f.bundleDir, bundle.RecordsDir)}.Load(info.RunID)
+	pubInfo, pubRecs, err := results.Store{Dir: filepath.Join(f.bundleDir, bundle.RecordsDir), ReadOnly: true}.Load(info.RunID)
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", f.bundleDir, err)
 	}

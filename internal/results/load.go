@@ -189,9 +189,12 @@ func (s Store) readInfo(runID string) (RunInfo, error) {
 		return info, err
 	}
 	if info.Status == StatusRunning && processGone(info) {
-		removeStrayTemps(filepath.Join(s.Dir, runID))
 		info.Status = StatusInterrupted
 		info.Note = "the process that ran it (pid " + strconv.Itoa(info.PID) + ") ended without finishing it"
+		if s.ReadOnly {
+			return info, nil
+		}
+		removeStrayTemps(filepath.Join(s.Dir, runID))
 		data, err := json.MarshalIndent(info, "", "  ")
 		if err == nil {
 			err = atomicfile.Write(path, append(data, '\n'), 0o644)

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -396,5 +397,38 @@ func TestLoadBoundsRecordSize(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("Load took %s: it read the file", took)
+	}
+}
+
+// TestReadOnlyStoreWritesNothing: a read-only store (a published
+// bundle's records) reports a dead run as interrupted but neither
+// corrects its run.json nor removes what look like a killed write's
+// temporary files: the bundle is never written to.
+func TestReadOnlyStoreWritesNothing(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1)")
+	}
+	host, _ := os.Hostname()
+	s := Store{Dir: t.TempDir(), ReadOnly: true}
+	data, _ := json.Marshal(RunInfo{ID: "a", Status: StatusRunning, Host: host, PID: dead.Process.Pid})
+	stray := filepath.Join(s.Dir, "a", ".run.json.tmp-123")
+	for path, body := range map[string][]byte{filepath.Join(s.Dir, "a", "run.json"): data, stray: []byte("{")} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, _, err := s.Load("a")
+	if err != nil || info.Status != StatusInterrupted {
+		t.Fatalf("status %q (%v), want %q", info.Status, err, StatusInterrupted)
+	}
+	if got, _ := os.ReadFile(filepath.Join(s.Dir, "a", "run.json")); !bytes.Equal(got, data) {
+		t.Errorf("run.json was rewritten: %s", got)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Errorf("the temporary-looking file was removed: %v", err)
 	}
 }
