@@ -31,10 +31,11 @@ type reproduceFlags struct {
 	work       string
 	resultsRun string
 	bundleDir  string
+	allowed    string
 }
 
 func parseReproduceFlags(g *globals, args []string) (*reproduceFlags, error) {
-	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-var k=v] [-var-file F] BUNDLE")
+	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-allowed-signers FILE] [-var k=v] [-var-file F] BUNDLE")
 	f := &reproduceFlags{margin: percentFlag{v: defaultMargin}}
 	f.vars.register(fl)
 	fl.BoolVar(&f.json, "json", false, "print the verdicts as one JSON object (and apply's events as JSON lines)")
@@ -43,6 +44,7 @@ func parseReproduceFlags(g *globals, args []string) (*reproduceFlags, error) {
 	fl.Var(&f.margin, "margin", "equivalence `margin`, a share of each published mean (\"10%\" or 0.1; default: the bundle's)")
 	fl.StringVar(&f.metric, "metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	fl.StringVar(&f.work, "work", "", "run the spec in `DIR` (new or empty; default: a new temporary directory, kept)")
+	fl.StringVar(&f.allowed, "allowed-signers", "", "refuse the bundle unless its manifest is signed by a key of `FILE` (ssh-keygen's allowed signers format)")
 	fl.StringVar(&f.resultsRun, "results", "", "compare `RUN`, an existing run of the lab directory (-chdir), instead of applying")
 	if err := parseFlags(fl, args, arity{1, 1, "the bundle's directory"}); err != nil {
 		return nil, err
@@ -68,6 +70,13 @@ func runReproduce(g *globals, args []string) error {
 	}
 	if err := bundle.Verify(f.bundleDir); err != nil {
 		return fmt.Errorf("refusing the bundle: %w", err)
+	}
+	if f.allowed != "" {
+		who, err := bundle.VerifySignature(f.bundleDir, f.allowed)
+		if err != nil {
+			return fmt.Errorf("refusing the bundle: %w", err)
+		}
+		fmt.Fprintf(g.stderr, "Bundle signed by %q (%s).\n", who, f.allowed)
 	}
 	info, err := bundle.ReadInfo(f.bundleDir)
 	if err != nil {

@@ -14,6 +14,7 @@
 //	plot.svg                 lab report -format svg
 //	POST.md                  table, plot, provenance, the command to reproduce
 //	MANIFEST.sha256          "<sha256>  <path>" for every other file
+//	MANIFEST.sha256.sig      the manifest's SSH signature, when signed
 //
 // The manifest is in sha256sum's format, so `sha256sum -c MANIFEST.sha256`
 // run inside the bundle checks it too.

@@ -133,7 +133,7 @@ func listFiles(dir string) ([]string, error) {
 			return nil
 		case !d.Type().IsRegular():
 			return &TamperedError{Dir: dir, Path: rel, Why: "not a regular file"}
-		case rel == ManifestFile:
+		case rel == ManifestFile, rel == SignatureFile: // the signature signs the manifest
 			return nil
 		}
 		out = append(out, rel)

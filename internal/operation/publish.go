@@ -33,6 +33,9 @@ type PublishOptions struct {
 	Margin float64
 	// Notes are -note texts on the publishing machine.
 	Notes []string
+	// SignKey, when set, is the SSH private key file the manifest is
+	// signed with (-sign): bundle.SignatureFile.
+	SignKey string
 }
 
 // Publish writes run opt.Run of lab as a self-contained, signed bundle at
@@ -64,6 +67,11 @@ func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info res
 	}
 	if err := bundle.Sign(tmp); err != nil {
 		return info, recs, b, err
+	}
+	if opt.SignKey != "" {
+		if err := bundle.SignManifest(tmp, opt.SignKey); err != nil {
+			return info, recs, b, fmt.Errorf("publish -sign: %w", err)
+		}
 	}
 	if err := os.Remove(opt.Out); err != nil && !errors.Is(err, fs.ErrNotExist) { // an empty directory
 		return info, recs, b, fmt.Errorf("publish: %w", err)
