@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/bundle"
-	"github.com/lab-bench/lab/internal/spec"
 )
 
 // sshKey makes an ed25519 key pair without passphrase with the real
@@ -47,15 +46,7 @@ func TestSignedBundles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(publishSecretLab), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, diags := spec.Load(dir, spec.Options{Vars: []string{"token=x"}})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	runID := fakeRun(t, dir, l.Hash)
+	dir, unsigned, runID := publishedBundle(t)
 	signed := filepath.Join(t.TempDir(), "signed")
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{"-chdir=" + dir, "publish", "-o", signed, "-sign", key, "-var", "token=x"}, nil, &stdout, &stderr, nil); code != exitOK {
@@ -63,10 +54,6 @@ func TestSignedBundles(t *testing.T) {
 	}
 	if err := bundle.Verify(signed); err != nil {
 		t.Fatalf("a signed bundle does not verify: %v", err)
-	}
-	unsigned := filepath.Join(t.TempDir(), "unsigned")
-	if code := Main([]string{"-chdir=" + dir, "publish", "-o", unsigned, "-var", "token=x"}, nil, &stdout, &stderr, nil); code != exitOK {
-		t.Fatalf("publish: exit %d\n%s", code, stderr.String())
 	}
 	edited := copyBundle(t, signed)
 	scaleRecords(t, filepath.Join(edited, bundle.RecordsDir, runID), 3)
