@@ -69,6 +69,16 @@ type Resources interface {
 	List(ctx context.Context, o machine.Owner) ([]machine.Instance, error)
 }
 
+// Reacher is implemented by providers that reach machines beyond the
+// network namespaces of this one: a reader is told where before approving
+// an apply of a spec someone else wrote (lab reproduce).
+type Reacher interface {
+	// Reaches is where the provider, as configured, connects: SSH logins
+	// ("root@192.0.2.1:22"), a libvirt URI, a vCenter URL without user
+	// information. It must not dial.
+	Reaches() []string
+}
+
 // HostCPUMeter is implemented, optionally, by providers that can see a
 // machine's CPU use from the hypervisor's side (vSphere's
 // PerformanceManager, libvirt's per-domain CPU time). The engine starts a

@@ -34,6 +34,14 @@ type traced struct {
 	log *slog.Logger
 }
 
+// Reaches is the traced provider's (nil when it does not say).
+func (t *traced) Reaches() []string {
+	if r, ok := t.p.(Reacher); ok {
+		return r.Reaches()
+	}
+	return nil
+}
+
 func (t *traced) done(ctx context.Context, method, address string, start time.Time, err error) {
 	attrs := []any{"provider", t.key, "call", method, "elapsed", time.Since(start).Round(time.Microsecond)}
 	if address != "" {

@@ -168,6 +168,13 @@ func applyPlan(g *globals, w *operation.Workspace, f *applyFlags, sel operation.
 			return nil, err
 		}
 	}
+	if g.sayReaches {
+		out := g.stdout
+		if f.json {
+			out = g.stderr // stdout carries events only
+		}
+		fmt.Fprintf(out, "\nThis bundle will connect to: %s.\n", strings.Join(operation.Reaches(w.Lab, w.Providers), ", "))
+	}
 	if !f.auto {
 		if err := approve(g, "Apply"); err != nil {
 			return nil, err

@@ -86,6 +86,9 @@ type globals struct {
 	noColor bool
 	// lockTimeout is -lock-timeout: how long to wait for the state lock.
 	lockTimeout time.Duration
+	// sayReaches makes apply say where the spec's providers connect
+	// before asking for approval (reproduce: the spec is someone else's).
+	sayReaches bool
 }
 
 func main() {

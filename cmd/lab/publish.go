@@ -11,8 +11,9 @@ import (
 // runPublish is `lab publish -o DIR [RUN]`: a self-contained bundle of a
 // run (bundle package) that `lab reproduce` checks on another machine.
 func runPublish(g *globals, args []string) error {
-	fl := newFlags(g, "publish", "publish -o DIR [-margin 10%] [-shape-margin 5%] [-note TEXT] [-var k=v] [-var-file F] [RUN]")
+	fl := newFlags(g, "publish", "publish -o DIR [-margin 10%] [-shape-margin 5%] [-note TEXT] [-sign KEY] [-var k=v] [-var-file F] [RUN]")
 	out := fl.String("o", "", "write the bundle to `DIR` (must not exist, or be empty)")
+	sign := fl.String("sign", "", "sign the bundle's manifest with the SSH private key file `KEY` (ssh-keygen -Y sign)")
 	margin := percentFlag{v: defaultMargin}
 	fl.Var(&margin, "margin", "the equivalence `margin` lab reproduce uses by default (\"10%\" or 0.1)")
 	shapeMargin := percentFlag{v: results.DefaultShapeMargin}
@@ -32,7 +33,7 @@ func runPublish(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	info, recs, b, err := g.op().Publish(lab, v.opVars(), operation.PublishOptions{Out: *out, Run: fl.Arg(0), Margin: margin.v, ShapeMargin: shapeMargin.v, Notes: notes})
+	info, recs, b, err := g.op().Publish(lab, v.opVars(), operation.PublishOptions{Out: *out, Run: fl.Arg(0), Margin: margin.v, ShapeMargin: shapeMargin.v, Notes: notes, SignKey: *sign})
 	if err != nil {
 		return err
 	}

@@ -194,6 +194,9 @@ func TestPinnedBundles(t *testing.T) {
 			if diags.HasErrors() || l.Hash != info.SpecHash {
 				t.Errorf("spec: %v, hash %s, bundle.json says %s", diags, l.Hash, info.SpecHash)
 			}
+			if err := operation.CheckBundleSpec(l, dir, info); err != nil {
+				t.Errorf("lab reproduce would refuse it before applying: %v", err)
+			}
 			if _, recs, err := (results.Store{Dir: filepath.Join(dir, bundle.RecordsDir)}).Load(info.RunID); err != nil || len(recs) == 0 {
 				t.Errorf("records: %d, %v", len(recs), err)
 			}

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/bundle"
+	"github.com/lab-bench/lab/internal/lockfile"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
@@ -29,10 +33,11 @@ type reproduceFlags struct {
 	work       string
 	resultsRun string
 	bundleDir  string
+	allowed    string
 }
 
 func parseReproduceFlags(g *globals, args []string) (*reproduceFlags, error) {
-	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-shape-margin 5%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-var k=v] [-var-file F] BUNDLE")
+	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-shape-margin 5%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-allowed-signers FILE] [-var k=v] [-var-file F] BUNDLE")
 	f := &reproduceFlags{margin: percentFlag{v: defaultMargin}, shape: percentFlag{v: results.DefaultShapeMargin}}
 	f.vars.register(fl)
 	fl.BoolVar(&f.json, "json", false, "print the verdicts as one JSON object (and apply's events as JSON lines)")
@@ -42,6 +47,7 @@ func parseReproduceFlags(g *globals, args []string) (*reproduceFlags, error) {
 	fl.Var(&f.shape, "shape-margin", "the `margin` of a shape's change, a cell over its reference (\"5%\" or 0.05; default: the bundle's)")
 	fl.StringVar(&f.metric, "metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	fl.StringVar(&f.work, "work", "", "run the spec in `DIR` (new or empty; default: a new temporary directory, kept)")
+	fl.StringVar(&f.allowed, "allowed-signers", "", "refuse the bundle unless its manifest is signed by a key of `FILE` (ssh-keygen's allowed signers format)")
 	fl.StringVar(&f.resultsRun, "results", "", "compare `RUN`, an existing run of the lab directory (-chdir), instead of applying")
 	if err := parseFlags(fl, args, arity{1, 1, "the bundle's directory"}); err != nil {
 		return nil, err
@@ -71,6 +77,13 @@ func runReproduce(g *globals, args []string) error {
 	if err := bundle.Verify(f.bundleDir); err != nil {
 		return fmt.Errorf("refusing the bundle: %w", err)
 	}
+	if f.allowed != "" {
+		who, err := bundle.VerifySignature(f.bundleDir, f.allowed)
+		if err != nil {
+			return fmt.Errorf("refusing the bundle: %w", err)
+		}
+		fmt.Fprintf(g.stderr, "Bundle signed by %q (%s).\n", who, f.allowed)
+	}
 	info, err := bundle.ReadInfo(f.bundleDir)
 	if err != nil {
 		return err
@@ -81,7 +94,7 @@ func runReproduce(g *globals, args []string) error {
 	if !f.shapeSet && info.ShapeMargin > 0 && info.ShapeMargin < 1 {
 		f.shape.v = info.ShapeMargin
 	}
-	pubInfo, pubRecs, err := results.Store{Dir: filepath.Join(f.bundleDir, bundle.RecordsDir)}.Load(info.RunID)
+	pubInfo, pubRecs, err := results.Store{Dir: filepath.Join(f.bundleDir, bundle.RecordsDir), ReadOnly: true}.Load(info.RunID)
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", f.bundleDir, err)
 	}
@@ -114,20 +127,25 @@ type candidateRun struct {
 
 // reproduceRun loads the bundle's spec and produces the run to compare:
 // the -results run of the lab directory, or a new apply of the spec in a
-// fresh work directory (the bundle is never written to).
+// fresh work directory (the bundle is never written to). Either way the
+// spec is read from a copy of what a spec needs (bundle.CopySpec), never
+// from the bundle's spec/ itself: a .lab/ there is another workspace's
+// state.
 func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, candidateRun, []results.Record, error) {
-	vars := f.vars.in(g.dir)
-	if info.VarFile != "" {
-		bundleVars, err := filepath.Abs(filepath.Join(f.bundleDir, bundle.SpecDir, info.VarFile))
+	out := g.stdout
+	if f.json {
+		out = g.stderr
+	}
+	user := f.vars.in(g.dir) // relative -var-files are the user's lab directory's
+	if f.resultsRun != "" {
+		tmp, err := os.MkdirTemp("", "lab-reproduce-spec-")
 		if err != nil {
 			return nil, candidateRun{}, nil, err
 		}
-		vars.files = append([]string{bundleVars}, vars.files...) // the user's come later and win
-	}
-	if f.resultsRun != "" {
+		defer func() { _ = os.RemoveAll(tmp) }() // a copy of the bundle's spec, loaded already
 		sg := *g
-		sg.dir = filepath.Join(f.bundleDir, bundle.SpecDir) // read only
-		lab, err := loadLab(&sg, vars)
+		sg.dir = tmp
+		lab, _, err := loadBundleSpec(&sg, f.bundleDir, info, user, out)
 		if err != nil {
 			return nil, candidateRun{}, nil, err
 		}
@@ -138,20 +156,14 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 	if err != nil {
 		return nil, candidateRun{}, nil, err
 	}
-	if err := bundle.CopyTree(work, filepath.Join(f.bundleDir, bundle.SpecDir)); err != nil {
-		return nil, candidateRun{}, nil, fmt.Errorf("reproduce: %w", err)
-	}
-	out := g.stdout
-	if f.json {
-		out = g.stderr
-	}
 	fmt.Fprintf(out, "Reproducing run %s of lab %q from %s in %s.\n\n", info.RunID, info.Lab, f.bundleDir, work)
 	wg := *g
 	wg.dir = work
-	lab, err := loadLab(&wg, vars)
+	lab, vars, err := loadBundleSpec(&wg, f.bundleDir, info, user, out)
 	if err != nil {
 		return nil, candidateRun{}, nil, err
 	}
+	wg.sayReaches = true
 	applyArgs := vars.args()
 	if f.auto {
 		applyArgs = append(applyArgs, "-auto-approve")
@@ -165,6 +177,48 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 	}
 	run, recs, err := operation.LoadRun(results.Store{Dir: wg.op().ResultsDir()}, results.AliasLatest, info.Lab)
 	return lab, candidateRun{run, work}, recs, err
+}
+
+// loadBundleSpec copies what a spec needs from the bundle in dir into
+// sg.dir (saying in one line what it left out) and loads it there with
+// the bundle's variables file, then user's -var-file and -var (which
+// win); it returns the variables it used.
+func loadBundleSpec(sg *globals, dir string, info bundle.Info, user varFlags, out io.Writer) (*spec.Lab, varFlags, error) {
+	ignored, err := bundle.CopySpec(sg.dir, dir, info)
+	if err != nil {
+		return nil, user, fmt.Errorf("reproduce: %w", err)
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(out, "Ignored in the bundle's %s/ (a spec needs only *.hcl, %s and its variables file): %s\n",
+			bundle.SpecDir, lockfile.FileName, quoteNames(ignored))
+	}
+	vars := varFlags{vars: user.vars, files: user.files}
+	if info.VarFile != "" {
+		// Absolute: apply reads relative -var-files from its lab directory.
+		path, err := filepath.Abs(filepath.Join(sg.dir, info.VarFile))
+		if err != nil {
+			return nil, user, err
+		}
+		vars.files = append([]string{path}, user.files...)
+	}
+	lab, err := loadLab(sg, vars)
+	if err != nil {
+		return nil, vars, err
+	}
+	return lab, vars, operation.CheckBundleSpec(lab, dir, info)
+}
+
+// quoteNames joins names with ", ", quoting (%q) any that holds a
+// character a terminal could act on.
+func quoteNames(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if strconv.Quote(n) != `"`+n+`"` || strings.ContainsAny(n, " ,") {
+			out[i] = strconv.Quote(n)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // args renders v as command-line flags again.

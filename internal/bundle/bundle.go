@@ -14,6 +14,7 @@
 //	plot.svg                 lab report -format svg
 //	POST.md                  table, plot, provenance, the command to reproduce
 //	MANIFEST.sha256          "<sha256>  <path>" for every other file
+//	MANIFEST.sha256.sig      the manifest's SSH signature, when signed
 //
 // The manifest is in sha256sum's format, so `sha256sum -c MANIFEST.sha256`
 // run inside the bundle checks it too.
@@ -24,7 +25,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Format is the version of the bundle layout that Info.Format holds.
@@ -89,7 +93,7 @@ func WriteInfo(dir string, info Info) error {
 // know.
 func ReadInfo(dir string) (Info, error) {
 	var info Info
-	data, err := os.ReadFile(filepath.Join(dir, InfoFile))
+	data, err := readLimited(filepath.Join(dir, InfoFile), MaxInfoFile)
 	if err != nil {
 		return info, fmt.Errorf("bundle %s: %w", dir, err)
 	}
@@ -99,44 +103,52 @@ func ReadInfo(dir string) (Info, error) {
 	if info.Format != Format {
 		return info, fmt.Errorf("bundle %s: %s has format %d, this lab reads format %d", dir, InfoFile, info.Format, Format)
 	}
-	if info.RunID == "" || info.RunID != filepath.Base(info.RunID) {
-		return info, fmt.Errorf("bundle %s: %s: invalid run id %q", dir, InfoFile, info.RunID)
+	if err := info.Validate(dir); err != nil {
+		return info, fmt.Errorf("bundle %s: %s: %w", dir, InfoFile, err)
 	}
 	return info, nil
 }
 
-// CopyTree copies every regular file under src to the same relative path
-// under dst, byte for byte, creating directories as needed. Anything that
-// is neither a directory nor a regular file (a symlink, a socket) is an
-// error: a bundle holds files only.
-func CopyTree(dst, src string) error {
-	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case !d.Type().IsRegular():
-			return fmt.Errorf("copy %s: not a regular file", path)
-		}
-		return CopyFile(target, path)
-	})
+// Validate checks the fields of bundle.json that lab joins to paths or
+// prints, as untrusted input: the run id is a plain directory name of
+// records/, the lab name holds no control character (an ESC would reach
+// the terminal raw), and var_file is the plain name of a regular file of
+// dir's spec/ (not a path: "../../etc/shadow" would be read as variables
+// and its lines printed as diagnostics). Values are quoted (%q) in the
+// errors, never printed raw.
+func (info Info) Validate(dir string) error {
+	if !plainName(info.RunID) {
+		return fmt.Errorf("invalid run id %q: want a plain directory name of %s/ (no separator, control character or leading dot)", info.RunID, RecordsDir)
+	}
+	if info.Lab == "" || hasControl(info.Lab) {
+		return fmt.Errorf("invalid lab name %q: want a name without control characters", info.Lab)
+	}
+	if info.VarFile == "" {
+		return nil
+	}
+	if !plainName(info.VarFile) || strings.HasSuffix(info.VarFile, ".hcl") {
+		return fmt.Errorf("var_file %q: want the plain name of a variables file in %s/ (like %q): no separator, no leading dot, not a spec file (*.hcl)",
+			info.VarFile, SpecDir, VarFile)
+	}
+	fi, err := os.Lstat(filepath.Join(dir, SpecDir, info.VarFile))
+	if err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("var_file %q: no such regular file in %s/", info.VarFile, SpecDir)
+	}
+	return nil
 }
 
-// CopyFile copies the regular file src to dst (mode 0644).
-func CopyFile(dst, src string) error {
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
+// plainName reports whether s names one entry of a directory: not empty,
+// no separator (either slash), not . or .., no leading dot (hidden files
+// are lab's own: .lab.lock.hcl, .lab/), no control character.
+func plainName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, `/\`) && !strings.HasPrefix(s, ".") && !hasControl(s)
+}
+
+// hasControl reports whether s holds a control character (ESC, newline,
+// DEL, C1 controls) or is not valid UTF-8.
+func hasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(dst, data, 0o644)
+	return strings.ContainsFunc(s, unicode.IsControl)
 }

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,6 +174,58 @@ func TestReadInfo(t *testing.T) {
 	}
 }
 
+// TestReadInfoRefusesHostileFields: bundle.json is untrusted input (issue
+// 31 §1). var_file is joined to spec/ and read as a variables file, so
+// anything but the plain name of a file of spec/ is refused; a run id or
+// lab name carrying control bytes (ESC) would reach the terminal raw.
+func TestReadInfoRefusesHostileFields(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Info)
+		want string // in the error; "" for none
+	}{
+		{"the published variables file", func(i *Info) { i.VarFile = VarFile }, ""},
+		{"no variables file", func(i *Info) { i.VarFile = "" }, ""},
+		{"traversal", func(i *Info) { i.VarFile = "../../../../etc/shadow" }, "var_file"},
+		{"absolute", func(i *Info) { i.VarFile = "/etc/shadow" }, "var_file"},
+		{"into a subdirectory", func(i *Info) { i.VarFile = ".lab/state.json" }, "var_file"},
+		{"dot", func(i *Info) { i.VarFile = "." }, "var_file"},
+		{"dot dot", func(i *Info) { i.VarFile = ".." }, "var_file"},
+		{"hidden file", func(i *Info) { i.VarFile = ".lab.lock.hcl" }, "var_file"},
+		{"backslash", func(i *Info) { i.VarFile = `..\x` }, "var_file"},
+		{"not in the bundle", func(i *Info) { i.VarFile = "other.labvars" }, "var_file"},
+		{"a spec file", func(i *Info) { i.VarFile = "lab.hcl" }, "var_file"},
+		{"ESC in the run id", func(i *Info) { i.RunID = "R1\x1b[2J" }, "run id"},
+		{"newline in the run id", func(i *Info) { i.RunID = "R1\nok" }, "run id"},
+		{"hidden run id", func(i *Info) { i.RunID = ".R1" }, "run id"},
+		{"ESC in the lab name", func(i *Info) { i.Lab = "x\x1b]0;owned\x07" }, "lab name"},
+		{"DEL in the lab name", func(i *Info) { i.Lab = "x\x7f" }, "lab name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := sample(t)
+			info := Info{Format: Format, Lab: "x", RunID: "R1", Margin: 0.1, VarFile: VarFile}
+			tt.edit(&info)
+			if err := WriteInfo(dir, info); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadInfo(dir)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("ReadInfo: %v", err)
+			case tt.want == "":
+				return
+			case err == nil:
+				t.Fatalf("ReadInfo accepted %+v", info)
+			case !strings.Contains(err.Error(), tt.want):
+				t.Errorf("ReadInfo = %v, want an error about the %s", err, tt.want)
+			case strings.ContainsAny(err.Error(), "\x1b\x07\x7f\n"):
+				t.Errorf("the error carries the control bytes raw: %q", err)
+			}
+		})
+	}
+}
+
 func TestCopyTreeRefusesSymlinks(t *testing.T) {
 	src := t.TempDir()
 	write(t, filepath.Join(src, "a/b.json"), "{}")
@@ -225,5 +278,141 @@ func write(t *testing.T, path, body string) {
 	}
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sparse makes rel under dir a sparse file of size bytes: it takes no disk
+// and is written at once, but Stat reports its full size and reading it
+// yields size zero bytes.
+func sparse(t *testing.T, dir, rel string, size int64) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerifyBoundsSizes: Verify refuses a file over its limit before
+// reading it (a 1 GiB spec file took 43 s and 1 GB of memory before the
+// loader refused it), and a bundle over MaxTotal in all. The manifest
+// lists each file with a made-up sum: the size is checked first.
+func TestVerifyBoundsSizes(t *testing.T) {
+	big := func(rel string, size int64) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			sparse(t, dir, rel, size)
+			appendManifest(t, dir, rel)
+		}
+	}
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, dir string)
+		path   string
+	}{
+		{"1 GiB spec file", big("spec/zz.hcl", 1<<30), "spec/zz.hcl"},
+		{"spec file one byte over", big("spec/zz.hcl", MaxSpecFile+1), "spec/zz.hcl"},
+		{"record over the limit", big("records/R1/e/p/mtu=1500/r3.json", MaxFile+1), "records/R1/e/p/mtu=1500/r3.json"},
+		{"bundle.json over its limit", func(t *testing.T, dir string) { sparse(t, dir, InfoFile, MaxInfoFile+1) }, InfoFile},
+		{"over the total", func(t *testing.T, dir string) {
+			for i := range int(MaxTotal/MaxFile) + 1 {
+				big(fmt.Sprintf("records/R1/pad/r%d.json", i), MaxFile)(t, dir)
+			}
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := sample(t)
+			tt.tamper(t, dir)
+			start := time.Now()
+			err := Verify(dir)
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("Verify took %s: it read the file", took)
+			}
+			var te *TamperedError
+			if !errors.As(err, &te) || !strings.Contains(te.Why, "bytes") || tt.path != "" && te.Path != tt.path {
+				t.Fatalf("Verify = %v, want a refusal of %q for its size", err, tt.path)
+			}
+		})
+	}
+}
+
+// appendManifest lists rel in dir's manifest with a made-up sum.
+func appendManifest(t *testing.T, dir, rel string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, ManifestFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fprintf(f, "%s  %s\n", strings.Repeat("0", 64), rel); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCopyBoundsSizes: CopyTree and CopySpec refuse a file over the limit
+// without reading it, name it, and leave no partial copy.
+func TestCopyBoundsSizes(t *testing.T) {
+	src := t.TempDir()
+	sparse(t, src, "a/huge.json", MaxFile+1)
+	dst := filepath.Join(t.TempDir(), "d")
+	if err := CopyTree(dst, src); err == nil || !strings.Contains(err.Error(), "huge.json") {
+		t.Errorf("CopyTree = %v, want a refusal naming huge.json", err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "a/huge.json")); err == nil {
+		t.Error("CopyTree left a partial copy")
+	}
+
+	dir := sample(t)
+	sparse(t, dir, "spec/zz.hcl", 1<<30)
+	dst = filepath.Join(t.TempDir(), "w")
+	start := time.Now()
+	_, err := CopySpec(dst, dir, Info{VarFile: VarFile})
+	if err == nil || !strings.Contains(err.Error(), "zz.hcl") || time.Since(start) > 5*time.Second {
+		t.Errorf("CopySpec = %v after %s, want a quick refusal naming zz.hcl", err, time.Since(start))
+	}
+	if _, err := os.Stat(filepath.Join(dst, "zz.hcl")); err == nil {
+		t.Error("CopySpec left a partial copy")
+	}
+}
+
+// TestCopySpec copies what a spec needs (top-level *.hcl, the lock file,
+// the variables file) and names everything else it leaves out: another
+// workspace's .lab/ state above all.
+func TestCopySpec(t *testing.T) {
+	dir := sample(t)
+	write(t, filepath.Join(dir, "spec/.lab/state.json"), "{}")
+	write(t, filepath.Join(dir, "spec/notes.txt"), "x")
+	write(t, filepath.Join(dir, "spec/sub/b.hcl"), "x")
+	write(t, filepath.Join(dir, "spec/.hidden.hcl"), "x")
+	write(t, filepath.Join(dir, "spec/other.labvars"), "x")
+	dst := filepath.Join(t.TempDir(), "w")
+	ignored, err := CopySpec(dst, dir, Info{VarFile: VarFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ".hidden.hcl, .lab/, notes.txt, other.labvars, sub/"; strings.Join(ignored, ", ") != want {
+		t.Errorf("ignored %q, want %s", ignored, want)
+	}
+	var got []string
+	entries, err := os.ReadDir(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if want := ".lab.lock.hcl, lab.hcl, published.labvars"; strings.Join(got, ", ") != want {
+		t.Errorf("copied %q, want %s", got, want)
 	}
 }

@@ -36,7 +36,7 @@ func Sign(dir string) error {
 	}
 	var b bytes.Buffer
 	for _, rel := range files {
-		sum, err := fileSum(filepath.Join(dir, filepath.FromSlash(rel)))
+		sum, err := fileSum(filepath.Join(dir, filepath.FromSlash(rel)), limitFor(rel))
 		if err != nil {
 			return err
 		}
@@ -57,13 +57,26 @@ func Verify(dir string) error {
 	if err != nil {
 		return err
 	}
+	var total int64
 	for _, rel := range files {
 		if _, ok := want[rel]; !ok {
 			return &TamperedError{Dir: dir, Path: rel, Why: "not in the manifest"}
 		}
+		// Sizes first, before any file is read: a sparse 1 GiB file
+		// costs nothing to make and seconds to hash.
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			return &TamperedError{Dir: dir, Path: rel, Why: err.Error()}
+		}
+		if limit := limitFor(rel); fi.Size() > limit {
+			return &TamperedError{Dir: dir, Path: rel, Why: sizeError(fi.Size(), limit)}
+		}
+		if total += fi.Size(); total > MaxTotal {
+			return &TamperedError{Dir: dir, Path: rel, Why: fmt.Sprintf("brings the bundle's files past %d bytes, the limit of a bundle", MaxTotal)}
+		}
 	}
 	for _, rel := range slices.Sorted(maps.Keys(want)) {
-		sum, err := fileSum(filepath.Join(dir, filepath.FromSlash(rel)))
+		sum, err := fileSum(filepath.Join(dir, filepath.FromSlash(rel)), limitFor(rel))
 		if errors.Is(err, fs.ErrNotExist) {
 			return &TamperedError{Dir: dir, Path: rel, Why: "missing"}
 		}
@@ -79,13 +92,12 @@ func Verify(dir string) error {
 
 // readManifest parses MANIFEST.sha256 into path → hex sum.
 func readManifest(dir string) (map[string]string, error) {
-	f, err := os.Open(filepath.Join(dir, ManifestFile))
+	data, err := readLimited(filepath.Join(dir, ManifestFile), MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", dir, err)
 	}
-	defer func() { _ = f.Close() }() // read only: a close error loses nothing
 	want := map[string]string{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for line := 1; sc.Scan(); line++ {
 		sum, rel, ok := strings.Cut(sc.Text(), "  ")
 		if !ok || len(sum) != 64 || !isHex(sum) || !validPath(rel) {
@@ -121,7 +133,7 @@ func listFiles(dir string) ([]string, error) {
 			return nil
 		case !d.Type().IsRegular():
 			return &TamperedError{Dir: dir, Path: rel, Why: "not a regular file"}
-		case rel == ManifestFile:
+		case rel == ManifestFile, rel == SignatureFile: // the signature signs the manifest
 			return nil
 		}
 		out = append(out, rel)
@@ -134,15 +146,21 @@ func listFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
+// fileSum is the hex SHA-256 of the regular file path, of at most limit
+// bytes.
+func fileSum(path string, limit int64) (string, error) {
+	f, err := openLimited(path, limit)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = f.Close() }() // read only: a close error loses nothing
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	n, err := io.Copy(h, io.LimitReader(f, limit+1))
+	if err != nil {
 		return "", err
+	}
+	if n > limit {
+		return "", fmt.Errorf("%s grew past %d bytes while read", path, limit)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

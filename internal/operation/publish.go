@@ -35,6 +35,9 @@ type PublishOptions struct {
 	ShapeMargin float64
 	// Notes are -note texts on the publishing machine.
 	Notes []string
+	// SignKey, when set, is the SSH private key file the manifest is
+	// signed with (-sign): bundle.SignatureFile.
+	SignKey string
 }
 
 // Publish writes run opt.Run of lab as a self-contained, signed bundle at
@@ -52,7 +55,7 @@ func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info res
 	// .lab-publish-* directory beside DIR is all a failed removal leaves.
 	defer func() { _ = os.RemoveAll(tmp) }()
 	b = bundle.Info{Format: bundle.Format, Lab: lab.Name, RunID: info.ID, SpecHash: info.SpecHash, LabVersion: info.LabVersion,
-		Published: time.Now().UTC(), Margin: opt.Margin, ShapeMargin: opt.ShapeMargin, BackEnds: BackEnds(recs), HostNotes: append(AccelNotes(lab), opt.Notes...),
+		Published: time.Now().UTC(), Margin: opt.Margin, ShapeMargin: opt.ShapeMargin, BackEnds: SpecBackEnds(lab), HostNotes: append(AccelNotes(lab), opt.Notes...),
 		Reproduce: "lab reproduce " + ShellQuote(filepath.Base(filepath.Clean(opt.Out)))}
 	lock, err := o.FillBundle(lab, v, info, recs, tmp, &b)
 	if err != nil {
@@ -66,6 +69,11 @@ func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info res
 	}
 	if err := bundle.Sign(tmp); err != nil {
 		return info, recs, b, err
+	}
+	if opt.SignKey != "" {
+		if err := bundle.SignManifest(tmp, opt.SignKey); err != nil {
+			return info, recs, b, fmt.Errorf("publish -sign: %w", err)
+		}
 	}
 	if err := os.Remove(opt.Out); err != nil && !errors.Is(err, fs.ErrNotExist) { // an empty directory
 		return info, recs, b, fmt.Errorf("publish: %w", err)
@@ -250,18 +258,6 @@ func RefuseSecrets(lab *spec.Lab, dir string) error {
 		}
 		return nil
 	})
-}
-
-// BackEnds are the distinct provider types the records ran on.
-func BackEnds(recs []results.Record) []string {
-	var out []string
-	for _, r := range recs {
-		if p := r.Provenance.Provider; p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // WritePost writes POST.md with the publishing machine's provenance.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -191,9 +192,12 @@ func (s Store) readInfo(runID string) (RunInfo, error) {
 		return info, err
 	}
 	if info.Status == StatusRunning && processGone(info) {
-		removeStrayTemps(filepath.Join(s.Dir, runID))
 		info.Status = StatusInterrupted
 		info.Note = "the process that ran it (pid " + strconv.Itoa(info.PID) + ") ended without finishing it"
+		if s.ReadOnly {
+			return info, nil
+		}
+		removeStrayTemps(filepath.Join(s.Dir, runID))
 		data, err := json.MarshalIndent(info, "", "  ")
 		if err == nil {
 			err = atomicfile.Write(path, append(data, '\n'), 0o644)
@@ -236,10 +240,33 @@ func processGone(info RunInfo) bool {
 	return errors.Is(syscall.Kill(info.PID, 0), syscall.ESRCH)
 }
 
+// MaxJSONFile bounds a record or run.json: a file over it is refused
+// before it is read (the records of a published bundle are untrusted
+// input; a sparse file of any size costs nothing to make).
+const MaxJSONFile = 64 << 20
+
+// readJSON decodes the regular file path, of at most MaxJSONFile bytes.
 func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
+	}
+	defer func() { _ = f.Close() }() // read only: nothing to lose
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file", path)
+	case fi.Size() > MaxJSONFile:
+		return fmt.Errorf("%s has %d bytes, more than the %d a record or run.json may have", path, fi.Size(), MaxJSONFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxJSONFile+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > MaxJSONFile {
+		return fmt.Errorf("%s grew past %d bytes while read", path, MaxJSONFile)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -137,6 +137,10 @@ type Store struct {
 	Dir string
 	// Redact, when set, filters every file written (sensitive values out).
 	Redact func([]byte) []byte
+	// ReadOnly stores (a published bundle's records) are never written
+	// to: a dead run reads as interrupted, but its run.json is not
+	// corrected nor its temporary files removed.
+	ReadOnly bool
 }
 
 // Run is a run being written. Its methods are safe for concurrent use.

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -360,5 +361,74 @@ func TestLoadSchema1(t *testing.T) {
 	}
 	if g := Group(recs); len(g) != 1 || g[0].ThroughputBps.Mean != 5e9 {
 		t.Errorf("groups of a schema 1 record: %+v", g)
+	}
+}
+
+// TestLoadBoundsRecordSize: a record (or run.json) over MaxJSONFile is
+// refused, naming it, without being read — a sparse file costs nothing to
+// make (a published bundle is untrusted input, issue 31 §1.4).
+func TestLoadBoundsRecordSize(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	r, err := s.NewRun(RunInfo{Lab: "vmx", Started: started, Experiments: []string{"mtu"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(rec("mtu", "p", "mtu=1500", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Finish(StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(r.Dir(), "mtu", "p", "big.json")
+	f, err := os.Create(p)
+	if err == nil {
+		err = f.Truncate(MaxJSONFile + 1)
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = s.Load(r.ID())
+	if err == nil || !strings.Contains(err.Error(), "big.json") || !strings.Contains(err.Error(), "bytes") {
+		t.Errorf("Load = %v, want a refusal of big.json for its size", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Load took %s: it read the file", took)
+	}
+}
+
+// TestReadOnlyStoreWritesNothing: a read-only store (a published
+// bundle's records) reports a dead run as interrupted but neither
+// corrects its run.json nor removes what look like a killed write's
+// temporary files: the bundle is never written to.
+func TestReadOnlyStoreWritesNothing(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1)")
+	}
+	host, _ := os.Hostname()
+	s := Store{Dir: t.TempDir(), ReadOnly: true}
+	data, _ := json.Marshal(RunInfo{ID: "a", Status: StatusRunning, Host: host, PID: dead.Process.Pid})
+	stray := filepath.Join(s.Dir, "a", ".run.json.tmp-123")
+	for path, body := range map[string][]byte{filepath.Join(s.Dir, "a", "run.json"): data, stray: []byte("{")} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, _, err := s.Load("a")
+	if err != nil || info.Status != StatusInterrupted {
+		t.Fatalf("status %q (%v), want %q", info.Status, err, StatusInterrupted)
+	}
+	if got, _ := os.ReadFile(filepath.Join(s.Dir, "a", "run.json")); !bytes.Equal(got, data) {
+		t.Errorf("run.json was rewritten: %s", got)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Errorf("the temporary-looking file was removed: %v", err)
 	}
 }
