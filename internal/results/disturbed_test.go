@@ -25,6 +25,27 @@ func TestMarkDisturbed(t *testing.T) {
 			t.Errorf("steal %v/%v: %v %q, want %q", tc.server, tc.client, got, rec.Disturbed, tc.want)
 		}
 	}
+	pressure := []struct {
+		env  *Environment
+		want string
+	}{
+		{nil, ""}, // a record from before environments
+		{&Environment{CPUPressure: 94, CPUPressureKnown: false}, ""},
+		{&Environment{CPUPressure: DisturbedPressure, CPUPressureKnown: true}, ""}, // at the threshold
+		{&Environment{CPUPressure: 94.2, CPUPressureKnown: true, Load1Start: 15, Load1End: 48},
+			"CPU pressure 94.2% on the runner (load 15.0 → 48.0)"},
+	}
+	for _, tc := range pressure {
+		rec := Record{Environment: tc.env}
+		got := MarkDisturbed(&rec)
+		if got != (tc.want != "") || !strings.HasPrefix(rec.Disturbed, tc.want) {
+			t.Errorf("environment %+v: %v %q, want %q", tc.env, got, rec.Disturbed, tc.want)
+		}
+	}
+	rec := Record{Environment: &Environment{CPUPressure: 80, CPUPressureKnown: true}, Metrics: bench.Sample{ClientCPU: bench.CPUUsage{Steal: 9}}}
+	if MarkDisturbed(&rec); !strings.HasPrefix(rec.Disturbed, "CPU steal 9.0% on the client, CPU pressure 80.0% on the runner") {
+		t.Errorf("steal and pressure: %q, want both named", rec.Disturbed)
+	}
 	g := Group([]Record{{CellKey: "a", Repeat: 1, Disturbed: "x"}, {CellKey: "a", Repeat: 2}})
 	if len(g) != 1 || g[0].Disturbed != 1 {
 		t.Errorf("groups %+v: want one disturbed run counted", g)

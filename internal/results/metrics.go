@@ -101,6 +101,9 @@ const (
 	// MetricBackground is the throughput of the background load run during
 	// the measured benchmark (background { … }), in bits per second.
 	MetricBackground = "background_throughput_bps"
+	// MetricRunnerPressure is the runner's CPU pressure during the
+	// benchmark (Environment.CPUPressure), in percent of its wall time.
+	MetricRunnerPressure = "runner_cpu_pressure_pct"
 )
 
 // Metrics is the catalogue, in the order tables show the metrics.
@@ -146,6 +149,16 @@ var Metrics = []Metric{
 		Value: func(r Record) (float64, bool) {
 			if b := r.Background; b != nil && b.Error == "" {
 				return b.Metrics.ThroughputBps, true
+			}
+			return 0, false
+		}},
+	// The runner's, not the guests': what the noise guard reads
+	// (DisturbedPressure), shown so that two runs' conditions can be
+	// compared at a glance.
+	{Key: MetricRunnerPressure, Label: "runner CPU pressure %", Unit: "%", Scale: 1, Decimals: 1, LowerIsBetter: true, Max: 100,
+		Value: func(r Record) (float64, bool) {
+			if env := r.Environment; env != nil && env.CPUPressureKnown {
+				return env.CPUPressure, true
 			}
 			return 0, false
 		}},

@@ -64,6 +64,10 @@ type Record struct {
 	// Background is the load that ran on the pair during the benchmark
 	// (the experiment's background block); nil without one.
 	Background *Background `json:"background,omitempty"`
+	// Environment is the runner's CPU pressure and load average during
+	// the benchmark; nil in records written before, and in those of a
+	// run that failed before its benchmark.
+	Environment *Environment `json:"environment,omitempty"`
 	// pooled, on a synthetic record of PoolRuns, holds the counts of the
 	// apply's runs it stands for (never written).
 	pooled *CountSample
@@ -233,8 +237,17 @@ type RunCounters struct {
 // guest's vCPU time to something else during the benchmark.
 const DisturbedSteal = 5.0
 
+// DisturbedPressure is the runner's CPU pressure (Environment.CPUPressure:
+// the share of the benchmark's wall time during which some runnable task
+// waited for a CPU) above which a run is marked disturbed. Steal cannot
+// see a neighbour on the runner itself — on the local back end the
+// namespaces share the runner's CPUs with every other process, and this
+// VM's steal stays 0 under any load — but PSI does. PSIFIGURES
+const DisturbedPressure = 50.0
+
 // MarkDisturbed sets rec.Disturbed when either end's CPU steal is above
-// DisturbedSteal, and reports whether it did.
+// DisturbedSteal or the runner's CPU pressure is above DisturbedPressure,
+// and reports whether it did.
 func MarkDisturbed(rec *Record) bool {
 	var why []string
 	for _, e := range []struct {
@@ -245,9 +258,19 @@ func MarkDisturbed(rec *Record) bool {
 			why = append(why, fmt.Sprintf("CPU steal %.1f%% on the %s", e.steal, e.end))
 		}
 	}
-	if len(why) == 0 {
-		return false
+	stolen := len(why) > 0
+	if env := rec.Environment; env != nil && env.CPUPressureKnown && env.CPUPressure > DisturbedPressure {
+		why = append(why, fmt.Sprintf("CPU pressure %.1f%% on the runner (load %.1f → %.1f)", env.CPUPressure, env.Load1Start, env.Load1End))
 	}
-	rec.Disturbed = strings.Join(why, ", ") + " (the hypervisor ran something else on its vCPUs during the run)"
+	switch {
+	case len(why) == 0:
+		return false
+	case !stolen:
+		rec.Disturbed = why[0] + " (tasks waited for the runner's CPUs that share of the run)"
+	case len(why) > 1 && !strings.HasPrefix(why[len(why)-1], "CPU steal"):
+		rec.Disturbed = strings.Join(why, ", ") + " (something else ran on the CPUs the run needed)"
+	default:
+		rec.Disturbed = strings.Join(why, ", ") + " (the hypervisor ran something else on its vCPUs during the run)"
+	}
 	return true
 }
