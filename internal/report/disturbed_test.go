@@ -71,3 +71,25 @@ func TestReportsShowRunnerPressure(t *testing.T) {
 		}
 	}
 }
+
+// compare's table says "not comparable" with the runners' figures where
+// their states differed, instead of a change.
+func TestCompareTableNotComparable(t *testing.T) {
+	var recs [2][]results.Record
+	for side, p := range []float64{94, 20} {
+		for i := range 3 {
+			recs[side] = append(recs[side], results.Record{Experiment: "e", Pair: "p", CellKey: "mtu=9000", Repeat: i + 1,
+				Metrics:     bench.Sample{ThroughputBps: float64(1+4*side) * (1e9 + float64(i)*1e7)},
+				Environment: &results.Environment{CPUPressure: p, CPUPressureKnown: true, Load1Start: 2, Load1End: 2}})
+		}
+	}
+	ds := results.Compare(results.Group(recs[0]), results.Group(recs[1]), results.CompareOptions{})
+	var buf bytes.Buffer
+	if err := RenderCompare(&buf, "a", "b", ds, CompareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "not comparable") || !strings.Contains(out, "not comparable: CPU pressure 94% vs 20%") || strings.Contains(out, "│ improved") ||
+		!strings.Contains(out, "so the cell is not tested") {
+		t.Errorf("compare table:\n%s", out)
+	}
+}

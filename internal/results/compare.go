@@ -28,10 +28,15 @@ const (
 	// survivors are not a fair sample; what would have been improved, no
 	// change or too noisy is incomplete (a regression stays a regression).
 	Incomplete Change = "incomplete"
+	// NotComparable: the runner's state (CPU pressure, load average)
+	// differed between the two sides beyond what Comparable allows, so the
+	// cell is not tested; a note says how ("not comparable: CPU pressure
+	// 94% vs 20%"). Like too noisy, it fails nothing unless -fail-on says so.
+	NotComparable Change = "not comparable"
 )
 
 // Changes lists every Change, for flags that name them.
-var Changes = []Change{Improved, Regressed, NoChange, TooNoisy, Missing, Incomplete}
+var Changes = []Change{Improved, Regressed, NoChange, TooNoisy, Missing, Incomplete, NotComparable}
 
 // DefaultThreshold is the default practical-significance threshold: a
 // relative change of the base mean's throughput smaller than 5 % is not
@@ -196,7 +201,7 @@ func compareAll(base, test []CellGroup, opt CompareOptions) []Delta {
 	}
 	var tested []int
 	for i, d := range out {
-		if d.Change != Missing {
+		if d.Change != Missing && d.Change != NotComparable {
 			tested = append(tested, i)
 		}
 	}
@@ -224,10 +229,19 @@ func compareCell(b, t CellGroup, metric string) Delta {
 	d := Delta{Metric: metric, Experiment: b.Experiment, Pair: b.Pair, Cell: b.Cell, CellKey: b.CellKey,
 		Base: b.Metric(metric), Test: t.Metric(metric), BaseFailed: b.Failed + b.Missing, TestFailed: t.Failed + t.Missing,
 		BaseDisturbed: b.Disturbed, TestDisturbed: t.Disturbed, P: 1, PAdjusted: 1}
+	ok, why := Comparable(CellEnvironmentOf(b), CellEnvironmentOf(t))
+	if !ok {
+		d.Change, d.Notes = NotComparable, []string{"not comparable: " + why}
+	} else if why != "" {
+		d.Notes = append(d.Notes, why)
+	}
 	x, y := d.Base, d.Test
 	d.Diff = y.Mean - x.Mean
 	if x.Mean != 0 {
 		d.RelDiff = d.Diff / x.Mean
+	}
+	if d.Change == NotComparable {
+		return d // not tested: the figures are shown, not judged
 	}
 	if x.Noisy() {
 		d.Notes = append(d.Notes, "noisy base")
