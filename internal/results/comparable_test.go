@@ -18,7 +18,9 @@ func envRecs(load float64, pressures ...float64) []Record {
 }
 
 func TestComparable(t *testing.T) {
-	env := func(load float64, pressures ...float64) *CellEnvironment { return CellEnvironmentOf(Group(envRecs(load, pressures...))[0]) }
+	env := func(load float64, pressures ...float64) *CellEnvironment {
+		return CellEnvironmentOf(Group(envRecs(load, pressures...))[0])
+	}
 	tests := []struct {
 		name string
 		a, b *CellEnvironment
