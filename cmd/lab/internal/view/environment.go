@@ -29,11 +29,5 @@ func RunEnvironment(w io.Writer, recs []results.Record) {
 		}
 		lines = append(lines, line)
 	}
-	if len(lines) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nRunner during each benchmark (CPU pressure: share of the run some task waited for a CPU; load average at start → end):")
-	for _, l := range lines {
-		fmt.Fprintln(w, l)
-	}
+	section(w, "Runner during each benchmark (CPU pressure: share of the run some task waited for a CPU; load average at start → end):", lines)
 }
