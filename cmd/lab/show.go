@@ -71,6 +71,7 @@ func showRun(g *globals, arg string, asJSON bool) error {
 	view.RunCommands(g.stdout, recs)
 	view.RunCounters(g.stdout, recs)
 	view.RunOverlaps(g.stdout, recs)
+	view.RunEnvironment(g.stdout, recs)
 	if len(recs) == 0 {
 		return nil
 	}

@@ -87,6 +87,10 @@ type Engine struct {
 	// must not log in to again (its host key changed) or cannot (it is
 	// gone). What was left unrestored is reported as a warning.
 	Abandon map[string]bool
+	// Environment reads the runner's CPU pressure and load average just
+	// before and just after each benchmark (results.Environment); its zero
+	// value reads this machine's /proc.
+	Environment results.EnvProbe
 	// AbandonCommand, when set, is the command that abandons the machine
 	// at an address, printed when a borrowed machine cannot be reached to
 	// restore it.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -153,7 +154,10 @@ func newEngine(prov *fakeProvider, os fakeOS, r fakeRunner) (*Engine, *memResult
 		OS:      func(string) (guest.OS, error) { return os, nil },
 		Runner:  func(string) (bench.Runner, error) { return r, nil },
 		Results: res, RunID: "r1", Lab: "t",
-		View: ViewFunc(func(ev Event) { mu.Lock(); events = append(events, ev); mu.Unlock() })}
+		// No /proc: the runner's real pressure would mark runs disturbed
+		// by whatever else this machine is running.
+		Environment: results.EnvProbe{ReadFile: func(p string) ([]byte, error) { return nil, fs.ErrNotExist }},
+		View:        ViewFunc(func(ev Event) { mu.Lock(); events = append(events, ev); mu.Unlock() })}
 	return e, res, &events
 }
 

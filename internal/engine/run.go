@@ -345,9 +345,11 @@ func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (re
 	}
 	stopMeter := e.meterPair(ctx, server, client)
 	stopRouter := meterRouter(ctx, router)
+	envStart := e.readEnvironment(r.Pair)
 	raw, err := runner.Run(ctx,
 		bench.Endpoint{T: server.t, Addr: srvAddr, CPUs: server.ep().CPUs, OS: server.osName},
 		bench.Endpoint{T: client.t, Addr: cliAddr, CPUs: client.ep().CPUs, OS: client.osName}, params)
+	rec.Environment = results.EnvironmentBetween(envStart, e.readEnvironment(r.Pair))
 	rec.HostCPU = stopMeter(ctx)
 	routerCPU := stopRouter(ctx)
 	rec.Raw = raw
@@ -372,6 +374,17 @@ func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (re
 	}
 	e.emit(resultEvent(ev, rec, params))
 	return rec, nil
+}
+
+// readEnvironment reads the runner's environment (Engine.Environment); a
+// file that does not parse is a warning on the pair, and what did parse
+// is kept.
+func (e *Engine) readEnvironment(pair string) results.EnvReading {
+	r, err := e.Environment.Read()
+	if err != nil {
+		e.emit(Event{Type: EvWarning, Address: pair, Message: "runner environment: " + err.Error()})
+	}
+	return r
 }
 
 // resultEvent is the event of a run that measured rec: what the view's

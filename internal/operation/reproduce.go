@@ -90,11 +90,18 @@ func ReproduceCells(published, new []results.CellGroup, metric string, margin fl
 		c := CellReproduction{Experiment: p.Experiment, Pair: p.Pair, CellKey: p.CellKey}
 		n, ok := byKey[key{p.Experiment, p.Pair, p.CellKey}]
 		c.Equivalence = results.TOST(p.Metric(metric), n.Metric(metric), margin)
+		same, why := results.Comparable(results.CellEnvironmentOf(p), results.CellEnvironmentOf(n))
 		switch {
 		case !ok:
 			c.Note = "not in the new run"
+		case !same:
+			c.Verdict, c.Note = results.EnvNotComparable, "not comparable: "+why
+			why = ""
 		case n.Failed+n.Missing > 0:
 			c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + fmt.Sprintf("%d new run(s) failed or missing", n.Failed+n.Missing)
+		}
+		if ok && why != "" {
+			c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + strings.NewReplacer("base:", "published:", "test:", "new:", "the base", "the published run", "the test", "the new run").Replace(why)
 		}
 		out = append(out, c)
 	}
@@ -136,7 +143,7 @@ func (r *Reproduction) Overall() results.Reproduction {
 		switch c.Verdict {
 		case results.NotReproduced:
 			return results.NotReproduced
-		case results.Inconclusive:
+		case results.Inconclusive, results.EnvNotComparable:
 			v = results.Inconclusive
 		}
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -17,6 +18,8 @@ var changeColor = map[results.Change]string{
 	results.Regressed:  "\x1b[31m",
 	results.TooNoisy:   ansiYellow,
 	results.Incomplete: ansiYellow,
+	// not comparable: the runners differed, as inconclusive as too noisy
+	results.NotComparable: ansiYellow,
 }
 
 // CompareOptions are Options plus the threshold the comparison used.
@@ -56,7 +59,7 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
 			delta = fmt.Sprintf("%+.1f %%", 100*d.RelDiff)
 		}
-		if d.Change != results.Missing {
+		if d.Change != results.Missing && d.Change != results.NotComparable {
 			p, padj = fmt.Sprintf("%.3g", d.P), fmt.Sprintf("%.3g", d.PAdjusted)
 		}
 		v := string(d.Change)
@@ -87,6 +90,10 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 		"MDE: the change seen with 80 %% power. shape: the change of the cell over the first cell of its pair, paired by block "+
 		"within each run (reproduced within ±%s %%).\n",
 		tested(ds), results.Alpha, number(100*threshold, 2), number(100*threshold, 2), number(100*shapeMargin(ds), 2))
+	if err == nil && slices.ContainsFunc(ds, func(d results.Delta) bool { return d.Change == results.NotComparable }) {
+		_, err = fmt.Fprintf(w, "\"not comparable\": the runner's CPU pressure or load differed between the runs (medians more than %s points or ×%s apart), so the cell is not tested.\n",
+			number(results.ComparablePressure, 0), number(results.ComparableLoad, 0))
+	}
 	return err
 }
 

@@ -38,10 +38,11 @@ func RenderCompareFormat(w io.Writer, format, base, test string, ds []results.De
 
 // changeInk colours a comparison verdict as the HTML report colours verdicts.
 var changeInk = map[results.Change]color.Color{
-	results.Improved:   color.RGBA{0x1a, 0x7f, 0x37, 0xff},
-	results.Regressed:  color.RGBA{0xc6, 0x28, 0x28, 0xff},
-	results.TooNoisy:   color.RGBA{0x9a, 0x67, 0x00, 0xff},
-	results.Incomplete: color.RGBA{0x9a, 0x67, 0x00, 0xff},
+	results.Improved:      color.RGBA{0x1a, 0x7f, 0x37, 0xff},
+	results.Regressed:     color.RGBA{0xc6, 0x28, 0x28, 0xff},
+	results.TooNoisy:      color.RGBA{0x9a, 0x67, 0x00, 0xff},
+	results.Incomplete:    color.RGBA{0x9a, 0x67, 0x00, 0xff},
+	results.NotComparable: color.RGBA{0x9a, 0x67, 0x00, 0xff},
 }
 
 // verdictLabels writes each cell's verdict and delta above its bars, in

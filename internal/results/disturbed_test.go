@@ -25,6 +25,28 @@ func TestMarkDisturbed(t *testing.T) {
 			t.Errorf("steal %v/%v: %v %q, want %q", tc.server, tc.client, got, rec.Disturbed, tc.want)
 		}
 	}
+	pressure := []struct {
+		env  *Environment
+		want string
+	}{
+		{nil, ""}, // a record from before environments
+		{&Environment{CPUPressure: 94, CPUPressureKnown: false}, ""},
+		// pressure saturates on a shared 2-vCPU runner (MarkDisturbed): it
+		// never marks a run on its own
+		{&Environment{CPUPressure: 94.2, CPUPressureKnown: true, Load1Start: 15, Load1End: 48}, ""},
+		{&Environment{CPUPressure: 100, CPUPressureKnown: true, Load1Start: 1, Load1End: 1}, ""},
+	}
+	for _, tc := range pressure {
+		rec := Record{Environment: tc.env}
+		got := MarkDisturbed(&rec)
+		if got != (tc.want != "") || !strings.HasPrefix(rec.Disturbed, tc.want) {
+			t.Errorf("environment %+v: %v %q, want %q", tc.env, got, rec.Disturbed, tc.want)
+		}
+	}
+	rec := Record{Environment: &Environment{CPUPressure: 80, CPUPressureKnown: true}, Metrics: bench.Sample{ClientCPU: bench.CPUUsage{Steal: 9}}}
+	if MarkDisturbed(&rec); !strings.HasPrefix(rec.Disturbed, "CPU steal 9.0% on the client (") {
+		t.Errorf("steal and pressure: %q, want the steal alone named", rec.Disturbed)
+	}
 	g := Group([]Record{{CellKey: "a", Repeat: 1, Disturbed: "x"}, {CellKey: "a", Repeat: 2}})
 	if len(g) != 1 || g[0].Disturbed != 1 {
 		t.Errorf("groups %+v: want one disturbed run counted", g)
@@ -63,22 +85,24 @@ func TestPoolRunsOneObservationPerApply(t *testing.T) {
 	}
 }
 
-// A disturbed run makes a check inconclusive whatever it would have said,
-// and makes a compared cell too noisy; every output names it.
+// A disturbed run makes a check inconclusive unless the undisturbed runs
+// alone give its verdict too, and the same for a compared cell; every
+// output names it.
 func TestDisturbedRunsDecideNothing(t *testing.T) {
 	quiet := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1)
 	stolen := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1)
 	stolen[2].Disturbed = "CPU steal 40.0% on the server"
 	slow := cellRecs("p", "true", "1500", 0, 4.9, 5, 5.1)
-	slow[0].Disturbed = "CPU steal 40.0% on the client"
+	slow[0].Disturbed = "CPU pressure 94.0% on the runner"
 	tests := []struct {
-		name string
-		recs []Record
-		want Verdict
+		name   string
+		recs   []Record
+		want   Verdict
+		reason string
 	}{
-		{"quiet pass", quiet, VerdictPass},
-		{"disturbed pass", stolen, VerdictInconclusive},
-		{"disturbed fail", slow, VerdictInconclusive},
+		{"quiet pass", quiet, VerdictPass, ""},
+		{"disturbed pass the 2 others do not give", stolen, VerdictInconclusive, "without them: inconclusive"},
+		{"disturbed fail the 2 others give", slow, VerdictFail, "with the 1 disturbed run left out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,14 +111,21 @@ func TestDisturbedRunsDecideNothing(t *testing.T) {
 			if c.Verdict != tt.want {
 				t.Errorf("%s: %q, want %s", c.Verdict, c.Reason, tt.want)
 			}
-			if tt.want == VerdictInconclusive && (c.Disturbed != 1 || !strings.Contains(c.Reason, "1 of 3 runs disturbed (CPU steal above 5%)")) {
-				t.Errorf("reason %q, disturbed %d: want the disturbed run named", c.Reason, c.Disturbed)
+			if tt.reason != "" && (c.Disturbed != 1 || !strings.Contains(c.Reason, "1 of 3 runs disturbed (CPU steal above 5%)") ||
+				!strings.Contains(c.Reason, tt.reason)) {
+				t.Errorf("reason %q, disturbed %d: want the disturbed run named and %q", c.Reason, c.Disturbed, tt.reason)
 			}
 		})
 	}
-	d := Compare(Group(quiet), Group(slow), CompareOptions{})[0]
-	if d.Change != TooNoisy || d.TestDisturbed != 1 || !slices.Contains(d.Notes, "test: 1 run(s) disturbed (CPU steal)") {
-		t.Errorf("compare of a halved, disturbed cell: %s %v", d.Change, d.Notes)
+	// The test's improvement is its disturbed runs': without them, no change.
+	faster := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1, 13, 13.1, 12.9, 13, 13.1, 12.9)
+	for i := 3; i < 9; i++ {
+		faster[i].Disturbed = "CPU pressure 94.0% on the runner"
+	}
+	d := Compare(Group(quiet), Group(faster), CompareOptions{})[0]
+	if d.Change != TooNoisy || d.TestDisturbed != 6 || !slices.Contains(d.Notes, "test: 6 run(s) disturbed (CPU steal or runner CPU pressure)") ||
+		!slices.Contains(d.Notes, "the runs say improved, but without the disturbed runs: no change") {
+		t.Errorf("compare of a cell improved by its disturbed runs: %s %v", d.Change, d.Notes)
 	}
 }
 
@@ -113,22 +144,28 @@ func TestPoolRunsKeepsDisturbed(t *testing.T) {
 	}
 }
 
-// The noise guard keeps what a slowdown cannot explain: CPU steal lowers
-// rates and raises latency, so a rate above its band and a latency below
-// its band or within its maximum stand on disturbed runs; everything else
-// a disturbed cell would pass or fail is inconclusive.
+// For a metric whose direction a measurement established
+// (Metric.Disturbance), the noise guard also keeps what a move that way
+// cannot explain: with rates only lowered and latency only raised, a rate
+// above its band and a latency below its band or within its maximum stand
+// on disturbed runs, even when no undisturbed run is left. With the
+// catalogue as it is — no direction established — none of them stands.
 func TestDisturbedVerdictsThatStand(t *testing.T) {
 	lat := func(us ...float64) []Record {
 		recs := cellRecs("p", "true", "1500", 0, 1, 1, 1)
 		for i := range recs {
 			recs[i].Metrics.Latency = &bench.LatencySample{MeanUs: us[i]}
 		}
-		recs[0].Disturbed = "CPU steal 30.0% on the client"
+		for i := range recs {
+			recs[i].Disturbed = "CPU steal 30.0% on the client"
+		}
 		return recs
 	}
 	rate := func(gbps ...float64) []Record {
 		recs := cellRecs("p", "true", "1500", 1, gbps...)
-		recs[1].Disturbed = "CPU steal 30.0% on the server"
+		for i := range recs {
+			recs[i].Disturbed = "CPU pressure 90.0% on the runner"
+		}
 		return recs
 	}
 	band := func(key string, v float64) Expectation {
@@ -158,7 +195,15 @@ func TestDisturbedVerdictsThatStand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := Evaluate(Group(tt.recs), []Expectation{tt.e})[0].Checks[0]
-			if c.Verdict != tt.want || c.Disturbed != 1 {
+			if c.Verdict != VerdictInconclusive || c.Disturbed != 3 || !strings.Contains(c.Reason, "no run is left without them") {
+				t.Fatalf("no direction established: %s (%d disturbed): %q, want inconclusive", c.Verdict, c.Disturbed, c.Reason)
+			}
+			withDirection(t, MetricThroughput, OnlyDown)
+			for _, k := range []string{MetricLatencyMean, MetricLatencyP50, MetricLatencyP90, MetricLatencyP99} {
+				withDirection(t, k, OnlyUp)
+			}
+			c = Evaluate(Group(tt.recs), []Expectation{tt.e})[0].Checks[0]
+			if c.Verdict != tt.want || c.Disturbed != 3 {
 				t.Fatalf("%s (%d disturbed): %q, want %s", c.Verdict, c.Disturbed, c.Reason, tt.want)
 			}
 			if got := strings.Contains(c.Reason, "which would not change the verdict"); got != tt.stands {
@@ -168,14 +213,18 @@ func TestDisturbedVerdictsThatStand(t *testing.T) {
 	}
 }
 
-// compare keeps a regression when only the base was disturbed and an
-// improvement when only the test was; any other disturbed change is too
-// noisy.
+// For a metric whose direction a measurement established, compare keeps
+// a regression when only the base was disturbed and an improvement when
+// only the test was, even with every run of that side disturbed; any
+// other disturbed change is too noisy. With no direction established,
+// every one is too noisy.
 func TestDisturbedChangesThatStand(t *testing.T) {
 	fast, slow := cellRecs("p", "true", "1500", 0, 9.9, 10, 10.1), cellRecs("p", "true", "1500", 0, 4.9, 5, 5.1)
 	disturb := func(recs []Record) []Record {
 		out := slices.Clone(recs)
-		out[0].Disturbed = "CPU steal 30.0% on the server"
+		for i := range out {
+			out[i].Disturbed = "CPU steal 30.0% on the server"
+		}
 		return out
 	}
 	tests := []struct {
@@ -194,6 +243,11 @@ func TestDisturbedChangesThatStand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Compare(Group(tt.base), Group(tt.test), tt.opt)[0]
+			if d.Change != TooNoisy {
+				t.Errorf("no direction established: %s, want too noisy: %v", d.Change, d.Notes)
+			}
+			withDirection(t, MetricThroughput, OnlyDown)
+			d = Compare(Group(tt.base), Group(tt.test), tt.opt)[0]
 			if d.Change != tt.want {
 				t.Errorf("%s, want %s: %v", d.Change, tt.want, d.Notes)
 			}

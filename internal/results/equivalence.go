@@ -20,6 +20,11 @@ const (
 	// Inconclusive: the interval overlaps an edge of the margin, or a side
 	// has fewer than two runs.
 	Inconclusive Reproduction = "inconclusive"
+	// EnvNotComparable: the runner's state differed between the published
+	// run and the new one beyond what Comparable allows ("not comparable:
+	// CPU pressure 94% vs 20%"), so the cell is not judged; it counts as
+	// inconclusive in the overall verdict.
+	EnvNotComparable Reproduction = "not comparable"
 )
 
 // Equivalence is the two one-sided tests (TOST) of a new sample against a

@@ -36,26 +36,33 @@ type Metric struct {
 	// throughput, which a table would show next to the receiver's for
 	// every TCP run, nearly always the same.
 	Hidden bool
-	// Disturbance is the way a neighbour on an end's CPUs (CPU steal) can
-	// move the metric: the noise guard keeps the verdicts such a move
-	// cannot explain (see disturbed).
+	// Disturbance is the way a neighbour on an end's or the runner's
+	// CPUs can move the metric: the noise guard keeps the verdicts such a
+	// move cannot explain (see disturbed). EitherWay for every metric of
+	// the catalogue until a controlled-neighbour measurement establishes
+	// a direction: TestCPUHogDirectionForReal (cmd/lab) found a run on a
+	// shared runner can come out faster as well as slower.
 	Disturbance Direction
 	// Value is a successful run's value and whether the run measured it.
 	Value func(Record) (float64, bool) `json:"-"`
 }
 
-// Direction is the way CPU steal can move a metric (Metric.Disturbance).
+// Direction is the way a neighbour on the CPUs can move a metric
+// (Metric.Disturbance). Only a controlled-neighbour measurement — the
+// same run with and without a CPU hog on its CPUs, repeated — may set a
+// metric's direction to anything but EitherWay.
 type Direction int
 
 const (
-	// EitherWay: a starved end can move the metric up or down, or nobody
-	// has argued which (CPU figures, retransmits, loss, jitter: a slowed
-	// sender offers fewer packets to lose as a slowed receiver drops more).
+	// EitherWay: a neighbour can move the metric up or down, or nobody
+	// has measured which (every metric of the catalogue, for now).
 	EitherWay Direction = iota
-	// OnlyDown: a slowed end moves fewer bytes or transactions per second,
-	// never more (throughput, transactions/s, packets/s).
+	// OnlyDown: a neighbour can only lower the metric (a slowed end moves
+	// fewer bytes per second, the tempting assumption that a run 15 %
+	// faster under a hog refutes).
 	OnlyDown
-	// OnlyUp: a descheduled end answers later, never sooner (latency).
+	// OnlyUp: a neighbour can only raise the metric (a descheduled end
+	// answering later).
 	OnlyUp
 )
 
@@ -101,13 +108,16 @@ const (
 	// MetricBackground is the throughput of the background load run during
 	// the measured benchmark (background { … }), in bits per second.
 	MetricBackground = "background_throughput_bps"
+	// MetricRunnerPressure is the runner's CPU pressure during the
+	// benchmark (Environment.CPUPressure), in percent of its wall time.
+	MetricRunnerPressure = "runner_cpu_pressure_pct"
 )
 
 // Metrics is the catalogue, in the order tables show the metrics.
 var Metrics = []Metric{
-	{Key: MetricThroughput, Label: "throughput Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Always: true, Disturbance: OnlyDown,
+	{Key: MetricThroughput, Label: "throughput Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Always: true,
 		Value: func(r Record) (float64, bool) { return r.Metrics.ThroughputBps, true }},
-	{Key: MetricSenderThroughput, Label: "sender Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Hidden: true, Disturbance: OnlyDown,
+	{Key: MetricSenderThroughput, Label: "sender Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Hidden: true,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.SenderBps; return v, v > 0 }},
 	{Key: MetricRetransmits, Label: "retransmits", Unit: "", Scale: 1, Decimals: 1, Always: true, LowerIsBetter: true,
 		Value: func(r Record) (float64, bool) { return float64(r.Metrics.Retransmits), true }},
@@ -134,18 +144,27 @@ var Metrics = []Metric{
 	latencyMetric(MetricLatencyP50, "latency p50 µs", func(l latency) float64 { return l.P50Us }),
 	latencyMetric(MetricLatencyP90, "latency p90 µs", func(l latency) float64 { return l.P90Us }),
 	latencyMetric(MetricLatencyP99, "latency p99 µs", func(l latency) float64 { return l.P99Us }),
-	{Key: MetricTransactions, Label: "transactions/s", Unit: "/s", Scale: 1, Decimals: 0, Disturbance: OnlyDown,
+	{Key: MetricTransactions, Label: "transactions/s", Unit: "/s", Scale: 1, Decimals: 0,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.TransactionsPerSec; return v, v > 0 }},
 	{Key: MetricLoss, Label: "loss %", Unit: "%", Scale: 1, Decimals: 3, LowerIsBetter: true, Max: 100,
 		Value: func(r Record) (float64, bool) { return r.Metrics.LossPct, udp(r) }},
 	{Key: MetricJitter, Label: "jitter ms", Unit: "ms", Scale: 1, Decimals: 3, LowerIsBetter: true,
 		Value: func(r Record) (float64, bool) { return r.Metrics.JitterMs, udp(r) }},
-	{Key: MetricPackets, Label: "packets/s", Unit: "/s", Scale: 1, Decimals: 0, Disturbance: OnlyDown,
+	{Key: MetricPackets, Label: "packets/s", Unit: "/s", Scale: 1, Decimals: 0,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.PacketsPerSec; return v, v > 0 }},
-	{Key: MetricBackground, Label: "load Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Disturbance: OnlyDown,
+	{Key: MetricBackground, Label: "load Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2,
 		Value: func(r Record) (float64, bool) {
 			if b := r.Background; b != nil && b.Error == "" {
 				return b.Metrics.ThroughputBps, true
+			}
+			return 0, false
+		}},
+	// The runner's, not the guests': what Comparable reads, shown so that
+	// two runs' conditions can be compared at a glance.
+	{Key: MetricRunnerPressure, Label: "runner CPU pressure %", Unit: "%", Scale: 1, Decimals: 1, LowerIsBetter: true, Max: 100,
+		Value: func(r Record) (float64, bool) {
+			if env := r.Environment; env != nil && env.CPUPressureKnown {
+				return env.CPUPressure, true
 			}
 			return 0, false
 		}},
@@ -154,7 +173,7 @@ var Metrics = []Metric{
 type latency = bench.LatencySample
 
 func latencyMetric(key, label string, f func(latency) float64) Metric {
-	return Metric{Key: key, Label: label, Unit: "µs", Scale: 1, Decimals: 1, LowerIsBetter: true, Disturbance: OnlyUp,
+	return Metric{Key: key, Label: label, Unit: "µs", Scale: 1, Decimals: 1, LowerIsBetter: true,
 		Value: func(r Record) (float64, bool) {
 			l := r.Metrics.Latency
 			if l == nil {

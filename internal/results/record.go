@@ -64,6 +64,10 @@ type Record struct {
 	// Background is the load that ran on the pair during the benchmark
 	// (the experiment's background block); nil without one.
 	Background *Background `json:"background,omitempty"`
+	// Environment is the runner's CPU pressure and load average during
+	// the benchmark; nil in records written before, and in those of a
+	// run that failed before its benchmark.
+	Environment *Environment `json:"environment,omitempty"`
 	// pooled, on a synthetic record of PoolRuns, holds the counts of the
 	// apply's runs it stands for (never written).
 	pooled *CountSample
@@ -242,6 +246,21 @@ const DisturbedSteal = 5.0
 
 // MarkDisturbed sets rec.Disturbed when either end's CPU steal is above
 // DisturbedSteal, and reports whether it did.
+//
+// The runner's CPU pressure (Environment, Linux PSI) does not mark a run:
+// on the machine kind lab's CI uses (2 vCPUs shared with other jobs) it
+// saturates. Measured 2026-12-05 over 5–10 s windows of
+// /proc/pressure/cpu: 47 % (avg10) at load 1.8; 97–100 % at load 3.5–25
+// whether or not a busy loop was pinned on CPU 0 besides; and for a
+// benchmark under a busy loop on every CPU (TestCPUHogDirectionForReal)
+// 100 % at load 19–26 against 99.3–99.8 % for the same benchmark without
+// it, whose throughput moved −85 %, −42 % and +40 % in three passes. A
+// threshold that marks the hog's runs marks every run there, and a cell
+// whose every run is disturbed could only ever be inconclusive. Pressure
+// is recorded and shown instead, and gates whether two runs' cells can be
+// compared at all (Comparable); within one apply the block design
+// (foldover blocks, paired shapes) cancels what a neighbour does to
+// adjacent runs alike.
 func MarkDisturbed(rec *Record) bool {
 	var why []string
 	for _, e := range []struct {

@@ -33,10 +33,16 @@ func RunOverlaps(w io.Writer, recs []results.Record) {
 		}
 		lines = append(lines, line)
 	}
+	section(w, "Runs at once (-runs-at-once): each run's footprint and the runs in flight beside it:", lines)
+}
+
+// section prints a titled block of `lab show`'s lines after a blank line;
+// nothing when there are none.
+func section(w io.Writer, title string, lines []string) {
 	if len(lines) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nRuns at once (-runs-at-once): each run's footprint and the runs in flight beside it:")
+	fmt.Fprintln(w, "\n"+title)
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}
