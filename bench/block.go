@@ -98,22 +98,50 @@ var (
 // internal/hclvalue, so a wrong type is refused in the same words as
 // anywhere else in a spec, and calls set with the Go value.
 
-// DurationAttr accepts a whole number of seconds up to 24h ("10s", "1m30s").
+// DurationAttr accepts a whole number of seconds up to 24h ("10s", "1m30s"),
+// 0 included (iperf3's omit).
 func DurationAttr(set func(p *Params, d time.Duration)) Attr {
 	return func(p *Params, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
-		s, d := hclvalue.String(v, a.Expr.Range(), a.Name)
-		if d != nil {
-			return d
+		dur, d := duration(v, a)
+		if d == nil {
+			set(p, dur)
 		}
-		dur, err := time.ParseDuration(s)
-		if err != nil || dur < 0 || dur > 24*time.Hour || dur%time.Second != 0 {
-			return hclvalue.Errorf(a.Expr.Range(), "Invalid duration",
-				"%s must be a whole number of seconds written like \"10s\" or \"1m30s\" (at most 24h), got %q.",
-				a.Name, hclvalue.Truncate(s, 40))
-		}
-		set(p, dur)
-		return nil
+		return d
 	}
+}
+
+// MeasuredDurationAttr accepts the time a benchmark measures for: as
+// DurationAttr, but at least 1s, since no tool measures zero seconds.
+// zero says what the tool does when given 0 ("iperf3 -t 0 runs until
+// stopped"), for the diagnostic.
+func MeasuredDurationAttr(zero string, set func(p *Params, d time.Duration)) Attr {
+	return func(p *Params, v cty.Value, a *hcl.Attribute) *hcl.Diagnostic {
+		dur, d := duration(v, a)
+		if d == nil && dur == 0 {
+			d = hclvalue.Errorf(a.Expr.Range(), "Invalid duration",
+				"%s is how long the benchmark runs and must be at least 1s (%s).", a.Name, zero)
+		}
+		if d == nil {
+			set(p, dur)
+		}
+		return d
+	}
+}
+
+// duration converts an attribute's value to a whole number of seconds
+// from 0 to 24h.
+func duration(v cty.Value, a *hcl.Attribute) (time.Duration, *hcl.Diagnostic) {
+	s, d := hclvalue.String(v, a.Expr.Range(), a.Name)
+	if d != nil {
+		return 0, d
+	}
+	dur, err := time.ParseDuration(s)
+	if err != nil || dur < 0 || dur > 24*time.Hour || dur%time.Second != 0 {
+		return 0, hclvalue.Errorf(a.Expr.Range(), "Invalid duration",
+			"%s must be a whole number of seconds written like \"10s\" or \"1m30s\" (at most 24h), got %q.",
+			a.Name, hclvalue.Truncate(s, 40))
+	}
+	return dur, nil
 }
 
 // IntAttr accepts a whole number within [lo, hi].

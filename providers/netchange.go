@@ -17,7 +17,10 @@ type NetworkChange struct {
 	// at MTU To).
 	Change string `json:"change"`
 	From   int    `json:"from,omitempty"`
-	To     int    `json:"to"`
+	// FromUnset says the switch has no MTU set: From is the MTU it runs
+	// at by default.
+	FromUnset bool `json:"from_unset,omitempty"`
+	To        int  `json:"to"`
 	// Note is anything else to know (the switch is held by other links at
 	// another MTU, so apply will refuse the link).
 	Note string `json:"note,omitempty"`

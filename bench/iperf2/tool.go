@@ -50,7 +50,11 @@ var block = bench.Block{
 		p.Enhanced = true
 	},
 	Attrs: map[string]bench.Attr{
-		"duration": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		// iperf 2.1 reads a -t of 0 or less as "run until stopped"
+		// (src/Settings.cpp, case 't': "if (val > 0.0) … else
+		// infinitetime = 1").
+		"duration": bench.MeasuredDurationAttr("iperf -t 0 runs until stopped",
+			func(p *bench.Params, d time.Duration) { p.Duration = d }),
 		"interval": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Interval = d }),
 		"parallel": bench.IntAttr(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
 		"dualtest": bench.BoolAttr(func(p *bench.Params, b bool) { p.Dualtest = b }),

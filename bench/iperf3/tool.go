@@ -59,7 +59,11 @@ var block = bench.Block{
 		p.Parallel = 1
 	},
 	Attrs: map[string]bench.Attr{
-		"duration": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		// iperf3 arms its end-of-test timer only for a duration other than 0
+		// (iperf_client_api.c: "if (test->duration != 0)"), so -t 0 runs
+		// until stopped; omit comes on top of the duration.
+		"duration": bench.MeasuredDurationAttr("iperf3 -t 0 runs until stopped; omit comes on top of it",
+			func(p *bench.Params, d time.Duration) { p.Duration = d }),
 		"omit":     bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Omit = d }),
 		"parallel": bench.IntAttr(1, 128, func(p *bench.Params, n int) { p.Parallel = n }),
 		"reverse":  bench.BoolAttr(func(p *bench.Params, b bool) { p.Reverse = b }),
@@ -112,22 +116,6 @@ var block = bench.Block{
 				}
 			}
 			return nil
-		},
-	}, {
-		Attrs: []string{"duration", "omit"},
-		Check: func(p *bench.Params, attrs hcl.Attributes, block hcl.Range) *hcl.Diagnostic {
-			// iperf3 runs omit + duration seconds: --omit comes on top of -t.
-			if p.Duration > 0 {
-				return nil
-			}
-			rng := block
-			if a := attrs["duration"]; a != nil {
-				rng = a.Expr.Range()
-			} else if a := attrs["omit"]; a != nil {
-				rng = a.Expr.Range()
-			}
-			return hclvalue.Errorf(rng, "Invalid duration",
-				"duration must be at least 1s (omit, here %s, comes on top of it: iperf3 runs omit + duration seconds).", p.Omit)
 		},
 	}},
 }

@@ -25,7 +25,6 @@ port               = 5201`,
 			Length: "128K", CongestionControl: "bbr", Port: 5201},
 		Invalid: []benchtest.Refusal{
 			{Body: `bitrate = "fast"`, Summary: "Invalid bitrate"},
-			{Body: `duration = "0s"`, Summary: "Invalid duration"},
 			{Body: `length = "0"`, Summary: "Invalid buffer length"},
 			{Body: `udp = "maybe"`, Summary: "Incorrect attribute value type"},
 			{Body: `port = 70000`, Summary: "Invalid port"},

@@ -62,7 +62,11 @@ var block = bench.Block{
 		np(p)
 	},
 	Attrs: map[string]bench.Attr{
-		"duration": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		// netperf -l 0 sets no end condition: src/netsh.c leaves test_time,
+		// test_bytes and test_trans 0, and the test timer is alarm(0),
+		// which arms none (src/netlib.c start_timer).
+		"duration": bench.MeasuredDurationAttr("netperf -l 0 runs until stopped",
+			func(p *bench.Params, d time.Duration) { p.Duration = d }),
 		"test": bench.PatternAttr(testRe, "Invalid netperf test", `write "TCP_STREAM", "TCP_RR" or "UDP_STREAM"`,
 			func(p *bench.Params, s string) { np(p).Test = s }),
 		"send_size": bench.PatternAttr(bench.LengthRe, "Invalid size", sizeRule,

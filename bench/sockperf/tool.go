@@ -63,7 +63,10 @@ var block = bench.Block{
 		sp(p)
 	},
 	Attrs: map[string]bench.Attr{
-		"duration": bench.DurationAttr(func(p *bench.Params, d time.Duration) { p.Duration = d }),
+		// sockperf refuses -t 0 ("'-t' Invalid duration": src/sockperf.cpp
+		// checks "value <= 0 || value > MAX_DURATION").
+		"duration": bench.MeasuredDurationAttr("sockperf refuses -t 0: \"Invalid duration\"",
+			func(p *bench.Params, d time.Duration) { p.Duration = d }),
 		"mode": bench.PatternAttr(modeRe, "Invalid sockperf mode", `write "ping-pong", "under-load" or "throughput"`,
 			func(p *bench.Params, s string) { sp(p).Mode = s }),
 		"message_size": bench.IntAttr(MinMessageSize, MaxMessageSize, func(p *bench.Params, n int) { p.Length = strconv.Itoa(n) }),

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,8 +42,9 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 	fs.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
 	fs.BoolVar(&f.input, "input", true, "ask for approval on standard input; -input=false never asks, so it needs -auto-approve or a saved plan")
 	fs.BoolVar(&f.keep, "keep", false, "leave the machines in place after the runs (lab destroy removes them)")
-	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "create and destroy at most `N` machines at once")
-	fs.IntVar(&f.runsAt, "runs-at-once", 1, "run at most `N` runs at once, of pairs whose hosts are provably disjoint (1: one at a time)")
+	f.parallelism, f.runsAt = engine.DefaultParallelism, 1
+	fs.Var(countFlag{&f.parallelism}, "parallelism", "create and destroy at most `N` machines at once (≥ 1)")
+	fs.Var(countFlag{&f.runsAt}, "runs-at-once", "run at most `N` runs at once, of pairs whose hosts are provably disjoint (≥ 1; 1: one at a time)")
 	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.lck, "locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
 	if err := parseFlags(fs, args, optionalArg("a saved plan file")); err != nil {
@@ -254,4 +256,26 @@ func printRunTable(g *globals, rs results.Store, runID string) error {
 	}
 	fmt.Fprintln(g.stdout)
 	return report.Render(g.stdout, "table", info, results.Group(recs), report.Options{Color: useColor(g, g.stdout)})
+}
+
+// countFlag is a flag that counts things done at once (-runs-at-once,
+// -parallelism): a whole number ≥ 1. The engine reads 0 as its default,
+// so a 0 or a negative count on the command line would otherwise run
+// silently as something other than what was asked.
+type countFlag struct{ n *int }
+
+func (c countFlag) String() string {
+	if c.n == nil {
+		return ""
+	}
+	return strconv.Itoa(*c.n)
+}
+
+func (c countFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return errors.New("want a whole number ≥ 1")
+	}
+	*c.n = n
+	return nil
 }

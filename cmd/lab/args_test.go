@@ -49,6 +49,11 @@ func TestArgumentsChecked(t *testing.T) {
 		{"state show flag after argument", []string{"state", "show", "a", "-json"}, "flag -json comes after"},
 		{"state rm flag after argument", []string{"state", "rm", "a", "-lock-timeout=1s"}, "flag -lock-timeout=1s comes after"},
 		{"after -- a dash is an argument", []string{"validate", "--", "-x"}, "validate takes no arguments; got 1: -x"},
+		{"apply no runs at once", []string{"apply", "-runs-at-once=0"}, `invalid value "0" for flag -runs-at-once: want a whole number ≥ 1`},
+		{"apply negative runs at once", []string{"apply", "-runs-at-once=-1"}, `invalid value "-1" for flag -runs-at-once: want a whole number ≥ 1`},
+		{"apply runs at once not a number", []string{"apply", "-runs-at-once=two"}, `invalid value "two" for flag -runs-at-once: want a whole number ≥ 1`},
+		{"apply no parallelism", []string{"apply", "-parallelism=0"}, `invalid value "0" for flag -parallelism: want a whole number ≥ 1`},
+		{"apply negative parallelism", []string{"apply", "-parallelism", "-3"}, `invalid value "-3" for flag -parallelism: want a whole number ≥ 1`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,7 +19,7 @@ experiment "mtu" {
   matrix = { mtu = [1500, 9000] }
   guest { mtu = matrix.mtu }
   iperf3 {
-    duration = "1s"
+    duration = "3s"
     omit     = "0s"
   }
 }
@@ -47,9 +47,12 @@ template %q {
 // TestRunsAtOnceForReal applies two pairs of borrowed machines (real
 // sshd, real iperf3), four machines with four host keys, with
 // -runs-at-once 2: every run is recorded with both its machines' host key
-// fingerprints and the segment between them as its footprint, the first
-// runs of the two pairs (which the scheduler's first walk starts together)
-// list each other as overlapped, and no run overlapped one of its own pair.
+// fingerprints and the segment between them as its footprint, no run
+// overlapped one of its own pair, two records list each other or neither,
+// and they do when their measured windows (raw start to end) intersect.
+// (One may list the other when only the other's server start, which its
+// Raw.Start follows, met its window: the pair is decided when the first
+// of the two is recorded, while the other may still be measuring.)
 func TestRunsAtOnceForReal(t *testing.T) {
 	a := newBareMetal(t)
 	b := newBareMetalAt(t, 4) // on a subnet of its own
@@ -69,7 +72,8 @@ func TestRunsAtOnceForReal(t *testing.T) {
 	if len(recs) != 4 {
 		t.Fatalf("%d records, want 4", len(recs))
 	}
-	overlapped := map[string]bool{}
+	listed := map[[2]string]bool{} // (run, run it lists)
+	name := func(pair, cell string) string { return pair + " " + cell }
 	for _, r := range recs {
 		fp := strings.Join(r.Provenance.Footprint, ", ")
 		if r.Error != "" || strings.Count(fp, "ssh host SHA256:") != 4 || !strings.Contains(fp, "segment ") {
@@ -79,11 +83,23 @@ func TestRunsAtOnceForReal(t *testing.T) {
 			if o.Pair == r.Pair {
 				t.Errorf("%s %s overlapped %s %s of its own pair", r.Pair, r.CellKey, o.Pair, o.CellKey)
 			}
-			overlapped[r.Pair] = true
+			listed[[2]string{name(r.Pair, r.CellKey), name(o.Pair, o.CellKey)}] = true
 		}
-		t.Logf("%s %s: %.1f Gb/s, footprint %s, overlapped %+v", r.Pair, r.CellKey, r.Metrics.ThroughputBps/1e9, fp, r.Provenance.Overlapped)
+		t.Logf("%s %s: %.1f Gb/s, measured %s to %s, footprint %s, overlapped %+v", r.Pair, r.CellKey, r.Metrics.ThroughputBps/1e9,
+			r.Raw.Start.Format("15:04:05.000"), r.Raw.End.Format("15:04:05.000"), fp, r.Provenance.Overlapped)
 	}
-	if !overlapped["pa"] || !overlapped["pb"] {
-		t.Errorf("the pairs' first runs did not overlap: %v", overlapped)
+	for _, a := range recs {
+		for _, b := range recs {
+			if a.Pair == b.Pair {
+				continue
+			}
+			met := a.Raw.Start.Before(b.Raw.End) && b.Raw.Start.Before(a.Raw.End)
+			ab := listed[[2]string{name(a.Pair, a.CellKey), name(b.Pair, b.CellKey)}]
+			ba := listed[[2]string{name(b.Pair, b.CellKey), name(a.Pair, a.CellKey)}]
+			if ab != ba || met && !ab {
+				t.Errorf("%s %s lists %s %s as overlapped: %v, and the other way: %v; their measured windows intersect: %v",
+					a.Pair, a.CellKey, b.Pair, b.CellKey, ab, ba, met)
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -152,5 +153,78 @@ experiment "mtu" {
 	}
 	if out, errOut, err := labEnv(t, sim, dir, "destroy", "-auto-approve", "-orphans"); err != nil || strings.Contains(out+errOut, "lab-sw-") {
 		t.Errorf("destroy -orphans after a clean apply: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// TestVSpherePlanNamesWhatApplyUses: in a fresh lab directory, the own
+// switch that plan names is the one apply then creates. Both name it after
+// the workspace id (the state's lineage); plan fixes that id in .lab/ the
+// first time it sees the directory, so the apply after it uses the same
+// one. The simulator's guests report no address, so apply fails once the
+// VMs are powered on on the switch's port group (what the test reads) and
+// tears everything down.
+func TestVSpherePlanNamesWhatApplyUses(t *testing.T) {
+	sim := vspheretest.Start(t)
+	var mu sync.Mutex
+	var used []string // port groups the VMs were powered on with
+	sim.OnPowerOn(func(on vspheretest.PoweredOn) {
+		mu.Lock()
+		defer mu.Unlock()
+		for pg := range on.MACs {
+			if strings.HasPrefix(pg, "lab-pg-") {
+				used = append(used, strings.TrimPrefix(pg, "lab-pg-"))
+			}
+		}
+	})
+	dir := t.TempDir()
+	src := `
+lab "plan-names" {}
+provider "vsphere" "sim" {
+  datacenter = "DC0"
+  cluster    = "DC0_C0"
+  host       = "DC0_C0_H0" # pinned: own-switch is the default
+  network    = "VM Network"
+  ip_timeout = "1s"
+}
+template "deb" {
+  source = "debian-12-tmpl"
+  os     = "linux"
+  ssh { user = "root" }
+}
+pair "deb" {
+  template = template.deb
+  vcpu     = 1
+  nic { model = "vmxnet3" }
+  link { mtu = 9000 }
+}
+experiment "e" {
+  pairs = [pair.deb]
+  iperf3 { duration = "1s" }
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := labEnv(t, sim, dir, "plan")
+	planned := regexp.MustCompile(`lab-sw-([0-9a-f]+)`).FindStringSubmatch(out)
+	if err != nil || planned == nil {
+		t.Fatalf("plan names no own switch: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err = labEnv(t, sim, dir, "apply", "-auto-approve")
+	if err == nil {
+		t.Fatalf("apply succeeded with guests that report no address:\n%s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(used) == 0 {
+		t.Fatalf("no VM was powered on on an own switch's port group:\n%s%s", out, errOut)
+	}
+	for _, h := range used {
+		if h != planned[1] {
+			t.Errorf("apply used switch lab-sw-%s, plan named lab-sw-%s", h, planned[1])
+		}
+	}
+	if vms := sim.VMs(); len(vms) != 2 { // the two templates
+		t.Errorf("VMs left after the failed apply: %v", vms)
 	}
 }

@@ -125,7 +125,7 @@ func TestVSpherePlanShowsHostNetworkChanges(t *testing.T) {
 	before := sim.HostMTUs()
 	out, stderr, err := labEnv(t, sim, dir, "plan")
 	if err != nil || !strings.Contains(out, "Host network changes (3; destroy undoes each, restoring the MTU found):") ||
-		!strings.Contains(out, "  ~ pair.fbsd.link: vSwitch0 on host DC0_C0_H1: MTU 1500 -> 9000\n") {
+		!strings.Contains(out, "  ~ pair.fbsd.link: vSwitch0 on host DC0_C0_H1: MTU unset (1500 by default) -> 9000\n") {
 		t.Errorf("plan does not list the host network changes: %v\n%s%s", err, out, stderr)
 	}
 	out, stderr, err = labEnv(t, sim, dir, "plan", "-json")
@@ -133,7 +133,7 @@ func TestVSpherePlanShowsHostNetworkChanges(t *testing.T) {
 		NetworkChanges []providers.NetworkChange `json:"network_changes"`
 	}
 	if err != nil || json.Unmarshal([]byte(out), &shown) != nil || len(shown.NetworkChanges) != 3 ||
-		shown.NetworkChanges[0] != (providers.NetworkChange{Link: "pair.fbsd.link", Host: "DC0_C0_H0", Switch: "vSwitch0", Change: "mtu", From: 1500, To: 9000}) {
+		shown.NetworkChanges[0] != (providers.NetworkChange{Link: "pair.fbsd.link", Host: "DC0_C0_H0", Switch: "vSwitch0", Change: "mtu", From: 1500, FromUnset: true, To: 9000}) {
 		t.Errorf("plan -json network_changes %+v: %v\n%s", shown.NetworkChanges, err, stderr)
 	}
 	sim.DisableDRS(t)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -346,6 +347,8 @@ func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (re
 	stopMeter := e.meterPair(ctx, server, client)
 	stopRouter := meterRouter(ctx, router)
 	envStart := e.readEnvironment(r.Pair)
+	// On this host's clock, as the runner's Raw.Start and Raw.End.
+	e.overlaps.measuring(r.Index, time.Now())
 	raw, err := runner.Run(ctx,
 		bench.Endpoint{T: server.t, Addr: srvAddr, CPUs: server.ep().CPUs, OS: server.osName},
 		bench.Endpoint{T: client.t, Addr: cliAddr, CPUs: client.ep().CPUs, OS: client.osName}, params)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
@@ -332,17 +333,37 @@ func startReady(max int, waiting []int, inflight map[int]bool, known, fresh func
 }
 
 // overlapLog is what ran at the same time, for the records: each unit's
-// footprint as it started and the units in flight with it at any moment.
+// footprint as it started, the units in flight with it at any moment, and
+// each run's benchmark window. A record lists as overlapped only the runs
+// whose benchmarks measured while its own did (their windows intersect):
+// two runs can be in flight together — one configuring its guests while
+// the other measures — without either loading the other's measurement.
 type overlapLog struct {
 	mu     sync.Mutex
 	units  []unit
 	unitOf map[int]int // by run index
 	fp     []providers.Footprint
 	with   [][]int
+	// since is when each run's benchmark started (measuring), by run
+	// index; window its measured window once recorded (ok false: it
+	// measured nothing).
+	since  map[int]time.Time
+	window map[int]measured
+	// met is whether two runs' windows met (by the pair of run indexes,
+	// lower first), decided when the first of the two was recorded, so
+	// that both records say the same.
+	met map[[2]int]bool
+}
+
+// measured is a run's benchmark window as its record has it.
+type measured struct {
+	start, end time.Time
+	ok         bool
 }
 
 func newOverlapLog(us []unit) *overlapLog {
-	l := &overlapLog{units: us, unitOf: map[int]int{}, fp: make([]providers.Footprint, len(us)), with: make([][]int, len(us))}
+	l := &overlapLog{units: us, unitOf: map[int]int{}, fp: make([]providers.Footprint, len(us)), with: make([][]int, len(us)),
+		since: map[int]time.Time{}, window: map[int]measured{}, met: map[[2]int]bool{}}
 	for i, u := range us {
 		for _, q := range u {
 			l.unitOf[q.r.Index] = i
@@ -352,7 +373,7 @@ func newOverlapLog(us []unit) *overlapLog {
 }
 
 // started notes that unit i starts with footprint fp while the units
-// with are in flight: each overlaps the other.
+// with are in flight: each may overlap the other.
 func (l *overlapLog) started(i int, fp providers.Footprint, with []int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -363,8 +384,24 @@ func (l *overlapLog) started(i int, fp providers.Footprint, with []int) {
 	}
 }
 
+// measuring notes that run index starts its benchmark at at (the tool's
+// server then its client; the record's Raw.Start follows). A nil log
+// (runs one at a time) notes nothing.
+func (l *overlapLog) measuring(index int, at time.Time) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.since[index] = at
+}
+
 // annotate puts r's footprint and the runs it overlapped into its record's
 // provenance; a nil log (runs one at a time) leaves the record as it is.
+// r's window is its record's benchmark window (Raw.Start to Raw.End,
+// written by the runner). A run recorded earlier overlapped r when their
+// windows intersect; a run still running when r is recorded overlapped it
+// when its benchmark started before r's ended, since it is still measuring.
 func (l *overlapLog) annotate(rec *results.Record, r plan.Run) {
 	if l == nil {
 		return
@@ -376,14 +413,38 @@ func (l *overlapLog) annotate(rec *results.Record, r plan.Run) {
 		return
 	}
 	rec.Provenance.Footprint = shownFootprint(l.fp[u])
+	w := measured{start: rec.Raw.Start, end: rec.Raw.End}
+	w.ok = !w.start.IsZero() && !w.end.IsZero() && !w.end.Before(w.start)
+	l.window[r.Index] = w
 	with := slices.Clone(l.with[u])
 	slices.Sort(with)
+	with = slices.Compact(with)
 	for _, v := range with {
 		for _, q := range l.units[v] {
+			if !l.overlapped(r.Index, w, q.r.Index) {
+				continue
+			}
 			rec.Provenance.Overlapped = append(rec.Provenance.Overlapped, results.Overlap{Experiment: q.r.Experiment, Pair: q.r.Pair,
 				CellKey: q.r.CellKey, Repeat: q.r.Repeat, Footprint: shownFootprint(l.fp[v])})
 		}
 	}
+}
+
+// overlapped decides (once per pair of runs) whether run a, just recorded
+// with window w, and run b measured at the same time.
+func (l *overlapLog) overlapped(a int, w measured, b int) bool {
+	key := [2]int{min(a, b), max(a, b)}
+	if met, ok := l.met[key]; ok {
+		return met
+	}
+	met := false
+	if bw, done := l.window[b]; done {
+		met = w.ok && bw.ok && w.start.Before(bw.end) && bw.start.Before(w.end)
+	} else if since, measuring := l.since[b]; measuring {
+		met = w.ok && since.Before(w.end)
+	}
+	l.met[key] = met
+	return met
 }
 
 // shownFootprint is a footprint as a record carries it: its physical

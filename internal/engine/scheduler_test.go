@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
@@ -176,12 +177,48 @@ func pairsPlan(pairs []string, runs int) *plan.Plan {
 	return p
 }
 
+// meetRunner is fakeRunner with a benchmark window (Raw.Start, Raw.End, as
+// the real runners write them): the first runs of pairs p and q each wait
+// in their benchmark until the other has started its own, so their
+// measured windows intersect however the goroutines are scheduled.
+type meetRunner struct {
+	fakeRunner
+	p, q chan struct{} // closed as p's and q's first benchmarks start
+	once map[string]*sync.Once
+}
+
+func newMeetRunner() meetRunner {
+	return meetRunner{p: make(chan struct{}), q: make(chan struct{}), once: map[string]*sync.Once{"p": {}, "q": {}}}
+}
+
+func (r meetRunner) Run(ctx context.Context, s, c bench.Endpoint, p bench.Params) (bench.Raw, error) {
+	raw := bench.Raw{Client: "ok", Start: time.Now()}
+	pair := pairOf(c)
+	if once := r.once[pair]; once != nil {
+		mine, other := r.p, r.q
+		if pair == "q" {
+			mine, other = r.q, r.p
+		}
+		first := false
+		once.Do(func() { first = true; close(mine) })
+		if first {
+			select {
+			case <-other:
+			case <-ctx.Done():
+				return raw, ctx.Err()
+			}
+		}
+	}
+	raw.End = time.Now()
+	return raw, ctx.Err()
+}
+
 // TestRunsAtOnceRecords applies three pairs — p and q on hosts of their
 // own, r on a host lab cannot prove — with runs at once: every run is
 // recorded once, each record names its footprint and the runs it
 // overlapped, none of which shares a host with it; p's and q's first runs
-// (started by the first walk) overlap; r's runs overlap nothing. One at a
-// time, the records carry neither.
+// (started by the first walk, their benchmarks meeting) overlap; r's runs
+// overlap nothing. One at a time, the records carry neither.
 func TestRunsAtOnceRecords(t *testing.T) {
 	hosts := map[string]string{"pair.p.server": "h0", "pair.p.client": "h0", "pair.q.server": "h1", "pair.q.client": "h1",
 		"pair.r.server": "h2", "pair.r.client": ""}
@@ -191,6 +228,10 @@ func TestRunsAtOnceRecords(t *testing.T) {
 			e, res, _ := newEngine(prov.fakeProvider, fakeOS{}, fakeRunner{})
 			e.Providers["fake.x"] = prov
 			e.RunsAtOnce = n
+			if n > 1 {
+				meet := newMeetRunner()
+				e.Runner = func(string) (bench.Runner, error) { return meet, nil }
+			}
 			out, err := e.Apply(context.Background(), context.Background(), pairsPlan([]string{"p", "q", "r"}, 3))
 			if err != nil {
 				t.Fatal(err)

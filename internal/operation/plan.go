@@ -21,7 +21,9 @@ func HasChanges(p *plan.Plan) bool {
 }
 
 // ReadState loads the state under a short-lived lock, so a plan never reads
-// a state that an apply is writing.
+// a state that an apply is writing. A state never saved (a fresh lab
+// directory) is saved empty, fixing the workspace id the plan's names
+// carry for the apply that follows.
 func (o *Operation) ReadState(labID string) (*state.State, error) {
 	store := o.StateStore()
 	unlock, err := o.LockState(store, labID, "plan")
@@ -33,7 +35,23 @@ func (o *Operation) ReadState(labID string) (*state.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st, o.claim(st, labID)
+	lineage := st.Lineage
+	if err := o.claim(st, labID); err != nil {
+		return nil, err
+	}
+	if st.Serial == 0 || st.Lineage != lineage {
+		// The plan names what it would create after the workspace id (the
+		// lineage), which a state never saved, or one Claim started over,
+		// has just drawn at random. Saved now, under the lock, it is the
+		// id the next apply reads, so the names plan shows are the names
+		// apply uses. The id cannot be derived from the directory instead:
+		// a copy, or a .lab/ removed and made again, must not take over
+		// another workspace's objects.
+		if err := store.Save(st); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // runOverhead is the per-run overhead measured on the lab's latest run

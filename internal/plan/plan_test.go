@@ -14,6 +14,7 @@ import (
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers"
 )
 
 func load(t testing.TB, src string) *spec.Lab {
@@ -56,13 +57,25 @@ func TestRender(t *testing.T) {
 		{Instance: machine.Instance{Address: "pair.p.link", Kind: "link"}, Status: state.Created, Shape: "x"},
 		{Instance: machine.Instance{Address: "pair.gone.server", Kind: "machine"}, Status: state.Created},
 	}}
+	// What a vSphere provider's PlanLink reports (providers/vsphere
+	// netplan.go): a vSwitch whose MTU is set, one whose MTU is unset (0,
+	// running at vSphere's default 1500), a switch held at another MTU,
+	// and an own switch to add.
+	changes := []providers.NetworkChange{
+		{Link: "pair.p.link", Host: "esx1", Switch: "vSwitch0", Change: "mtu", From: 1500, To: 9000},
+		{Link: "pair.p.link", Host: "esx2", Switch: "vSwitch0", Change: "mtu", From: 1500, FromUnset: true, To: 9000},
+		{Link: "pair.q.link", Switch: "dvs1", Change: "mtu", From: 9000, To: 4000, Note: "held at MTU 9000 by pair.p.link: apply will refuse this link"},
+		{Link: "pair.r.link", Host: "esx1", Switch: "lab-sw-0123456789", Change: "add", To: 9000, Note: "no uplink; port group lab-pg-0123456789"},
+	}
 	tests := []struct {
-		name string
-		src  string
-		st   *state.State
+		name    string
+		src     string
+		st      *state.State
+		changes []providers.NetworkChange
 	}{
-		{"quickstart", string(quick), &state.State{}},
-		{"shapes-with-state", twoShapes, kept},
+		{"quickstart", string(quick), &state.State{}, nil},
+		{"shapes-with-state", twoShapes, kept, nil},
+		{"network-changes", twoShapes, &state.State{}, changes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,6 +83,7 @@ func TestRender(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
+			p.NetworkChanges = tc.changes
 			var b bytes.Buffer
 			if err := p.Render(&b, RenderOptions{}); err != nil {
 				t.Fatal(err)

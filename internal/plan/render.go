@@ -149,7 +149,11 @@ func renderNetworkChanges(b *strings.Builder, changes []providers.NetworkChange)
 		if c.Host != "" {
 			where += " on host " + c.Host
 		}
-		line := fmt.Sprintf("  ~ %s: %s: MTU %d -> %d", c.Link, where, c.From, c.To)
+		from := fmt.Sprint(c.From)
+		if c.FromUnset {
+			from = fmt.Sprintf("unset (%d by default)", c.From)
+		}
+		line := fmt.Sprintf("  ~ %s: %s: MTU %s -> %d", c.Link, where, from, c.To)
 		if c.Change == "add" {
 			line = fmt.Sprintf("  + %s: add %s (MTU %d)", c.Link, where, c.To)
 		}

@@ -179,16 +179,18 @@ type Provenance struct {
 	// (lab apply -runs-at-once N > 1): the physical resources the run
 	// loaded, as its provider proved them just before it started
 	// (providers.Footprint; ["everything"] when unproven, and such a run
-	// ran alone), and the runs in flight at any moment while it was —
-	// each with its own footprint, none of which met this one. Empty for
+	// ran alone), and the runs whose benchmarks measured while this one's
+	// did (their measured windows, Raw.Start to Raw.End, intersect; a run
+	// merely configuring its guests meanwhile is not one) — each with its
+	// own footprint, none of which met this one. Empty for
 	// runs of an apply that ran one at a time, whose records keep the
 	// format they had.
 	Footprint  []string  `json:"footprint,omitempty"`
 	Overlapped []Overlap `json:"overlapped,omitempty"`
 }
 
-// Overlap is a run that was in flight at the same time as a record's run
-// (Provenance.Overlapped), named as its own record names it.
+// Overlap is a run whose benchmark measured at the same time as a
+// record's run's (Provenance.Overlapped), named as its own record names it.
 type Overlap struct {
 	Experiment string   `json:"experiment"`
 	Pair       string   `json:"pair"`

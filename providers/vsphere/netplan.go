@@ -62,7 +62,7 @@ func (p *Provider) PlanLink(ctx context.Context, l providers.LinkSpec) ([]provid
 	holder := l.Owner().Tag(l.Address)
 	var out []providers.NetworkChange
 	for _, sw := range switches {
-		cur, err := switchMTU(ctx, c.Client, sw, "")
+		cur, unset, err := readSwitchMTU(ctx, c.Client, sw, "")
 		if err != nil {
 			return nil, fmt.Errorf("link %s: %w", l.Address, err)
 		}
@@ -71,7 +71,7 @@ func (p *Provider) PlanLink(ctx context.Context, l providers.LinkSpec) ([]provid
 			return nil, fmt.Errorf("link %s: %w", l.Address, err)
 		}
 		others := slices.DeleteFunc(slices.Clone(rec.Holders), func(h string) bool { return h == holder })
-		ch := providers.NetworkChange{Link: l.Address, Switch: sw.name, Change: "mtu", From: cur, To: l.MTU}
+		ch := providers.NetworkChange{Link: l.Address, Switch: sw.name, Change: "mtu", From: cur, FromUnset: unset, To: l.MTU}
 		if sw.isDVS() {
 			ch.Switch = entityName(ctx, c.Client, sw.dvs)
 		} else {

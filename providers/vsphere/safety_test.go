@@ -279,6 +279,10 @@ func TestPlanLink(t *testing.T) {
 	p := configured(t, sim, "")
 	ctx := context.Background()
 	l := providers.LinkSpec{Address: "pair.p.link", LabID: "pl", Workspace: testWS, Pair: "p", MTU: 9000, Index: 1}
+	// The simulator's vSwitches have no MTU set (0), as a vSwitch made
+	// without one: H1's is set to 1500 by hand, and only H1's is reported
+	// as set.
+	sim.SetHostMTU("DC0_C0_H1", 1500)
 	before := sim.HostMTUs()
 	changes, err := p.PlanLink(ctx, l)
 	if err != nil {
@@ -286,10 +290,12 @@ func TestPlanLink(t *testing.T) {
 	}
 	var got []string
 	for _, c := range changes {
-		got = append(got, fmt.Sprintf("%s %s/%s %s %d->%d %s", c.Link, c.Host, c.Switch, c.Change, c.From, c.To, c.Note))
+		got = append(got, fmt.Sprintf("%s %s/%s %s %d(unset %v)->%d %s", c.Link, c.Host, c.Switch, c.Change, c.From, c.FromUnset, c.To, c.Note))
 	}
 	want := []string{
-		"pair.p.link DC0_C0_H0/vSwitch0 mtu 1500->9000 ", "pair.p.link DC0_C0_H1/vSwitch0 mtu 1500->9000 ", "pair.p.link DC0_C0_H2/vSwitch0 mtu 1500->9000 ",
+		"pair.p.link DC0_C0_H0/vSwitch0 mtu 1500(unset true)->9000 ",
+		"pair.p.link DC0_C0_H1/vSwitch0 mtu 1500(unset false)->9000 ",
+		"pair.p.link DC0_C0_H2/vSwitch0 mtu 1500(unset true)->9000 ",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("PlanLink =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

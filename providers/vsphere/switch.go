@@ -262,18 +262,31 @@ func setVSwitchMTU(ctx context.Context, c *vim25.Client, sw switchRef, mtu int) 
 // switchMTU reads a switch's MTU; a vSwitch may be named by a port group
 // it carries instead (portgroup, when sw has no name).
 func switchMTU(ctx context.Context, c *vim25.Client, sw switchRef, portgroup string) (int, error) {
+	mtu, _, err := readSwitchMTU(ctx, c, sw, portgroup)
+	return mtu, err
+}
+
+// readSwitchMTU is switchMTU, also saying whether a standard vSwitch has
+// no MTU set (HostVirtualSwitch.mtu absent, read as 0). The vSphere API
+// reference marks HostVirtualSwitchSpec.mtu optional and names no default
+// (vim.host.VirtualSwitch.Specification; govmomi's types.HostVirtualSwitchSpec
+// "Mtu int32 `xml:\"mtu,omitempty\"`"); such a switch runs at the
+// standard vSwitch's default MTU, 1500 bytes (defaultMTU; C. Wahl and
+// S. Pantol, Networking for VMware Administrators, ch. 8 "vSwitch
+// Properties": "By default, this is 1,500 bytes").
+func readSwitchMTU(ctx context.Context, c *vim25.Client, sw switchRef, portgroup string) (mtu int, unset bool, err error) {
 	if sw.isDVS() {
 		mtu, _, err := dvsMTU(ctx, c, sw.dvs)
-		return mtu, err
+		return mtu, false, err
 	}
 	_, v, err := hostVSwitch(ctx, c, sw, portgroup)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if v.Mtu == 0 {
-		return defaultMTU, nil
+		return defaultMTU, true, nil
 	}
-	return int(v.Mtu), nil
+	return int(v.Mtu), false, nil
 }
 
 func hostVSwitch(ctx context.Context, c *vim25.Client, sw switchRef, portgroup string) (*object.HostNetworkSystem, *types.HostVirtualSwitch, error) {

@@ -10,8 +10,8 @@ import (
 
 // RunOverlaps prints, for `lab show RUN`, what an apply with
 // -runs-at-once ran at the same time: each run's footprint and the runs
-// in flight beside it (results.Provenance.Footprint, Overlapped), so a
-// reader can recheck that no two of them shared a host. An apply that ran
+// whose benchmarks measured while its own did (results.Provenance.Footprint,
+// Overlapped), so a reader can recheck that no two of them shared a host. An apply that ran
 // one run at a time shows nothing.
 func RunOverlaps(w io.Writer, recs []results.Record) {
 	var lines []string
@@ -22,10 +22,10 @@ func RunOverlaps(w io.Writer, recs []results.Record) {
 		}
 		line := fmt.Sprintf("  %s on %s", runName(r.Experiment, r.Pair, r.CellKey, r.Repeat), esc(strings.Join(p.Footprint, ", ")))
 		if len(p.Overlapped) == 0 {
-			line += ": alone"
+			line += ": measured alone"
 		}
 		for i, o := range p.Overlapped {
-			sep := "; beside "
+			sep := "; measured with "
 			if i > 0 {
 				sep = ", "
 			}
@@ -33,7 +33,7 @@ func RunOverlaps(w io.Writer, recs []results.Record) {
 		}
 		lines = append(lines, line)
 	}
-	section(w, "Runs at once (-runs-at-once): each run's footprint and the runs in flight beside it:", lines)
+	section(w, "Runs at once (-runs-at-once): each run's footprint and the runs that measured while it measured:", lines)
 }
 
 // section prints a titled block of `lab show`'s lines after a blank line;
