@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lab-bench/lab/internal/results"
+)
+
+// TestSensitivityGoals: BenchmarkSensitivity's goal rows from made-up
+// judgments, each goal both met and not met, and the verdicts counted as
+// moving with the load only where the hogged and quiet rates differ.
+func TestSensitivityGoals(t *testing.T) {
+	js := func(scale float64, hog bool, k, n int) []sensJudgment {
+		var out []sensJudgment
+		for i := 0; i < n; i++ {
+			out = append(out, sensJudgment{scale: scale, hog: hog, newRule: true, newNR: i < k})
+		}
+		return out
+	}
+	good := [][]sensJudgment{js(1, false, 0, 20), js(1, true, 0, 20), js(0.9, false, 9, 10), js(0.9, true, 9, 10), js(0.85, false, 10, 10), js(0.85, true, 10, 10)}
+	for _, tt := range []struct {
+		name    string
+		js      [][]sensJudgment
+		load    float64
+		wall    time.Duration
+		met     []bool
+		printed string
+	}{
+		{"all met", good, 20, 4 * time.Minute, []bool{true, true, true, true}, "none moved"},
+		{"too loaded for the 10 % row", good, 33, 4 * time.Minute, []bool{true, false, true, true}, ""},
+		{"too long for the 10 % row", good, 20, 11 * time.Minute, []bool{true, false, true, true}, ""},
+		{"A/A fails under load", [][]sensJudgment{js(1, false, 0, 20), js(1, true, 3, 20), js(0.9, false, 9, 10), js(0.85, false, 9, 10)},
+			20, time.Minute, []bool{false, true, true, false}, "×1: hogs 3/20 (15 %), none 0/20 (0 %)"},
+		{"weak power", [][]sensJudgment{js(1, false, 1, 20), js(0.9, false, 5, 10), js(0.85, false, 7, 10)},
+			20, time.Minute, []bool{true, false, false, true}, ""},
+		{"no judgments", nil, 0, 0, []bool{false, false, false, true}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var tally sensTally
+			for _, g := range tt.js {
+				for _, j := range g {
+					tally.add(j)
+				}
+			}
+			gs := tally.goals(func(j sensJudgment) bool { return j.newNR }, tt.load, tt.wall)
+			for i, g := range gs {
+				if g.met != tt.met[i] {
+					t.Errorf("goal %q: met %v, want %v", g.text, g.met, tt.met[i])
+				}
+			}
+			if !strings.Contains(gs[3].text, tt.printed) {
+				t.Errorf("load row %q lacks %q", gs[3].text, tt.printed)
+			}
+		})
+	}
+}
+
+// TestSensitivityTableSaysWhichRule: until the binary's shapes carry an
+// mde the table says the new rule is not yet merged.
+func TestSensitivityTableSaysWhichRule(t *testing.T) {
+	for _, newRule := range []bool{false, true} {
+		var tally sensTally
+		tally.add(sensJudgment{scale: 1, newRule: newRule})
+		var buf bytes.Buffer
+		tally.print(&buf, []sensApply{{Run: "r1", Wall: time.Minute, Load0: 2, Load1: 3}}, 24, time.Minute)
+		if got := strings.Contains(buf.String(), "not yet merged"); got == newRule {
+			t.Errorf("new rule %v: printed\n%s", newRule, buf.String())
+		}
+		if got := strings.Contains(buf.String(), "block-paired"); got != newRule {
+			t.Errorf("new rule %v: printed\n%s", newRule, buf.String())
+		}
+	}
+}
+
+// TestOldShapeReversed: the old rule says not reproduced only when both
+// runs' Fieller intervals exclude 1 on opposite sides.
+func TestOldShapeReversed(t *testing.T) {
+	recs := func(ref, cell []float64) []results.Record {
+		var out []results.Record
+		for i := range ref {
+			for _, c := range []struct {
+				key string
+				v   float64
+				idx int
+			}{{"mtu=1500", ref[i], 0}, {"mtu=9000", cell[i], 1}} {
+				r := results.Record{Experiment: "mtu", Pair: "veth", CellKey: c.key, CellIndex: c.idx, Repeat: i + 1}
+				r.Metrics.ThroughputBps = c.v
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	up := recs([]float64{10, 11, 10, 11}, []float64{20, 21, 20, 21})
+	down := recs([]float64{20, 21, 20, 21}, []float64{10, 11, 10, 11})
+	flat := recs([]float64{10, 20, 10, 20}, []float64{20, 10, 20, 10})
+	for _, tt := range []struct {
+		name     string
+		pub, cur []results.Record
+		want     bool
+	}{
+		{"same side", up, up, false},
+		{"reversed", up, down, true},
+		{"new run across 1", up, flat, false},
+		{"no published claim", flat, down, false},
+	} {
+		if got := oldShapeReversed(tt.pub, tt.cur, "mtu=9000", "mtu=1500"); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if m, sd := blockLogRatios(up, "mtu=9000", "mtu=1500"); m < 0.6 || m > 0.75 || sd <= 0 {
+		t.Errorf("block log-ratios of up: %g ± %g", m, sd)
+	}
+}
