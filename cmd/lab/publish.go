@@ -5,15 +5,18 @@ import (
 	"strings"
 
 	"github.com/lab-bench/lab/internal/operation"
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // runPublish is `lab publish -o DIR [RUN]`: a self-contained bundle of a
 // run (bundle package) that `lab reproduce` checks on another machine.
 func runPublish(g *globals, args []string) error {
-	fl := newFlags(g, "publish", "publish -o DIR [-margin 10%] [-note TEXT] [-var k=v] [-var-file F] [RUN]")
+	fl := newFlags(g, "publish", "publish -o DIR [-margin 10%] [-shape-margin 5%] [-note TEXT] [-var k=v] [-var-file F] [RUN]")
 	out := fl.String("o", "", "write the bundle to `DIR` (must not exist, or be empty)")
 	margin := percentFlag{v: defaultMargin}
 	fl.Var(&margin, "margin", "the equivalence `margin` lab reproduce uses by default (\"10%\" or 0.1)")
+	shapeMargin := percentFlag{v: results.DefaultShapeMargin}
+	fl.Var(&shapeMargin, "shape-margin", "the `margin` of a shape's change (a cell over its reference) lab reproduce uses by default (\"5%\" or 0.05)")
 	var notes []string
 	fl.Func("note", "a note on the publishing machine for the reader (`TEXT`, repeatable), e.g. \"/dev/kvm is kvm-pvm: TCG only\"",
 		func(s string) error { notes = append(notes, s); return nil })
@@ -29,7 +32,7 @@ func runPublish(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	info, recs, b, err := g.op().Publish(lab, v.opVars(), operation.PublishOptions{Out: *out, Run: fl.Arg(0), Margin: margin.v, Notes: notes})
+	info, recs, b, err := g.op().Publish(lab, v.opVars(), operation.PublishOptions{Out: *out, Run: fl.Arg(0), Margin: margin.v, ShapeMargin: shapeMargin.v, Notes: notes})
 	if err != nil {
 		return err
 	}

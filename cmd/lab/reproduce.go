@@ -23,6 +23,8 @@ type reproduceFlags struct {
 	auto       bool
 	margin     percentFlag
 	marginSet  bool
+	shape      percentFlag
+	shapeSet   bool
 	metric     string
 	work       string
 	resultsRun string
@@ -30,20 +32,24 @@ type reproduceFlags struct {
 }
 
 func parseReproduceFlags(g *globals, args []string) (*reproduceFlags, error) {
-	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-var k=v] [-var-file F] BUNDLE")
-	f := &reproduceFlags{margin: percentFlag{v: defaultMargin}}
+	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-shape-margin 5%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-var k=v] [-var-file F] BUNDLE")
+	f := &reproduceFlags{margin: percentFlag{v: defaultMargin}, shape: percentFlag{v: results.DefaultShapeMargin}}
 	f.vars.register(fl)
 	fl.BoolVar(&f.json, "json", false, "print the verdicts as one JSON object (and apply's events as JSON lines)")
 	fl.BoolVar(&f.strict, "strict", false, "exit 2 on an inconclusive verdict too (for CI)")
 	fl.BoolVar(&f.auto, "auto-approve", false, "skip the interactive approval of the plan")
 	fl.Var(&f.margin, "margin", "equivalence `margin`, a share of each published mean (\"10%\" or 0.1; default: the bundle's)")
+	fl.Var(&f.shape, "shape-margin", "the `margin` of a shape's change, a cell over its reference (\"5%\" or 0.05; default: the bundle's)")
 	fl.StringVar(&f.metric, "metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	fl.StringVar(&f.work, "work", "", "run the spec in `DIR` (new or empty; default: a new temporary directory, kept)")
 	fl.StringVar(&f.resultsRun, "results", "", "compare `RUN`, an existing run of the lab directory (-chdir), instead of applying")
 	if err := parseFlags(fl, args, arity{1, 1, "the bundle's directory"}); err != nil {
 		return nil, err
 	}
-	fl.Visit(func(fg *flag.Flag) { f.marginSet = f.marginSet || fg.Name == "margin" })
+	fl.Visit(func(fg *flag.Flag) {
+		f.marginSet = f.marginSet || fg.Name == "margin"
+		f.shapeSet = f.shapeSet || fg.Name == "shape-margin"
+	})
 	if _, ok := results.MetricByKey(f.metric); !ok {
 		return nil, fmt.Errorf("reproduce -metric %q: unknown metric (known: %s)", f.metric, strings.Join(results.MetricKeys(), ", "))
 	}
@@ -72,6 +78,9 @@ func runReproduce(g *globals, args []string) error {
 	if !f.marginSet && info.Margin > 0 && info.Margin < 1 {
 		f.margin.v = info.Margin
 	}
+	if !f.shapeSet && info.ShapeMargin > 0 && info.ShapeMargin < 1 {
+		f.shape.v = info.ShapeMargin
+	}
 	pubInfo, pubRecs, err := results.Store{Dir: filepath.Join(f.bundleDir, bundle.RecordsDir)}.Load(info.RunID)
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", f.bundleDir, err)
@@ -80,7 +89,7 @@ func runReproduce(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := operation.Judge(lab, f.bundleDir, info, pubInfo, pubRecs, newInfo.RunInfo, newInfo.dir, newRecs, f.metric, f.margin.v)
+	r, err := operation.Judge(lab, f.bundleDir, info, pubInfo, pubRecs, newInfo.RunInfo, newInfo.dir, newRecs, f.metric, f.margin.v, f.shape.v)
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,11 @@ type Info struct {
 	// Margin is the equivalence margin, a fraction of the published mean,
 	// that lab reproduce uses unless told otherwise.
 	Margin float64 `json:"margin"`
+	// ShapeMargin is the margin of a shape's change (a fraction: the ratio
+	// of a cell to its reference may change by ×(1 ± ShapeMargin)) that lab
+	// reproduce uses unless told otherwise; 0 in bundles made before it,
+	// which read as results.DefaultShapeMargin.
+	ShapeMargin float64 `json:"shape_margin,omitempty"`
 	// BackEnds are the provider types the run used ("local", "libvirt").
 	BackEnds []string `json:"back_ends,omitempty"`
 	// HostNotes say what about the publishing machine a reader must know

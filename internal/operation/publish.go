@@ -31,6 +31,8 @@ type PublishOptions struct {
 	Run string
 	// Margin is the equivalence margin reproduce uses by default.
 	Margin float64
+	// ShapeMargin is the shape margin reproduce uses by default.
+	ShapeMargin float64
 	// Notes are -note texts on the publishing machine.
 	Notes []string
 }
@@ -50,7 +52,7 @@ func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info res
 	// .lab-publish-* directory beside DIR is all a failed removal leaves.
 	defer func() { _ = os.RemoveAll(tmp) }()
 	b = bundle.Info{Format: bundle.Format, Lab: lab.Name, RunID: info.ID, SpecHash: info.SpecHash, LabVersion: info.LabVersion,
-		Published: time.Now().UTC(), Margin: opt.Margin, BackEnds: BackEnds(recs), HostNotes: append(AccelNotes(lab), opt.Notes...),
+		Published: time.Now().UTC(), Margin: opt.Margin, ShapeMargin: opt.ShapeMargin, BackEnds: BackEnds(recs), HostNotes: append(AccelNotes(lab), opt.Notes...),
 		Reproduce: "lab reproduce " + ShellQuote(filepath.Base(filepath.Clean(opt.Out)))}
 	lock, err := o.FillBundle(lab, v, info, recs, tmp, &b)
 	if err != nil {

@@ -11,10 +11,12 @@ import (
 )
 
 // Judge judges a new run (its records newRecs, its lab directory newDir)
-// against the published run of the bundle in dir: cell by cell, shape by
-// shape, and the spec's expect blocks on the new run.
+// against the published run of the bundle in dir: cell by cell (within ±
+// margin of each published mean), shape by shape (each shape's change
+// within ± shapeMargin, paired by block: results.Shapes), and the spec's
+// expect blocks on the new run.
 func Judge(lab *spec.Lab, dir string, info bundle.Info, pubInfo results.RunInfo, pubRecs []results.Record,
-	newInfo results.RunInfo, newDir string, newRecs []results.Record, metric string, margin float64) (*Reproduction, error) {
+	newInfo results.RunInfo, newDir string, newRecs []results.Record, metric string, margin, shapeMargin float64) (*Reproduction, error) {
 	if lab.Hash != info.SpecHash {
 		return nil, fmt.Errorf("bundle %s: the spec in %s/ hashes to %.12s, %s says %.12s", dir, bundle.SpecDir, lab.Hash, bundle.InfoFile, info.SpecHash)
 	}
@@ -25,9 +27,10 @@ func Judge(lab *spec.Lab, dir string, info bundle.Info, pubInfo results.RunInfo,
 	newGroups := results.Group(newRecs)
 	r := &Reproduction{
 		Bundle: dir, Lab: info.Lab, PublishedRun: pubInfo.ID, NewRun: newInfo.ID, NewRunDir: newDir,
-		Metric: metric, Margin: margin,
-		Cells:   ReproduceCells(results.Group(pubRecs), newGroups, metric, margin),
-		Shapes:  results.Shapes(results.Group(pubRecs), newGroups, metric),
+		Metric: metric, Margin: margin, ShapeMargin: shapeMargin,
+		Cells: ReproduceCells(results.Group(pubRecs), newGroups, metric, margin),
+		Shapes: results.Shapes(results.Group(pubRecs), newGroups, results.ShapeOptions{Metric: metric, Margin: shapeMargin,
+			PublishedDesign: pubInfo.DesignOf, NewDesign: newInfo.DesignOf}),
 		Expects: results.Evaluate(newGroups, exps),
 		// The bundle's own run, judged by the same expect blocks: an
 		// expectation it failed too (a seed's shape this machine kind does
@@ -100,26 +103,28 @@ func ReproduceCells(published, new []results.CellGroup, metric string, margin fl
 
 // Reproduction is what reproduce prints (JSON: one object).
 type Reproduction struct {
-	Type         string             `json:"type"`
-	Bundle       string             `json:"bundle"`
-	Lab          string             `json:"lab"`
-	PublishedRun string             `json:"published_run"`
-	NewRun       string             `json:"new_run"`
-	NewRunDir    string             `json:"new_run_dir"`
-	Metric       string             `json:"metric"`
-	Margin       float64            `json:"margin"`
-	Cells        []CellReproduction `json:"cells"`
-	Shapes       []results.Shape    `json:"shapes"`
-	Expects      []results.Outcome  `json:"expects"`
+	Type         string  `json:"type"`
+	Bundle       string  `json:"bundle"`
+	Lab          string  `json:"lab"`
+	PublishedRun string  `json:"published_run"`
+	NewRun       string  `json:"new_run"`
+	NewRunDir    string  `json:"new_run_dir"`
+	Metric       string  `json:"metric"`
+	Margin       float64 `json:"margin"`
+	// ShapeMargin is the margin of a shape's change (results.Shapes).
+	ShapeMargin float64            `json:"shape_margin"`
+	Cells       []CellReproduction `json:"cells"`
+	Shapes      []results.Shape    `json:"shapes"`
+	Expects     []results.Outcome  `json:"expects"`
 	// BundleExpects are the same expect blocks on the bundle's run, in
 	// the order of Expects.
 	BundleExpects []results.Outcome    `json:"bundle_expects"`
 	Verdict       results.Reproduction `json:"verdict"`
 }
 
-// Overall is not reproduced when a cell is, a shape is reversed or an
+// Overall is not reproduced when a cell or a shape is, or an
 // expect block fails (or is not reproduced) that passed on the bundle's
-// run; reproduced when every cell is, every shape claim holds and every
+// run; reproduced when every cell and every shape is, and every
 // expect block passes, is reproduced, is not comparable with the post's
 // hardware (as in lab check, never a failure) or fails as it did on the
 // bundle's run; inconclusive otherwise (a block failing now that was
@@ -137,9 +142,9 @@ func (r *Reproduction) Overall() results.Reproduction {
 	}
 	for _, s := range r.Shapes {
 		switch s.Verdict {
-		case results.ShapeReversed:
+		case results.NotReproduced:
 			return results.NotReproduced
-		case results.ShapeInconclusive:
+		case results.Inconclusive:
 			v = results.Inconclusive
 		}
 	}

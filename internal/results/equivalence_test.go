@@ -36,27 +36,59 @@ func TestTOST(t *testing.T) {
 	}
 }
 
-func TestShapes(t *testing.T) {
-	g := func(cell string, xs ...float64) CellGroup {
-		return CellGroup{Experiment: "e", Pair: "p", CellKey: cell, ThroughputBps: Summarize(xs)}
+// shapeGroups groups hand-made runs: cell → throughput per block.
+func shapeGroups(run string, cells map[string][]float64, order ...string) []CellGroup {
+	var recs []Record
+	for _, c := range order {
+		for b, v := range cells[c] {
+			r := Record{RunID: run, Experiment: "e", Pair: "p", CellKey: c, Repeat: b + 1}
+			r.Metrics.ThroughputBps = v
+			if v < 0 {
+				r.Error = "failed"
+			}
+			recs = append(recs, r)
+		}
 	}
-	published := []CellGroup{g("mtu=1500", 10, 10.5, 9.5), g("mtu=9000", 20, 21, 19), g("mtu=4000", 10, 11, 9)}
+	return Group(recs)
+}
+
+func TestShapes(t *testing.T) {
+	cells := []string{"mtu=1500", "mtu=9000", "mtu=4000"}
+	published := shapeGroups("pub", map[string][]float64{
+		"mtu=1500": {10, 10.5, 9.5, 10.2}, "mtu=9000": {20, 21, 19, 20.4}, "mtu=4000": {10, 10.5, 9.5, 10.2}}, cells...)
 	tests := []struct {
 		name string
-		new  []CellGroup
-		want []string // verdicts of mtu=9000 and mtu=4000
+		new  map[string][]float64
+		want []Reproduction // verdicts of mtu=9000 and mtu=4000
 	}{
-		{"same shape, other scale", []CellGroup{g("mtu=1500", 5, 5.2, 4.8), g("mtu=9000", 11, 11.5, 10.5), g("mtu=4000", 5, 5.5, 4.5)},
-			[]string{ShapeHolds, ShapeNoClaim}},
-		{"reversed", []CellGroup{g("mtu=1500", 20, 21, 19), g("mtu=9000", 10, 10.5, 9.5), g("mtu=4000", 5, 5.5, 4.5)},
-			[]string{ShapeReversed, ShapeNoClaim}},
-		{"noisy", []CellGroup{g("mtu=1500", 5, 15, 10), g("mtu=9000", 5, 30, 15), g("mtu=4000", 5, 5.5, 4.5)},
-			[]string{ShapeInconclusive, ShapeNoClaim}},
-		{"cell missing", []CellGroup{g("mtu=1500", 10, 10.5, 9.5)}, []string{ShapeInconclusive, ShapeNoClaim}},
+		// Halved throughput everywhere: the shape holds, block by block.
+		{"same shape, other scale", map[string][]float64{
+			"mtu=1500": {5, 5.25, 4.75, 5.1}, "mtu=9000": {10, 10.5, 9.5, 10.2}, "mtu=4000": {5, 5.25, 4.75, 5.1}},
+			[]Reproduction{Reproduced, Reproduced}},
+		// Noisy blocks, but common to the block's cells: pairing removes it.
+		{"block noise cancels", map[string][]float64{
+			"mtu=1500": {5, 15, 10, 8}, "mtu=9000": {10, 30, 20, 16}, "mtu=4000": {5, 15, 10, 8}},
+			[]Reproduction{Reproduced, Reproduced}},
+		{"reversed", map[string][]float64{
+			"mtu=1500": {20, 21, 19, 20.4}, "mtu=9000": {10, 10.5, 9.5, 10.2}, "mtu=4000": {20, 21, 19, 20.4}},
+			[]Reproduction{NotReproduced, Reproduced}},
+		// The new mtu=4000 is 40 % below its reference: a magnitude change
+		// the old side-of-1 rule could not see (no claim).
+		{"one cell lower", map[string][]float64{
+			"mtu=1500": {10, 10.5, 9.5, 10.2}, "mtu=9000": {20, 21, 19, 20.4}, "mtu=4000": {6, 6.3, 5.7, 6.12}},
+			[]Reproduction{Reproduced, NotReproduced}},
+		{"noisy ratios", map[string][]float64{
+			"mtu=1500": {10, 10.5, 9.5, 10.2}, "mtu=9000": {10, 30, 15, 25}, "mtu=4000": {10, 10.5, 9.5, 10.2}},
+			[]Reproduction{Inconclusive, Reproduced}},
+		// A failed reference run leaves its block out of every shape.
+		{"failed run skipped", map[string][]float64{
+			"mtu=1500": {-1, 10.5, 9.5, 10.2}, "mtu=9000": {1, 21, 19, 20.4}, "mtu=4000": {1, 10.5, 9.5, 10.2}},
+			[]Reproduction{Reproduced, Reproduced}},
+		{"cell missing", map[string][]float64{"mtu=1500": {10, 10.5, 9.5, 10.2}}, []Reproduction{Inconclusive, Inconclusive}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Shapes(published, tt.new, MetricThroughput)
+			got := Shapes(published, shapeGroups("new", tt.new, cells...), ShapeOptions{Margin: DefaultShapeMargin})
 			if len(got) != 2 {
 				t.Fatalf("%d shapes, want 2: %+v", len(got), got)
 			}

@@ -1,45 +1,50 @@
 package results
 
-// Shape verdicts.
-const (
-	// ShapeHolds: the published run shows the cell significantly above
-	// (or below) the reference cell, and the new run shows it too.
-	ShapeHolds = "holds"
-	// ShapeReversed: the new run shows the opposite, significantly.
-	ShapeReversed = "reversed"
-	// ShapeInconclusive: the new run's ratio is not significantly on
-	// either side of 1 (or cannot be computed).
-	ShapeInconclusive = "inconclusive"
-	// ShapeNoClaim: the published run does not tell the two cells apart,
-	// so there is no shape to reproduce.
-	ShapeNoClaim = "no claim"
-)
+import "fmt"
 
 // Shape compares a cell with the reference cell (the first cell of its
-// experiment and pair) in a published and a new run: does the new run
-// order them the same way?
+// experiment and pair) in a published and a new run: how much did the
+// ratio cell / reference change? Each run's ratio is estimated paired by
+// block (PairedRatio), and the change is judged with a magnitude
+// (JudgeShapeChange): reproduced, not reproduced or inconclusive.
 type Shape struct {
 	Experiment string `json:"experiment"`
 	Pair       string `json:"pair"`
 	CellKey    string `json:"cell_key"`
 	Reference  string `json:"reference_cell_key"`
-	// Published and New are the ratios cell / reference of the means,
-	// with their 95 % Fieller intervals (0, 0 when unbounded).
-	Published    float64 `json:"published_ratio"`
-	PublishedLow float64 `json:"published_low"`
-	PublishedHi  float64 `json:"published_high"`
-	New          float64 `json:"new_ratio"`
-	NewLow       float64 `json:"new_low"`
-	NewHigh      float64 `json:"new_high"`
-	Verdict      string  `json:"verdict"`
+	// Published and New are the ratios of the arithmetic means cell /
+	// reference, for reading; the verdict is on PublishedShape and
+	// NewShape, the block-paired geometric ratios.
+	Published      float64  `json:"published_ratio"`
+	New            float64  `json:"new_ratio"`
+	PublishedShape LogRatio `json:"published_shape"`
+	NewShape       LogRatio `json:"new_shape"`
+	ShapeChange
+}
+
+// ShapeOptions tune Shapes.
+type ShapeOptions struct {
+	// Metric is the metric's key (Metrics); "" means throughput.
+	Metric string
+	// Margin is the shape margin, a fraction (DefaultShapeMargin when < 0).
+	Margin float64
+	// PublishedDesign and NewDesign give each run's block design of an
+	// experiment (RunInfo.DesignOf); nil reads as DesignBlocks.
+	PublishedDesign, NewDesign func(experiment string) string
 }
 
 // Shapes compares the shape of two runs: for each experiment and pair of
-// the published groups, the ratio of every other cell's metric to the
-// first cell's. A ratio whose 95 % Fieller interval lies above 1 in the
-// published run must lie above 1 in the new one (holds), below 1 is
-// reversed, across 1 inconclusive; likewise below 1.
-func Shapes(published, new []CellGroup, metric string) []Shape {
+// the published groups, every other cell against the first cell, its
+// block-paired ratio in the published run against the new run's
+// (JudgeShapeChange). A run whose experiment ran sequentially has no
+// blocks: its shapes are inconclusive and say so.
+func Shapes(published, new []CellGroup, o ShapeOptions) []Shape {
+	if o.Metric == "" {
+		o.Metric = MetricThroughput
+	}
+	if o.Margin < 0 {
+		o.Margin = DefaultShapeMargin
+	}
 	type key struct{ exp, pair, cell string }
 	newByKey := map[key]CellGroup{}
 	for _, g := range new {
@@ -55,53 +60,48 @@ func Shapes(published, new []CellGroup, metric string) []Shape {
 			continue
 		}
 		s := Shape{Experiment: g.Experiment, Pair: g.Pair, CellKey: g.CellKey, Reference: ref.CellKey}
-		pm, pr := g.Metric(metric), ref.Metric(metric)
-		if pr.Mean != 0 {
-			s.Published = pm.Mean / pr.Mean
-		}
-		lo, hi, ok := Fieller(pm, pr, 0.05)
-		if ok {
-			s.PublishedLow, s.PublishedHi = lo, hi
-		}
-		want := side(lo, hi, ok)
+		s.Published = meanRatio(g, ref, o.Metric)
+		pd, nd := designOf(o.PublishedDesign, g.Experiment), designOf(o.NewDesign, g.Experiment)
+		s.PublishedShape = PairedRatio(g, ref, o.Metric, pd)
 		ng, okg := newByKey[key{g.Experiment, g.Pair, g.CellKey}]
 		nref, okr := newByKey[key{ref.Experiment, ref.Pair, ref.CellKey}]
-		got := 0
 		if okg && okr {
-			nm, nr := ng.Metric(metric), nref.Metric(metric)
-			if nr.Mean != 0 {
-				s.New = nm.Mean / nr.Mean
-			}
-			lo, hi, ok := Fieller(nm, nr, 0.05)
-			if ok {
-				s.NewLow, s.NewHigh = lo, hi
-			}
-			got = side(lo, hi, ok)
+			s.New = meanRatio(ng, nref, o.Metric)
+			s.NewShape = PairedRatio(ng, nref, o.Metric, nd)
 		}
+		s.ShapeChange = JudgeShapeChange(s.PublishedShape, s.NewShape, o.Margin)
 		switch {
-		case want == 0:
-			s.Verdict = ShapeNoClaim
-		case got == want:
-			s.Verdict = ShapeHolds
-		case got == -want:
-			s.Verdict = ShapeReversed
-		default:
-			s.Verdict = ShapeInconclusive
+		case !okg || !okr:
+			s.Verdict, s.Note = Inconclusive, "a cell of the shape is not in the new run"
+		case !Pairable(pd) || !Pairable(nd):
+			s.Verdict = Inconclusive
+			s.Note = fmt.Sprintf("designs %s and %s: a sequential run has no blocks to pair", pd, nd)
+		case pd != nd && s.Note == "":
+			s.Note = fmt.Sprintf("designs %s and %s", pd, nd)
 		}
 		out = append(out, s)
 	}
 	return out
 }
 
-// side is 1 when the interval [lo, hi] lies above 1, -1 below, else 0.
-func side(lo, hi float64, ok bool) int {
-	switch {
-	case !ok:
-		return 0
-	case lo > 1:
-		return 1
-	case hi < 1:
-		return -1
+// designOf is design(experiment), DesignBlocks when design is nil or says
+// nothing.
+func designOf(design func(string) string, experiment string) string {
+	if design == nil {
+		return DesignBlocks
 	}
-	return 0
+	if d := design(experiment); d != "" {
+		return d
+	}
+	return DesignBlocks
+}
+
+// meanRatio is the ratio of the arithmetic means of the metric, of / over
+// (0 when over's is 0).
+func meanRatio(of, over CellGroup, metric string) float64 {
+	a, b := of.Metric(metric), over.Metric(metric)
+	if b.Mean == 0 {
+		return 0
+	}
+	return a.Mean / b.Mean
 }

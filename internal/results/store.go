@@ -59,6 +59,21 @@ type RunInfo struct {
 	// before it existed have none: only gaps below the highest recorded
 	// repeat count as missing there.
 	Planned []PlannedCell `json:"planned,omitempty"`
+	// Design is each experiment's block design as the plan laid out its
+	// runs (DesignFoldover, DesignRounds, DesignSequential), by experiment
+	// name: whether its records can be paired by block (Repeat). Runs
+	// recorded before it have none and read as DesignBlocks (DesignOf).
+	Design map[string]string `json:"design,omitempty"`
+}
+
+// DesignOf is experiment's block design in the run: DesignBlocks when the
+// run recorded none (every run before the foldover, which laid out
+// order = "random" as plain randomized blocks).
+func (info RunInfo) DesignOf(experiment string) string {
+	if d := info.Design[experiment]; d != "" {
+		return d
+	}
+	return DesignBlocks
 }
 
 // PlannedCell is the number of repeats (warm-ups not counted) a run's

@@ -36,17 +36,12 @@ func Reproduction(w io.Writer, r *operation.Reproduction) {
 		fmt.Fprintln(w)
 	}
 	if len(r.Shapes) > 0 {
-		fmt.Fprintf(w, "\nShape: each cell over the first cell of its experiment and pair (ratio of means, 95 %% Fieller interval)\n")
-	}
-	interval := func(lo, hi float64) string {
-		if lo == 0 && hi == 0 {
-			return "(interval unbounded)"
-		}
-		return fmt.Sprintf("[%.3g, %.3g]", lo, hi)
+		fmt.Fprintf(w, "\nShape: each cell over the first cell of its experiment and pair, paired by block (geometric mean of\nthe blocks' ratios, 95 %% interval); reproduced when its change stays within ±%s, not reproduced when\nit lies wholly beyond (MDE: the change seen with 80 %% power)\n",
+			strconv.FormatFloat(100*r.ShapeMargin, 'g', -1, 64)+" %")
 	}
 	for _, s := range r.Shapes {
-		fmt.Fprintf(w, "  %s %s %s / %s: published %.3g %s, new %.3g %s: %s\n", s.Experiment, s.Pair, s.CellKey, s.Reference,
-			s.Published, interval(s.PublishedLow, s.PublishedHi), s.New, interval(s.NewLow, s.NewHigh), s.Verdict)
+		fmt.Fprintf(w, "  %s %s %s / %s\n    published %s, new %s\n    %s\n", s.Experiment, s.Pair, s.CellKey, s.Reference,
+			ShapeText(s.PublishedShape), ShapeText(s.NewShape), ShapeChangeText(s.ShapeChange))
 	}
 	if len(r.Expects) > 0 {
 		fmt.Fprintf(w, "\nThe spec's expect blocks on the new run:\n")
@@ -59,4 +54,33 @@ func Reproduction(w io.Writer, r *operation.Reproduction) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\nVerdict: %s\n", r.Verdict)
+}
+
+// ShapeText renders a block-paired ratio: "1.98 [1.90, 2.05] (10 blocks)".
+func ShapeText(l results.LogRatio) string {
+	if l.Blocks == 0 {
+		return "— (no paired block)"
+	}
+	if !l.Known {
+		return fmt.Sprintf("%.3g (%d block)", l.Ratio, l.Blocks)
+	}
+	return fmt.Sprintf("%.3g [%.3g, %.3g] (%d blocks)", l.Ratio, l.Low, l.High, l.Blocks)
+}
+
+// ShapeChangeText renders a shape's change, its interval, MDE and verdict:
+// "change -48.5 % (95 % CI -55.1 % … -41.2 %), MDE 18.3 %: not
+// reproduced", with the blocks a 10 % change needs when inconclusive.
+func ShapeChangeText(c results.ShapeChange) string {
+	s := fmt.Sprintf("change %+.1f %%", 100*c.Change)
+	if c.SE > 0 {
+		s += fmt.Sprintf(" (95 %% CI %+.1f %% … %+.1f %%), MDE %.1f %%", 100*c.ChangeLow, 100*c.ChangeHigh, 100*c.MDE)
+	}
+	s += ": " + string(c.Verdict)
+	if c.Verdict == results.Inconclusive && c.BlocksNeeded > 0 {
+		s += fmt.Sprintf(" — needs ≈ %d blocks a run to see %.0f %%", c.BlocksNeeded, 100*results.MDETarget)
+	}
+	if c.Note != "" {
+		s += " (" + c.Note + ")"
+	}
+	return s
 }

@@ -1,0 +1,318 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The shape simulations draw whole applies under the noise this project
+// measured on its machine kind (issue 32: 2 shared vCPUs, load 15–48):
+//
+//   - a run's log throughput is ln(μ·cell scale·load) + u_b + e_t, with a
+//     block effect u_b (SD 0.124) common to the runs of block b, and an
+//     AR(1) noise e_t along run order (lag-1 correlation 0.58, SD 0.24);
+//     so two runs of one cell have SD 0.27 on the log scale, the two cells
+//     of a block correlate 0.67 when adjacent (measured 0.68–0.79), one
+//     block's log-ratio has SD 0.22 and two unpaired runs' 0.38 (both as
+//     measured);
+//   - an outlier: with probability simOutlier a run is halved (two such
+//     runs moved the ratio of arithmetic means 29 % between two applies);
+//   - blocks laid out as the plan does (foldover: pairs of blocks, the
+//     second the first's reverse).
+
+// simNoise is the noise model of one simulated apply.
+type simNoise struct {
+	blockSD, arSD, rho float64
+	outlier            float64 // probability that a run is halved
+}
+
+// measured is the noise issue 32 measured.
+var measured = simNoise{blockSD: 0.124, arSD: 0.24, rho: 0.58, outlier: 0.03}
+
+// simApply draws one apply of blocks blocks of the cells (their scales of a
+// common throughput, cell "c0" the reference) under noise n, every run
+// scaled by load: the records lab would write.
+func simApply(r *rand.Rand, id string, blocks int, scales []float64, load float64, n simNoise, foldover bool) []Record {
+	var recs []Record
+	e := 0.0
+	innov := n.arSD * math.Sqrt(1-n.rho*n.rho)
+	first := true
+	var order []int
+	for b := 1; b <= blocks; b++ {
+		if foldover && b%2 == 0 {
+			slices.Reverse(order)
+		} else {
+			order = r.Perm(len(scales))
+		}
+		u := n.blockSD * r.NormFloat64()
+		for _, c := range order {
+			if first {
+				e, first = n.arSD*r.NormFloat64(), false
+			} else {
+				e = n.rho*e + innov*r.NormFloat64()
+			}
+			v := 10e9 * scales[c] * load * math.Exp(u+e)
+			if r.Float64() < n.outlier {
+				v /= 2
+			}
+			rec := Record{RunID: id, Experiment: "x", Pair: "p", CellKey: fmt.Sprintf("c%d", c), Repeat: b}
+			rec.Metrics.ThroughputBps = v
+			recs = append(recs, rec)
+		}
+	}
+	// Group keeps first-seen order: the reference cell first, as a plan.
+	slices.SortStableFunc(recs, func(a, b Record) int { return strings.Compare(a.CellKey, b.CellKey) })
+	return recs
+}
+
+// simGroups groups simulated records as Group does, keeping only what the
+// shape rules read (Repeats and the throughput summary): Group summarises
+// every metric of the catalogue, too slow for thousands of applies.
+func simGroups(recs []Record) []CellGroup {
+	var out []CellGroup
+	for _, r := range recs {
+		if len(out) == 0 || out[len(out)-1].CellKey != r.CellKey {
+			out = append(out, CellGroup{Experiment: r.Experiment, Pair: r.Pair, CellKey: r.CellKey})
+		}
+		g := &out[len(out)-1]
+		g.Repeats = append(g.Repeats, r)
+		g.N++
+	}
+	for i := range out {
+		xs := make([]float64, len(out[i].Repeats))
+		for j, r := range out[i].Repeats {
+			xs[j] = r.Metrics.ThroughputBps
+		}
+		out[i].ThroughputBps = Summarize(xs)
+	}
+	return out
+}
+
+// foldovers are the options of two foldover runs with margin.
+func foldovers(margin float64) ShapeOptions {
+	d := func(string) string { return DesignFoldover }
+	return ShapeOptions{Margin: margin, PublishedDesign: d, NewDesign: d}
+}
+
+// oldShapeVerdict is the rule Shapes applied before issue 32: the ratio's
+// 95 % Fieller interval (cells independent) on the same side of 1 in both
+// runs. It returns "not reproduced" for the opposite side (reversed),
+// "reproduced" for the same side, "inconclusive" otherwise and when the
+// published run tells the cells apart on no side ("no claim").
+func oldShapeVerdict(pubOf, pubRef, newOf, newRef Summary) Reproduction {
+	pl, ph, pok := Fieller(pubOf, pubRef, 0.05)
+	nl, nh, nok := Fieller(newOf, newRef, 0.05)
+	want, got := oldSide(pl, ph, pok), oldSide(nl, nh, nok)
+	switch {
+	case want == 0:
+		return Inconclusive
+	case got == want:
+		return Reproduced
+	case got == -want:
+		return NotReproduced
+	}
+	return Inconclusive
+}
+
+func oldSide(lo, hi float64, ok bool) int {
+	switch {
+	case !ok:
+		return 0
+	case lo > 1:
+		return 1
+	case hi < 1:
+		return -1
+	}
+	return 0
+}
+
+// shapeRates simulates trials pairs of applies (published: cells at 1 and
+// 1; new: the second cell × scale, every run × load) and returns the
+// share of trials each rule calls not reproduced and reproduced.
+func shapeRates(seed uint64, trials, blocks int, scale, load float64, n simNoise) (oldNR, oldR, newNR, newR float64) {
+	r := rand.New(rand.NewPCG(seed, 32))
+	var onr, or, nnr, nr int
+	for range trials {
+		pub := simGroups(simApply(r, "pub", blocks, []float64{1, 1}, 1, n, true))
+		cur := simGroups(simApply(r, "new", blocks, []float64{1, scale}, load, n, true))
+		s := Shapes(pub, cur, foldovers(DefaultShapeMargin))[0]
+		switch s.Verdict {
+		case NotReproduced:
+			nnr++
+		case Reproduced:
+			nr++
+		}
+		switch oldShapeVerdict(pub[1].ThroughputBps, pub[0].ThroughputBps, cur[1].ThroughputBps, cur[0].ThroughputBps) {
+		case NotReproduced:
+			onr++
+		case Reproduced:
+			or++
+		}
+	}
+	f := func(k int) float64 { return float64(k) / float64(trials) }
+	return f(onr), f(or), f(nnr), f(nr)
+}
+
+// TestSimulatedShapeAA: the same shape measured twice — with the measured
+// noise, blocks = 10 and 20, with and without a load shift that scales
+// every cell of the new apply by 0.8 — is not reproduced in ≤ 5 % of the
+// trials (the rule's bound; measured 1.1 % at 10 blocks and 0.7 % at 20,
+// 600 trials each; 3.9 % with no margin at all), and the load shift leaves
+// the rate unchanged — the same draws give the same verdicts: it cancels in
+// every block.
+func TestSimulatedShapeAA(t *testing.T) {
+	const trials = 600
+	for _, tt := range []struct {
+		blocks int
+		load   float64
+	}{{10, 1}, {10, 0.8}, {20, 1}, {20, 0.8}} {
+		_, _, nr, rep := shapeRates(uint64(tt.blocks), trials, tt.blocks, 1, tt.load, measured)
+		t.Logf("A/A, %d blocks, load × %.1f: not reproduced %.2f %%, reproduced %.1f %%", tt.blocks, tt.load, 100*nr, 100*rep)
+		if nr > allowance(0.05, trials) {
+			t.Errorf("A/A, %d blocks, load × %.1f: not reproduced %.3f, above 5 %%", tt.blocks, tt.load, nr)
+		}
+	}
+	// With no margin the bound is exact, and the block-correlated AR(1)
+	// noise must not make the rule liberal: ≤ 5 % still.
+	r := rand.New(rand.NewPCG(5, 32))
+	nr := 0
+	for range trials {
+		pub := simGroups(simApply(r, "pub", 10, []float64{1, 1}, 1, measured, true))
+		cur := simGroups(simApply(r, "new", 10, []float64{1, 1}, 0.8, measured, true))
+		if Shapes(pub, cur, foldovers(0))[0].Verdict == NotReproduced {
+			nr++
+		}
+	}
+	rate := float64(nr) / trials
+	t.Logf("A/A, margin 0, 10 blocks, load × 0.8: not reproduced %.2f %%", 100*rate)
+	if rate > allowance(0.05, trials) {
+		t.Errorf("A/A with margin 0: not reproduced %.3f, above 5 %%", rate)
+	}
+}
+
+// TestSimulatedShapeDetection prints how often each rule calls a shape not
+// reproduced when one cell of the new apply is scaled (20 blocks ≈ a
+// 10-minute apply of two cells, 1 000 trials each):
+//
+//	scale  old rule (Fieller side)  new rule (paired Δ, margin 5 %)
+//	0.90   0.2 %                    7.5 %
+//	0.80   0.2 %                    44.2 %
+//	0.67   0.5 %                    97.5 %
+//	0.50   0.2 %                    100 %
+//	2.00   0.2 %                    100 %
+//
+// The old rule can only fail on a reversal of an order the published run
+// showed significantly; with equal cells published it claims one by
+// chance now and then. The test holds the new rule to ≥ 80 % at × 0.67,
+// 0.5 and 2 and the old one under 5 %, so a regression to it shows.
+func TestSimulatedShapeDetection(t *testing.T) {
+	const trials, blocks = 400, 20
+	t.Logf("%-6s %-12s %-12s %-12s %-12s", "scale", "old NR", "old R", "new NR", "new R")
+	for _, scale := range []float64{0.9, 0.8, 0.67, 0.5, 2.0} {
+		onr, or, nnr, nr := shapeRates(uint64(100*scale), trials, blocks, scale, 1, measured)
+		t.Logf("%-6.2f %-12s %-12s %-12s %-12s", scale, pct(onr), pct(or), pct(nnr), pct(nr))
+		if scale <= 0.67 || scale >= 2 {
+			if nnr < 0.80 {
+				t.Errorf("× %.2f: new rule not reproduced %.3f, want ≥ 0.80", scale, nnr)
+			}
+			if onr > 0.05 {
+				t.Errorf("× %.2f: old rule not reproduced %.3f: it fails only on a published order reversed", scale, onr)
+			}
+		}
+	}
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.1f %%", 100*f) }
+
+// TestShapeMustFail: one cell halved with 20 blocks a side is not
+// reproduced — drawn with a fixed seed, and again with no noise at all.
+func TestShapeMustFail(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 1))
+	pub := simGroups(simApply(r, "pub", 20, []float64{1, 1}, 1, measured, true))
+	cur := simGroups(simApply(r, "new", 20, []float64{1, 0.5}, 1, measured, true))
+	s := Shapes(pub, cur, foldovers(DefaultShapeMargin))
+	if len(s) != 1 || s[0].Verdict != NotReproduced {
+		t.Fatalf("× 0.5 over 20 blocks: %+v, want not reproduced", s)
+	}
+	quiet := simNoise{}
+	pub = simGroups(simApply(r, "pub", 4, []float64{1, 1}, 1, quiet, true))
+	cur = simGroups(simApply(r, "new", 4, []float64{1, 0.5}, 1, quiet, true))
+	if s := Shapes(pub, cur, foldovers(DefaultShapeMargin)); s[0].Verdict != NotReproduced || math.Abs(s[0].Change+0.5) > 1e-12 {
+		t.Fatalf("× 0.5 without noise: %+v, want not reproduced at -50 %%", s[0])
+	}
+}
+
+// yuen is Yuen's trimmed-mean interval for the mean of d: the γ-trimmed
+// mean, its SE from the winsorized variance, s_w / ((1−2γ)·√n), at n −
+// 2g − 1 degrees of freedom (Wilcox, Introduction to Robust Estimation,
+// 4th ed., §4.4.1).
+func yuen(d []float64, gamma float64) (mean, se float64, df int) {
+	x := slices.Clone(d)
+	slices.Sort(x)
+	n := len(x)
+	g := int(math.Floor(gamma * float64(n)))
+	tr := Summarize(x[g : n-g]).Mean
+	w := slices.Clone(x)
+	for i := range w {
+		w[i] = math.Min(math.Max(w[i], x[g]), x[n-g-1])
+	}
+	sw := Summarize(w).Stdev
+	return tr, sw / ((1 - 2*gamma) * math.Sqrt(float64(n))), n - 2*g - 1
+}
+
+// TestSimulatedShapeEstimators compares three estimators of a shape's
+// change on foldover applies (margin 0: the 95 % interval of Δ excluding
+// 0), 10 blocks a side, the measured noise with twice its outliers (6 % of
+// runs halved), 1 500 trials:
+//
+//	estimator        A/A false change   × 0.8 detected
+//	t over folds     3.7 %           25.4 %
+//	t over blocks    5.6 %          31.9 %
+//	Yuen 20 % blocks 6.5 %            38.4 %
+//
+// The t over blocks ignores that a fold's two blocks correlate (PairedRatio)
+// and Yuen's trimmed mean has few degrees of freedom (n − 2g − 1) at the
+// 10–20 blocks an apply holds; with the measured 3 % outliers and none,
+// 4 000 trials each, A/A was 6.0 % (t over blocks) and 6.8 % (Yuen) at 10
+// blocks, and the power at × 0.8 within 3 points of each other. The t over
+// folds is what Shapes uses: the test holds it to the 5 % bound.
+func TestSimulatedShapeEstimators(t *testing.T) {
+	const trials, blocks = 1500, 10
+	noisy := measured
+	noisy.outlier = 0.06
+	var hits [3][2]int // estimator × (A/A, × 0.8)
+	r := rand.New(rand.NewPCG(7, 32))
+	for si, scale := range []float64{1, 0.8} {
+		for range trials {
+			pub := simGroups(simApply(r, "pub", blocks, []float64{1, 1}, 1, noisy, true))
+			cur := simGroups(simApply(r, "new", blocks, []float64{1, scale}, 1, noisy, true))
+			folds := JudgeShapeChange(PairedRatio(pub[1], pub[0], MetricThroughput, DesignFoldover),
+				PairedRatio(cur[1], cur[0], MetricThroughput, DesignFoldover), 0)
+			blocked := JudgeShapeChange(PairedRatio(pub[1], pub[0], MetricThroughput, DesignBlocks),
+				PairedRatio(cur[1], cur[0], MetricThroughput, DesignBlocks), 0)
+			dp, _ := BlockLogRatios(pub[1], pub[0], MetricThroughput)
+			dn, _ := BlockLogRatios(cur[1], cur[0], MetricThroughput)
+			mp, sp, fp := yuen(dp, 0.2)
+			mn, sn, fn := yuen(dn, 0.2)
+			se := math.Sqrt(sp*sp + sn*sn)
+			df := int(welchDF(sn*sn, sp*sp, fn+1, fp+1))
+			for e, hit := range []bool{folds.Verdict == NotReproduced, blocked.Verdict == NotReproduced, math.Abs(mn-mp) > TCritical95(df)*se} {
+				if hit {
+					hits[e][si]++
+				}
+			}
+		}
+	}
+	f := func(k int) string { return pct(float64(k) / trials) }
+	t.Logf("%-17s %-10s %-10s", "estimator", "A/A", "× 0.8")
+	for e, name := range []string{"t over folds", "t over blocks", "Yuen 20 % blocks"} {
+		t.Logf("%-17s %-10s %-10s", name, f(hits[e][0]), f(hits[e][1]))
+	}
+	if rate := float64(hits[0][0]) / trials; rate > allowance(0.05, trials) {
+		t.Errorf("t over folds: A/A false change %.3f, above 5 %%", rate)
+	}
+}
