@@ -253,7 +253,23 @@ type sensJudgment struct {
 	// the binary's shapes are the paired rule's (they carry mde).
 	oldNR, newNR, newRule bool
 	overallNR             bool // lab reproduce's overall verdict (exit 2)
+	// lo and hi bound the 95 % interval of the shape's change on the log
+	// scale (the new rule's change_low and change_high), from which its
+	// verdict at any other shape margin follows.
+	lo, hi float64
 }
+
+// newNRAt is the new rule's verdict at shape margin m: not reproduced
+// when the 95 % interval of the change lies wholly beyond ±ln(1+m)
+// (results.JudgeShapeChange).
+func (j sensJudgment) newNRAt(m float64) bool {
+	edge := math.Log1p(m)
+	return j.newRule && (j.lo > edge || j.hi < -edge)
+}
+
+// sensShapeMargins are the shape margins the table shows the new rule
+// at, beside the bundle's own.
+var sensShapeMargins = []float64{0.10, 0.15, 0.20}
 
 // sensitivityJudge runs lab reproduce -json -results run.Run bundleDir.
 func sensitivityJudge(b *testing.B, dir, bundleDir, pubRun string, run sensApply, scale float64) sensJudgment {
@@ -266,9 +282,11 @@ func sensitivityJudge(b *testing.B, dir, bundleDir, pubRun string, run sensApply
 	var r struct {
 		Verdict string `json:"verdict"`
 		Shapes  []struct {
-			CellKey string   `json:"cell_key"`
-			Verdict string   `json:"verdict"`
-			MDE     *float64 `json:"mde"`
+			CellKey    string   `json:"cell_key"`
+			Verdict    string   `json:"verdict"`
+			MDE        *float64 `json:"mde"`
+			ChangeLow  float64  `json:"change_low"`
+			ChangeHigh float64  `json:"change_high"`
 		} `json:"shapes"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
@@ -279,6 +297,7 @@ func sensitivityJudge(b *testing.B, dir, bundleDir, pubRun string, run sensApply
 		if s.CellKey == sensitivityCell {
 			j.newRule = s.MDE != nil
 			j.newNR = s.Verdict == string(results.NotReproduced)
+			j.lo, j.hi = math.Log1p(s.ChangeLow), math.Log1p(s.ChangeHigh)
 		}
 	}
 	_, pub, err := results.Store{Dir: filepath.Join(bundleDir, bundle.RecordsDir)}.Load(pubRun)
@@ -373,6 +392,13 @@ func (t *sensTally) newRule() bool {
 	return false
 }
 
+// sensRule is a row of the table: a rule's name and whether it says a
+// judgment's shape (or, overall, the bundle) is not reproduced.
+type sensRule struct {
+	name  string
+	which func(sensJudgment) bool
+}
+
 // print writes the table and the goals.
 func (t *sensTally) print(w io.Writer, runs []sensApply, blocks int, benchTime time.Duration) {
 	maxLoad, maxWall := 0.0, time.Duration(0)
@@ -386,22 +412,15 @@ func (t *sensTally) print(w io.Writer, runs []sensApply, blocks int, benchTime t
 	for i, a := range runs {
 		fmt.Fprintf(w, "| %d | %s | %v | %s | %.1f → %.1f | %+.3f ± %.3f |\n", i+1, a.Run, a.Hog, a.Wall.Round(time.Second), a.Load0, a.Load1, a.Shape, a.ShapeSD)
 	}
-	rules := []struct {
-		name  string
-		which func(sensJudgment) bool
-	}{
-		{"old shape rule (Fieller sides)", func(j sensJudgment) bool { return j.oldNR }},
-	}
+	rules := []sensRule{{"old shape rule (Fieller sides)", func(j sensJudgment) bool { return j.oldNR }}}
 	newRule := t.newRule()
 	if newRule {
-		rules = append(rules, struct {
-			name  string
-			which func(sensJudgment) bool
-		}{"new shape rule (block-paired log-ratios)", func(j sensJudgment) bool { return j.newNR }},
-			struct {
-				name  string
-				which func(sensJudgment) bool
-			}{"lab reproduce overall (exit 2)", func(j sensJudgment) bool { return j.overallNR }})
+		rules = append(rules,
+			sensRule{"new shape rule (block-paired log-ratios), the bundle's shape margin", func(j sensJudgment) bool { return j.newNR }},
+			sensRule{"lab reproduce overall (exit 2), the bundle's margins", func(j sensJudgment) bool { return j.overallNR }})
+		for _, m := range sensShapeMargins {
+			rules = append(rules, sensRule{fmt.Sprintf("new shape rule, shape margin %.0f %%", 100*m), func(j sensJudgment) bool { return j.newNRAt(m) }})
+		}
 	}
 	fmt.Fprintf(w, "\n| shape *not reproduced* | A/A |")
 	for _, s := range sensitivityScales[1:] {
@@ -418,12 +437,11 @@ func (t *sensTally) print(w io.Writer, runs []sensApply, blocks int, benchTime t
 	if !newRule {
 		fmt.Fprintln(w, "| new rule | not yet merged |")
 	}
-	which := rules[len(rules)-1].which
-	if newRule {
-		which = rules[1].which
-	}
-	for _, g := range t.goals(which, maxLoad, maxWall) {
-		fmt.Fprintf(w, "goal: %-75s %s\n", g.text, metOrNot(g.met))
+	for _, r := range rules {
+		fmt.Fprintf(w, "\ngoals, %s:\n", r.name)
+		for _, g := range t.goals(r.which, maxLoad, maxWall) {
+			fmt.Fprintf(w, "- %s: %s\n", metOrNot(g.met), g.text)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -112,5 +113,31 @@ func TestOldShapeReversed(t *testing.T) {
 	}
 	if m, sd := blockLogRatios(up, "mtu=9000", "mtu=1500"); m < 0.6 || m > 0.75 || sd <= 0 {
 		t.Errorf("block log-ratios of up: %g ± %g", m, sd)
+	}
+}
+
+// TestNewNRAt: the new rule's verdict at another shape margin follows
+// from the interval of the change, as results.JudgeShapeChange decides.
+func TestNewNRAt(t *testing.T) {
+	for _, tt := range []struct {
+		lo, hi, m float64
+		want      bool
+	}{
+		{-0.30, -0.15, 0.10, true},  // wholly below −ln 1.1
+		{-0.30, -0.15, 0.20, false}, // crosses −ln 1.2
+		{0.12, 0.40, 0.10, true},
+		{-0.05, 0.05, 0, false},
+	} {
+		j := sensJudgment{newRule: true, lo: tt.lo, hi: tt.hi}
+		if got := j.newNRAt(tt.m); got != tt.want {
+			t.Errorf("[%g, %g] at %g: %v, want %v", tt.lo, tt.hi, tt.m, got, tt.want)
+		}
+		edge := math.Log1p(tt.m)
+		if want := tt.lo > edge || tt.hi < -edge; j.newNRAt(tt.m) != want {
+			t.Errorf("[%g, %g] at %g: disagrees with the rule's edge", tt.lo, tt.hi, tt.m)
+		}
+	}
+	if (sensJudgment{lo: 1, hi: 2}).newNRAt(0) {
+		t.Error("a judgment of the old binary has no new verdict")
 	}
 }
