@@ -16,6 +16,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/results"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // sensitivityLab is the lab BenchmarkSensitivity applies: the quickstart's
@@ -60,6 +61,11 @@ experiment "mtu" {
 // (1: the bundle itself, an A/A judgment).
 var sensitivityScales = []float64{1, 0.9, 0.85, 0.8, 0.67, 0.5, 2.0}
 
+// sensCellMargin is the cell margin of the benchmark's bundles: the pinned
+// quickstart bundle's (docs/ci-recipe.md), so that the overall verdict's
+// row is the CI step's.
+const sensCellMargin = "50%"
+
 // sensitivityCell is the cell whose records a scaled copy multiplies:
 // the shape judged is its ratio to the reference cell, mtu=1500.
 const sensitivityCell = "mtu=9000"
@@ -74,7 +80,9 @@ const sensitivityCell = "mtu=9000"
 // sensitivityScales. It prints the not-reproduced rates of the old shape
 // rule (the sides of the ratios' Fieller intervals, computed here) and of
 // the rule the lab binary applies, and the goals of issue 32 as MET or
-// NOT met. LAB_SENS_KEEP=DIR keeps the lab directory (its runs and
+// NOT met. The bundles have the pinned quickstart bundle's cell margin
+// (sensCellMargin) and the shape margin LAB_SENS_SHAPE_MARGIN (default
+// results.DefaultShapeMargin). LAB_SENS_KEEP=DIR keeps the lab directory (its runs and
 // sensitivity-applies.json, each apply's load) in DIR; run again with the
 // same DIR, the benchmark judges the applies already there anew (with the
 // rule of the lab binary built now) and applies only the missing ones.
@@ -111,10 +119,14 @@ func BenchmarkSensitivity(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	shapeMargin := os.Getenv("LAB_SENS_SHAPE_MARGIN")
+	if shapeMargin == "" {
+		shapeMargin = fmt.Sprint(results.DefaultShapeMargin)
+	}
 	bundles := make([]string, applies)
 	for i, a := range runs {
 		bundles[i] = filepath.Join(b.TempDir(), "bundle")
-		if _, stderr, err := lab(b, dir, "publish", "-o", bundles[i], a.Run); err != nil {
+		if _, stderr, err := lab(b, dir, "publish", "-o", bundles[i], "-margin", sensCellMargin, "-shape-margin", shapeMargin, a.Run); err != nil {
 			b.Fatalf("publish %s: %v\n%s", a.Run, err, stderr)
 		}
 	}
@@ -437,12 +449,63 @@ func (t *sensTally) print(w io.Writer, runs []sensApply, blocks int, benchTime t
 	if !newRule {
 		fmt.Fprintln(w, "| new rule | not yet merged |")
 	}
+	n := applyNoise(runs, blocks)
+	fmt.Fprintf(w, "\nshape noise over the applies (log scale): one apply's SE %.3f (median), apply-to-apply SD beyond it %.3f; the new rule's not-reproduced rate that noise predicts:\n", n.se, n.tau)
+	fmt.Fprintf(w, "| shape margin | A/A |")
+	for _, s := range sensitivityScales[1:] {
+		fmt.Fprintf(w, " ×%g |", s)
+	}
+	fmt.Fprintf(w, "\n|---:|---:|%s\n", strings.Repeat("---:|", len(sensitivityScales)-1))
+	for _, m := range append([]float64{results.DefaultShapeMargin}, sensShapeMargins...) {
+		fmt.Fprintf(w, "| %.0f %% |", 100*m)
+		for _, s := range sensitivityScales {
+			fmt.Fprintf(w, " %.1f %% |", 100*n.notReproducedRate(m, math.Log(s)))
+		}
+		fmt.Fprintln(w)
+	}
 	for _, r := range rules {
 		fmt.Fprintf(w, "\ngoals, %s:\n", r.name)
 		for _, g := range t.goals(r.which, maxLoad, maxWall) {
 			fmt.Fprintf(w, "- %s: %s\n", metOrNot(g.met), g.text)
 		}
 	}
+}
+
+// shapeNoise is what the applies show of a shape's noise on the log
+// scale: se, the standard error of one apply's mean log-ratio (its
+// blocks' SD / √blocks, the median over the applies), and tau, the SD of
+// the shape from apply to apply beyond that (0 when the applies' means
+// spread no more than their standard errors say).
+type shapeNoise struct {
+	se, tau float64
+	df      int // the rule's degrees of freedom for two applies
+}
+
+// applyNoise estimates shapeNoise from the applies.
+func applyNoise(runs []sensApply, blocks int) shapeNoise {
+	var means, ses []float64
+	for _, a := range runs {
+		means = append(means, a.Shape)
+		ses = append(ses, a.ShapeSD/math.Sqrt(float64(blocks)))
+	}
+	n := shapeNoise{se: median(ses), df: 2*blocks - 2}
+	if len(runs) > 1 {
+		v := results.Summarize(means).Stdev
+		n.tau = math.Sqrt(math.Max(0, v*v-n.se*n.se))
+	}
+	return n
+}
+
+// notReproducedRate is the probability that the new rule at shape margin
+// m calls a shape not reproduced when it truly changed by delta (log
+// scale) between two applies with this noise: the rule's interval is Δ ±
+// t·√2·se, while Δ itself varies by √2·√(se² + tau²).
+func (n shapeNoise) notReproducedRate(m, delta float64) float64 {
+	half := results.TCritical95(n.df) * math.Sqrt2 * n.se
+	sd := math.Sqrt2 * math.Hypot(n.se, n.tau)
+	edge := math.Log1p(m)
+	z := distuv.UnitNormal
+	return z.CDF((delta-edge-half)/sd) + z.CDF((-delta-edge-half)/sd)
 }
 
 // sensGoal is one goal row of issue 32.

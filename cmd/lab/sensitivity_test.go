@@ -141,3 +141,28 @@ func TestNewNRAt(t *testing.T) {
 		t.Error("a judgment of the old binary has no new verdict")
 	}
 }
+
+// TestShapeNoiseRate: the predicted rate is the rule's error rate where
+// the rule's own assumption holds (no apply-to-apply noise: 5 % at margin
+// 0, less with a margin), grows with apply-to-apply noise, and is power
+// near 1 for a change far beyond the margin.
+func TestShapeNoiseRate(t *testing.T) {
+	quiet := shapeNoise{se: 0.03, df: 1000}
+	if r := quiet.notReproducedRate(0, 0); math.Abs(r-0.05) > 0.002 {
+		t.Errorf("A/A at margin 0 without apply noise: %g, want 5 %%", r)
+	}
+	if r := quiet.notReproducedRate(0.05, 0); r >= 0.05 {
+		t.Errorf("A/A at margin 5 %%: %g, want below 5 %%", r)
+	}
+	if r := (shapeNoise{se: 0.03, tau: 0.05, df: 1000}).notReproducedRate(0.05, 0); r <= 0.05 {
+		t.Errorf("A/A with apply noise: %g, want above 5 %%", r)
+	}
+	if r := quiet.notReproducedRate(0.05, math.Log(0.5)); r < 0.99 {
+		t.Errorf("power at ×0.5: %g", r)
+	}
+	runs := []sensApply{{Shape: 0.1, ShapeSD: 0.2}, {Shape: -0.1, ShapeSD: 0.2}, {Shape: 0.1, ShapeSD: 0.2}, {Shape: -0.1, ShapeSD: 0.2}}
+	n := applyNoise(runs, 16)
+	if math.Abs(n.se-0.05) > 1e-9 || n.tau < 0.09 || n.tau > 0.11 || n.df != 30 {
+		t.Errorf("noise of ±0.1 applies, SE 0.05: %+v", n)
+	}
+}
