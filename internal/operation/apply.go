@@ -85,7 +85,7 @@ func (w *Workspace) PrepareApply(ctx context.Context, p *plan.Plan, strict bool)
 // reopened — and the provenance every record carries, naming this apply.
 func (a *Apply) Start(resume *ResumePoint) error {
 	var err error
-	a.Run, a.provenance, err = a.w.op.newRun(a.w.Lab, a.w.op.ResultStore(), a.lockDigest, resume, a.plan.OrderSeed, PlannedCells(a.plan))
+	a.Run, a.provenance, err = a.w.op.newRun(a.w.Lab, a.w.op.ResultStore(), a.lockDigest, resume, a.plan.OrderSeed, PlannedCells(a.plan), a.plan.Design)
 	return err
 }
 
@@ -144,11 +144,12 @@ func (a *Apply) WriteLockFile(status string) (bool, error) {
 }
 
 // newRun starts the results of this apply — a new run, recording the
-// plan's order seed and the repeats it planned per cell, or the resumed
+// plan's order seed, the repeats it planned per cell and each experiment's
+// block design, or the resumed
 // one reopened — and the provenance every record carries, naming this
 // apply.
 func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, resume *ResumePoint, orderSeed int64,
-	planned []results.PlannedCell) (*results.Run, results.Provenance, error) {
+	planned []results.PlannedCell, design map[string]string) (*results.Run, results.Provenance, error) {
 	host, _ := os.Hostname()
 	commit, dirty := gitCommit(o.Dir)
 	prov := results.Provenance{LabVersion: o.Version, LabFileHash: lab.Hash, GitCommit: commit, GitDirty: dirty, Host: host,
@@ -163,7 +164,7 @@ func (o *Operation) newRun(lab *spec.Lab, rs results.Store, lockDigest string, r
 		experiments = append(experiments, e.Name)
 	}
 	run, err := rs.NewRun(results.RunInfo{Lab: lab.Name, LabFileHash: lab.Hash, SpecHash: lab.Hash, LabVersion: o.Version,
-		Host: host, Experiments: experiments, OrderSeed: orderSeed, Planned: planned})
+		Host: host, Experiments: experiments, OrderSeed: orderSeed, Planned: planned, Design: design})
 	if err == nil {
 		prov.Apply = run.ID()
 	}

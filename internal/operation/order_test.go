@@ -51,7 +51,7 @@ func TestResumeKeepsTheRunOrder(t *testing.T) {
 }
 
 // TestRunInfoRecordsTheOrderSeed: a new run's run.json holds the seed of
-// the plan it runs.
+// the plan it runs, and each experiment's block design.
 func TestRunInfoRecordsTheOrderSeed(t *testing.T) {
 	o, _, _ := newOp(t, testLab)
 	lab, err := o.LoadLab(Vars{})
@@ -59,7 +59,7 @@ func TestRunInfoRecordsTheOrderSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := o.ResultStore()
-	run, _, err := o.newRun(lab, rs, "", nil, 13, nil)
+	run, _, err := o.newRun(lab, rs, "", nil, 13, nil, map[string]string{"e": results.DesignFoldover})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,5 +72,8 @@ func TestRunInfoRecordsTheOrderSeed(t *testing.T) {
 	}
 	if info.OrderSeed != 13 {
 		t.Errorf("run.json order_seed %d, want 13", info.OrderSeed)
+	}
+	if info.DesignOf("e") != results.DesignFoldover || info.DesignOf("other") != results.DesignBlocks {
+		t.Errorf("run.json design %v: want e foldover, an experiment it does not name plain blocks", info.Design)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // pairs — its flows — and the flows of one unit and repeat are adjacent in
 // the run order, pair after pair, so that the engine starts them together.
 // The units follow the experiment's order as the (pair, cell)s of any
-// other experiment do: random blocks of every unit once (shuffled by rng),
+// other experiment do: a random foldover of blocks of every unit once,
 // interleaved rounds, or each unit's repeats back to back; warm-ups open
 // each unit.
 func concurrentOrder(e *spec.Experiment, cells []cellRuns, rng *mrand.Rand) []placed {
@@ -28,21 +28,15 @@ func concurrentOrder(e *spec.Experiment, cells []cellRuns, rng *mrand.Rand) []pl
 	}
 	switch e.Order {
 	case spec.OrderRandom:
-		block := func(n int, warmup bool) {
-			order := make([]int, len(units))
-			for i := range order {
-				order[i] = i
-			}
-			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			for _, i := range order {
-				emit(units[i], n, warmup)
-			}
-		}
 		for w := 1; w <= e.Warmup; w++ {
-			block(w, true)
+			for _, i := range rng.Perm(len(units)) {
+				emit(units[i], w, true)
+			}
 		}
-		for r := 1; r <= repeats; r++ {
-			block(r, false)
+		for r, order := range foldover(rng, len(units), repeats) {
+			for _, i := range order {
+				emit(units[i], r+1, false)
+			}
 		}
 	case spec.OrderSequential:
 		for _, u := range units {

@@ -7,6 +7,7 @@ import (
 	mrand "math/rand/v2"
 	"slices"
 
+	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
 )
 
@@ -38,11 +39,15 @@ func (c cellRuns) at(n int, warmup bool) placed {
 // pairs, pair by pair, each pair's cells in matrix order) in the order
 // they run:
 //
-//   - random (the default): randomised complete blocks. Each block holds
-//     every (pair, cell) once — first one block per warm-up, then one per
-//     repeat — in an order shuffled by rng, so neither a drift of the host
-//     over the apply nor a periodic disturbance can line up with a pair or
-//     a cell: it spreads over all of them alike.
+//   - random (the default): a randomised foldover of complete blocks. Each
+//     block holds every (pair, cell) once — first one block per warm-up,
+//     then one per repeat. Warm-up blocks and odd repeats are shuffled by
+//     rng; each even repeat is the repeat before it reversed (ABBA for two
+//     cells), a fold. Within a fold every cell's mean position is the
+//     same, so a linear drift of the host cancels in each cell's mean and
+//     in every shape (results.PairedRatio, which averages a fold's two
+//     blocks), and the cells compared sit next to each other as often as
+//     a shuffle lets them; no periodic disturbance lines up with a cell.
 //   - interleaved: each pair's cells once per round in matrix order, the
 //     pairs (groups) one after another, as before random existed.
 //   - sequential: each cell's repeats back to back, pair after pair.
@@ -52,19 +57,16 @@ func experimentOrder(e *spec.Experiment, cells []cellRuns, rng *mrand.Rand) []pl
 	repeats := max(e.Repeat, 1)
 	var out []placed
 	if e.Order == spec.OrderRandom {
-		block := func(n int, warmup bool) {
-			start := len(out)
-			for _, c := range cells {
-				out = append(out, c.at(n, warmup))
+		emit := func(order []int, n int, warmup bool) {
+			for _, i := range order {
+				out = append(out, cells[i].at(n, warmup))
 			}
-			b := out[start:]
-			rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
 		}
 		for w := 1; w <= e.Warmup; w++ {
-			block(w, true)
+			emit(rng.Perm(len(cells)), w, true)
 		}
-		for r := 1; r <= repeats; r++ {
-			block(r, false)
+		for r, order := range foldover(rng, len(cells), repeats) {
+			emit(order, r+1, false)
 		}
 		return out
 	}
@@ -98,6 +100,34 @@ func experimentOrder(e *spec.Experiment, cells []cellRuns, rng *mrand.Rand) []pl
 		out = append(out, seq...)
 	}
 	return out
+}
+
+// foldover is the order of n units in each of blocks blocks: odd blocks
+// (1-based) a permutation drawn from rng, even ones the block before
+// reversed.
+func foldover(rng *mrand.Rand, n, blocks int) [][]int {
+	out := make([][]int, blocks)
+	for b := range out {
+		if b%2 == 1 {
+			out[b] = slices.Clone(out[b-1])
+			slices.Reverse(out[b])
+			continue
+		}
+		out[b] = rng.Perm(n)
+	}
+	return out
+}
+
+// design is the block design experimentOrder and concurrentOrder give e's
+// runs (results.RunInfo.Design).
+func design(e *spec.Experiment) string {
+	switch e.Order {
+	case spec.OrderRandom:
+		return results.DesignFoldover
+	case spec.OrderInterleaved:
+		return results.DesignRounds
+	}
+	return results.DesignSequential
 }
 
 // groupMajor sorts seq so that each group's runs go together, groups in

@@ -258,3 +258,75 @@ func TestDriftBiasesOnlyTheOldOrder(t *testing.T) {
 		t.Errorf("random blocks: spread %.2f %% against %.2f %% pair after pair", 100*sn, 100*so)
 	}
 }
+
+// TestFoldover: order "random" lays out its repeat blocks in folds — block
+// 2k is block 2k−1 reversed (ABBA for two cells) — so that within every
+// fold each cell's mean position is the same and a linear drift cancels;
+// blocks 2k−1 still differ with the seed. The plan and the run record the
+// design per experiment: foldover, rounds (interleaved), sequential.
+func TestFoldover(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		size      int
+	}{
+		{"two pairs", twoPairsLab(""), 4},
+		{"two shapes of one pair", twoShapes, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			firsts := map[string]bool{}
+			for seed := int64(1); seed <= 10; seed++ {
+				p, diags := New(load(t, tc.src), &state.State{}, Options{OrderSeed: seed})
+				if diags.HasErrors() {
+					t.Fatal(diags)
+				}
+				var blocks [][]string
+				for _, r := range p.Runs() {
+					if r.Warmup {
+						continue
+					}
+					for len(blocks) < r.Repeat {
+						blocks = append(blocks, nil)
+					}
+					blocks[r.Repeat-1] = append(blocks[r.Repeat-1], r.Pair+"/"+r.CellKey)
+				}
+				for b := 0; b+1 < len(blocks); b += 2 {
+					rev := slices.Clone(blocks[b+1])
+					slices.Reverse(rev)
+					if !slices.Equal(blocks[b], rev) {
+						t.Errorf("seed %d: block %d %v is not block %d %v reversed", seed, b+2, blocks[b+1], b+1, blocks[b])
+					}
+					pos := map[string]int{}
+					for i, c := range blocks[b] {
+						pos[c] += i
+					}
+					for i, c := range blocks[b+1] {
+						pos[c] += i
+					}
+					for c, s := range pos {
+						if s != tc.size-1 {
+							t.Errorf("seed %d: %s sits at positions summing to %d in fold %d, want %d", seed, c, s, b/2+1, tc.size-1)
+						}
+					}
+				}
+				firsts[strings.Join(blocks[0], " ")] = true
+				for _, d := range p.Design {
+					if d != "foldover" {
+						t.Errorf("design %v, want foldover", p.Design)
+					}
+				}
+				if len(p.Design) == 0 {
+					t.Error("the plan records no design")
+				}
+			}
+			if len(firsts) < 3 {
+				t.Errorf("10 seeds gave %d first blocks", len(firsts))
+			}
+		})
+	}
+	for o, want := range map[string]string{`order = "interleaved"`: "rounds", `order = "sequential"`: "sequential"} {
+		p, _ := New(load(t, twoPairsLab(o)), &state.State{}, Options{})
+		if p.Design["e"] != want {
+			t.Errorf("%s: design %v, want %s", o, p.Design, want)
+		}
+	}
+}

@@ -67,6 +67,12 @@ type Plan struct {
 	// runs' Index is that order): `-order-seed` replays it. Zero when no
 	// experiment orders its runs at random, and in plans saved before.
 	OrderSeed int64 `json:"order_seed,omitempty"`
+	// Design is each experiment's block design, by name (results.Design*:
+	// foldover for order "random", rounds, sequential), which the run
+	// records (results.RunInfo.Design) so readers know whether its runs
+	// pair by block. Empty in plans saved before, whose random orders
+	// were plain randomized blocks.
+	Design map[string]string `json:"design,omitempty"`
 	// Templates is each machine's template identity (Provider.TemplateID,
 	// what the lock file pins) when the plan was made, by machine address:
 	// `apply PLAN` refuses, before the first create, a template that
@@ -319,7 +325,9 @@ func (p *Plan) expand(lab *spec.Lab) hcl.Diagnostics {
 		rng = orderRNG(p.OrderSeed)
 	}
 	var seq []placed // every run, in run order
+	p.Design = map[string]string{}
 	for _, e := range lab.Experiments {
+		p.Design[e.Name] = design(e)
 		var cells []cellRuns // the experiment's cells of all its pairs, pair by pair
 		for _, pairName := range e.Pairs {
 			pairCells := 0
