@@ -83,7 +83,7 @@ bench: deps build
 	$(GO) test -p 1 -count=1 -run '^$$' -bench . -skip Sensitivity -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./internal/spec/... ./internal/results/... ./providers/vsphere/... ./cmd/lab/...
 
 ## sensitivity: what lab reproduce's shape verdicts can tell on this machine
-## (cmd/lab BenchmarkSensitivity, about 25 minutes, root): real A/A applies of
+## (cmd/lab BenchmarkSensitivity, 25-40 minutes with the machine's load, root): real A/A applies of
 ## a two-cell lab, with and without CPU hogs, judged against bundles of one
 ## another as they are and with one cell scaled by 0.9 … 2.0; prints the
 ## not-reproduced rates and issue 32's goals as MET or NOT met
