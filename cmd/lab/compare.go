@@ -14,12 +14,14 @@ import (
 
 // runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.
 func runCompare(g *globals, args []string) error {
-	fs := newFlags(g, "compare", "compare [-json] [-format table|svg|html] [-metric KEY] [-threshold 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
+	fs := newFlags(g, "compare", "compare [-json] [-format table|svg|html] [-metric KEY] [-threshold 5%] [-shape-margin 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
 	metric := fs.String("metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	format := fs.String("format", "table", "output `format`: "+strings.Join(report.CompareFormats, ", ")+" (svg, html: base and test overlaid per cell with CIs and verdicts)")
 	threshold := percentFlag{v: results.DefaultThreshold}
 	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
+	shape := percentFlag{v: results.DefaultShapeMargin}
+	fs.Var(&shape, "shape-margin", "the `margin` of a shape's change, a cell over the first cell of its pair, paired by block within each run (\"5%\" or 0.05)")
 	adjust := fs.String("adjust", results.AdjustHolm, "multiple-comparison `adjustment`: holm (family-wise error ≤ 5 %) or bh (Benjamini–Hochberg, false discovery rate ≤ 5 %)")
 	var failOn changesFlag
 	fs.Var(&failOn, "fail-on", "exit 2 when a cell's verdict is one of these `changes` (comma-separated: "+changeNames()+")")
@@ -50,7 +52,7 @@ func runCompare(g *globals, args []string) error {
 		}
 		ids[i], groups[i] = id, results.Group(recs)
 	}
-	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v, Metric: *metric, Adjust: *adjust})
+	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v, Metric: *metric, Adjust: *adjust, ShapeMargin: shape.v})
 	if *asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")

@@ -34,7 +34,7 @@ func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
-	table.Header([]string{"expectation", "pair", "cell", "measured", "expected", "verdict", "why"})
+	table.Header([]string{"expectation", "pair", "cell", "measured", "expected", "verdict", "MDE", "why"})
 	for _, o := range outs {
 		for _, c := range o.Checks {
 			v := string(c.Verdict)
@@ -45,7 +45,7 @@ func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options
 			if c.Noisy {
 				why = "noisy cell; " + why
 			}
-			if err := table.Append([]string{o.Name, c.Pair, c.Cell, c.Measured, c.Expected, v, why}); err != nil {
+			if err := table.Append([]string{o.Name, c.Pair, c.Cell, c.Measured, c.Expected, v, c.MDEText(), why}); err != nil {
 				return fmt.Errorf("render checks: %w", err)
 			}
 		}

@@ -50,7 +50,7 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 	if m.Key != results.MetricThroughput {
 		label = m.Label
 	}
-	table.Header([]string{"experiment", "pair", "cell", "base " + label, "test " + label, "delta", "p", "p (" + adjustLabel(opt.Adjust) + ")", "verdict", "note"})
+	table.Header([]string{"experiment", "pair", "cell", "base " + label, "test " + label, "delta", "p", "p (" + adjustLabel(opt.Adjust) + ")", "verdict", "MDE", "shape", "note"})
 	for _, d := range ds {
 		delta, p, padj := "-", "-", "-"
 		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
@@ -64,7 +64,8 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 			v = c + v + ansiReset
 		}
 		cell := strings.ReplaceAll(d.CellKey, ",", " ")
-		row := []string{d.Experiment, d.Pair, cell, metricText(m, d.Base), metricText(m, d.Test), delta, p, padj, v, strings.Join(d.Notes, ", ")}
+		row := []string{d.Experiment, d.Pair, cell, metricText(m, d.Base), metricText(m, d.Test), delta, p, padj, v,
+			mdeText(d.MDE), compareShapeText(d.Shape), strings.Join(d.Notes, ", ")}
 		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render compare: %w", err)
 		}
@@ -82,8 +83,10 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 	}
 	_, err := fmt.Fprintf(w, "Welch's t-test, two-sided, "+correction+
 		"improved/regressed: adjusted p < α and |delta| ≥ %s %%; \"no change\": the 95 %% CI of the difference lies within ±%s %% of base; "+
-		"\"too noisy\": neither; \"incomplete\": runs failed or are missing; \"missing\": a side has < 2 runs.\n",
-		tested(ds), results.Alpha, number(100*threshold, 2), number(100*threshold, 2))
+		"\"too noisy\": neither; \"incomplete\": runs failed or are missing; \"missing\": a side has < 2 runs. "+
+		"MDE: the change seen with 80 %% power. shape: the change of the cell over the first cell of its pair, paired by block "+
+		"within each run (reproduced within ±%s %%).\n",
+		tested(ds), results.Alpha, number(100*threshold, 2), number(100*threshold, 2), number(100*shapeMargin(ds), 2))
 	return err
 }
 
@@ -104,4 +107,35 @@ func tested(ds []results.Delta) int {
 		}
 	}
 	return n
+}
+
+// mdeText renders a minimum detectable effect ("12.3 %"; "-" when none).
+func mdeText(mde float64) string {
+	if mde <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f %%", 100*mde)
+}
+
+// compareShapeText renders a cell's shape change in compare's table:
+// "-48.0 % not reproduced (MDE 18.3 %)"; "-" for none.
+func compareShapeText(s *results.Shape) string {
+	if s == nil {
+		return "-"
+	}
+	t := fmt.Sprintf("%+.1f %% %s", 100*s.Change, s.Verdict)
+	if s.MDE > 0 {
+		t += fmt.Sprintf(" (MDE %.1f %%)", 100*s.MDE)
+	}
+	return t
+}
+
+// shapeMargin is the shape margin the deltas were judged with.
+func shapeMargin(ds []results.Delta) float64 {
+	for _, d := range ds {
+		if d.Shape != nil {
+			return d.Shape.Margin
+		}
+	}
+	return results.DefaultShapeMargin
 }

@@ -61,6 +61,9 @@ type CompareOptions struct {
 	// Adjust is the multiple-comparison adjustment of the cells' p-values:
 	// AdjustHolm ("" means it) or AdjustBH.
 	Adjust string
+	// ShapeMargin is the margin of a shape's change (Shapes); ≤ 0 means
+	// DefaultShapeMargin.
+	ShapeMargin float64
 }
 
 // The multiple-comparison adjustments Compare offers (CompareOptions.Adjust).
@@ -118,6 +121,15 @@ type Delta struct {
 	P         float64 `json:"p"`
 	PAdjusted float64 `json:"p_adjusted"`
 	Change    Change  `json:"change"`
+	// MDE is the smallest relative change of the cell (a fraction of the
+	// base mean) that would be reported improved or regressed with 80 %
+	// power: at least the threshold, and the Welch test's at the
+	// strictest level the adjustment can ask, Alpha / (cells tested).
+	MDE float64 `json:"mde"`
+	// Shape is the change of the cell's shape — the cell over the first
+	// cell of its experiment and pair — between the runs, each run paired
+	// by block (Shapes); nil for the reference cell and a cell not in both.
+	Shape *Shape `json:"shape,omitempty"`
 	// Notes say what to distrust: "noisy base", "noisy test", "test: 2
 	// run(s) failed or missing", "no spread on either side".
 	Notes []string `json:"notes,omitempty"`
@@ -184,8 +196,42 @@ func Compare(base, test []CellGroup, opt CompareOptions) []Delta {
 	for _, i := range tested {
 		out[i].Change = judgeChange(out[i], opt.Threshold, metric.LowerIsBetter)
 		out[i] = guardChange(out[i], metric.Disturbance)
+		out[i].MDE = compareMDE(out[i], len(tested), opt.Threshold)
+	}
+	if opt.ShapeMargin <= 0 {
+		opt.ShapeMargin = DefaultShapeMargin
+	}
+	shapes := map[key]Shape{}
+	for _, s := range Shapes(base, test, ShapeOptions{Metric: opt.Metric, Margin: opt.ShapeMargin}) {
+		shapes[key{s.Experiment, s.Pair, s.CellKey}] = s
+	}
+	for i := range out {
+		if s, ok := shapes[key{out[i].Experiment, out[i].Pair, out[i].CellKey}]; ok {
+			out[i].Shape = &s
+		}
 	}
 	return out
+}
+
+// compareMDE is d's minimum detectable relative change: the larger of the
+// threshold and (t at Alpha / m two-sided + t₀.₈₀) × the difference's
+// standard error over |base mean|, at Welch's degrees of freedom rounded
+// down — the Holm (and BH) test's strictest level over m tested cells.
+func compareMDE(d Delta, m int, threshold float64) float64 {
+	x, y := d.Base, d.Test
+	if x.N < 2 || y.N < 2 || x.Mean == 0 {
+		return 0
+	}
+	vx, vy := x.Stdev*x.Stdev/float64(x.N), y.Stdev*y.Stdev/float64(y.N)
+	if vx+vy == 0 {
+		return threshold
+	}
+	df := int(welchDF(vx, vy, x.N, y.N))
+	if df < 1 {
+		return 0
+	}
+	se := math.Sqrt(vx+vy) / math.Abs(x.Mean)
+	return math.Max(threshold, (tCritical(Alpha/float64(max(m, 1)), float64(df))+tPower(df))*se)
 }
 
 // compareCell fills in everything but PAdjusted and Change (for a cell

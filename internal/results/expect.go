@@ -130,6 +130,10 @@ type Check struct {
 	High  float64 `json:"high"`
 	// Reason says why the verdict is what it is.
 	Reason string `json:"reason"`
+	// MDE is the smallest relative effect the check's rule detects with
+	// 80 % power at its α (a ratio's distance from its threshold, beyond a
+	// published ratio's margin); 0 when not computed.
+	MDE float64 `json:"mde,omitempty"`
 	// Noisy marks a check on a cell (either cell, for a ratio) whose CI
 	// half-width exceeds NoisyRatio of its mean.
 	Noisy bool `json:"noisy,omitempty"`
@@ -385,8 +389,9 @@ func checkMetric(e Expectation, t MetricTarget, g CellGroup) Check {
 
 // judgeBand is the band rule (Evaluate): pass when the 95 % CI lies
 // inside value ± tolerance, fail when it lies entirely outside,
-// inconclusive otherwise.
+// inconclusive otherwise. Its MDE is bandMDE.
 func judgeBand(c Check, n int, s Summary, t Target) Check {
+	c.MDE = bandMDE(s, t.Value, t.Tolerance)
 	lo, hi := t.Value*(1-t.Tolerance), t.Value*(1+t.Tolerance)
 	band := fmt.Sprintf("[%s, %s]", num(lo), num(hi))
 	ci := fmt.Sprintf("95%% CI [%s, %s]", num(s.CI95Low), num(s.CI95High))
@@ -410,6 +415,18 @@ func judgeBand(c Check, n int, s Summary, t Target) Check {
 		c.Verdict, c.Reason = VerdictInconclusive, ci+" overlaps an edge of "+band
 	}
 	return c
+}
+
+// bandMDE is the MDE of a band rule around value ± tolerance × value: the
+// relative distance from value at which a mean fails with 80 % power,
+// tolerance + (t₀.₉₇₅ + t₀.₈₀ at n − 1) × SE / |value|; 0 without an
+// interval.
+func bandMDE(s Summary, value, tolerance float64) float64 {
+	if !s.Known || s.Overflow || value == 0 {
+		return 0
+	}
+	df := s.N - 1
+	return tolerance + (TCritical95(df)+tPower(df))*s.Stdev/math.Sqrt(float64(s.N))/math.Abs(value)
 }
 
 // checkMax checks a continuous, non-negative metric (loss %, jitter)
@@ -552,6 +569,15 @@ func MarkIncomplete(outs []Outcome, why string) {
 	}
 }
 
+// MDEText renders the check's MDE as a percentage ("12.3 %"; "-" when
+// the rule computed none), for report tables.
+func (c Check) MDEText() string {
+	if c.MDE <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f %%", 100*c.MDE)
+}
+
 func newCheck(e Expectation, g CellGroup, kind string, s Summary) Check {
 	return Check{Expectation: e.Name, Experiment: g.Experiment, Pair: g.Pair, Kind: kind, Cell: g.CellKey,
 		Expected: expectedText(e), Value: s.Mean, Low: s.CI95Low, High: s.CI95High, Noisy: g.ThroughputBps.Noisy()}
@@ -583,7 +609,7 @@ func checkRatios(e Expectation, sel []CellGroup) []Check {
 			continue
 		}
 		c.Noisy = of.ThroughputBps.Noisy() || over.ThroughputBps.Noisy()
-		checks = append(checks, incomplete(judgeRatio(c, of.ThroughputBps, over.ThroughputBps, r), of, over))
+		checks = append(checks, incomplete(ratioCheck(c, of, over, MetricThroughput, r), of, over))
 	}
 	return checks
 }
@@ -612,6 +638,19 @@ func companion(sel []CellGroup, g CellGroup, key string, over Selector) (CellGro
 	return CellGroup{}, false
 }
 
+// ratioCheck is the ratio rule on two groups: the degenerate cases
+// judgeRatio names (no run, a zero or overflowing mean, one run), else the
+// block-paired rule (judgeGroupRatio).
+func ratioCheck(c Check, of, over CellGroup, metric string, r RatioTarget) Check {
+	a, b := of.Metric(metric), over.Metric(metric)
+	if a.N == 0 || b.N == 0 || b.Mean <= 0 || a.Overflow || b.Overflow || !a.Known || !b.Known {
+		return judgeRatio(c, a, b, r)
+	}
+	return judgeGroupRatio(c, of, over, metric, r)
+}
+
+// judgeRatio is the unpaired ratio rule: the ratio of the means' 95 %
+// Fieller interval (cells independent) against the expectation.
 func judgeRatio(c Check, of, over Summary, r RatioTarget) Check {
 	c.Measured = "-"
 	switch {
@@ -646,17 +685,24 @@ func judgeRatio(c Check, of, over Summary, r RatioTarget) Check {
 	}
 	c.Low, c.High = lo95, hi95
 	c.Measured = fmt.Sprintf("%s [%s, %s]", num(c.Value), num(c.Low), num(c.High))
+	return ratioVerdict(c, r, "the ratio (Fieller)")
+}
+
+// ratioVerdict judges the interval [c.Low, c.High] of a ratio — what
+// names it in the reason — against r's threshold or range: pass when it
+// lies wholly within, fail when wholly outside, inconclusive otherwise.
+func ratioVerdict(c Check, r RatioTarget, what string) Check {
 	lo, hi := r.AtLeast, math.Inf(1)
 	if r.AtLeast == 0 {
 		lo, hi = r.Between[0], r.Between[1]
 	}
 	switch {
 	case c.Low >= lo && c.High <= hi:
-		c.Verdict, c.Reason = VerdictPass, "the whole 95% interval of the ratio (Fieller) meets the expectation"
+		c.Verdict, c.Reason = VerdictPass, "the whole 95% interval of "+what+" meets the expectation"
 	case c.High < lo || c.Low > hi:
-		c.Verdict, c.Reason = VerdictFail, "the whole 95% interval of the ratio (Fieller) misses the expectation"
+		c.Verdict, c.Reason = VerdictFail, "the whole 95% interval of "+what+" misses the expectation"
 	default:
-		c.Verdict, c.Reason = VerdictInconclusive, "the 95% interval of the ratio (Fieller) straddles the threshold"
+		c.Verdict, c.Reason = VerdictInconclusive, "the 95% interval of "+what+" straddles the threshold"
 	}
 	return c
 }

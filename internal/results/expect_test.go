@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -51,8 +52,10 @@ func TestEvaluate(t *testing.T) {
 			Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), AtLeast: 5}}, VerdictFail, 1},
 		{"ratio straddles", Expectation{Where: map[string]string{"pair": "fbsd", "mtu": "9000"},
 			Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), AtLeast: 2.5}}, VerdictInconclusive, 1},
+		// Paired by block both ratios' intervals lie within [1, 10] (the
+		// unpaired Fieller interval of mtu=9000 reached below 1).
 		{"ratio between, one row per companion pair", Expectation{Where: map[string]string{"pair": "fbsd"},
-			Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), Between: [2]float64{1, 10}}}, VerdictInconclusive, 2},
+			Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), Between: [2]float64{1, 10}}}, VerdictPass, 2},
 		{"ratio without companion", Expectation{Where: map[string]string{"pair": "deb"},
 			Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), AtLeast: 1}}, VerdictInconclusive, 2},
 		{"retransmits pass", Expectation{Where: map[string]string{"pair": "fbsd", "mtu": "1500"},
@@ -139,7 +142,7 @@ func TestIssue11Examples(t *testing.T) {
 		{"one run without retransmits is inconclusive", cellRecs("p", "true", "1500", 0, 9, 9)[:1],
 			Expectation{Retransmits: &Target{Value: 0}}, VerdictInconclusive, "1 run"},
 		{"ratio whose denominator CI reaches 0", append(cellRecs("p", "true", "1500", 0, 8, 9, 10), cellRecs("p", "false", "1500", 0, 0.1, 3, 0.2)...),
-			Expectation{Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), AtLeast: 2}}, VerdictInconclusive, "unbounded"},
+			Expectation{Ratio: &RatioTarget{Of: sel("lro", "true"), Over: sel("lro", "false"), AtLeast: 2}}, VerdictInconclusive, "block-paired ratio straddles"},
 		{"failed runs make a passing cell incomplete", failed(cellRecs("p", "true", "1500", 0, 0, 9.9, 10, 10.1), 1),
 			Expectation{Throughput: &Target{10, 0.05}}, VerdictIncomplete, "1 of 4 runs failed"},
 		{"failed runs leave a failing cell failed", failed(cellRecs("p", "true", "1500", 0, 0, 4.2, 5.0, 5.8), 1),
@@ -190,5 +193,21 @@ func TestParseSelector(t *testing.T) {
 		if _, err := ParseSelector(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestBandMDE: a band check (and a published cell) states its MDE: the
+// tolerance plus (t₀.₉₇₅ + t₀.₈₀ at n − 1) standard errors of the mean,
+// relative to the expected value — for 5 runs of SD 1 around 10 against
+// 10 ± 10 %: 0.1 + (2.776 + 0.941) × 1/√5 / 10 = 26.6 %.
+func TestBandMDE(t *testing.T) {
+	s := Summarize([]float64{9, 10, 11, 10, 10})
+	s.Stdev = 1
+	c := judgeBand(Check{}, 5, s, Target{Value: 10, Tolerance: 0.1})
+	if math.Abs(c.MDE-(0.1+(2.776+0.941)/math.Sqrt(5)/10)) > 1e-3 {
+		t.Errorf("band MDE %.4f, want 0.266", c.MDE)
+	}
+	if c := judgeBand(Check{}, 1, Summarize([]float64{10}), Target{Value: 10, Tolerance: 0.1}); c.MDE != 0 {
+		t.Errorf("one run: MDE %g, want none", c.MDE)
 	}
 }

@@ -124,6 +124,9 @@ func (s Store) Load(runID string) (RunInfo, []Record, error) {
 	}
 	SortRecords(info.Experiments, recs)
 	info.plan(recs)
+	for i := range recs {
+		recs[i].design = info.Design[recs[i].Experiment] // "" reads as DesignBlocks
+	}
 	return info, recs, nil
 }
 

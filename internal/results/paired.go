@@ -167,7 +167,13 @@ func blockLogRatios(of, over CellGroup, metric string, skipped *int) []blockRati
 // var(d) at the measured ρ = 0.58), which made a t over blocks liberal
 // (A/A 6.0 % at 10 blocks, 4 000 simulated trials), while folds are nearly
 // independent. A fold missing one block counts with the other alone.
+//
+// design "" takes the design the records were loaded with (Store.Load),
+// DesignBlocks for records that carry none.
 func PairedRatio(of, over CellGroup, metric, design string) LogRatio {
+	if design == "" {
+		design = RecordedDesign(of)
+	}
 	skipped := 0
 	bs := blockLogRatios(of, over, metric, &skipped)
 	var units []float64
@@ -186,6 +192,17 @@ func PairedRatio(of, over CellGroup, metric, design string) LogRatio {
 		l.PerUnit = 2
 	}
 	return l
+}
+
+// RecordedDesign is the block design g's runs were loaded with
+// (RunInfo.DesignOf, through Store.Load); DesignBlocks when they carry none.
+func RecordedDesign(g CellGroup) string {
+	for _, r := range g.Repeats {
+		if r.design != "" {
+			return r.design
+		}
+	}
+	return DesignBlocks
 }
 
 // logRatioOf summarises the independent units (blocks or folds) of a

@@ -179,6 +179,7 @@ func judgePublishedCell(c Check, g CellGroup, t *PublishedTable, m Metric, margi
 	}
 	lo, hi := c.Published*(1-margin), c.Published*(1+margin)
 	band := fmt.Sprintf("[%s, %s]", num(lo), num(hi))
+	c.MDE = bandMDE(s, c.Published, margin)
 	switch {
 	case g.N == 0:
 		c.Verdict, c.Reason = VerdictInconclusive, "no successful run"
@@ -327,7 +328,7 @@ func checkOrder(e Expectation, groups []CellGroup) []Check {
 		c.Cell = gh.Pair + " " + gh.CellKey + " / " + gl.Pair + " " + gl.CellKey
 		a, b := gh.Metric(t.Metric), gl.Metric(t.Metric)
 		c.Noisy = a.Noisy() || b.Noisy()
-		checks = append(checks, incomplete(judgeRatio(c, a, b, RatioTarget{AtLeast: 1}), gh, gl))
+		checks = append(checks, incomplete(ratioCheck(c, gh, gl, t.Metric, RatioTarget{AtLeast: 1}), gh, gl))
 	}
 	return checks
 }
@@ -364,5 +365,8 @@ func publishedRatioCheck(c Check, r RatioTarget, of, over CellGroup) Check {
 		c.Verdict, c.Measured, c.Reason = VerdictInconclusive, "-", "the over cell's mean is 0: no ratio"
 		return incomplete(c, of, over)
 	}
-	return incomplete(judgePublishedRatio(c, a, b, expected, r.Margin), of, over)
+	if !a.Known || !b.Known {
+		return incomplete(judgePublishedRatio(c, a, b, expected, r.Margin), of, over)
+	}
+	return incomplete(judgeGroupPublishedRatio(c, of, over, t.Metric, expected, r.Margin), of, over)
 }

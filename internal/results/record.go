@@ -70,6 +70,10 @@ type Record struct {
 	// planned is the number of repeats the run's plan gave the record's
 	// cell (RunInfo.Planned; 0 when unknown), set by Store.Load.
 	planned int
+	// design is the block design of the record's experiment in its run
+	// (RunInfo.DesignOf), set by Store.Load; "" for a record made
+	// otherwise, which PairedRatio reads as DesignBlocks.
+	design string
 }
 
 // CellValue is one matrix value.

@@ -29,7 +29,8 @@ type ShapeOptions struct {
 	// Margin is the shape margin, a fraction (DefaultShapeMargin when < 0).
 	Margin float64
 	// PublishedDesign and NewDesign give each run's block design of an
-	// experiment (RunInfo.DesignOf); nil reads as DesignBlocks.
+	// experiment (RunInfo.DesignOf); nil takes the design the records were
+	// loaded with (RecordedDesign).
 	PublishedDesign, NewDesign func(experiment string) string
 }
 
@@ -61,10 +62,10 @@ func Shapes(published, new []CellGroup, o ShapeOptions) []Shape {
 		}
 		s := Shape{Experiment: g.Experiment, Pair: g.Pair, CellKey: g.CellKey, Reference: ref.CellKey}
 		s.Published = meanRatio(g, ref, o.Metric)
-		pd, nd := designOf(o.PublishedDesign, g.Experiment), designOf(o.NewDesign, g.Experiment)
-		s.PublishedShape = PairedRatio(g, ref, o.Metric, pd)
 		ng, okg := newByKey[key{g.Experiment, g.Pair, g.CellKey}]
 		nref, okr := newByKey[key{ref.Experiment, ref.Pair, ref.CellKey}]
+		pd, nd := designOf(o.PublishedDesign, g), designOf(o.NewDesign, ng)
+		s.PublishedShape = PairedRatio(g, ref, o.Metric, pd)
 		if okg && okr {
 			s.New = meanRatio(ng, nref, o.Metric)
 			s.NewShape = PairedRatio(ng, nref, o.Metric, nd)
@@ -84,16 +85,15 @@ func Shapes(published, new []CellGroup, o ShapeOptions) []Shape {
 	return out
 }
 
-// designOf is design(experiment), DesignBlocks when design is nil or says
-// nothing.
-func designOf(design func(string) string, experiment string) string {
-	if design == nil {
-		return DesignBlocks
+// designOf is design(g's experiment); when design is nil or says nothing,
+// the design g's records were loaded with (RecordedDesign).
+func designOf(design func(string) string, g CellGroup) string {
+	if design != nil {
+		if d := design(g.Experiment); d != "" {
+			return d
+		}
 	}
-	if d := design(experiment); d != "" {
-		return d
-	}
-	return DesignBlocks
+	return RecordedDesign(g)
 }
 
 // meanRatio is the ratio of the arithmetic means of the metric, of / over

@@ -28,8 +28,8 @@ func Reproduction(w io.Writer, r *operation.Reproduction) {
 			}
 			return 100 * x / c.Published.Mean
 		}
-		fmt.Fprintf(w, "  %s %s %s\n    published %s, new %s\n    difference %+.1f %% (95 %% CI %+.1f %% … %+.1f %%): %s",
-			c.Experiment, c.Pair, c.CellKey, val(c.Published), val(c.New), pct(c.Diff), pct(c.DiffLow), pct(c.DiffHigh), c.Verdict)
+		fmt.Fprintf(w, "  %s %s %s\n    published %s, new %s\n    difference %+.1f %% (95 %% CI %+.1f %% … %+.1f %%), MDE %.1f %%: %s",
+			c.Experiment, c.Pair, c.CellKey, val(c.Published), val(c.New), pct(c.Diff), pct(c.DiffLow), pct(c.DiffHigh), 100*c.MDE, c.Verdict)
 		if c.Note != "" {
 			fmt.Fprintf(w, " (%s)", c.Note)
 		}
