@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,43 +20,24 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// sensitivityLab is the lab BenchmarkSensitivity applies: the quickstart's
-// veth pair, two cells (MTU 1500 and 9000) in randomized complete blocks,
-// 2 s runs. %d is the number of blocks (repeat). It is the spec of the
-// pinned bundle testdata/bundles/quickstart, published from one of the
-// benchmark's applies (LAB_SENS_KEEP), so that the benchmark's A/A rate is
-// the false-alarm rate of the CI step that reproduces that bundle.
-const sensitivityLab = `# The quickstart lab's veth pair, two cells in randomized complete blocks:
-# the design of the pinned bundle CI reproduces (testdata/bundles/quickstart;
-# cmd/lab BenchmarkSensitivity measured what its verdicts can tell).
-lab "quickstart" {
-  description = "veth between two namespaces: MTU 1500 vs 9000, randomized blocks"
+// sensitivitySpec is the lab BenchmarkSensitivity applies: the spec of
+// the pinned bundle CI reproduces (pinnedCI: the quickstart's veth pair,
+// two cells, MTU 1500 and 9000, in randomized blocks of 2 s runs) with
+// repeat set to blocks — so that the benchmark's A/A rate is the
+// false-alarm rate of the CI step. The bundle was published from one of
+// the benchmark's applies (LAB_SENS_KEEP).
+func sensitivitySpec(blocks int) (string, error) {
+	path := filepath.Join(pinnedCI, bundle.SpecDir, "lab.hcl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	repeat := regexp.MustCompile(`(?m)^(\s*repeat\s*=\s*)[0-9]+`)
+	if !repeat.Match(data) {
+		return "", fmt.Errorf("%s: no repeat to set", path)
+	}
+	return repeat.ReplaceAllString(string(data), "${1}"+strconv.Itoa(blocks)), nil
 }
-
-template "host" {
-  os = "linux" # the local back end runs guests as namespaces of this machine
-}
-
-pair "veth" {
-  template = template.host
-  vcpu     = 1 # server pinned to one CPU, client to another
-}
-
-experiment "mtu" {
-  pairs  = [pair.veth]
-  matrix = { mtu = [1500, 9000] }
-  repeat = %d # blocks: each runs both cells once, in random order
-
-  guest {
-    mtu = matrix.mtu
-  }
-
-  iperf3 {
-    duration = "2s"
-    omit     = "0s"
-  }
-}
-`
 
 // sensitivityScales are the factors one cell of a bundle copy is scaled by
 // (1: the bundle itself, an A/A judgment).
@@ -72,7 +54,7 @@ const sensitivityCell = "mtu=9000"
 
 // BenchmarkSensitivity (issue 32 §7, `make sensitivity`) measures what
 // lab reproduce's shape verdicts can and cannot tell on this machine:
-// it records LAB_SENS_APPLIES real applies (default 6) of sensitivityLab
+// it records LAB_SENS_APPLIES real applies (default 6) of sensitivitySpec
 // with LAB_SENS_BLOCKS blocks (default 20), every second one with a CPU
 // hog per core running outside the namespaces, publishes a bundle of each
 // and judges every other apply against it (lab reproduce -results: no new
@@ -101,8 +83,14 @@ func BenchmarkSensitivity(b *testing.B) {
 		if _, err := fmt.Sscanf(rest, "%d", &blocks); err != nil {
 			b.Fatalf("%s/lab.hcl: no repeat: %v", dir, err)
 		}
-	} else if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(fmt.Sprintf(sensitivityLab, blocks)), 0o644); err != nil {
-		b.Fatal(err)
+	} else {
+		src, err := sensitivitySpec(blocks)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(src), 0o644)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 	start := time.Now()
 	runs := reusedApplies(b, dir)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +167,22 @@ func TestShapeNoiseRate(t *testing.T) {
 	n := applyNoise(runs, 16)
 	if math.Abs(n.se-0.05) > 1e-9 || n.tau < 0.09 || n.tau > 0.11 || n.df != 30 {
 		t.Errorf("noise of ±0.1 applies, SE 0.05: %+v", n)
+	}
+}
+
+// TestSensitivitySpec: the benchmark applies the pinned CI bundle's spec,
+// byte for byte at its 20 blocks, with only repeat changed otherwise.
+func TestSensitivitySpec(t *testing.T) {
+	pinned, err := os.ReadFile(filepath.Join(pinnedCI, "spec", "lab.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := sensitivitySpec(20)
+	if err != nil || same != string(pinned) {
+		t.Errorf("20 blocks: %v, spec differs from the bundle's:\n%s", err, same)
+	}
+	seven, err := sensitivitySpec(7)
+	if err != nil || !strings.Contains(seven, "repeat = 7 ") || strings.Count(seven, "\n") != strings.Count(string(pinned), "\n") {
+		t.Errorf("7 blocks: %v\n%s", err, seven)
 	}
 }
