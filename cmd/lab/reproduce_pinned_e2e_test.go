@@ -15,8 +15,9 @@ import (
 const pinnedCI = "../../testdata/bundles/quickstart"
 
 // TestReproducePinnedForReal applies the pinned CI bundle's spec here,
-// judges the run against the bundle — the build fails when a cell or a
-// shape is not reproduced — and then judges the same run against a copy
+// judges the run against the bundle — the build fails when the shape is
+// not reproduced (the exit status must match the verdict, cells included)
+// — and then judges the same run against a copy
 // of the bundle whose MTU 9000 cell was scaled by 0.67 (re-signed), which
 // must be caught: exit 2, that shape not reproduced.
 func TestReproducePinnedForReal(t *testing.T) {
@@ -34,10 +35,14 @@ func TestReproducePinnedForReal(t *testing.T) {
 	stdout, stderr, err := lab(t, t.TempDir(), "reproduce", "-auto-approve", "-json", "-work", work, pinned)
 	r := lastReproduction(t, stdout, stderr)
 	checkExit(t, r, err, false)
-	if r.Verdict == results.NotReproduced {
-		t.Errorf("the pinned bundle %s is not reproduced here (exit 2)", info.Lab)
-	}
+	// The shape fails the build; the cells are printed only: their
+	// absolute throughput moves 2–3× with this machine's load
+	// (docs/ci-recipe.md), so a cell not reproduced says more about the
+	// neighbours than about lab.
 	for _, s := range r.Shapes {
+		if s.Verdict == results.NotReproduced {
+			t.Errorf("the pinned bundle %s: shape %s/%s not reproduced here", info.Lab, s.CellKey, s.Reference)
+		}
 		t.Logf("shape %s/%s: change %+.1f %% [%+.1f %%, %+.1f %%], margin %.0f %%, MDE %.1f %%: %s",
 			s.CellKey, s.Reference, 100*s.Change, 100*s.ChangeLow, 100*s.ChangeHigh, 100*s.Margin, 100*s.MDE, s.Verdict)
 	}
