@@ -94,7 +94,7 @@ func sweep(t *testing.T, labID string) {
 	}
 }
 
-func lab(t *testing.T, dir string, args ...string) (string, string, error) {
+func lab(t testing.TB, dir string, args ...string) (string, string, error) {
 	t.Helper()
 	cmd := exec.Command(labBin, append([]string{"-chdir=" + dir}, args...)...)
 	var stdout, stderr bytes.Buffer

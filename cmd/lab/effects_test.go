@@ -10,12 +10,13 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 )
 
-// TestEffects runs `lab effects` on the quickstart bundle's recorded run
-// (mtu × gro × streams): the table, the JSON, -metric, a run by alias and
-// the errors.
+// TestEffects runs `lab effects` on a recorded run of the quickstart
+// (mtu × gro × streams; testdata/records/quickstart-8cells, the pinned
+// bundle's run before issue 32 made it two cells): the table, the JSON,
+// -metric, a run by alias and the errors.
 func TestEffects(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "results"), os.DirFS("../../testdata/bundles/quickstart/records")); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "results"), os.DirFS("../../testdata/records/quickstart-8cells")); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runLab(t, "", "-chdir="+dir, "effects", "-metric", "throughput_bps", "latest")

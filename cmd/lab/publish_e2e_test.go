@@ -127,7 +127,7 @@ func TestPublishReproduceForReal(t *testing.T) {
 }
 
 // lastReproduction decodes reproduce -json's object: the last line of stdout.
-func lastReproduction(t *testing.T, stdout, stderr string) operation.Reproduction {
+func lastReproduction(t testing.TB, stdout, stderr string) operation.Reproduction {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	var r operation.Reproduction
@@ -149,7 +149,7 @@ func checkExit(t *testing.T, r operation.Reproduction, err error, strict bool) {
 	}
 }
 
-func copyBundle(t *testing.T, src string) string {
+func copyBundle(t testing.TB, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "copy")
 	if err := bundle.CopyTree(dst, src); err != nil {
@@ -163,7 +163,7 @@ var recordName = regexp.MustCompile(`^r[0-9]+\.json$`)
 
 // scaleRecords multiplies the receiver and sender throughput of every
 // record r*.json under dir by f, keeping the rest of each record.
-func scaleRecords(t *testing.T, dir string, f float64) {
+func scaleRecords(t testing.TB, dir string, f float64) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !recordName.MatchString(d.Name()) {

@@ -17,12 +17,13 @@ import (
 )
 
 // exampleRuns are recorded runs of three examples, as `lab apply` wrote
-// them: quickstart's throughput runs (the bundle's records), and
+// them: quickstart's throughput runs (testdata/records/quickstart-8cells, the
+// pinned bundle's records before issue 32), and
 // latency-rr's and udp-loss's runs on namespaces joined by a veth (lab
 // apply -var repeat=4 -var duration=3s on a 2-vCPU VM shared with other
 // work, 2026-12-02).
 var exampleRuns = []struct{ name, dir, id string }{
-	{"throughput", "../../testdata/bundles/quickstart/records", "20261201T113443Z"},
+	{"throughput", "../../testdata/records/quickstart-8cells", "20261201T113443Z"},
 	{"latency", "testdata/records/latency-rr", "20261202T010039Z"},
 	{"udp", "testdata/records/udp-loss", "20261202T010112Z"},
 }
