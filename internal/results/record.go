@@ -250,15 +250,18 @@ const DisturbedSteal = 5.0
 // DisturbedSteal, and reports whether it did.
 //
 // The runner's CPU pressure (Environment, Linux PSI) does not mark a run:
-// on the machine kind lab's CI uses (2 vCPUs shared with other jobs) it
-// saturates. Measured 2026-12-05 over 5–10 s windows of
-// /proc/pressure/cpu: 47 % (avg10) at load 1.8; 97–100 % at load 3.5–25
-// whether or not a busy loop was pinned on CPU 0 besides; and for a
+// it is a state of the runner over a whole apply, not a disturbance of
+// one run. Measured 2026-12-05 on the 2-vCPU machine kind lab's CI uses:
+// 7.5–9 % over every run of a quiet apply (load 1.6–1.9, the pinned
+// quickstart bundle's); with other jobs sharing the VM, 97–100 % over 5–10
+// s windows at load 3.5–25 whether or not a busy loop was pinned on CPU 0
+// besides; and for a
 // benchmark under a busy loop on every CPU (TestCPUHogDirectionForReal)
 // 100 % at load 19–26 against 99.3–99.8 % for the same benchmark without
 // it, whose throughput moved −85 %, −42 % and +40 % in three passes. A
-// threshold that marks the hog's runs marks every run there, and a cell
-// whose every run is disturbed could only ever be inconclusive. Pressure
+// threshold that marks the hog's runs marks every run of a shared runner
+// alike, and a cell whose every run is disturbed could only ever be
+// inconclusive. Pressure
 // is recorded and shown instead, and gates whether two runs' cells can be
 // compared at all (Comparable); within one apply the block design
 // (foldover blocks, paired shapes) cancels what a neighbour does to
