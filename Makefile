@@ -36,7 +36,7 @@ NORACE = ./providers/vsphere
 test: deps vet
 	$(GO) test -p 1 -count=1 -race -timeout 20m $(UNIT)
 	$(GO) test -p 1 -count=1 -timeout 20m $(NORACE)
-	$(GO) test -p 1 -count=1 -timeout 45m ./cmd/lab
+	$(GO) test -p 1 -count=1 -timeout 70m ./cmd/lab
 	$(MAKE) fuzz
 
 ## fuzz: each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer hunt)
