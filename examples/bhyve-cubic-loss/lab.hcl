@@ -157,7 +157,11 @@ experiment "cubic-vs-newreno" {
 published "seed-003-vm-noloss" {
   source     = "seed 003 (FreeBSD review notes, 2024): 'tests in LAN', base and NewReno"
   hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
-  match      = { provider = "bhyve" }
+  # The post's hardware, as a run's provenance shows it: a bhyve VM reports its
+  # host's CPU (bhyve passes the brand string through), and the ends' NIC drivers
+  # are the FreeBSD sender's vtnet and the Ubuntu receiver's virtio_net. The
+  # 1 GbE link is not in a record: a host with a faster segment still matches.
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
   tool       = "iperf2"
   side       = "sender"
   metric     = "throughput"
@@ -171,7 +175,11 @@ published "seed-003-vm-noloss" {
 published "seed-003-vm-loss" {
   source     = "seed 003 (FreeBSD review notes, 2024): '1% drop rate test in Linux VM receiver', base and NewReno"
   hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
-  match      = { provider = "bhyve" }
+  # The post's hardware, as a run's provenance shows it: a bhyve VM reports its
+  # host's CPU (bhyve passes the brand string through), and the ends' NIC drivers
+  # are the FreeBSD sender's vtnet and the Ubuntu receiver's virtio_net. The
+  # 1 GbE link is not in a record: a host with a faster segment still matches.
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
   tool       = "iperf2"
   side       = "sender"
   metric     = "throughput"

@@ -89,7 +89,7 @@ var publishedSchema = &hcl.BodySchema{
 }
 
 // matchKeys are the keys of a published block's match object.
-var matchKeys = []string{"cpu", "os", "provider"}
+var matchKeys = []string{"client_driver", "cpu", "os", "provider", "server_driver"}
 
 // decodePublished decodes published blocks; experiments must be decoded
 // first.
