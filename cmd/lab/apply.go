@@ -175,7 +175,7 @@ func applyPlan(g *globals, w *operation.Workspace, f *applyFlags, sel operation.
 		if f.json {
 			out = g.stderr // stdout carries events only
 		}
-		fmt.Fprintf(out, "\nThis bundle will connect to: %s.\n", strings.Join(operation.Reaches(w.Lab, w.Providers), ", "))
+		fmt.Fprint(out, operation.ReachesLine(w.Lab, w.Providers))
 	}
 	if !f.auto {
 		if err := approve(g, "Apply"); err != nil {

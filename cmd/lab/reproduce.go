@@ -8,12 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/bundle"
-	"github.com/lab-bench/lab/internal/lockfile"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
@@ -180,45 +178,20 @@ func reproduceRun(g *globals, f *reproduceFlags, info bundle.Info) (*spec.Lab, c
 }
 
 // loadBundleSpec copies what a spec needs from the bundle in dir into
-// sg.dir (saying in one line what it left out) and loads it there with
-// the bundle's variables file, then user's -var-file and -var (which
-// win); it returns the variables it used.
+// sg.dir (operation.CopyBundleSpec) and loads it there with the bundle's
+// variables file, then user's -var-file and -var (which win); it returns
+// the variables it used.
 func loadBundleSpec(sg *globals, dir string, info bundle.Info, user varFlags, out io.Writer) (*spec.Lab, varFlags, error) {
-	ignored, err := bundle.CopySpec(sg.dir, dir, info)
+	files, err := operation.CopyBundleSpec(sg.dir, dir, info, user.files, out)
 	if err != nil {
-		return nil, user, fmt.Errorf("reproduce: %w", err)
+		return nil, user, err
 	}
-	if len(ignored) > 0 {
-		fmt.Fprintf(out, "Ignored in the bundle's %s/ (a spec needs only *.hcl, %s and its variables file): %s\n",
-			bundle.SpecDir, lockfile.FileName, quoteNames(ignored))
-	}
-	vars := varFlags{vars: user.vars, files: user.files}
-	if info.VarFile != "" {
-		// Absolute: apply reads relative -var-files from its lab directory.
-		path, err := filepath.Abs(filepath.Join(sg.dir, info.VarFile))
-		if err != nil {
-			return nil, user, err
-		}
-		vars.files = append([]string{path}, user.files...)
-	}
+	vars := varFlags{vars: user.vars, files: files}
 	lab, err := loadLab(sg, vars)
 	if err != nil {
 		return nil, vars, err
 	}
 	return lab, vars, operation.CheckBundleSpec(lab, dir, info)
-}
-
-// quoteNames joins names with ", ", quoting (%q) any that holds a
-// character a terminal could act on.
-func quoteNames(names []string) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = n
-		if strconv.Quote(n) != `"`+n+`"` || strings.ContainsAny(n, " ,") {
-			out[i] = strconv.Quote(n)
-		}
-	}
-	return strings.Join(out, ", ")
 }
 
 // args renders v as command-line flags again.

@@ -116,6 +116,15 @@ experiment "no-loss" {
   expect "the post's figures without loss, where the back end matches" {
     published = published.seed-003-vm-noloss
   }
+  expect "the post's sender counters without loss, where the back end matches" {
+    published = published.seed-003-vm-noloss-retransmitted
+  }
+  expect "the post's congestion events without loss, where the back end matches" {
+    published = published.seed-003-vm-noloss-congestion
+  }
+  expect "no RTO without loss, as in the post" {
+    published = published.seed-003-vm-noloss-rto
+  }
 }
 
 experiment "cubic-vs-newreno" {
@@ -152,12 +161,22 @@ experiment "cubic-vs-newreno" {
   expect "the post's figures under 1 % loss, where the back end matches" {
     published = published.seed-003-vm-loss
   }
+  expect "the post's sender retransmissions under 1 % loss, where the back end matches" {
+    published = published.seed-003-vm-loss-retransmitted
+  }
+  expect "no RTO under 1 % loss, as in the post" {
+    published = published.seed-003-vm-loss-rto
+  }
 }
 
 published "seed-003-vm-noloss" {
-  source     = "seed 003 (FreeBSD review notes, 2024): 'tests in LAN', base and NewReno"
-  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
-  match      = { provider = "bhyve" }
+  source   = "seed 003 (FreeBSD review notes, 2024): 'tests in LAN', base and NewReno"
+  hardware = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  # The post's hardware, as a run's provenance shows it: a bhyve VM reports its
+  # host's CPU (bhyve passes the brand string through), and the ends' NIC drivers
+  # are the FreeBSD sender's vtnet and the Ubuntu receiver's virtio_net. The
+  # 1 GbE link is not in a record: a host with a faster segment still matches.
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
   tool       = "iperf2"
   side       = "sender"
   metric     = "throughput"
@@ -169,9 +188,13 @@ published "seed-003-vm-noloss" {
 }
 
 published "seed-003-vm-loss" {
-  source     = "seed 003 (FreeBSD review notes, 2024): '1% drop rate test in Linux VM receiver', base and NewReno"
-  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
-  match      = { provider = "bhyve" }
+  source   = "seed 003 (FreeBSD review notes, 2024): '1% drop rate test in Linux VM receiver', base and NewReno"
+  hardware = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  # The post's hardware, as a run's provenance shows it: a bhyve VM reports its
+  # host's CPU (bhyve passes the brand string through), and the ends' NIC drivers
+  # are the FreeBSD sender's vtnet and the Ubuntu receiver's virtio_net. The
+  # 1 GbE link is not in a record: a host with a faster segment still matches.
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
   tool       = "iperf2"
   side       = "sender"
   metric     = "throughput"
@@ -179,5 +202,76 @@ published "seed-003-vm-loss" {
   cells = [
     { where = { cc = "cubic" }, value = 0.193 },
     { where = { cc = "newreno" }, value = 0.918 },
+  ]
+}
+
+# The sender's TCP counters as the post read them from `netstat -s` on the
+# FreeBSD end (lab reads the same lines around each run: the client's
+# counters in the record): data packets retransmitted, "congestions count"
+# (lab's recoveries: SACK recovery episodes) and RTOs. Base and NewReno
+# columns; the post gives no congestion count under loss.
+
+published "seed-003-vm-noloss-retransmitted" {
+  source     = "seed 003 (FreeBSD review notes, 2024): 'tests in LAN', data pkt retransmission"
+  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
+  side       = "client"
+  metric     = "retransmitted_segments"
+  experiment = experiment.no-loss
+  cells = [
+    { where = { cc = "cubic" }, value = 415 },
+    { where = { cc = "newreno" }, value = 264 },
+  ]
+}
+
+published "seed-003-vm-noloss-congestion" {
+  source     = "seed 003 (FreeBSD review notes, 2024): 'tests in LAN', congestions count"
+  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
+  side       = "client"
+  metric     = "recoveries"
+  experiment = experiment.no-loss
+  cells = [
+    { where = { cc = "cubic" }, value = 3 },
+    { where = { cc = "newreno" }, value = 4 },
+  ]
+}
+
+published "seed-003-vm-noloss-rto" {
+  source     = "seed 003 (FreeBSD review notes, 2024): 'tests in LAN', RTO count"
+  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
+  side       = "client"
+  metric     = "timeouts"
+  experiment = experiment.no-loss
+  cells = [
+    { where = { cc = "cubic" }, value = 0 },
+    { where = { cc = "newreno" }, value = 0 },
+  ]
+}
+
+published "seed-003-vm-loss-retransmitted" {
+  source     = "seed 003 (FreeBSD review notes, 2024): '1% drop rate test in Linux VM receiver', data pkt retransmission"
+  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
+  side       = "client"
+  metric     = "retransmitted_segments"
+  experiment = experiment.cubic-vs-newreno
+  cells = [
+    { where = { cc = "cubic" }, value = 1895 },
+    { where = { cc = "newreno" }, value = 8222 },
+  ]
+}
+
+published "seed-003-vm-loss-rto" {
+  source     = "seed 003 (FreeBSD review notes, 2024): '1% drop rate test in Linux VM receiver', RTO count"
+  hardware   = "two Beelink SER5 (AMD) mini PCs, FreeBSD 14.1 bhyve hosts, one VM each, 1 GbE hub; FreeBSD 15-CURRENT sender, Ubuntu 22.04 receiver"
+  match      = { provider = "bhyve", cpu = "AMD Ryzen", client_driver = "vtnet", server_driver = "virtio_net" }
+  side       = "client"
+  metric     = "timeouts"
+  experiment = experiment.cubic-vs-newreno
+  cells = [
+    { where = { cc = "cubic" }, value = 0 },
+    { where = { cc = "newreno" }, value = 0 },
   ]
 }

@@ -161,6 +161,9 @@ experiment "bsd-iperf" {
   expect "the post's FreeBSD iperf figures, where the hardware matches" {
     published = published.seed-004-bsd-iperf
   }
+  expect "iperf -d's reverse direction, where the hardware matches" {
+    published = published.seed-004-bsd-iperf-reverse
+  }
 }
 
 experiment "linux-iperf" {
@@ -179,6 +182,9 @@ experiment "linux-iperf" {
 
   expect "the post's Linux iperf figures, where the hardware matches" {
     published = published.seed-004-linux-iperf
+  }
+  expect "iperf -d's reverse direction, where the hardware matches" {
+    published = published.seed-004-linux-iperf-reverse
   }
 }
 
@@ -249,5 +255,35 @@ published "seed-004-linux-iperf" {
     { where = { test = "plain" }, value = 0.815 },
     { where = { test = "dualtest" }, value = 0.776 },
     { where = { test = "p2" }, value = 0.797 },
+  ]
+}
+
+# iperf -d's other direction (the server sending back to the client, which
+# reports it): FreeBSD 337 + 338, Linux 776 + 36.9. lab records it as
+# reverse_bps (reverse_throughput).
+
+published "seed-004-bsd-iperf-reverse" {
+  source     = "seed 004 (freebsd-performance list, 2009-10-15, H. Yin): iperf -d, the second (server-to-client) figure, FreeBSD"
+  hardware   = "Dell Precision T3400, Core 2 Duo E4600 2.4 GHz, Intel PRO/1000 82546EB, Netgear GS108; FreeBSD 7.1"
+  match      = { provider = "hosts", cpu = "E4600" }
+  tool       = "iperf2"
+  side       = "receiver"
+  metric     = "reverse_throughput"
+  experiment = experiment.bsd-iperf
+  cells = [
+    { where = { test = "dualtest" }, value = 0.338 },
+  ]
+}
+
+published "seed-004-linux-iperf-reverse" {
+  source     = "seed 004 (freebsd-performance list, 2009-10-15, H. Yin): iperf -d, the second (server-to-client) figure, Linux"
+  hardware   = "Dell Precision T3400, Core 2 Duo E4600 2.4 GHz, Intel PRO/1000 82546EB, Netgear GS108; Linux 2.6.31.1, Reno"
+  match      = { provider = "hosts", cpu = "E4600" }
+  tool       = "iperf2"
+  side       = "receiver"
+  metric     = "reverse_throughput"
+  experiment = experiment.linux-iperf
+  cells = [
+    { where = { test = "dualtest" }, value = 0.0369 },
   ]
 }

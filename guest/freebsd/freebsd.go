@@ -95,9 +95,18 @@ func ifconfigArgv(iface string, s guest.Settings) []string {
 }
 
 // applyCC makes algorithm cc the system default: when it is not in
-// net.inet.tcp.cc.available, its module (cc_<name>) is loaded first.
+// net.inet.tcp.cc.available, its module (cc_<name>) is loaded first. A
+// kernel without mod_cc(4) (before FreeBSD 9.0, see noModCC) has one
+// algorithm: newreno is then already in effect, any other is refused.
 func applyCC(ctx context.Context, t guest.Transport, cc string) error {
 	avail, err := availableCC(ctx, t)
+	if noModCC(err) {
+		if cc == OnlyCC {
+			return nil
+		}
+		return fmt.Errorf("%s: congestion control %s: this kernel has no mod_cc(4) framework (%s is an unknown oid; it appeared in FreeBSD 9.0), so its only algorithm is %s",
+			t.Name(), cc, ccAvailable, OnlyCC)
+	}
 	if err != nil {
 		return err
 	}
@@ -115,6 +124,30 @@ func applyCC(ctx context.Context, t guest.Transport, cc string) error {
 	}
 	_, err = run(ctx, t, "sysctl", ccKey+"="+cc)
 	return err
+}
+
+// OnlyCC is the congestion control algorithm of a FreeBSD kernel without
+// mod_cc(4): NewReno, built into tcp_input.c before 9.0.
+const OnlyCC = "newreno"
+
+// noModCC says whether err is sysctl(8)'s answer to a net.inet.tcp.cc.*
+// read on a kernel without mod_cc(4), which first appeared in FreeBSD 9.0
+// (mod_cc(4) HISTORY): name2oid fails and parse() prints "sysctl: unknown
+// oid 'NAME'" and exits 1 (sbin/sysctl/sysctl.c, errx(1, "unknown oid
+// '%s'", bufp) in 7.x and 8.x; warnx and return 1 in later releases).
+func noModCC(err error) bool {
+	var ce *guest.CommandError
+	return errors.As(err, &ce) && ce.Err == nil && ce.ExitCode == 1 && strings.Contains(ce.Stderr, "unknown oid")
+}
+
+// readCC reads the system's congestion control algorithm; on a kernel
+// without mod_cc(4) it is OnlyCC.
+func readCC(ctx context.Context, t guest.Transport) (string, error) {
+	out, err := run(ctx, t, "sysctl", "-n", ccKey)
+	if noModCC(err) {
+		return OnlyCC, nil
+	}
+	return strings.TrimSpace(out), err
 }
 
 // availableCC lists net.inet.tcp.cc.available.

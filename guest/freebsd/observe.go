@@ -11,9 +11,10 @@ import (
 
 // Observe reads back what is in effect on interface iface: MTU and the
 // offloads in Offloads (`ifconfig -m`), the congestion control algorithm
-// (system-wide: CCScope "namespace"), the sysctls s asks for, lab's loss
-// rule, pf's status and rules when s asks for a firewall, the kernel (`uname -sr`) and the driver (the interface name's
-// prefix). Failures to read something s asks for are errors; others
+// (system-wide: CCScope "namespace"; newreno on a kernel without
+// mod_cc(4)), the sysctls s asks for, lab's loss rule, pf's status and
+// rules when s asks for a firewall, the kernel (`uname -sr`) and the
+// driver (the interface name's prefix). Failures to read something s asks for are errors; others
 // become warnings.
 //
 // An offload is "on" or "off" as options= shows it; "off [fixed]" when
@@ -39,10 +40,10 @@ func (f *FreeBSD) Observe(ctx context.Context, t guest.Transport, iface string, 
 	o.MTU = ifc.MTU
 	o.Offloads = offloadStates(ifc, iface, s.Offloads)
 
-	if out, err = run(ctx, t, "sysctl", "-n", ccKey); err != nil {
+	if o.CongestionControl, err = readCC(ctx, t); err != nil {
 		return o, err
 	}
-	o.CongestionControl, o.CCScope = strings.TrimSpace(out), "namespace"
+	o.CCScope = "namespace"
 	for _, k := range guest.SortedKeys(s.Sysctl) {
 		v, err := run(ctx, t, "sysctl", "-n", k)
 		if err != nil {

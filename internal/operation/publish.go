@@ -47,6 +47,7 @@ func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info res
 	if err != nil {
 		return info, recs, b, err
 	}
+	warnSingleRepeats(o.Stderr, info.ID, recs)
 	tmp, err := NewBundleDir(opt.Out)
 	if err != nil {
 		return info, recs, b, err

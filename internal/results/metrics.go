@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/guest"
 )
 
 // Metric is one quantity measured per run. Every metric of the catalogue
@@ -111,6 +112,9 @@ const (
 	// MetricRunnerPressure is the runner's CPU pressure during the
 	// benchmark (Environment.CPUPressure), in percent of its wall time.
 	MetricRunnerPressure = "runner_cpu_pressure_pct"
+	// MetricReverseThroughput is the opposite direction's throughput of
+	// a bidirectional test (bench.Sample.ReverseBps: iperf 2 -d).
+	MetricReverseThroughput = "reverse_throughput_bps"
 )
 
 // Metrics is the catalogue, in the order tables show the metrics.
@@ -159,6 +163,17 @@ var Metrics = []Metric{
 			}
 			return 0, false
 		}},
+	// Hidden: what a published table can be checked against (seed 004's
+	// -d reverse figures, seed 003's netstat -s counts); `lab show`
+	// prints the counters already.
+	{Key: MetricReverseThroughput, Label: "reverse Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2, Hidden: true,
+		Value: func(r Record) (float64, bool) { v := r.Metrics.ReverseBps; return v, v > 0 }},
+	counterMetric(true, guest.CounterRetransSegments, "retransmitted segments"),
+	counterMetric(false, guest.CounterRetransSegments, "retransmitted segments"),
+	counterMetric(true, guest.CounterTimeouts, "timeouts"),
+	counterMetric(false, guest.CounterTimeouts, "timeouts"),
+	counterMetric(true, guest.CounterRecoveries, "recoveries"),
+	counterMetric(false, guest.CounterRecoveries, "recoveries"),
 	// The runner's, not the guests': what Comparable reads, shown so that
 	// two runs' conditions can be compared at a glance.
 	{Key: MetricRunnerPressure, Label: "runner CPU pressure %", Unit: "%", Scale: 1, Decimals: 1, LowerIsBetter: true, Max: 100,
@@ -171,6 +186,31 @@ var Metrics = []Metric{
 }
 
 type latency = bench.LatencySample
+
+// counterMetric is one TCP counter of the server's (or client's) end over
+// the run (RunCounters), "server_timeouts": a count, hidden from the
+// summary tables, measured when the record has that end's counter.
+func counterMetric(server bool, name, label string) Metric {
+	end := "client"
+	if server {
+		end = "server"
+	}
+	return Metric{Key: end + "_" + name, Label: end + " " + label, Unit: "", Scale: 1, Decimals: 1, Hidden: true, LowerIsBetter: true,
+		Value: func(r Record) (float64, bool) {
+			if r.Counters == nil {
+				return 0, false
+			}
+			snap := r.Counters.Client
+			if server {
+				snap = r.Counters.Server
+			}
+			if snap == nil {
+				return 0, false
+			}
+			v, ok := snap.TCP[name]
+			return float64(v), ok
+		}}
+}
 
 func latencyMetric(key, label string, f func(latency) float64) Metric {
 	return Metric{Key: key, Label: label, Unit: "µs", Scale: 1, Decimals: 1, LowerIsBetter: true,

@@ -71,8 +71,10 @@ type PublishedTarget struct {
 
 // Comparable reports whether the group's runs match the table's Match:
 // "provider" equals the provider type, "cpu" is a substring of both ends'
-// CPU model and "os" of both ends' kernel (case-insensitive), for every
-// run. why says what differs.
+// CPU model, "os" of both ends' kernel, "server_driver" and
+// "client_driver" of that end's NIC driver (vtnet, virtio_net, bce; the
+// ends of a post often differ), case-insensitive, for every run. why says
+// what differs.
 func (t *PublishedTable) Comparable(g CellGroup) (ok bool, why string) {
 	if len(t.Match) == 0 {
 		return false, "the table has no match = {…}: its hardware (" + t.Hardware + ") is not described so a run can match it"
@@ -82,7 +84,7 @@ func (t *PublishedTable) Comparable(g CellGroup) (ok bool, why string) {
 	}
 	for _, r := range g.Repeats {
 		p := r.Provenance
-		for _, k := range []string{"provider", "cpu", "os"} {
+		for _, k := range []string{"provider", "cpu", "os", "server_driver", "client_driver"} {
 			want, ok := t.Match[k]
 			if !ok {
 				continue
@@ -98,6 +100,10 @@ func (t *PublishedTable) Comparable(g CellGroup) (ok bool, why string) {
 				have = []string{p.ServerCPUModel, p.ClientCPUModel}
 			case "os":
 				have = []string{p.ServerKernel, p.ClientKernel}
+			case "server_driver":
+				have = []string{p.ServerDriver}
+			case "client_driver":
+				have = []string{p.ClientDriver}
 			}
 			for _, h := range have {
 				if !strings.Contains(strings.ToLower(h), strings.ToLower(want)) {

@@ -24,15 +24,19 @@ type Published struct {
 	// Match is what a run's provenance must show for the table's
 	// absolute numbers to be comparable: "provider" (the provider type),
 	// "cpu" (a case-insensitive substring of both ends' CPU model), "os"
-	// (a case-insensitive substring of both ends' kernel). Empty: the
+	// (a case-insensitive substring of both ends' kernel), "server_driver"
+	// and "client_driver" (of that end's NIC driver). Empty: the
 	// absolute numbers are never comparable, only shapes are.
 	Match map[string]string
 	// Tool is the tool the post used ("iperf2"); informational, and a
 	// mismatch with the experiment's tool is a warning.
 	Tool string
-	// Side is SideSender or SideReceiver: whose figure the post reports.
+	// Side is whose figure the post reports: SideSender or SideReceiver
+	// for throughput, SideServer or SideClient for an end's own figures
+	// (publishedMetrics lists each metric's sides).
 	Side string
-	// Metric is what the values measure: MetricThroughput (Gb/s).
+	// Metric is what the values measure: MetricThroughput (Gb/s) or
+	// another key of publishedMetrics.
 	Metric string
 	// Experiment is the experiment whose cells the table reports.
 	Experiment string
@@ -58,11 +62,28 @@ const (
 // MetricThroughput is the published metric "throughput", in Gb/s.
 const MetricThroughput = "throughput"
 
+// Sides of a figure one end measures about itself (CPU, counters).
+const (
+	SideServer = "server"
+	SideClient = "client"
+)
+
 // publishedMetrics are the metrics a published table can report: for
-// each side, the results' metric key it is checked against. Loss or
-// latency would be a new entry (with the sides that mean something).
+// each side, the results' metric key it is checked against, its values
+// in that metric's displayed unit. Throughput is in Gb/s; CPU in % of
+// the end's CPUs (seed 000's per-cell figures); retransmits as the tool
+// counts them; the TCP counters (seed 003's netstat -s figures) as the
+// end's stack counted them over the run; reverse_throughput is the
+// opposite direction of a bidirectional test (iperf 2 -d, seed 004), the
+// client's receiving figure.
 var publishedMetrics = map[string]map[string]string{
-	MetricThroughput: {SideSender: "sender_throughput_bps", SideReceiver: "throughput_bps"},
+	MetricThroughput:         {SideSender: "sender_throughput_bps", SideReceiver: "throughput_bps"},
+	"reverse_throughput":     {SideReceiver: "reverse_throughput_bps"},
+	"cpu":                    {SideServer: "server_cpu_pct", SideClient: "client_cpu_pct"},
+	"retransmits":            {SideSender: "retransmits"},
+	"retransmitted_segments": {SideServer: "server_retransmitted_segments", SideClient: "client_retransmitted_segments"},
+	"timeouts":               {SideServer: "server_timeouts", SideClient: "client_timeouts"},
+	"recoveries":             {SideServer: "server_recoveries", SideClient: "client_recoveries"},
 }
 
 // MetricKey is the results' metric key the table's values are checked
@@ -89,7 +110,7 @@ var publishedSchema = &hcl.BodySchema{
 }
 
 // matchKeys are the keys of a published block's match object.
-var matchKeys = []string{"cpu", "os", "provider"}
+var matchKeys = []string{"client_driver", "cpu", "os", "provider", "server_driver"}
 
 // decodePublished decodes published blocks; experiments must be decoded
 // first.
@@ -140,10 +161,13 @@ func (l *loader) decodePublishedBlock(b *hcl.Block) (*Published, hcl.Diagnostics
 			"metric is %s, not %q.", joinNames(slices.Sorted(maps.Keys(publishedMetrics))), truncate(p.Metric, 40)))
 		p.Metric = ""
 	}
-	if a := attrs["side"]; evaluated["side"] && p.Side != SideSender && p.Side != SideReceiver {
+	if a := attrs["side"]; evaluated["side"] && p.Metric == MetricThroughput && p.Side != SideSender && p.Side != SideReceiver {
 		diags = append(diags, attrErr(a, "Invalid side",
 			"side is %q (the post reports what the sending end measured) or %q (the receiving end), not %q.",
 			SideSender, SideReceiver, truncate(p.Side, 40)))
+	} else if sides := publishedMetrics[p.Metric]; evaluated["side"] && sides != nil && sides[p.Side] == "" {
+		diags = append(diags, attrErr(a, "Invalid side",
+			"For metric %q, side is %s, not %q.", p.Metric, joinNames(slices.Sorted(maps.Keys(sides))), truncate(p.Side, 40)))
 	}
 	if a := attrs["match"]; a != nil {
 		p.Match, d = l.decodeMatch(a)
@@ -194,7 +218,7 @@ func checkPublishedTool(p *Published, e *Experiment, attrs hcl.Attributes) hcl.D
 	// Each tool says which sides its records carry (bench.Tool.ThroughputSides).
 	tool, sides := e.eval.bench.Name, e.eval.bench.ThroughputSides
 	var diags hcl.Diagnostics
-	if a := attrs["side"]; a != nil && (p.Side == SideSender || p.Side == SideReceiver) && !slices.Contains(sides, p.Side) {
+	if a := attrs["side"]; a != nil && p.Metric == MetricThroughput && (p.Side == SideSender || p.Side == SideReceiver) && !slices.Contains(sides, p.Side) {
 		diags = append(diags, attrErr(a, "Side not measured",
 			"experiment.%s runs %s, whose records carry only the %s's throughput; the post's %s figure cannot be checked against it.",
 			e.Name, tool, joinNames(sides), p.Side))
