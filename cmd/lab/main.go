@@ -214,7 +214,7 @@ func runHelp(g *globals, args []string) error {
 		usage(g.stdout)
 		return nil
 	}
-	return fmt.Errorf("lab has no verb %q (lab help lists them)", name)
+	return fmt.Errorf("lab has no verb %q%s (lab help lists them)", name, view.DidYouMean(name, verbNames()))
 }
 
 // reported is an error whose message was already printed (diagnostics).

@@ -42,6 +42,10 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "report"}, 0, "svg, png"},
 		{[]string{"help", "help"}, 0, "Verbs:"},
 		{[]string{"help", "nope"}, 1, `lab has no verb "nope"`},
+		// Did-you-mean for help, state's subcommands and flags (issue 35).
+		{[]string{"help", "aply"}, 1, `lab has no verb "aply" (did you mean "apply"?)`},
+		{[]string{"state", "lst"}, 1, `no subcommand "lst" (did you mean "list"?)`},
+		{[]string{"report", "-foramt", "html"}, 1, "not defined: -foramt\nDid you mean -format?\nUsage: lab report"},
 		{[]string{"help", "plan", "apply"}, 1, "help takes at most one argument"},
 		{[]string{"-no-color", "version"}, 0, "lab "},
 		{[]string{"version", "-no-color"}, 0, "lab "},
