@@ -106,3 +106,25 @@ func checkTextOnCanvas(t *testing.T, name, svg string) {
 		t.Errorf("%s: text %q starts at x = %s, left of the canvas", name, m[2], m[1])
 	}
 }
+
+// TestCompareTableUnits: comparing a latency lab's runs, the table shows
+// throughput in Mb/s (as the plot does), not "0.00 ± 0.00" Gb/s, and a
+// latency metric with its ± CI (issue 35).
+func TestCompareTableUnits(t *testing.T) {
+	_, recs := loadExample(t, "latency")
+	g := results.Group(recs)
+	for _, tc := range []struct{ metric, want, not string }{
+		{"", "base Mb/s", "0.00 ± 0.00"},
+		{results.MetricLatencyMean, " ± ", ""},
+	} {
+		ds := results.Compare(g, g, results.CompareOptions{Threshold: 0.02, Metric: tc.metric})
+		var out bytes.Buffer
+		if err := RenderCompare(&out, "A", "B", ds, CompareOptions{Threshold: 0.02}); err != nil {
+			t.Fatal(err)
+		}
+		rows := strings.SplitN(out.String(), "Welch", 2)[0]
+		if !strings.Contains(rows, tc.want) || tc.not != "" && strings.Contains(rows, tc.not) {
+			t.Errorf("-metric %q: want %q and not %q in\n%s", tc.metric, tc.want, tc.not, rows)
+		}
+	}
+}
