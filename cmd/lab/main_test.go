@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/internal/report"
 )
 
 // TestUsageListsEveryVerb: `lab -h` and `lab help` name every verb with a
@@ -25,6 +29,19 @@ func TestUsageListsEveryVerb(t *testing.T) {
 			if strings.Contains(v.summary, "\n") {
 				t.Errorf("%s's summary is more than one line", v.name)
 			}
+		}
+	}
+}
+
+// TestUsageNamesEveryFormatAndShell: lab -h names every report format
+// and every completion shell, from the tables the verbs use (issue 35: it
+// listed 6 of 11 formats and no fish).
+func TestUsageNamesEveryFormatAndShell(t *testing.T) {
+	var b strings.Builder
+	usage(&b)
+	for _, w := range append(slices.Clone(report.Formats), slices.Collect(maps.Keys(shells))...) {
+		if !regexp.MustCompile(`[ (]` + regexp.QuoteMeta(w) + `[,;) ]`).MatchString(b.String()) {
+			t.Errorf("lab -h does not name %q:\n%s", w, b.String())
 		}
 	}
 }
