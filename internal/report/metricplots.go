@@ -144,7 +144,7 @@ func metricPanel(m results.Metric, groups []results.CellGroup, cats []string, ss
 	bw := barWidth(width, names, len(cats), len(ss))
 	title := metricTitle(m) + " (mean, 95% CI; dots: the repeats)"
 	ylabel := us.unit
-	if ylabel == "" {
+	if ylabel == "" || strings.HasPrefix(ylabel, "/") { // "/s" alone says nothing: "transactions/s"
 		ylabel = m.Label
 	}
 	p, err := barPlot(title, ylabel, cats, names, vals, los, his, noisy, bw)
