@@ -16,8 +16,8 @@ var Tool = &bench.Tool{
 	Name:  "netperf",
 	Block: block,
 	Programs: []bench.Program{
-		{Name: "netserver", Roles: []string{"server"}, Packages: packages},
-		{Name: "netperf", Roles: []string{"client"}, Packages: packages},
+		{Name: "netserver", Roles: []string{"server"}, Packages: packages, Unpackaged: debianHint},
+		{Name: "netperf", Roles: []string{"client"}, Packages: packages, Unpackaged: debianHint},
 	},
 	NewRunner: func() bench.Runner { return &Runner{} },
 	// netperf prints one THROUGHPUT per test, run from the sending end;
@@ -29,6 +29,12 @@ var Tool = &bench.Tool{
 
 // packages bring netperf and netserver (Debian has them in non-free).
 var packages = map[string]string{guest.PackagingDeb: "netperf", guest.PackagingPorts: "benchmarks/netperf"}
+
+// debianHint replaces the plain "apt-get install netperf" hint: Debian
+// ships netperf only in its non-free component (packages.debian.org,
+// bookworm/netperf, section non-free/net), so on a default Debian 12 that
+// command finds no candidate (issue 35).
+var debianHint = map[string]string{guest.PackagingDeb: "Debian: enable the non-free component in /etc/apt/sources.list.d/debian.sources, apt-get update, then apt-get install netperf; Ubuntu: apt-get install netperf (multiverse)"}
 
 var (
 	testRe    = regexp.MustCompile(`^(TCP_STREAM|TCP_RR|UDP_STREAM)$`)

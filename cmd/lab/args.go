@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 )
 
 // arity is how many positional arguments a verb takes after its flags.
@@ -28,6 +30,8 @@ func optionalArg(what string) arity { return arity{0, 1, "at most one argument, 
 // more argument) and a wrong number of arguments are usage errors: the
 // error and the verb's usage are printed and reported{1} comes back.
 func parseFlags(fs *flag.FlagSet, args []string, want arity) error {
+	usage := fs.Usage // the flag package prints "not defined: -x", then calls Usage
+	fs.Usage = func() { fmt.Fprint(fs.Output(), view.UnknownFlagHint(fs, args)); usage() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return reported{exitOK}

@@ -8,13 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lab-bench/lab/internal/atomicfile"
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
 )
 
 // runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.
 func runCompare(g *globals, args []string) error {
-	fs := newFlags(g, "compare", "compare [-json] [-format table|svg|html] [-metric KEY] [-threshold 5%] [-shape-margin 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
+	fs := newFlags(g, "compare", "compare [-json] [-format table|svg|html] [-o FILE] [-metric KEY] [-threshold 5%] [-shape-margin 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
 	metric := fs.String("metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	format := fs.String("format", "table", "output `format`: "+strings.Join(report.CompareFormats, ", ")+" (svg, html: base and test overlaid per cell with CIs and verdicts)")
@@ -22,6 +23,7 @@ func runCompare(g *globals, args []string) error {
 	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
 	shape := percentFlag{v: results.DefaultShapeMargin}
 	fs.Var(&shape, "shape-margin", "the `margin` of a shape's change, a cell over the first cell of its pair, paired by block within each run (\"5%\" or 0.05)")
+	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
 	adjust := fs.String("adjust", results.AdjustHolm, "multiple-comparison `adjustment`: holm (family-wise error ≤ 5 %) or bh (Benjamini–Hochberg, false discovery rate ≤ 5 %)")
 	var failOn changesFlag
 	fs.Var(&failOn, "fail-on", "exit 2 when a cell's verdict is one of these `changes` (comma-separated: "+changeNames()+")")
@@ -53,15 +55,21 @@ func runCompare(g *globals, args []string) error {
 		ids[i], groups[i] = id, results.Group(recs)
 	}
 	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v, Metric: *metric, Adjust: *adjust, ShapeMargin: shape.v})
+	o := atomicfile.NewOutput(*out, g.stdout)
 	if *asJSON {
-		enc := json.NewEncoder(g.stdout)
+		enc := json.NewEncoder(o)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ds); err != nil {
 			return err
 		}
-	} else if err := report.RenderCompareFormat(g.stdout, *format, ids[0], ids[1], ds, report.CompareOptions{
-		Options: report.Options{Color: useColor(g, g.stdout)}, Threshold: threshold.v, Adjust: *adjust}); err != nil {
+	} else if err := report.RenderCompareFormat(o, *format, ids[0], ids[1], ds, report.CompareOptions{
+		Options: report.Options{Color: !o.ToFile() && useColor(g, g.stdout)}, Threshold: threshold.v, Adjust: *adjust}); err != nil {
 		return err
+	}
+	if where, err := o.Commit(); err != nil {
+		return err
+	} else if where != "" {
+		fmt.Fprintf(g.stderr, "Wrote the comparison of run %s with run %s to %s.\n", ids[0], ids[1], where)
 	}
 	for _, d := range ds {
 		if slices.Contains(failOn, d.Change) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,5 +28,13 @@ func TestCompareFormatCLI(t *testing.T) {
 	}
 	if code, _, errOut := runMain(dir, "compare", "-format", "pdf", "previous", "latest"); code != exitError || !strings.Contains(errOut, "table, svg, html") {
 		t.Errorf("compare -format pdf: exit %d, %s", code, errOut)
+	}
+	// -o writes the page to a file, nothing to stdout, and says where
+	// (issue 35: compare had no -o).
+	page := filepath.Join(t.TempDir(), "cmp.html")
+	code, out, errOut = runMain(dir, "compare", "-format", "html", "-o", page, "previous", "latest")
+	b, err := os.ReadFile(page)
+	if code != exitOK || out != "" || err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(errOut, "Wrote the comparison") {
+		t.Errorf("compare -o: exit %d, stdout %.100q, file %.100q (%v), stderr %s", code, out, b, err, errOut)
 	}
 }

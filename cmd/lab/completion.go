@@ -40,7 +40,7 @@ func runCompletion(g *globals, args []string) error {
 //     verbs and the global flags, or VERB's flags.
 func complete(g *globals, args []string) int {
 	if len(args) > 0 && args[0] == "--" {
-		src := view.CompletionSource{Verbs: verbNames(), GlobalFlags: globalFlags, Formats: report.Formats,
+		src := view.CompletionSource{Verbs: verbNames(), GlobalFlags: globalFlags, Formats: report.Formats, VerbFormats: map[string][]string{"compare": report.CompareFormats},
 			Shells: slices.Sorted(maps.Keys(shells)), StateSubcommands: slices.Sorted(maps.Keys(stateVerbs)),
 			Flags: func(path ...string) []string { return flagsOf(g, path...) }}
 		fmt.Fprintln(g.stdout, strings.Join(view.Candidates(args[1:], src), "\n"))

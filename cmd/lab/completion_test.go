@@ -28,6 +28,8 @@ func TestCompletionInBash(t *testing.T) {
 		{[]string{"lab", "report", "-f"}, []string{"-format"}, ""},
 		{[]string{"lab", "report", "-format", "c"}, []string{"csv", "csv-runs"}, "html"},
 		{[]string{"lab", "report", "-format=time"}, []string{"-format=timeseries", "-format=timeseries-png"}, "-format=csv"},
+		// compare takes its own formats, not report's (issue 35).
+		{[]string{"lab", "compare", "-format", ""}, []string{"table", "svg", "html"}, "csv"},
 		{[]string{"lab", "state", ""}, []string{"list", "show", "rm"}, "apply"},
 		{[]string{"lab", "state", "rm", "-l"}, []string{"-lock-timeout"}, "-auto-approve"},
 		{[]string{"lab", "completion", ""}, []string{"bash", "fish", "zsh"}, ""},

@@ -55,7 +55,7 @@ func verbs() []verb {
 		{"destroy", "Remove everything the lab created", runDestroy},
 		{"state", "Inspect or edit the state (state list, show ADDR, rm ADDR…)", runState},
 		{"show", "Show a saved plan or a run (default: the latest), for people or as JSON", runShow},
-		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
+		{"report", reportSummary, runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
 		{"effects", "Estimate each matrix factor's effect and two-way interactions on a run's metrics (95 % CI)", runEffects},
 		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
@@ -65,7 +65,7 @@ func verbs() []verb {
 		{"fmt", "Rewrite the lab's .hcl files in the canonical style (-check, -diff, -recursive)", runFmt},
 		{"version", "Print the version", runVersion},
 		{"help", "Show the usage of lab or of a verb (lab help VERB)", runHelp},
-		{"completion", "Print a shell completion script: eval \"$(lab completion bash)\" (or zsh)", runCompletion},
+		{"completion", "Print a shell completion script: eval \"$(lab completion bash)\" (or zsh; fish: lab completion fish | source)", runCompletion},
 	}
 }
 
@@ -214,7 +214,7 @@ func runHelp(g *globals, args []string) error {
 		usage(g.stdout)
 		return nil
 	}
-	return fmt.Errorf("lab has no verb %q (lab help lists them)", name)
+	return fmt.Errorf("lab has no verb %q%s (lab help lists them)", name, view.DidYouMean(name, verbNames()))
 }
 
 // reported is an error whose message was already printed (diagnostics).

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lab-bench/lab/internal/report"
 )
 
 // TestUsageListsEveryVerb: `lab -h` and `lab help` name every verb with a
@@ -29,6 +33,19 @@ func TestUsageListsEveryVerb(t *testing.T) {
 	}
 }
 
+// TestUsageNamesEveryFormatAndShell: lab -h names every report format
+// and every completion shell, from the tables the verbs use (issue 35: it
+// listed 6 of 11 formats and no fish).
+func TestUsageNamesEveryFormatAndShell(t *testing.T) {
+	var b strings.Builder
+	usage(&b)
+	for _, w := range append(slices.Clone(report.Formats), slices.Collect(maps.Keys(shells))...) {
+		if !regexp.MustCompile(`[ (]` + regexp.QuoteMeta(w) + `[,;) ]`).MatchString(b.String()) {
+			t.Errorf("lab -h does not name %q:\n%s", w, b.String())
+		}
+	}
+}
+
 func TestHelpAndVersion(t *testing.T) {
 	tests := []struct {
 		args     []string
@@ -42,6 +59,10 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "report"}, 0, "svg, png"},
 		{[]string{"help", "help"}, 0, "Verbs:"},
 		{[]string{"help", "nope"}, 1, `lab has no verb "nope"`},
+		// Did-you-mean for help, state's subcommands and flags (issue 35).
+		{[]string{"help", "aply"}, 1, `lab has no verb "aply" (did you mean "apply"?)`},
+		{[]string{"state", "lst"}, 1, `no subcommand "lst" (did you mean "list"?)`},
+		{[]string{"report", "-foramt", "html"}, 1, "not defined: -foramt\nDid you mean -format?\nUsage: lab report"},
 		{[]string{"help", "plan", "apply"}, 1, "help takes at most one argument"},
 		{[]string{"-no-color", "version"}, 0, "lab "},
 		{[]string{"version", "-no-color"}, 0, "lab "},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -11,11 +10,13 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 )
 
+var reportSummary = "Render a run's results (" + strings.Join(report.Formats, ", ") + ")" // every format: lab -h
+
 func runReport(g *globals, args []string) error {
 	formats := strings.Join(report.Formats, "|")
 	fs := newFlags(g, "report", "report [-format "+formats+"] [-o FILE] [RUN…]")
 	format := fs.String("format", "", "output `format`: "+strings.Join(report.Formats, ", ")+
-		" (svg and png plot throughput with 95 % CI whiskers beside CPU; csv-runs: one row per run, every repeat;"+
+		" (svg and png plot throughput with 95 % CI whiskers, CPU and every other metric the cells measured; csv-runs: one row per run, every repeat;"+
 		" html: one self-contained page with verdicts, several RUNs overlaid; default: from -o's extension, else table)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	var v varFlags
@@ -61,19 +62,13 @@ func runReport(g *globals, args []string) error {
 		}
 		runs = append(runs, r)
 	}
-	if *out == "" {
-		return report.RenderRuns(g.stdout, f, runs)
-	}
-	var b bytes.Buffer
-	if err := report.RenderRuns(&b, f, runs); err != nil {
+	o := atomicfile.NewOutput(*out, g.stdout)
+	if err := report.RenderRuns(o, f, runs); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(*out, b.Bytes(), 0o644); err != nil {
+	where, err := o.Commit()
+	if err != nil || where == "" {
 		return err
-	}
-	where := *out
-	if t, err := atomicfile.Resolve(*out); err == nil && t.Linked && t.Kind == atomicfile.Regular {
-		where = fmt.Sprintf("%s (the target of the symlink %s)", t.Path, *out)
 	}
 	fmt.Fprintf(g.stderr, "Wrote the %s report of run %s to %s.\n", f, strings.Join(ids, ", run "), where)
 	return nil

@@ -27,7 +27,7 @@ func runState(g *globals, args []string) error {
 		if len(args) == 0 {
 			return reported{exitError}
 		}
-		return fmt.Errorf("lab state has no subcommand %q (list, show, rm)", args[0])
+		return fmt.Errorf("lab state has no subcommand %q%s (list, show, rm)", args[0], view.DidYouMean(args[0], []string{"list", "show", "rm"}))
 	}
 	return stateVerbs[args[0]](g, args[1:])
 }

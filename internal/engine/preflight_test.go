@@ -34,7 +34,8 @@ func TestToolsNeededAsksTheTools(t *testing.T) {
 		}
 	}
 	hints := map[[2]string]string{
-		{"linux", "netserver"}:   "Debian/Ubuntu: apt-get install netperf",
+		// Debian 12 has netperf only in non-free (issue 35).
+		{"linux", "netserver"}:   "Debian: enable the non-free component in /etc/apt/sources.list.d/debian.sources, apt-get update, then apt-get install netperf; Ubuntu: apt-get install netperf (multiverse)",
 		{"freebsd", "netserver"}: "pkg install benchmarks/netperf",
 		{"linux", "iperf"}:       "Debian/Ubuntu: apt-get install iperf",
 		{"freebsd", "iperf3"}:    "pkg install benchmarks/iperf3",

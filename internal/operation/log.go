@@ -87,6 +87,9 @@ func LoggedView(v engine.View, log *slog.Logger) engine.View {
 		if e.Repeat > 0 {
 			attrs = append(attrs, "repeat", e.Repeat)
 		}
+		if e.Warmup { // a warm-up counts its repeats apart from the measured ones
+			attrs = append(attrs, "warmup", true)
+		}
 		if e.Elapsed > 0 {
 			attrs = append(attrs, "elapsed", e.Elapsed.Round(time.Millisecond))
 		}

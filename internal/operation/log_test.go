@@ -69,6 +69,8 @@ func TestLoggerEventLevels(t *testing.T) {
 		{Type: engine.EvCreated, Address: "pair.p.server", Elapsed: 1500 * time.Millisecond},
 		{Type: engine.EvWarning, Message: "congestion control cubic is the default"},
 		{Type: engine.EvRunFailed, Experiment: "x", Pair: "p", Cell: "mtu=9000", Repeat: 2, Message: "iperf3 exited 1"},
+		// A warm-up of repeat 1 must not read as the first measured repeat (issue 35).
+		{Type: engine.EvRun, Experiment: "x", Pair: "p", Cell: "mtu=1500", Repeat: 1, Warmup: true},
 	}
 	tests := []struct {
 		level string
@@ -77,7 +79,7 @@ func TestLoggerEventLevels(t *testing.T) {
 	}{
 		{"error", []string{`level=ERROR msg="lab event" event=run_failed experiment=x pair=p cell="mtu=9000" message="iperf3 exited 1" repeat=2`}, []string{"event=warning", "event=created"}},
 		{"warn", []string{"event=run_failed", `level=WARN msg="lab event" event=warning message="congestion control cubic is the default"`}, []string{"event=created"}},
-		{"info", []string{"event=run_failed", "event=warning", `level=INFO msg="lab event" event=created address=pair.p.server elapsed=1.5s`}, nil},
+		{"info", []string{"event=run_failed", "event=warning", `level=INFO msg="lab event" event=created address=pair.p.server elapsed=1.5s`, `event=run experiment=x pair=p cell="mtu=1500" repeat=1 warmup=true`}, nil},
 	}
 	for _, tc := range tests {
 		var buf bytes.Buffer

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -49,9 +50,10 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 			m = dm
 		}
 	}
-	label := "Gb/s"
-	if m.Key != results.MetricThroughput {
-		label = m.Label
+	us, decimals := compareScale(m, ds)
+	label := columnLabel(m, us)
+	if m.Key == results.MetricThroughput {
+		label = us.unit
 	}
 	table.Header([]string{"experiment", "pair", "cell", "base " + label, "test " + label, "delta", "p", "p (" + adjustLabel(opt.Adjust) + ")", "verdict", "MDE", "shape", "note"})
 	for _, d := range ds {
@@ -67,7 +69,7 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 			v = c + v + ansiReset
 		}
 		cell := strings.ReplaceAll(d.CellKey, ",", " ")
-		row := []string{d.Experiment, d.Pair, cell, metricText(m, d.Base), metricText(m, d.Test), delta, p, padj, v,
+		row := []string{d.Experiment, d.Pair, cell, rate(d.Base, us.factor, decimals), rate(d.Test, us.factor, decimals), delta, p, padj, v,
 			mdeText(d.MDE), compareShapeText(d.Shape), strings.Join(d.Notes, ", ")}
 		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render compare: %w", err)
@@ -95,6 +97,27 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 			number(results.ComparablePressure, 0), number(results.ComparableLoad, 0))
 	}
 	return err
+}
+
+// compareScale is the unit the compare table shows m in, chosen as the
+// plot's axis is (scaleFor: Mb/s when every side's throughput is below
+// 1 Gb/s, as a latency lab's is), and its decimals: the table once said
+// "0.00 ± 0.00" Gb/s where the plot said Mb/s, and gave a latency no ± CI
+// (issue 35).
+func compareScale(m results.Metric, ds []results.Delta) (unitScale, int) {
+	top := 0.0
+	for _, d := range ds {
+		for _, s := range []results.Summary{d.Base, d.Test} {
+			if s.N > 0 {
+				top = math.Max(top, math.Max(s.Mean, s.CI95High))
+			}
+		}
+	}
+	decimals := m.Decimals
+	if m.Key == results.MetricThroughput {
+		decimals = 2
+	}
+	return scaleFor(m, top), decimals
 }
 
 // adjustLabel names an adjustment in the p-value column's header.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,5 +71,60 @@ func TestCompareFormats(t *testing.T) {
 		f, _ := os.Create(filepath.Join(dir, "compare.png"))
 		c.WriteTo(f)
 		f.Close()
+	}
+}
+
+// TestPlotTextStaysOnCanvas: every text element of the compare overlay
+// (long run ids, a latency metric) and of a time series with long cell
+// keys starts inside the canvas. The overlay's title once began at
+// x = -46.8, so "latency p99: base …" read "99: base …" (issue 35).
+func TestPlotTextStaysOnCanvas(t *testing.T) {
+	base, test := fakeGroups(), fakeGroups()
+	ds := results.Compare(base, test, results.CompareOptions{Threshold: 0.02, Metric: results.MetricLatencyP99})
+	var svg bytes.Buffer
+	if err := RenderCompareFormat(&svg, "svg", "20261201T113443Z-quickstart-base", "20261202T010039Z-quickstart-test", ds, CompareOptions{Threshold: 0.02}); err != nil {
+		t.Fatal(err)
+	}
+	checkTextOnCanvas(t, "compare", svg.String())
+	for _, e := range exampleRuns {
+		info, recs := loadExample(t, e.name)
+		for _, format := range []string{"svg", "timeseries"} {
+			var out bytes.Buffer
+			if err := Render(&out, format, info, results.Group(recs), Options{}); err != nil {
+				continue // an example without a time series
+			}
+			checkTextOnCanvas(t, e.name+" "+format, out.String())
+		}
+	}
+}
+
+// checkTextOnCanvas fails for a <text> of svg whose x is negative (gonum
+// writes a text's left edge as x, after centring).
+func checkTextOnCanvas(t *testing.T, name, svg string) {
+	t.Helper()
+	for _, m := range regexp.MustCompile(`<text x="(-[0-9.]+)"[^>]*>([^<]*)<`).FindAllStringSubmatch(svg, -1) {
+		t.Errorf("%s: text %q starts at x = %s, left of the canvas", name, m[2], m[1])
+	}
+}
+
+// TestCompareTableUnits: comparing a latency lab's runs, the table shows
+// throughput in Mb/s (as the plot does), not "0.00 ± 0.00" Gb/s, and a
+// latency metric with its ± CI (issue 35).
+func TestCompareTableUnits(t *testing.T) {
+	_, recs := loadExample(t, "latency")
+	g := results.Group(recs)
+	for _, tc := range []struct{ metric, want, not string }{
+		{"", "base Mb/s", "0.00 ± 0.00"},
+		{results.MetricLatencyMean, " ± ", ""},
+	} {
+		ds := results.Compare(g, g, results.CompareOptions{Threshold: 0.02, Metric: tc.metric})
+		var out bytes.Buffer
+		if err := RenderCompare(&out, "A", "B", ds, CompareOptions{Threshold: 0.02}); err != nil {
+			t.Fatal(err)
+		}
+		rows := strings.SplitN(out.String(), "Welch", 2)[0]
+		if !strings.Contains(rows, tc.want) || tc.not != "" && strings.Contains(rows, tc.not) {
+			t.Errorf("-metric %q: want %q and not %q in\n%s", tc.metric, tc.want, tc.not, rows)
+		}
 	}
 }

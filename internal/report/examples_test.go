@@ -54,6 +54,10 @@ func plotTitles(t *testing.T, groups []results.CellGroup) []string {
 	var titles []string
 	for _, p := range ps {
 		titles = append(titles, strings.SplitN(p.Title.Text, "\n", 2)[0])
+		// An axis labelled "/s" says nothing: "transactions/s" (issue 35).
+		if strings.HasPrefix(p.Y.Label.Text, "/") {
+			t.Errorf("panel %q: y axis %q", titles[len(titles)-1], p.Y.Label.Text)
+		}
 	}
 	return titles
 }
@@ -68,7 +72,7 @@ func TestExamplePlots(t *testing.T) {
 	want := map[string][]string{
 		"throughput": {"retransmits"},
 		"latency":    {"round-trip latency (mean, 95% CI; dots: the repeats)", "round-trip latency distribution (repeats pooled)", "transactions/s", "server cycles/bit", "client cycles/bit"},
-		"udp":        {"loss", "jitter", "packets/s"},
+		"udp":        {"loss", "jitter", "packets/s (incl. lost)"},
 	}
 	for _, e := range exampleRuns {
 		t.Run(e.name, func(t *testing.T) {

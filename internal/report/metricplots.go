@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -143,7 +144,7 @@ func metricPanel(m results.Metric, groups []results.CellGroup, cats []string, ss
 	bw := barWidth(width, names, len(cats), len(ss))
 	title := metricTitle(m) + " (mean, 95% CI; dots: the repeats)"
 	ylabel := us.unit
-	if ylabel == "" {
+	if ylabel == "" || strings.HasPrefix(ylabel, "/") { // "/s" alone says nothing: "transactions/s"
 		ylabel = m.Label
 	}
 	p, err := barPlot(title, ylabel, cats, names, vals, los, his, noisy, bw)
@@ -239,6 +240,7 @@ func metricPanels(groups []results.CellGroup, width vg.Length) ([]*panel, error)
 // column to the right of the plot instead of over the data.
 func (p *panel) draw(c draw.Canvas) {
 	if !p.legendRight {
+		p.Title.Text = fitText(p.Title.Text, p.Title.TextStyle, c.Max.X-c.Min.X)
 		p.Draw(c)
 		return
 	}
@@ -255,6 +257,7 @@ func (p *panel) draw(c draw.Canvas) {
 	}
 	p.Legend = plot.NewLegend()
 	defer func() { p.Legend = leg }()
+	p.Title.Text = fitText(p.Title.Text, p.Title.TextStyle, c.Max.X-c.Min.X-w)
 	p.Plot.Draw(draw.Crop(c, 0, -w, 0, 0))
 	top := vg.Length(strings.Count(p.Title.Text, "\n")+1)*p.Title.TextStyle.Font.Size*1.3 + 3*vg.Millimeter
 	leg.Draw(draw.Crop(c, c.Max.X-c.Min.X-w+2*vg.Millimeter, 0, 0, -top))
@@ -289,4 +292,45 @@ func barWidth(width vg.Length, names []string, cats, n int) vg.Length {
 		area -= (wide+leg.ThumbnailWidth)*1.3 + 3*vg.Millimeter
 	}
 	return max(area, vg.Inch) * 0.85 / vg.Length(cats*(n+1))
+}
+
+// fitText breaks txt's lines at spaces (or after commas and slashes) so
+// that each fits width in sty: gonum centres a title over the plot, and a
+// title wider than the plot started left of the canvas ("99: base …" for
+// "latency p99: base …", issue 35). A word wider than width stays whole.
+func fitText(txt string, sty text.Style, width vg.Length) string {
+	if width <= 0 {
+		return txt
+	}
+	var out []string
+	for _, line := range strings.Split(txt, "\n") {
+		cur := ""
+		for _, word := range breakable(line) {
+			if cur != "" && sty.Width(cur+word) > width {
+				out = append(out, strings.TrimRight(cur, " "))
+				cur = strings.TrimLeft(word, " ")
+				continue
+			}
+			cur += word
+		}
+		out = append(out, strings.TrimRight(cur, " "))
+	}
+	return strings.Join(out, "\n")
+}
+
+// breakable splits line into pieces that may end a line: each ends after
+// a space, a comma or a slash, so concatenated they are line again.
+func breakable(line string) []string {
+	var parts []string
+	start := 0
+	for i, r := range line {
+		if r == ' ' || r == ',' || r == '/' {
+			parts = append(parts, line[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(line) {
+		parts = append(parts, line[start:])
+	}
+	return parts
 }

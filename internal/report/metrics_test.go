@@ -216,3 +216,47 @@ func TestTimeSeries(t *testing.T) {
 		t.Error("no intervals: no error")
 	}
 }
+
+// TestTimeSeriesWarmupApart: iperf3's omitted intervals (a pinned KVM run
+// with --omit 1) are drawn dashed, on their own time base ending at 0,
+// and the measured line's times only rise: once they were one line that
+// went back from 1.02 s to 1.00 s at the end of the warm-up (issue 35).
+func TestTimeSeriesWarmupApart(t *testing.T) {
+	_, recs, err := results.Store{Dir: "../../testdata/bundles/kvm-virtio-jumbo/records"}.Load("20261201T222910Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := results.Group(recs)[0]
+	p, err := timeSeriesPlot(g)
+	if err != nil || p == nil {
+		t.Fatalf("plot %v, %v", p, err)
+	}
+	dashed, solid := 0, 0
+	for _, it := range p.items {
+		l, ok := it.(*plotter.Line)
+		if !ok {
+			continue
+		}
+		if len(l.Dashes) > 0 {
+			dashed++
+			for _, xy := range l.XYs {
+				if xy.X > 0 {
+					t.Errorf("a warm-up point at %.3f s, after 0", xy.X)
+				}
+			}
+			continue
+		}
+		solid++
+		for i := 1; i < len(l.XYs); i++ {
+			if l.XYs[i].X <= l.XYs[i-1].X {
+				t.Errorf("measured line goes back from %.3f to %.3f s", l.XYs[i-1].X, l.XYs[i].X)
+			}
+		}
+	}
+	if dashed != len(g.Repeats) || solid != len(g.Repeats) {
+		t.Errorf("%d dashed and %d solid lines for %d repeats", dashed, solid, len(g.Repeats))
+	}
+	if !strings.Contains(p.X.Label.Text, "warm-up") {
+		t.Errorf("x label %q does not say where the warm-up is", p.X.Label.Text)
+	}
+}

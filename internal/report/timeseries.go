@@ -71,7 +71,8 @@ func seriesOf(r results.Record) ([]bench.Interval, string) {
 }
 
 // timeSeriesPlot is one cell's throughput over time: one line per repeat
-// (iperf3's omitted intervals dashed), nil when no repeat has intervals.
+// (iperf3's omitted intervals dashed, before 0: onTimeBase), nil when no
+// repeat has intervals.
 // A UDP cell plots what the receiver got when the records hold it, and
 // its title says which side it plots.
 func timeSeriesPlot(g results.CellGroup) (*panel, error) {
@@ -100,27 +101,66 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 	p.Y.Label.Text = us.unit
 	p.Y.Min = 0
 	p.legendRight = true // beside the lines, not over them
+	warmedUp := false
 	for i, r := range g.Repeats {
-		var pts plotter.XYs
 		ivs, _ := seriesOf(r)
-		for _, iv := range ivs {
-			pts = append(pts, plotter.XY{X: iv.End, Y: iv.Bps * us.factor})
+		warmup, measured := onTimeBase(ivs, us.factor)
+		c := palette[i%len(palette)]
+		if len(warmup) > 0 {
+			l, err := plotter.NewLine(warmup)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, l.Dashes = c, []vg.Length{vg.Points(3), vg.Points(2)}
+			p.add(l)
+			if !warmedUp {
+				p.Legend.Add("warm-up (omitted)", l)
+				warmedUp = true
+			}
 		}
-		if len(pts) == 0 {
+		if len(measured) == 0 {
 			continue
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
+		l, sc, err := plotter.NewLinePoints(measured)
 		if err != nil {
 			return nil, err
 		}
-		c := palette[i%len(palette)]
 		l.Color, sc.Color = c, c
 		sc.Radius = vg.Points(2)
 		p.add(l, sc)
 		p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), l)
 	}
+	if warmedUp {
+		p.X.Label.Text = "s (warm-up < 0)"
+	}
 	p.Y.Max = math.Max(top*us.factor*1.08, 0.001)
 	return p, nil
+}
+
+// onTimeBase splits a run's intervals into its warm-up (iperf3's omitted
+// intervals) and its measured ones, scaled by factor. iperf3 restarts its
+// clock when the omit period ends (src/iperf_api.c, iperf_reset_stats,
+// which the omit timer calls: rp->start_time = now), so the last omitted
+// interval and the first measured one both end at about 1 s: on one line
+// they zigzag. The warm-up goes on its own time base, shifted to end at 0,
+// so it sits left of the measured line and never in it. Each interval is
+// drawn from its start to its end at its rate, so a warm-up of one
+// interval is a line too.
+func onTimeBase(ivs []bench.Interval, factor float64) (warmup, measured plotter.XYs) {
+	end := 0.0
+	for _, iv := range ivs {
+		if iv.Omitted {
+			end = math.Max(end, iv.End)
+		}
+	}
+	for _, iv := range ivs {
+		if iv.Omitted {
+			warmup = append(warmup, plotter.XY{X: iv.Start - end, Y: iv.Bps * factor}, plotter.XY{X: iv.End - end, Y: iv.Bps * factor})
+		} else {
+			measured = append(measured, plotter.XY{X: iv.End, Y: iv.Bps * factor})
+		}
+	}
+	return warmup, measured
 }
 
 // renderTimeSeries writes every cell's time series (timeSeriesPlot), in a

@@ -483,7 +483,8 @@ func bandMDE(s Summary, value, tolerance float64) float64 {
 //   - pass when there are ≥ 2 runs, every run is ≤ m and the upper 95 %
 //     bound is ≤ m (the count rule's pass: with the true mean exactly m,
 //     the upper bound is ≤ m with probability ≤ 2.5 %);
-//   - inconclusive otherwise (one run, or an interval straddling m).
+//   - inconclusive otherwise (one run, an interval straddling m, or an
+//     interval within m with a run above it: the reason says which).
 //
 // Simulated (metrics_test.go, 50 000 cells of n = 5 runs at CV 30 % with
 // the true mean exactly m): 2.0 % passes, 2.3 % fails.
@@ -504,6 +505,12 @@ func checkMax(c Check, s Summary, m float64) Check {
 	case s.Max <= m && s.CI95High <= m:
 		c.Verdict, c.bound = VerdictPass, sideBelow
 		c.Reason = fmt.Sprintf("every run and the upper 95%% bound %s within the maximum %s", num(s.CI95High), num(m))
+	case s.CI95High <= m:
+		// The interval passes; the largest run is what keeps the rule
+		// from passing, so the reason names it (issue 35: it once said
+		// the interval straddled the maximum).
+		c.Verdict = VerdictInconclusive
+		c.Reason = fmt.Sprintf("95%% CI [%s, %s] within the maximum %s, but a run measured %s: one run above the maximum keeps it from passing", num(s.CI95Low), num(s.CI95High), num(m), num(s.Max))
 	default:
 		c.Verdict = VerdictInconclusive
 		c.Reason = fmt.Sprintf("95%% CI [%s, %s] straddles the maximum %s", num(s.CI95Low), num(s.CI95High), num(m))

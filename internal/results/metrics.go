@@ -154,7 +154,9 @@ var Metrics = []Metric{
 		Value: func(r Record) (float64, bool) { return r.Metrics.LossPct, udp(r) }},
 	{Key: MetricJitter, Label: "jitter ms", Unit: "ms", Scale: 1, Decimals: 3, LowerIsBetter: true,
 		Value: func(r Record) (float64, bool) { return r.Metrics.JitterMs, udp(r) }},
-	{Key: MetricPackets, Label: "packets/s", Unit: "/s", Scale: 1, Decimals: 0,
+	// iperf3's end.sum.packets counts every datagram the receiver
+	// expected, lost ones too (iperf_api.c: lost + received), so the label says so.
+	{Key: MetricPackets, Label: "packets/s (incl. lost)", Unit: "/s", Scale: 1, Decimals: 0,
 		Value: func(r Record) (float64, bool) { v := r.Metrics.PacketsPerSec; return v, v > 0 }},
 	{Key: MetricBackground, Label: "load Gb/s", Unit: "Gb/s", Scale: 1e-9, Decimals: 2,
 		Value: func(r Record) (float64, bool) {

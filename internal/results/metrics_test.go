@@ -121,6 +121,10 @@ func TestMetricExpectations(t *testing.T) {
 		{"loss within max", loss(0, 0.01, 0.02), "udp", MetricTarget{Metric: MetricLoss, Value: 0.1, IsMax: true}, VerdictPass, "within"},
 		{"loss above max", loss(40, 44, 42), "udp", MetricTarget{Metric: MetricLoss, Value: 0.1, IsMax: true}, VerdictFail, "entirely above"},
 		{"loss straddles", loss(0, 0.3, 0), "udp", MetricTarget{Metric: MetricLoss, Value: 0.1, IsMax: true}, VerdictInconclusive, "straddles"},
+		// Issue 35: the interval [1.80, 2.42] lies below 2.5; the one run
+		// at 2.554 % is what keeps the rule from passing, and the reason
+		// must say so, not that the interval straddles the maximum.
+		{"loss: interval below max, one run above", loss(2.0, 2.1, 2.2, 2.0, 2.554), "udp", MetricTarget{Metric: MetricLoss, Value: 2.5, IsMax: true}, VerdictInconclusive, "95% CI [1.886, 2.456] within the maximum 2.5, but a run measured 2.554"},
 		{"loss max 0, one loss", loss(0, 0, 0.001), "udp", MetricTarget{Metric: MetricLoss, Value: 0, IsMax: true}, VerdictFail, "maximum is 0"},
 		{"loss max 0, none", loss(0, 0, 0), "udp", MetricTarget{Metric: MetricLoss, IsMax: true}, VerdictPass, "within"},
 		{"router CPU under 80 %", router(35, 37, 36), "fw", MetricTarget{Metric: MetricRouterCPU, Value: 80, IsMax: true}, VerdictPass, "within"},

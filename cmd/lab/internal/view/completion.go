@@ -50,6 +50,9 @@ autoload -U +X bashcompinit && bashcompinit
 // CompletionSource is what Candidates completes from.
 type CompletionSource struct {
 	Verbs, GlobalFlags, Formats, Shells, StateSubcommands []string
+	// VerbFormats are the -format values of a verb whose formats are not
+	// Formats (compare: table, svg, html).
+	VerbFormats map[string][]string
 	// Flags are a verb's flags (path: the verb and, for state, its
 	// subcommand).
 	Flags func(path ...string) []string
@@ -84,16 +87,20 @@ func Candidates(words []string, src CompletionSource) []string {
 			break
 		}
 	}
+	formats := src.Formats
+	if f, ok := src.VerbFormats[verb]; ok {
+		formats = f
+	}
 	switch {
 	case verb == "" && strings.HasPrefix(cur, "-"):
 		return src.GlobalFlags
 	case verb == "" || verb == "help":
 		return src.Verbs
 	case prev == "-format" || prev == "--format":
-		return src.Formats
+		return formats
 	case strings.HasPrefix(cur, "-format=") || strings.HasPrefix(cur, "--format="):
 		var out []string
-		for _, f := range src.Formats {
+		for _, f := range formats {
 			out = append(out, cur[:strings.Index(cur, "=")+1]+f)
 		}
 		return out

@@ -1,6 +1,10 @@
 package view
 
-import "strings"
+import (
+	"flag"
+	"fmt"
+	"strings"
+)
 
 // Closest is the name in names a mistyped word most likely meant, for a
 // "Did you mean …?" line, or "" when none is near: the only name word is
@@ -45,4 +49,44 @@ func levenshtein(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// DidYouMean is ` (did you mean "X"?)` for the name in names that word
+// most likely meant (Closest), or "" when none is near: the tail of an
+// "unknown verb/subcommand" error.
+func DidYouMean(word string, names []string) string {
+	if s := Closest(word, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// UnknownFlagHint is a "Did you mean -X?" line for the first flag in args
+// that fs does not define, naming the defined flag nearest to it, or ""
+// when every flag is defined or none is near. The flag package says only
+// "flag provided but not defined"; parseFlags prints this line after it.
+func UnknownFlagHint(fs *flag.FlagSet, args []string) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return "" // flags end at the first argument
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+				i++ // "-format html": the next argument is the value
+			}
+			continue
+		}
+		if name == "" || name == "h" || name == "help" {
+			continue
+		}
+		if s := Closest(name, names); s != "" {
+			return fmt.Sprintf("Did you mean -%s?\n", s)
+		}
+		return ""
+	}
+	return ""
 }
