@@ -60,6 +60,7 @@ type Apply struct {
 // Series is one cell's metric over the applies, oldest first, with its
 // change points.
 type Series struct {
+	Lab          string   `json:"lab,omitempty"`
 	Experiment   string   `json:"experiment"`
 	Pair         string   `json:"pair"`
 	Cell         string   `json:"cell"`
@@ -101,14 +102,14 @@ type Difference struct {
 	FirstNew string   `json:"first_new,omitempty"`
 }
 
-// Build groups points into series (by experiment, pair, cell and metric,
-// in first-seen order), one apply per run id, oldest first.
+// Build groups points into series (by lab, experiment, pair, cell and
+// metric, in first-seen order), one apply per run id, oldest first.
 func Build(points []Point) []Series {
-	type key struct{ exp, pair, cell, metric string }
+	type key struct{ lab, exp, pair, cell, metric string }
 	var order []key
 	byKey := map[key]map[string][]Point{}
 	for _, p := range points {
-		k := key{p.Experiment, p.Pair, p.Cell, p.Metric}
+		k := key{p.Lab, p.Experiment, p.Pair, p.Cell, p.Metric}
 		if byKey[k] == nil {
 			byKey[k] = map[string][]Point{}
 			order = append(order, k)
@@ -117,7 +118,7 @@ func Build(points []Point) []Series {
 	}
 	out := make([]Series, 0, len(order))
 	for _, k := range order {
-		s := Series{Experiment: k.exp, Pair: k.pair, Cell: k.cell, Metric: k.metric}
+		s := Series{Lab: k.lab, Experiment: k.exp, Pair: k.pair, Cell: k.cell, Metric: k.metric}
 		for id, ps := range byKey[k] {
 			a := Apply{RunID: id, Applied: ps[0].Applied, LabVersion: ps[0].LabVersion, SpecHash: ps[0].SpecHash,
 				Kernel: ps[0].Kernel, Host: ps[0].Host}

@@ -27,8 +27,8 @@ type htmlPlot struct {
 }
 
 // RenderHTML writes one page with a trend plot per series: each apply a
-// point linking to its run's report (report-RUN.html beside the page,
-// `lab report -format html -o report-RUN.html RUN`), each change point a
+// point linking to its run's report (report-RUN.html beside the page:
+// writeReports), each change point a
 // dashed line labelled with its magnitude, each level between change
 // points a line at its mean.
 func RenderHTML(w io.Writer, series []Series) error {
@@ -104,8 +104,8 @@ func trendSVG(s Series) template.HTML {
 	fmt.Fprintf(&b, `<polyline class="trend" points="%s"/>`, strings.Join(pts, " "))
 	for i, a := range s.Applies {
 		id := html.EscapeString(a.RunID)
-		fmt.Fprintf(&b, `<a href="report-%s.html"><circle cx="%.1f" cy="%.1f" r="4" data-run="%s" data-value="%s"><title>%s: %s</title></circle></a>`,
-			id, x(float64(i)), y(a.Value), id, jsonNumber(a.Value), id, html.EscapeString(display(s.Metric, a.Value)))
+		fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="4" data-run="%s" data-value="%s"><title>%s: %s</title></circle></a>`,
+			html.EscapeString(reportFile(a.RunID)), x(float64(i)), y(a.Value), id, jsonNumber(a.Value), id, html.EscapeString(display(s.Metric, a.Value)))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -67,7 +68,7 @@ func parse(args []string, env Env) (options, int) {
 		fs.PrintDefaults()
 	}
 	asJSON := fs.Bool("json", false, "print the series and change points as JSON (as -format json)")
-	fs.StringVar(&opt.format, "format", "text", "output `format`: "+strings.Join(Formats, ", ")+" (html: one trend plot per cell and metric, each point linking to report-RUN.html beside the page)")
+	fs.StringVar(&opt.format, "format", "text", "output `format`: "+strings.Join(Formats, ", ")+" (html: one trend plot per cell and metric, each point linking to its run's report, which -o FILE writes beside FILE)")
 	fs.StringVar(&opt.out, "o", "", "write to `FILE` instead of standard output")
 	metric := fs.String("metric", results.MetricThroughput, "the `metrics`, comma-separated: "+strings.Join(results.MetricKeys(), ", "))
 	fs.Func("only", "only the cells matching `key=value[,key=value…]` (matrix keys, pair, experiment; repeatable: any matches)", opt.only.Add)
@@ -141,18 +142,35 @@ func run(ctx context.Context, opt options, env Env) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	if opt.out == "" {
-		_, err = env.Stdout.Write(b.Bytes())
-	} else if err = atomicfile.Write(opt.out, b.Bytes(), 0o644); err == nil {
-		fmt.Fprintf(env.Stderr, "Wrote the %s history to %s.\n", opt.format, opt.out)
-	}
-	if err != nil {
+	if err := write(opt, env, b.Bytes(), series); err != nil {
 		return ExitError, err
 	}
 	if opt.failOn == "change" && Failed(series) {
 		return ExitChange, nil
 	}
 	return ExitOK, nil
+}
+
+// write puts the rendering on stdout or in -o's file; beside an HTML
+// page read from results/, the runs' reports its points link to.
+func write(opt options, env Env, page []byte, series []Series) error {
+	if opt.out == "" {
+		_, err := env.Stdout.Write(page)
+		return err
+	}
+	if err := atomicfile.Write(opt.out, page, 0o644); err != nil {
+		return err
+	}
+	reports := ""
+	if opt.format == "html" && opt.archive == "" {
+		n, err := writeReports(filepath.Dir(opt.out), results.Store{Dir: env.Results, ReadOnly: true}, series)
+		if err != nil {
+			return err
+		}
+		reports = fmt.Sprintf(", and %d run reports beside it", n)
+	}
+	fmt.Fprintf(env.Stderr, "Wrote the %s history to %s%s.\n", opt.format, opt.out, reports)
+	return nil
 }
 
 // openSource is the archive at url, or the results/ directory.
