@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/lab-bench/lab/internal/archive"
 	"github.com/lab-bench/lab/internal/atomicfile"
 	"github.com/lab-bench/lab/internal/changepoint"
 	"github.com/lab-bench/lab/internal/results"
@@ -74,7 +76,7 @@ func parse(args []string, env Env) (options, int) {
 	fs.Func("only", "only the cells matching `key=value[,key=value…]` (matrix keys, pair, experiment; repeatable: any matches)", opt.only.Add)
 	fs.StringVar(&opt.since, "since", "", "only applies started on or after `DATE` (2026-12-01 or RFC 3339)")
 	fs.StringVar(&opt.failOn, "fail-on", "", "exit 2 on `change`: the newest apply lies after a significant change point not found without it")
-	fs.StringVar(&opt.archive, "archive", "", "read the series from the archive at `URL` instead of results/")
+	fs.StringVar(&opt.archive, "archive", "", "read the series from the archive at `URL` (a SQLite file, or postgres://…) instead of results/: the lab of the newest run in results/, else every lab")
 	fs.Bool("no-color", false, "print no ANSI colours (history prints none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,13 +119,14 @@ func run(ctx context.Context, opt options, env Env) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	src, err := openSource(opt.archive, env)
+	src, lab, closeSource, err := openSource(ctx, opt.archive, env)
 	if err != nil {
 		return ExitError, err
 	}
+	defer closeSource()
 	var series []Series
 	for _, m := range opt.metrics {
-		points, err := src.Points(ctx, Filter{Metric: m, Since: since})
+		points, err := src.Points(ctx, Filter{Lab: lab, Metric: m, Since: since})
 		if err != nil {
 			return ExitError, err
 		}
@@ -152,7 +155,7 @@ func run(ctx context.Context, opt options, env Env) (int, error) {
 }
 
 // write puts the rendering on stdout or in -o's file; beside an HTML
-// page read from results/, the runs' reports its points link to.
+// page, the reports of the runs in results/ its points link to.
 func write(opt options, env Env, page []byte, series []Series) error {
 	if opt.out == "" {
 		_, err := env.Stdout.Write(page)
@@ -162,7 +165,7 @@ func write(opt options, env Env, page []byte, series []Series) error {
 		return err
 	}
 	reports := ""
-	if opt.format == "html" && opt.archive == "" {
+	if opt.format == "html" {
 		n, err := writeReports(filepath.Dir(opt.out), results.Store{Dir: env.Results, ReadOnly: true}, series)
 		if err != nil {
 			return err
@@ -173,12 +176,19 @@ func write(opt options, env Env, page []byte, series []Series) error {
 	return nil
 }
 
-// openSource is the archive at url, or the results/ directory.
-func openSource(url string, env Env) (Source, error) {
-	if url != "" {
-		return nil, fmt.Errorf("history -archive %q: this build reads no archive yet (internal/archive is not merged); history reads %s", url, env.Results)
+// openSource is the archive at location (a SQLite file that exists, or
+// a postgres:// URL), or the results/ directory; lab is the lab whose
+// series an archive gives ("": every lab's); closeSource closes it.
+func openSource(ctx context.Context, location string, env Env) (src Source, lab string, closeSource func() error, err error) {
+	if location == "" {
+		return ResultsSource{Store: results.Store{Dir: env.Results, ReadOnly: true}}, "", func() error { return nil }, nil
 	}
-	return ResultsSource{Store: results.Store{Dir: env.Results, ReadOnly: true}}, nil
+	if !archive.IsPostgres(location) {
+		if _, err := os.Stat(strings.TrimPrefix(location, "sqlite:")); err != nil {
+			return nil, "", nil, fmt.Errorf("history -archive %s: no archive there (%w)", location, err)
+		}
+	}
+	return openArchive(ctx, location, env.Results)
 }
 
 // parseSince reads -since: a date (UTC midnight) or an RFC 3339 time.

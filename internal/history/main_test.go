@@ -2,10 +2,13 @@ package history
 
 import (
 	"bytes"
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/internal/archive"
 	"github.com/lab-bench/lab/internal/golden"
 )
 
@@ -118,5 +121,45 @@ func TestMainUsageErrors(t *testing.T) {
 		if code != ExitError || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: exit %d, stderr lacks %q:\n%s", tt.args, code, tt.want, errOut)
 		}
+	}
+}
+
+// TestMainArchive: -archive reads the same series from an archive
+// (internal/archive, SQLite) as from results/ — the same text, change
+// point and provenance included — and a file that is not there is an
+// error, not a new empty archive.
+func TestMainArchive(t *testing.T) {
+	dir := t.TempDir()
+	rs := writeApplies(t, dir, 7, 0.03, shifted())
+	location := filepath.Join(t.TempDir(), "archive.sqlite")
+	st, err := archive.Open(context.Background(), location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := rs.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range runs {
+		run, err := archive.ReadRun(filepath.Join(rs.Dir, info.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Put(context.Background(), run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	_, want, _ := runMain(t, dir)
+	code, got, errOut := runMain(t, dir, "-archive", location)
+	if code != ExitOK || got != want || !strings.Contains(got, "change at apply 18 of 23") {
+		t.Errorf("-archive: exit %d\n%s\nresults/ gave:\n%s%s", code, got, want, errOut)
+	}
+	missing := filepath.Join(t.TempDir(), "none.sqlite")
+	if code, _, errOut := runMain(t, dir, "-archive", missing); code != ExitError || !strings.Contains(errOut, "no archive there") {
+		t.Errorf("missing archive: exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("-archive created an archive that was not there")
 	}
 }

@@ -17,7 +17,7 @@ import (
 func reportFile(runID string) string { return "report-" + runID + ".html" }
 
 // writeReports writes, in dir, the HTML report of every run of series
-// that has none there yet (a run's records do not change), as `lab
+// in store that has none there yet (a run's records do not change), as `lab
 // report -format html` writes it but without the spec's verdicts; it
 // returns how many it wrote.
 func writeReports(dir string, store results.Store, series []Series) (int, error) {
@@ -32,6 +32,9 @@ func writeReports(dir string, store results.Store, series []Series) (int, error)
 			done[a.RunID] = true
 			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 				continue // there already, or not ours to overwrite
+			}
+			if _, err := os.Stat(filepath.Join(store.Dir, a.RunID, "run.json")); err != nil {
+				continue // an archived run no longer in results/
 			}
 			info, recs, err := store.Load(a.RunID)
 			if err != nil {
