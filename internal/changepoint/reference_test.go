@@ -1,9 +1,11 @@
 package changepoint
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -75,5 +77,26 @@ func TestReference(t *testing.T) {
 	}
 	if found < 4 {
 		t.Errorf("only %d change points compared", found)
+	}
+}
+
+// TestReferenceScriptReproduces runs testdata/reference.py, when python3
+// is here, and checks it writes reference.json byte for byte: the golden
+// file is what the documented script gives, not an edited copy.
+func TestReferenceScriptReproduces(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	out, err := exec.Command(py, "testdata/reference.py").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, want) {
+		t.Error("testdata/reference.py no longer writes testdata/reference.json: regenerate it (see the script's doc) and review the diff")
 	}
 }
