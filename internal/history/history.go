@@ -30,8 +30,8 @@ type Point struct {
 	Value      float64   `json:"value"`
 	LabVersion string    `json:"lab_version,omitempty"`
 	SpecHash   string    `json:"spec_hash,omitempty"`
-	Kernel     string    `json:"kernel,omitempty"`
-	Host       string    `json:"host,omitempty"`
+	Kernel     string    `json:"kernel,omitempty"` // the server's
+	Host       string    `json:"host,omitempty"`   // the machine that ran lab
 }
 
 // Filter narrows what a Source returns; empty fields match everything.

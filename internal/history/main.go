@@ -124,13 +124,18 @@ func run(ctx context.Context, opt options, env Env) (int, error) {
 		return ExitError, err
 	}
 	defer closeSource()
+	f := Filter{Lab: lab, Since: since}
+	if len(opt.metrics) == 1 {
+		f.Metric = opt.metrics[0]
+	}
+	points, err := src.Points(ctx, f) // read once: a results/ source loads every run
+	if err != nil {
+		return ExitError, err
+	}
+	points = opt.only.Keep(points)
 	var series []Series
-	for _, m := range opt.metrics {
-		points, err := src.Points(ctx, Filter{Lab: lab, Metric: m, Since: since})
-		if err != nil {
-			return ExitError, err
-		}
-		series = append(series, Build(opt.only.Keep(points))...)
+	for _, m := range opt.metrics { // in -metric's order
+		series = append(series, Build(slices.DeleteFunc(slices.Clone(points), func(p Point) bool { return p.Metric != m }))...)
 	}
 	Analyze(series, changepoint.Options{})
 	var b bytes.Buffer

@@ -163,3 +163,15 @@ func TestMainArchive(t *testing.T) {
 		t.Error("-archive created an archive that was not there")
 	}
 }
+
+// TestMainMetrics: several -metric keys give one series per cell and
+// metric, in -metric's order.
+func TestMainMetrics(t *testing.T) {
+	dir := t.TempDir()
+	writeApplies(t, dir, 7, 0.03, levels(4, 9.4e9))
+	_, out, errOut := runMain(t, dir, "-metric", "retransmits,throughput_bps", "-only", "mtu=1500")
+	i, j := strings.Index(out, "— retransmits: 4 applies"), strings.Index(out, "— throughput_bps: 4 applies")
+	if i < 0 || j < i || strings.Count(out, " applies, ") != 2 {
+		t.Errorf("want retransmits then throughput:\n%s%s", out, errOut)
+	}
+}

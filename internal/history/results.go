@@ -42,11 +42,7 @@ func (s ResultsSource) Points(ctx context.Context, f Filter) ([]Point, error) {
 // points are g's metrics (only metric, when set) as points of run info.
 func points(info results.RunInfo, g results.CellGroup, metric string) []Point {
 	var out []Point
-	prov := g.Repeats[0].Provenance
-	kernel := prov.ServerKernel
-	if prov.ClientKernel != "" && prov.ClientKernel != kernel {
-		kernel += " / " + prov.ClientKernel
-	}
+	kernel := g.Repeats[0].Provenance.ServerKernel // the server's, as the archive keeps it
 	for _, m := range results.Metrics {
 		s := g.Metric(m.Key)
 		if s.N == 0 || metric != "" && m.Key != metric {
