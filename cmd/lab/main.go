@@ -59,7 +59,9 @@ func verbs() []verb {
 		{"report", "Render a run's results (table, markdown, csv, json, svg, png)", runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
 		{"effects", "Estimate each matrix factor's effect and two-way interactions on a run's metrics (95 % CI)", runEffects},
-		{"history", "Each cell's series over applies with change points (E-divisive; -fail-on change exits 2)", runHistory},
+		{"history", "Each cell's series over applies with change points (E-divisive; -fail-on change exits 2)", func(g *globals, a []string) error {
+			return reported{history.Main(a, g.op().ResultsDir(), g.stdout, g.stderr)} // internal/history parses the flags
+		}},
 		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
 		{"publish", "Write a run as a self-contained bundle: spec, records, reports, POST.md, checksum manifest", runPublish},
 		{"reproduce", "Run a published bundle's spec here and judge each cell against it (exit 2: not reproduced)", runReproduce},
@@ -217,11 +219,6 @@ func runHelp(g *globals, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("lab has no verb %q (lab help lists them)", name)
-}
-
-// runHistory is `lab history`: internal/history parses the flags, prints, and gives the exit status.
-func runHistory(g *globals, args []string) error {
-	return reported{history.Main(args, history.Env{Results: g.op().ResultStore().Dir, Stdout: g.stdout, Stderr: g.stderr})}
 }
 
 // reported is an error whose message was already printed (diagnostics).

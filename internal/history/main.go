@@ -45,9 +45,15 @@ type options struct {
 // usage is the verb's synopsis.
 const usage = "history [-json] [-format text|json|html] [-o FILE] [-metric KEY[,KEY…]] [-only SEL] [-since DATE] [-fail-on change] [-archive URL]"
 
-// Main is `lab history ARGS`: it parses the flags, prints errors as lab
-// does ("Error: …") and returns the exit status.
-func Main(args []string, env Env) int {
+// Main is `lab history ARGS` on the results/ directory results: it parses
+// the flags, prints errors as lab does ("Error: …") and returns the exit
+// status.
+func Main(args []string, results string, stdout, stderr io.Writer) int {
+	return mainWith(args, Env{Results: results, Stdout: stdout, Stderr: stderr})
+}
+
+// mainWith is Main with its Env.
+func mainWith(args []string, env Env) int {
 	opt, code := parse(args, env)
 	if code >= 0 {
 		return code

@@ -16,7 +16,7 @@ import (
 func runMain(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := Main(args, Env{Results: filepath.Join(dir, "results"), Stdout: &out, Stderr: &errOut})
+	code := Main(args, filepath.Join(dir, "results"), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
