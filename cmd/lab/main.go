@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/history"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/redact"
 	"github.com/lab-bench/lab/internal/spec"
@@ -58,6 +59,9 @@ func verbs() []verb {
 		{"report", reportSummary, runReport},
 		{"check", "Check a run against the spec's expect blocks (exit 2 on a failure)", runCheck},
 		{"effects", "Estimate each matrix factor's effect and two-way interactions on a run's metrics (95 % CI)", runEffects},
+		{"history", "Each cell's series over applies with change points (E-divisive; -fail-on change exits 2)", func(g *globals, a []string) error {
+			return reported{history.Main(a, g.op().ResultsDir(), g.stdout, g.stderr)} // internal/history parses the flags
+		}},
 		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
 		{"publish", "Write a run as a self-contained bundle: spec, records, reports, POST.md, checksum manifest", runPublish},
 		{"reproduce", "Run a published bundle's spec here and judge each cell against it (exit 2: not reproduced)", runReproduce},

@@ -216,12 +216,12 @@ var layers = [][]string{
 	{"cmd/lab", "providers/providertest", "bench/benchtest", "scripts", "internal/importrules", "internal/houserules"},
 	{"cmd/lab/internal/view"},
 	{"internal/operation"},
-	{"internal/engine", "internal/bundle"},
-	{"internal/plan", "internal/report", "internal/lockfile", "providers/*", "providers/*/..."},
+	{"internal/engine", "internal/bundle", "internal/history"},
+	{"internal/plan", "internal/report", "internal/lockfile", "internal/archive", "providers/*", "providers/*/..."},
 	{"internal/spec", "internal/state", "internal/results", "providers"},
 	{"bench/tools"},
 	{"guest/*", "guest/*/...", "bench/...", "internal/machinejson", "internal/golden"},
-	{"machine", "guest", "internal/atomicfile", "internal/redact", "internal/hclvalue", "internal/udiff"},
+	{"machine", "guest", "internal/atomicfile", "internal/redact", "internal/hclvalue", "internal/udiff", "internal/changepoint", "internal/headless", "internal/pgcluster"},
 }
 
 // row is the index in layers of p's row, counted from the bottom (0:
