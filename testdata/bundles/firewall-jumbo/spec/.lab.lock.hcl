@@ -3,15 +3,39 @@
 # from it (and refuses with -locked); `lab init -upgrade` rewrites it from
 # the latest run.
 
+machine "pair.c1.client" {
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
+  driver   = "veth"
+}
+
+machine "pair.c1.server" {
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
+  driver   = "veth"
+}
+
+machine "pair.c2.client" {
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
+  driver   = "veth"
+}
+
+machine "pair.c2.server" {
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
+  driver   = "veth"
+}
+
 machine "pair.fw.client" {
-  template = "linux 6.18.44-fc-v1045; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
-  kernel   = "6.18.44-fc-v1045"
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
   driver   = "veth"
 }
 
 machine "pair.fw.server" {
-  template = "linux 6.18.44-fc-v1045; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
-  kernel   = "6.18.44-fc-v1045"
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
   driver   = "veth"
 }
 
