@@ -217,11 +217,11 @@ var layers = [][]string{
 	{"cmd/lab/internal/view"},
 	{"internal/operation"},
 	{"internal/engine", "internal/bundle"},
-	{"internal/plan", "internal/report", "internal/lockfile", "providers/*", "providers/*/..."},
+	{"internal/plan", "internal/report", "internal/lockfile", "internal/archive", "providers/*", "providers/*/..."},
 	{"internal/spec", "internal/state", "internal/results", "providers"},
 	{"bench/tools"},
 	{"guest/*", "guest/*/...", "bench/...", "internal/machinejson", "internal/golden"},
-	{"machine", "guest", "internal/atomicfile", "internal/redact", "internal/hclvalue", "internal/udiff"},
+	{"machine", "guest", "internal/atomicfile", "internal/redact", "internal/hclvalue", "internal/udiff", "internal/pgcluster"},
 }
 
 // row is the index in layers of p's row, counted from the bottom (0:

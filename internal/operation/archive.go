@@ -56,7 +56,7 @@ func (o *Operation) importRuns(ctx context.Context, loc string, dirs ...string) 
 	if err != nil {
 		return 0, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	added := 0
 	for _, dir := range runs {
 		run, err := archive.ReadRun(dir)

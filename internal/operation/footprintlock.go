@@ -30,10 +30,10 @@ func (o *Operation) teamLock(ctx context.Context, loc, labID string) (release fu
 		fmt.Fprintf(o.Stderr, "\nWaiting for the team's benchmark lock on %s (%s): %s is running a benchmark there.\n", r, s.Where, h)
 	})
 	if err != nil {
-		s.Close()
+		_ = s.Close()
 		return nil, true, fmt.Errorf("team benchmark lock: %w", err)
 	}
-	return func() { unlock(); s.Close() }, true, nil
+	return func() { unlock(); _ = s.Close() }, true, nil
 }
 
 // runnerName names this runner to the others: LAB_RUNNER, else the host
