@@ -11,13 +11,17 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
+// teamLockReach bounds reaching the team's archive for each run's lock:
+// a database that does not answer costs each run this, then the file lock.
+const teamLockReach = 10 * time.Second
+
 // teamLock takes the benchmark lock of this machine's footprint as a
 // PostgreSQL advisory lock in the team's archive at loc, so that runners
 // sharing the archive never benchmark on one host at once; the wait names
 // who holds it. ok is false when the archive cannot be reached: the
 // caller then takes the file lock, which still guards this machine.
 func (o *Operation) teamLock(ctx context.Context, loc, labID string) (release func(), ok bool, err error) {
-	open, cancel := context.WithTimeout(ctx, archiveTimeout)
+	open, cancel := context.WithTimeout(ctx, teamLockReach)
 	defer cancel()
 	s, err := archive.Open(open, loc)
 	if err != nil {
