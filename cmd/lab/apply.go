@@ -32,7 +32,7 @@ type applyFlags struct {
 }
 
 func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
-	fs := newFlags(g, "apply", "apply [-auto-approve] [-input=false] [-keep] [-locked] [-parallelism N] [-runs-at-once N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-var k=v] [-var-file F] [PLANFILE]")
+	fs := newFlags(g, "apply", "apply [-auto-approve] [-input=false] [-keep] [-locked] [-parallelism N] [-runs-at-once N] [-json] [-only key=value,…] [-resume RUN] [-order-seed N] [-lock-timeout D] [-archive URL] [-var k=v] [-var-file F] [PLANFILE]")
 	f := &applyFlags{}
 	f.vars.register(fs)
 	registerOnly(fs, &f.only)
@@ -46,6 +46,7 @@ func parseApplyFlags(g *globals, args []string) (*applyFlags, error) {
 	fs.Var(countFlag{&f.parallelism}, "parallelism", "create and destroy at most `N` machines at once (≥ 1)")
 	fs.Var(countFlag{&f.runsAt}, "runs-at-once", "run at most `N` runs at once, of pairs whose hosts are provably disjoint (≥ 1; 1: one at a time)")
 	fs.BoolVar(&f.json, "json", false, "print machine-readable events, one JSON object per line")
+	fs.Func("archive", "archive the run in `URL` (postgres://…) or a SQLite file, not $LAB_ARCHIVE", func(v string) error { g.env = append([]string{"LAB_ARCHIVE=" + v}, g.env...); return nil })
 	fs.BoolVar(&f.lck, "locked", false, "refuse to run when what the guests report drifts from "+lockfile.FileName)
 	if err := parseFlags(fs, args, optionalArg("a saved plan file")); err != nil {
 		return nil, err

@@ -64,6 +64,7 @@ func verbs() []verb {
 		}},
 		{"compare", "Compare two runs cell by cell (Welch's t-test, Holm–Bonferroni; -fail-on exits 2)", runCompare},
 		{"publish", "Write a run as a self-contained bundle: spec, records, reports, POST.md, checksum manifest", runPublish},
+		{"archive", "Store runs in the archive: import DIR… (results/, bundles), push this lab's (-archive URL)", func(g *globals, a []string) error { return g.op().Archive(a, g.stdout) }},
 		{"reproduce", "Run a published bundle's spec here and judge each cell against it (exit 2: not reproduced)", runReproduce},
 		{"init", "Prepare a lab directory; -upgrade rewrites .lab.lock.hcl from the latest run", runInit},
 		{"fmt", "Rewrite the lab's .hcl files in the canonical style (-check, -diff, -recursive)", runFmt},

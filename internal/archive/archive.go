@@ -83,7 +83,7 @@ func Open(ctx context.Context, location string) (*Store, error) {
 		return nil, fmt.Errorf("archive %s: %w", s.Where, err)
 	}
 	if err := s.migrate(ctx); err != nil {
-		s.db.Close()
+		_ = s.db.Close()
 		return nil, fmt.Errorf("archive %s: %w", s.Where, err)
 	}
 	return s, nil

@@ -53,10 +53,10 @@ func (s *Store) LockFootprint(ctx context.Context, resources []string, me Holder
 		// a pooled session keeps its advisory locks.
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		conn.ExecContext(c, "DELETE FROM footprint_holders WHERE backend_pid = pg_backend_pid()")
-		conn.ExecContext(c, "SELECT pg_advisory_unlock_all()")
-		conn.Raw(func(any) error { return driver.ErrBadConn }) // drop the session, never reuse it
-		conn.Close()
+		_, _ = conn.ExecContext(c, "DELETE FROM footprint_holders WHERE backend_pid = pg_backend_pid()")
+		_, _ = conn.ExecContext(c, "SELECT pg_advisory_unlock_all()")
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // drop the session, never reuse it
+		_ = conn.Close()
 	}
 	rs := slices.Sorted(slices.Values(resources))
 	for _, r := range slices.Compact(rs) {

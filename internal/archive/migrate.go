@@ -81,7 +81,7 @@ func (s *Store) migrateOne(ctx context.Context, ms []Migration) (done bool, err 
 	}
 	defer func() {
 		if err != nil || done {
-			tx.Rollback()
+			_ = tx.Rollback()
 		}
 	}()
 	if s.Kind == "postgres" {

@@ -28,7 +28,7 @@ func (s *Store) Put(ctx context.Context, run Run) (added int, err error) {
 	}
 	defer func() {
 		if err != nil {
-			tx.Rollback()
+			_ = tx.Rollback()
 			err = fmt.Errorf("archive run %s: %w (rolled back: nothing of it was stored)", run.Info.ID, err)
 		}
 	}()

@@ -65,7 +65,7 @@ func (s *Store) Points(ctx context.Context, f Filter) ([]Point, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", s.Where, err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var out []Point
 	for rows.Next() {
 		var p Point

@@ -195,3 +195,25 @@ func TestFindRuns(t *testing.T) {
 		t.Fatal("no error for a directory without runs")
 	}
 }
+
+// TestNewerSchemaRefused: an archive a newer lab migrated further is an
+// error naming both versions, and is left as it is.
+func TestNewerSchemaRefused(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			loc, _ := b.open(t)
+			s := openStore(t, loc)
+			if _, err := s.db.Exec("UPDATE lab_schema SET version = 99"); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(context.Background(), loc)
+			if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer than this lab knows") {
+				t.Fatalf("opening a newer archive: %v", err)
+			}
+			var v int
+			if err := s.db.QueryRow("SELECT version FROM lab_schema").Scan(&v); err != nil || v != 99 {
+				t.Fatalf("the newer archive was touched: version %d, %v", v, err)
+			}
+		})
+	}
+}

@@ -127,7 +127,11 @@ func (a *Apply) Execute(work, teardown context.Context, opt ApplyOptions) (engin
 	case applyErr != nil:
 		status = results.StatusFailed
 	}
-	return outcome, status, errors.Join(applyErr, a.Run.Finish(status))
+	finishErr := a.Run.Finish(status)
+	if finishErr == nil {
+		w.op.archiveRun(a.Run.Dir())
+	}
+	return outcome, status, errors.Join(applyErr, finishErr)
 }
 
 // WriteLockFile writes the lab's first lock file after a complete apply

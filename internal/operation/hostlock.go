@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/lab-bench/lab/internal/archive"
 	"github.com/lab-bench/lab/internal/state"
 )
 
@@ -25,33 +26,55 @@ func (o *Operation) hostLockDir() string {
 
 // HostLock returns the engine's HostLock: the state package's flock with
 // holder info, on a directory shared by every lab on this machine. While
-// another lab holds it, the user is told who, once per wait.
+// another lab holds it, the user is told who, once per wait. With a
+// PostgreSQL archive the team's lock on this machine's footprint
+// (teamLock) is taken first, which serialises every runner of the team.
 func (o *Operation) HostLock(labID string) func(ctx context.Context) (func(), error) {
 	store := state.Store{Dir: o.hostLockDir()}
 	return func(ctx context.Context) (func(), error) {
-		told := false
-		for {
-			unlock, err := store.Lock(state.NewLockInfo(labID, "benchmark"))
-			if err == nil {
-				return func() { o.releaseLock(unlock) }, nil
+		team := func() {}
+		if loc := o.ArchiveLocation(); archive.IsPostgres(loc) {
+			release, ok, err := o.teamLock(ctx, loc, labID)
+			if err != nil {
+				return nil, err
 			}
-			var locked *state.LockedError
-			if !errors.As(err, &locked) {
-				return nil, fmt.Errorf("host benchmark lock: %w", err)
+			if ok {
+				team = release
 			}
-			if !told {
-				who := "another lab"
-				if h := locked.Holder; h != nil {
-					who = fmt.Sprintf("lab %q (%s, pid %d)", h.LabID, h.Who, h.PID)
-				}
-				fmt.Fprintf(o.Stderr, "\nWaiting for this host's benchmark lock (%s): %s is running a benchmark on these CPUs.\n", locked.Path, who)
-				told = true
+		}
+		unlock, err := o.fileLock(ctx, store, labID)
+		if err != nil {
+			team()
+			return nil, err
+		}
+		return func() { unlock(); team() }, nil
+	}
+}
+
+// fileLock waits for the host lock file in store, telling once who holds it.
+func (o *Operation) fileLock(ctx context.Context, store state.Store, labID string) (func(), error) {
+	told := false
+	for {
+		unlock, err := store.Lock(state.NewLockInfo(labID, "benchmark"))
+		if err == nil {
+			return func() { o.releaseLock(unlock) }, nil
+		}
+		var locked *state.LockedError
+		if !errors.As(err, &locked) {
+			return nil, fmt.Errorf("host benchmark lock: %w", err)
+		}
+		if !told {
+			who := "another lab"
+			if h := locked.Holder; h != nil {
+				who = fmt.Sprintf("lab %q (%s, pid %d)", h.LabID, h.Who, h.PID)
 			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(200 * time.Millisecond):
-			}
+			fmt.Fprintf(o.Stderr, "\nWaiting for this host's benchmark lock (%s): %s is running a benchmark on these CPUs.\n", locked.Path, who)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }

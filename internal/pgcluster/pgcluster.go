@@ -30,7 +30,8 @@ type Cluster struct {
 	bin  string
 	cred *syscall.Credential
 	cmd  *exec.Cmd
-	done chan error
+	done chan struct{} // closed when the server exits
+	exit error         // how it exited, once done is closed
 }
 
 // Bin finds the newest PostgreSQL's binaries: /usr/lib/postgresql/*/bin
@@ -78,7 +79,7 @@ func Start(t testing.TB) *Cluster {
 	c := &Cluster{dir: dir, bin: bin, cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	t.Cleanup(func() {
 		c.Kill()
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 	})
 	if err := os.Chown(dir, uid, gid); err != nil {
 		t.Fatal(err)
@@ -117,13 +118,13 @@ func (c *Cluster) Restart() error {
 	if err := c.cmd.Start(); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	c.done = make(chan error, 1)
-	go func() { c.done <- c.cmd.Wait(); log.Close() }()
+	c.done = make(chan struct{})
+	go func() { c.exit = c.cmd.Wait(); _ = log.Close(); close(c.done) }()
 	db, err := sql.Open("pgx", c.URL)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -133,9 +134,9 @@ func (c *Cluster) Restart() error {
 			return nil
 		}
 		select {
-		case werr := <-c.done:
+		case <-c.done:
 			out, _ := os.ReadFile(filepath.Join(c.dir, "postgres.log"))
-			return fmt.Errorf("postgres exited: %v\n%s", werr, out)
+			return fmt.Errorf("postgres exited: %v\n%s", c.exit, out)
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -150,7 +151,7 @@ func (c *Cluster) Kill() {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
 	}
-	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	<-c.done
 	c.cmd = nil
 }

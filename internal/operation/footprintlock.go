@@ -1,0 +1,62 @@
+package operation
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lab-bench/lab/internal/archive"
+	"github.com/lab-bench/lab/providers"
+)
+
+// teamLockReach bounds reaching the team's archive for each run's lock:
+// a database that does not answer costs each run this, then the file lock.
+const teamLockReach = 10 * time.Second
+
+// teamLock takes the benchmark lock of this machine's footprint as a
+// PostgreSQL advisory lock in the team's archive at loc, so that runners
+// sharing the archive never benchmark on one host at once; the wait names
+// who holds it. ok is false when the archive cannot be reached: the
+// caller then takes the file lock, which still guards this machine.
+func (o *Operation) teamLock(ctx context.Context, loc, labID string) (release func(), ok bool, err error) {
+	open, cancel := context.WithTimeout(ctx, teamLockReach)
+	defer cancel()
+	s, err := archive.Open(open, loc)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "Warning: the team's benchmark lock is out of reach (%v): taking this machine's file lock only.\n", err)
+		return nil, false, nil
+	}
+	me := archive.Holder{Runner: o.runnerName(), Lab: labID, PID: os.Getpid(), Since: time.Now()}
+	resource := thisMachineResource()
+	unlock, err := s.LockFootprint(ctx, []string{resource}, me, func(r string, h archive.Holder) {
+		fmt.Fprintf(o.Stderr, "\nWaiting for the team's benchmark lock on %s (%s): %s is running a benchmark there.\n", r, s.Where, h)
+	})
+	if err != nil {
+		_ = s.Close()
+		return nil, true, fmt.Errorf("team benchmark lock: %w", err)
+	}
+	return func() { unlock(); _ = s.Close() }, true, nil
+}
+
+// runnerName names this runner to the others: LAB_RUNNER, else the host
+// name.
+func (o *Operation) runnerName() string {
+	if v := EnvValue(o.Env, "LAB_RUNNER"); v != "" {
+		return v
+	}
+	h, _ := os.Hostname()
+	return h
+}
+
+// thisMachineResource is providers.ThisMachine named so that two runners'
+// machines never share a name: by /etc/machine-id (else the host name).
+func thisMachineResource() string {
+	id, err := os.ReadFile("/etc/machine-id")
+	if s := strings.TrimSpace(string(id)); err == nil && s != "" {
+		return providers.ThisMachine + " machine-id:" + s
+	}
+	h, _ := os.Hostname()
+	return providers.ThisMachine + " hostname:" + h
+}
