@@ -32,6 +32,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build lab: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// Every apply archives its run (issue 34); the suite's go to a file of
+	// its own, not to the user's ~/.local/share/lab/archive.sqlite.
+	if os.Getenv("LAB_ARCHIVE") == "" {
+		os.Setenv("LAB_ARCHIVE", filepath.Join(dir, "archive.sqlite"))
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
