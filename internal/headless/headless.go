@@ -54,7 +54,9 @@ func Run(t testing.TB, bin, page string, extra ...string) (stdout string, consol
 		}
 	case <-time.After(90 * time.Second):
 		_ = cmd.Process.Kill()
-		<-done
+		if err := <-done; err != nil {
+			t.Logf("chromium, killed: %v", err)
+		}
 		t.Fatal("chromium did not finish in 90 s")
 	}
 	for _, l := range strings.Split(errOut.String(), "\n") {

@@ -129,7 +129,7 @@ func run(ctx context.Context, opt options, env Env) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	defer closeSource()
+	defer func() { _ = closeSource() }() // read-only: nothing to lose on close
 	f := Filter{Lab: lab, Since: since}
 	if len(opt.metrics) == 1 {
 		f.Metric = opt.metrics[0]
