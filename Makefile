@@ -93,12 +93,12 @@ sensitivity: deps
 
 ## duet: does a duet (two pairs, the two cells' flows at once) decide a shape
 ## better than the foldover at equal benchmark time? (cmd/lab BenchmarkDuet,
-## ~20-25 minutes with the machine's load, root): interleaved real applies of
+## 25-40 minutes with the machine's load and other labs' lock waits, root): interleaved real applies of
 ## both and of an A/A duet; prints SDs, SE per apply, MDE in 10 minutes,
 ## the duet's bias and "duet vs foldover: X decides more" (docs/ci-recipe.md).
-## LAB_DUET_ROUNDS (3) and LAB_DUET_BLOCKS (10) size it.
+## LAB_DUET_ROUNDS (3) and LAB_DUET_BLOCKS (8) size it; LAB_DUET_KEEP=DIR keeps the applies.
 duet: deps
-	$(GO) test -p 1 -count=1 -run '^$$' -bench Duet -benchtime 1x -timeout 40m ./cmd/lab
+	$(GO) test -p 1 -count=1 -run '^$$' -bench Duet -benchtime 1x -timeout 60m ./cmd/lab
 
 clean:
 	rm -rf bin

@@ -146,7 +146,7 @@ func mde10(sd float64, n int, wall, tenMin time.Duration) float64 {
 // machine and at equal benchmark time, whether a duet decides a shape
 // better than the foldover: LAB_DUET_ROUNDS rounds (default 3), each of
 // three applies in rotating order — the pinned quickstart's foldover
-// (sensitivitySpec) with LAB_DUET_BLOCKS blocks (default 10, 2 runs of 2 s
+// (sensitivitySpec) with LAB_DUET_BLOCKS blocks (default 8, 2 runs of 2 s
 // each), a duet MTU 1500 / 9000 with twice as many repeats (as many runs
 // of 2 s, one flow per pair at once), and an A/A duet (both pairs at MTU
 // 1500) with LAB_DUET_BLOCKS repeats, whose mean is the duet's bias. It
@@ -157,7 +157,7 @@ func mde10(sd float64, n int, wall, tenMin time.Duration) float64 {
 // full DIR: judge again without applying).
 func BenchmarkDuet(b *testing.B) {
 	needNamespacesB(b)
-	rounds, blocks := envInt("LAB_DUET_ROUNDS", 3), envInt("LAB_DUET_BLOCKS", 10)
+	rounds, blocks := envInt("LAB_DUET_ROUNDS", 3), envInt("LAB_DUET_BLOCKS", 8)
 	fold, err := sensitivitySpec(blocks)
 	if err != nil {
 		b.Fatal(err)
@@ -371,8 +371,8 @@ func duetVerdicts(fold, duet, aa duetFigures) []string {
 	unbiased := math.Abs(aa.mean) < 1.96*aa.meanSE || math.Abs(aa.mean)+1.96*aa.meanSE < margin
 	smaller := duet.mdeSeen < fold.mdeSeen
 	lines := []string{
-		fmt.Sprintf("the duet measures the foldover's shape: ln(9000/1500) duet %+.3f, foldover %+.3f, difference %+.3f ± %.3f (95 %%): %s",
-			duet.mean, fold.mean, diff, 1.96*seDiff, metOrNot(same)),
+		fmt.Sprintf("the duet measures the foldover's shape: ln(9000/1500) duet %+.3f, foldover %+.3f, difference %+.3f ± %.3f (95 %%; shown equal within ±5 %%: %v): %s",
+			duet.mean, fold.mean, diff, 1.96*seDiff, math.Abs(diff)+1.96*seDiff < margin, metOrNot(same)),
 		fmt.Sprintf("no bias between the duet's pairs: A/A ln(b/a) %+.3f ± %.3f (95 %%), max skew %.1f ms: %s",
 			aa.mean, 1.96*aa.meanSE, math.Max(duet.skewMs, aa.skewMs), metOrNot(unbiased)),
 		fmt.Sprintf("smaller MDE in 10 min of benchmark time: duet %.1f %% (within-apply %.1f %%) vs foldover %.1f %% (%.1f %%), SE per apply ×%.2f: %s",
