@@ -8,7 +8,7 @@ FUZZ := ./internal/spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse .
 	./bench/netperf:FuzzParse ./bench/sockperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
 	./guest/freebsd:FuzzParseIfconfig ./internal/lockfile:FuzzParse ./internal/state:FuzzDecode
 
-.PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce sensitivity
+.PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce sensitivity duet
 
 ## demo: install prerequisites, build lab, run the quickstart lab for real
 demo: deps build
@@ -78,9 +78,9 @@ reproduce: deps build
 	done; exit $$rc
 
 ## bench: speed and fidelity figures, printed as ratios against the targets
-## (all but the sensitivity benchmark, which has a target of its own)
+## (all but the sensitivity and duet benchmarks, which have targets of their own)
 bench: deps build
-	$(GO) test -p 1 -count=1 -run '^$$' -bench . -skip Sensitivity -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./internal/spec/... ./internal/results/... ./providers/vsphere/... ./cmd/lab/...
+	$(GO) test -p 1 -count=1 -run '^$$' -bench . -skip "Sensitivity|Duet" -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./internal/spec/... ./internal/results/... ./providers/vsphere/... ./cmd/lab/...
 
 ## sensitivity: what lab reproduce's shape verdicts can tell on this machine
 ## (cmd/lab BenchmarkSensitivity, 25-40 minutes with the machine's load, root): real A/A applies of
@@ -90,6 +90,15 @@ bench: deps build
 ## (docs/ci-recipe.md). LAB_SENS_KEEP=DIR keeps the runs to judge them again.
 sensitivity: deps
 	$(GO) test -p 1 -count=1 -run '^$$' -bench Sensitivity -benchtime 1x -timeout 40m ./cmd/lab
+
+## duet: does a duet (two pairs, the two cells' flows at once) decide a shape
+## better than the foldover at equal benchmark time? (cmd/lab BenchmarkDuet,
+## 25-40 minutes with the machine's load and other labs' lock waits, root): interleaved real applies of
+## both and of an A/A duet; prints SDs, SE per apply, MDE in 10 minutes,
+## the duet's bias and "duet vs foldover: X decides more" (docs/ci-recipe.md).
+## LAB_DUET_ROUNDS (3) and LAB_DUET_BLOCKS (8) size it; LAB_DUET_KEEP=DIR keeps the applies.
+duet: deps
+	$(GO) test -p 1 -count=1 -run '^$$' -bench Duet -benchtime 1x -timeout 60m ./cmd/lab
 
 clean:
 	rm -rf bin
