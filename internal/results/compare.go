@@ -238,7 +238,9 @@ func compareAll(base, test []CellGroup, opt CompareOptions) []Delta {
 	}
 	shapes := map[key]Shape{}
 	for _, s := range Shapes(base, test, ShapeOptions{Metric: opt.Metric, Margin: opt.ShapeMargin}) {
-		shapes[key{s.Experiment, s.Pair, s.CellKey}] = s
+		if s.ReferencePair == "" { // a cell's shape within its pair; duet shapes are reproduce's
+			shapes[key{s.Experiment, s.Pair, s.CellKey}] = s
+		}
 	}
 	for i := range out {
 		if s, ok := shapes[key{out[i].Experiment, out[i].Pair, out[i].CellKey}]; ok {

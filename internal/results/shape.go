@@ -12,6 +12,9 @@ type Shape struct {
 	Pair       string `json:"pair"`
 	CellKey    string `json:"cell_key"`
 	Reference  string `json:"reference_cell_key"`
+	// ReferencePair is set on a duet shape (duetShapes): the same cell on
+	// the experiment's first pair, whose flow ran at once with this one.
+	ReferencePair string `json:"reference_pair,omitempty"`
 	// Published and New are the ratios of the arithmetic means cell /
 	// reference, for reading; the verdict is on PublishedShape and
 	// NewShape, the block-paired geometric ratios.
@@ -38,7 +41,9 @@ type ShapeOptions struct {
 // the published groups, every other cell against the first cell, its
 // block-paired ratio in the published run against the new run's
 // (JudgeShapeChange). A run whose experiment ran sequentially has no
-// blocks: its shapes are inconclusive and say so.
+// blocks: its shapes are inconclusive and say so. A concurrent
+// experiment's cells flown on several pairs add their duet shapes
+// (duetShapes): each pair over the first, paired by repeat.
 func Shapes(published, new []CellGroup, o ShapeOptions) []Shape {
 	if o.Metric == "" {
 		o.Metric = MetricThroughput
@@ -82,7 +87,7 @@ func Shapes(published, new []CellGroup, o ShapeOptions) []Shape {
 		}
 		out = append(out, s)
 	}
-	return out
+	return append(out, duetShapes(published, new, o)...)
 }
 
 // designOf is design(g's experiment); when design is nil or says nothing,

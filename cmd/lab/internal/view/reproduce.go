@@ -40,7 +40,11 @@ func Reproduction(w io.Writer, r *operation.Reproduction) {
 			strconv.FormatFloat(100*r.ShapeMargin, 'g', -1, 64)+" %")
 	}
 	for _, s := range r.Shapes {
-		fmt.Fprintf(w, "  %s %s %s / %s\n    published %s, new %s\n    %s\n", s.Experiment, s.Pair, s.CellKey, s.Reference,
+		name := fmt.Sprintf("%s %s %s / %s", s.Experiment, s.Pair, s.CellKey, s.Reference)
+		if s.ReferencePair != "" { // a duet: the same cell, two pairs' flows at once
+			name = fmt.Sprintf("%s %s: pair %s / pair %s (flows at once, paired by repeat)", s.Experiment, s.CellKey, s.Pair, s.ReferencePair)
+		}
+		fmt.Fprintf(w, "  %s\n    published %s, new %s\n    %s\n", name,
 			ShapeText(s.PublishedShape), ShapeText(s.NewShape), ShapeChangeText(s.ShapeChange))
 	}
 	if len(r.Expects) > 0 {
