@@ -48,3 +48,6 @@ func (tt tracedTransport) Upload(ctx context.Context, path string, r io.Reader) 
 
 func (tt tracedTransport) Name() string { return tt.t.Name() }
 func (tt tracedTransport) Close() error { return tt.t.Close() }
+
+// RunsConcurrently is the traced transport's (Concurrent).
+func (tt tracedTransport) RunsConcurrently() bool { return Concurrent(tt.t) }

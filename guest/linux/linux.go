@@ -54,22 +54,29 @@ func New() *Linux { return &Linux{} }
 // egress netem on iface for "netem"; a Settings without loss removes any
 // loss an earlier Apply installed.
 func (l *Linux) Apply(ctx context.Context, t guest.Transport, iface string, s guest.Settings) error {
+	return apply(ctx, t, iface, s, nil)
+}
+
+// apply is Apply; with held (ApplyChanges) it leaves out each step whose
+// setting held's read-back already shows.
+func apply(ctx context.Context, t guest.Transport, iface string, s guest.Settings, h *held) error {
 	if err := Validate(iface, s); err != nil {
 		return fmt.Errorf("%s: %w", t.Name(), err)
 	}
+	setMTU := s.MTU > 0 && !h.mtu(s)
 	var rings []string
-	if s.RxRing > 0 || s.TxRing > 0 {
+	if (s.RxRing > 0 || s.TxRing > 0) && !(h.rings(s) && !setMTU) {
 		var err error
 		if rings, err = ringsCommand(ctx, t, iface, s.RxRing, s.TxRing); err != nil {
 			return err
 		}
 	}
-	if s.MTU > 0 {
+	if setMTU {
 		if _, err := run(ctx, t, "ip", "link", "set", "dev", iface, "mtu", strconv.Itoa(s.MTU)); err != nil {
 			return err
 		}
 	}
-	if rings != nil && s.MTU > 0 {
+	if rings != nil && setMTU {
 		// An MTU change may resize a ring (vmxnet3 re-aligns its RX ring
 		// to the buffers a frame needs): decide again from what is now.
 		var err error
@@ -82,24 +89,31 @@ func (l *Linux) Apply(ctx context.Context, t guest.Transport, iface string, s gu
 			return err
 		}
 	}
-	if len(s.Offloads) > 0 {
-		if err := applyOffloads(ctx, t, iface, s.Offloads); err != nil {
+	if offloads := h.offloads(s); len(offloads) > 0 {
+		if err := applyOffloads(ctx, t, iface, offloads); err != nil {
 			return err
 		}
 	}
-	if s.CongestionControl != "" {
+	if s.CongestionControl != "" && !h.cc(s) {
 		if err := applyCC(ctx, t, s.CongestionControl); err != nil {
 			return err
 		}
 	}
 	for _, k := range guest.SortedKeys(s.Sysctl) {
+		if h.sysctl(k, s.Sysctl[k]) {
+			continue
+		}
 		if _, err := run(ctx, t, "sysctl", "-w", k+"="+s.Sysctl[k]); err != nil {
 			return err
 		}
 	}
-	if err := applyLoss(ctx, t, iface, s.Loss, s.IPv6); err != nil {
-		return err
+	if !h.noLoss(s) {
+		if err := applyLoss(ctx, t, iface, s.Loss, s.IPv6); err != nil {
+			return err
+		}
 	}
+	// The firewall is always (re)applied: Observe lists lab's table only
+	// when a ruleset is asked, and compares no ruleset's text.
 	return applyFirewall(ctx, t, s.Firewall)
 }
 

@@ -19,6 +19,10 @@ func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s 
 	if err := Validate(iface, s); err != nil {
 		return guest.Observed{}, fmt.Errorf("%s: %w", t.Name(), err)
 	}
+	// The reads below are independent: on a transport that runs commands
+	// at once they all start now, and each is answered when reached.
+	t, stop := guest.Prefetch(ctx, t, observeReads(iface, s))
+	defer stop()
 	o := guest.Observed{Interface: iface}
 	warn := func(err error) { o.Warnings = append(o.Warnings, err.Error()) }
 
@@ -79,6 +83,29 @@ func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s 
 	o.Driver = ethtoolField(out, "driver")
 	o.Firmware = ethtoolField(out, "firmware-version")
 	return o, nil
+}
+
+// observeReads are the commands Observe runs whatever they answer, in its
+// order (the congestion controls available are read only when needed).
+func observeReads(iface string, s guest.Settings) []guest.Cmd {
+	argvs := [][]string{{"ip", "-j", "link", "show", "dev", iface}, {"ethtool", "-k", iface}}
+	if s.RxRing > 0 || s.TxRing > 0 {
+		argvs = append(argvs, []string{"ethtool", "-g", iface})
+	}
+	argvs = append(argvs, []string{"sysctl", "-n", ccKey})
+	for _, k := range guest.SortedKeys(s.Sysctl) {
+		argvs = append(argvs, []string{"sysctl", "-n", k})
+	}
+	argvs = append(argvs, []string{lossTool(s.IPv6), "-w", "-S", LossChain}, []string{"tc", "qdisc", "show", "dev", iface, "root"})
+	if s.Firewall != "" {
+		argvs = append(argvs, []string{"nft", "list", "table", "inet", FirewallTable})
+	}
+	argvs = append(argvs, []string{"uname", "-r"}, []string{"ethtool", "-i", iface})
+	cmds := make([]guest.Cmd, len(argvs))
+	for i, a := range argvs {
+		cmds[i] = guest.Cmd{Argv: a}
+	}
+	return cmds
 }
 
 // observeCC fills CongestionControl and CCScope. When the namespace default

@@ -59,6 +59,10 @@ func (t *Transport) Name() string { return t.guest }
 // Namespace is the network namespace the commands run in.
 func (t *Transport) Namespace() string { return t.ns }
 
+// RunsConcurrently is true: each command is its own process on this
+// machine (guest.Prefetch may start several at once).
+func (t *Transport) RunsConcurrently() bool { return true }
+
 // Close does nothing: a namespace needs no connection.
 func (t *Transport) Close() error { return nil }
 

@@ -42,6 +42,9 @@ type end struct {
 	osName string
 	// cpuModel is the guest's CPU model name, read once at connect.
 	cpuModel string
+	// held is what the end's interfaces were last set to and read back
+	// as (configure), shared by the end's copies.
+	held *heldSettings
 }
 
 // session is a group's machines, connected and checked.
@@ -273,7 +276,7 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in machin
 		t.Close()
 		return end{}, fmt.Errorf("%s: %w", in.Address, err)
 	}
-	return end{in: in, prov: prov, t: t, os: drv, osName: osName, cpuModel: bench.ReadCPUModel(ctx, t)}, nil
+	return end{in: in, prov: prov, t: t, os: drv, osName: osName, cpuModel: bench.ReadCPUModel(ctx, t), held: &heldSettings{}}, nil
 }
 
 // run configures both ends for one run, verifies the settings by
@@ -475,25 +478,6 @@ func (e *Engine) emitWarnings(address string, o *guest.Observed) {
 	for _, w := range o.Warnings {
 		e.emit(Event{Type: EvWarning, Address: address, Message: w})
 	}
-}
-
-// configure applies settings to one end and verifies them by observation.
-func configure(ctx context.Context, side end, s guest.Settings) (guest.Observed, error) {
-	iface := side.ep().Iface
-	if err := side.os.Apply(ctx, side.t, iface, s); err != nil {
-		return guest.Observed{}, fmt.Errorf("configure %s: %w", side.in.Address, err)
-	}
-	obs, err := side.os.Observe(ctx, side.t, iface, s)
-	if err != nil {
-		return obs, fmt.Errorf("observe %s: %w", side.in.Address, err)
-	}
-	if problems := guest.Verify(s, obs); len(problems) > 0 {
-		if s.Strict {
-			return obs, &SettingsError{Guest: side.in.Address, Problems: problems}
-		}
-		obs.Warnings = append(obs.Warnings, problems...)
-	}
-	return obs, nil
 }
 
 // configureRouter applies a router's settings: everything on its first
