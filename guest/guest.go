@@ -18,10 +18,22 @@ import (
 type Cmd struct {
 	Argv  []string
 	Stdin io.Reader
+	// Name, when set, is what error messages call the command instead of
+	// its whole argv: a `sh -c` script of a dozen lines reads as what it
+	// does ("read counters").
+	Name string
 }
 
 // String renders the command the way a person would type it (quoted).
 func (c Cmd) String() string { return ShellJoin(c.Argv) }
+
+// Label is what messages call the command: its Name, or else String.
+func (c Cmd) Label() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.String()
+}
 
 // Result is what a finished command produced.
 type Result struct {

@@ -174,10 +174,12 @@ mirror() {
 url=$(mirror | head -n1)
 [ -n "$url" ] || { echo "build-kvm-image: no 'deb' source for $suite in /etc/apt/sources.list{,.d}" >&2; exit 1; }
 
-packages=systemd-sysv,udev,openssh-server,ethtool,iproute2,procps,linux-image-amd64,initramfs-tools,zstd
-# The cache key: this script, the key, the suite and the package list. The
+packages=systemd-sysv,udev,openssh-server,ethtool,iproute2,procps,zstd
+# Installed in the chroot, with update-initramfs diverted (see "kernel" below).
+chroot_packages="linux-image-amd64 initramfs-tools iperf3"
+# The cache key: this script, the key, the suite and the package lists. The
 # mirror is left out on purpose (any mirror of the suite builds the same guest).
-hash=$( { cat "$0"; cat "$pubkey"; echo "$suite $packages"; } | sha256sum | cut -c1-16)
+hash=$( { cat "$0"; cat "$pubkey"; echo "$suite $packages $chroot_packages"; } | sha256sum | cut -c1-16)
 dest=$out/$suite-$hash
 if [ -f "${dest:?}/done" ]; then
   echo "${dest:?}" >&3
@@ -200,7 +202,7 @@ cleanup() {
   rm_tree "${work:?}"
 }
 trap cleanup EXIT
-log() { echo "build-kvm-image: $*" >&2; }
+log() { echo "build-kvm-image: $* (${t0:+$(($(date +%s) - t0)) s, }load $(cut -d' ' -f1 /proc/loadavg))" >&2; }
 
 t0=$(date +%s)
 log "debootstrap $suite from $url"
@@ -217,11 +219,32 @@ in_root() { LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "${root:?}" "$@";
 printf '#!/bin/sh\nexit 101\n' >"${root:?}/usr/sbin/policy-rc.d"
 chmod 755 "${root:?}/usr/sbin/policy-rc.d"
 
+# The kernel: installed here, not by debootstrap, with update-initramfs
+# diverted to a stub that does nothing, so that the one initramfs is built
+# once, below, with this image's configuration. Otherwise two full ones
+# are built and thrown away (12 minutes each at load 25): the kernel's
+# postinst runs /etc/kernel/postinst.d/initramfs-tools, which calls
+# `update-initramfs -c -k VERSION`, and initramfs-tools' trigger (its
+# postinst, "triggered") calls `update-initramfs -u`. update-initramfs.conf's
+# update_initramfs=no would stop only the second: update-initramfs checks
+# it in update (-u), not in create (-c) — initramfs-tools 0.142,
+# update-initramfs create()/update(); the conf file's own comment: "If set
+# to no disables any update to initramfs beside kernel upgrade".
 # iperf3 asks whether to start a daemon: answer no before installing it.
-log "iperf3 (debconf pre-answered)"
+log "kernel, initramfs-tools, iperf3 (update-initramfs diverted)"
 echo "iperf3 iperf3/start_daemon boolean false" | in_root debconf-set-selections
-in_root apt-get install -y -qq --no-install-recommends iperf3 >"${work:?}/iperf3.log" 2>&1 ||
-  { tail -n 30 "${work:?}/iperf3.log" >&2; exit 1; }
+in_root dpkg-divert --local --rename --divert /usr/sbin/update-initramfs.lab-real --add /usr/sbin/update-initramfs >/dev/null
+printf '#!/bin/sh\necho "update-initramfs $*: skipped (diverted by build-kvm-image.sh)" >&2\n' >"${root:?}/usr/sbin/update-initramfs"
+chmod 755 "${root:?}/usr/sbin/update-initramfs"
+# shellcheck disable=SC2086 # a list of package names
+in_root apt-get install -y -qq --no-install-recommends $chroot_packages >"${work:?}/apt.log" 2>&1 ||
+  { tail -n 30 "${work:?}/apt.log" >&2; exit 1; }
+rm -f "${root:?}/usr/sbin/update-initramfs"
+in_root dpkg-divert --local --rename --divert /usr/sbin/update-initramfs.lab-real --remove /usr/sbin/update-initramfs >/dev/null
+[ -x "${root:?}/usr/sbin/update-initramfs" ] || { log "update-initramfs missing after the install"; exit 1; }
+for f in "${root:?}"/boot/initrd.img-*; do
+  if [ -e "$f" ]; then log "$f was built during the install: the diversion of update-initramfs did not hold"; exit 1; fi
+done
 
 log "configure"
 echo lab-guest >"${root:?}/etc/hostname"
@@ -358,7 +381,9 @@ EOS
 chmod 755 "$DESTDIR/scripts/init-bottom/udev"
 EOF
 chmod 755 "${root:?}/etc/initramfs-tools/hooks/lab-no-udev"
-in_root update-initramfs -u -k all >"${work:?}/initramfs.log" 2>&1 || { tail -n 30 "${work:?}/initramfs.log" >&2; exit 1; }
+kver=$(basename "$(dirname "${kdir:?}")")
+in_root update-initramfs -c -k "$kver" >"${work:?}/initramfs.log" 2>&1 || { tail -n 30 "${work:?}/initramfs.log" >&2; exit 1; }
+[ -s "${root:?}/boot/initrd.img-$kver" ] || { log "update-initramfs made no /boot/initrd.img-$kver"; exit 1; }
 
 in_root apt-get clean
 rm -rf "${root:?}"/var/lib/apt/lists/* "${root:?}"/usr/share/doc/* "${root:?}"/usr/share/man/* "${root:?}"/var/log/*.log
@@ -370,7 +395,7 @@ for m in dev/pts dev sys proc; do umount "${root:?}/$m"; done
 mkdir -p "${work:?}/out"
 # The kernel uncompressed (Debian's bzImage holds an xz stream): QEMU boots
 # an ELF with a PVH note directly. Without CONFIG_PVH the bzImage it is.
-vmlinuz=$(readlink -f "${root:?}/vmlinuz")
+vmlinuz=${root:?}/boot/vmlinuz-$kver
 if grep -qx 'CONFIG_PVH=y' "${root:?}/boot/config-${vmlinuz##*/vmlinuz-}"; then
   off=$(LC_ALL=C grep -abo -m1 $'\xfd7zXZ' "$vmlinuz" | head -n1 | cut -d: -f1 || true)
   [ -z "$off" ] || tail -c +$((off + 1)) "$vmlinuz" | xz -dc --single-stream >"${work:?}/out/vmlinux" 2>/dev/null || true
@@ -380,7 +405,7 @@ else
   log "kernel without CONFIG_PVH: shipping it compressed"
   cp "$vmlinuz" "${work:?}/out/vmlinux"
 fi
-cp "$(readlink -f "${root:?}/initrd.img")" "${work:?}/out/initrd.img"
+cp "${root:?}/boot/initrd.img-$kver" "${work:?}/out/initrd.img"
 
 log "ext4 + qcow2"
 used=$(du -sm "${root:?}" | cut -f1)

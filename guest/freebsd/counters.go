@@ -29,7 +29,7 @@ echo '#tcp'; netstat -s -p tcp
 echo '#interrupts'; vmstat -i | awk -v a="$IF" -v b="$par" 'index($0, " " a ":") || index($0, " " a " ") || (b != "" && (index($0, " " b " ") || index($0, " " b ":")))'
 echo '#freq'; sysctl -n dev.cpu.0.freq 2>/dev/null
 true`
-	return guest.Cmd{Argv: []string{"sh", "-c", script}}
+	return guest.Cmd{Argv: []string{"sh", "-c", script}, Name: "read counters of " + iface}
 }
 
 // netstatCounters are the lines of `netstat -s -p tcp` lab reads, by the

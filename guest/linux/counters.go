@@ -36,7 +36,7 @@ echo '#coalesce'; ethtool -c "$IF" 2>/dev/null
 echo '#channels'; ethtool -l "$IF" 2>/dev/null
 echo '#governor'; cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null
 true`
-	return guest.Cmd{Argv: []string{"sh", "-c", script}}
+	return guest.Cmd{Argv: []string{"sh", "-c", script}, Name: "read counters of " + iface}
 }
 
 // tcpCounters map lab's counter names to the MIB fields they sum, as

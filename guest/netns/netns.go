@@ -105,7 +105,7 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 	if err == nil {
 		return res, nil
 	}
-	ce := &guest.CommandError{Guest: t.guest, Cmd: c.String(), ExitCode: res.ExitCode, Stderr: stderr.String()}
+	ce := &guest.CommandError{Guest: t.guest, Cmd: c.Label(), ExitCode: res.ExitCode, Stderr: stderr.String()}
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -319,10 +319,15 @@ func TestDroppedConnection(t *testing.T) {
 	if _, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"one"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"two"}})
+	// A named script (guest/linux.ReadCounters): the error names it, and
+	// does not print the script.
+	_, err := tr.Run(context.Background(), guest.Cmd{Argv: []string{"sh", "-c", "echo '#snmp'\ncat /proc/net/snmp"}, Name: "read counters of eth1"})
 	var ce *guest.CommandError
 	if !errors.As(err, &ce) || ce.Err == nil {
 		t.Fatalf("got %v, want a CommandError saying the connection dropped", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "read counters of eth1") || strings.Contains(msg, "snmp") {
+		t.Errorf("got %q, want the command's name instead of its script", msg)
 	}
 	t.Logf("dropped: %v", err)
 }

@@ -69,8 +69,7 @@ func (t *Transport) Close() error {
 // is a *guest.CommandError whose Err says so. When ctx ends the remote
 // process is sent SIGKILL and the session is closed.
 func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) {
-	line := guest.ShellJoin(c.Argv)
-	ce := &guest.CommandError{Guest: t.guest, Cmd: line}
+	ce := &guest.CommandError{Guest: t.guest, Cmd: c.Label()}
 	if len(c.Argv) == 0 {
 		ce.Err = errors.New("empty command")
 		return guest.Result{}, ce

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -40,14 +41,24 @@ func (e *Engine) readCounters(ctx context.Context, ends ...*counterReading) {
 				snap, err = r.drv.Parse(string(res.Stdout))
 			}
 			if err != nil {
-				e.emit(Event{Type: EvWarning, Address: r.side.in.Address,
-					Message: fmt.Sprintf("counters not recorded: %s: %v", guest.ShellJoin(cmd.Argv[:min(len(cmd.Argv), 2)]), err)})
+				e.emit(Event{Type: EvWarning, Address: r.side.in.Address, Message: "counters not recorded: " + commandFailure(cmd, err)})
 				return
 			}
 			r.snap = &snap
 		}()
 	}
 	wg.Wait()
+}
+
+// commandFailure says why cmd failed, naming it by its Label (never its
+// whole script): a *guest.CommandError names the guest and the command
+// itself; any other error (the output did not parse) gets the label in
+// front.
+func commandFailure(cmd guest.Cmd, err error) string {
+	if ce := (*guest.CommandError)(nil); errors.As(err, &ce) {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s: %v", cmd.Label(), err)
 }
 
 // runReadings are a run's two ends' readings before the benchmark.

@@ -14,7 +14,7 @@ import (
 
 // The counters read before and after each run reach its record as
 // differences, per end; an end whose read fails gets a warning naming it
-// and the command, and the run still counts.
+// and the command (by its name, not its script), and the run still counts.
 func TestCountersAroundEachRun(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -31,7 +31,10 @@ func TestCountersAroundEachRun(t *testing.T) {
 			var reads atomic.Int64
 			e.Counters = func(string) guest.Counters {
 				return guest.Counters{
-					Read: func(iface string) guest.Cmd { return guest.Cmd{Argv: []string{"read-counters", iface}} },
+					// As guest/linux.ReadCounters: a sh -c script with a name.
+					Read: func(iface string) guest.Cmd {
+						return guest.Cmd{Argv: []string{"sh", "-c", "echo '#snmp'; cat /proc/net/snmp # " + iface}, Name: "read-counters " + iface}
+					},
 					Parse: func(string) (guest.CounterSnapshot, error) {
 						n := reads.Add(1)
 						if tt.fail {
@@ -53,6 +56,9 @@ func TestCountersAroundEachRun(t *testing.T) {
 			for _, ev := range *events {
 				if ev.Type == EvWarning && strings.Contains(ev.Message, "counters not recorded: read-counters") {
 					warned = append(warned, ev.Address)
+				}
+				if ev.Type == EvWarning && strings.Contains(ev.Message, "/proc/net/snmp") {
+					t.Errorf("warning %q prints the script, not the command's name", ev.Message)
 				}
 			}
 			if len(warned) != tt.warnings {
