@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -97,7 +98,7 @@ func (c *creation) checkSpec(context.Context) error {
 		c.model = caps.NICModels[0]
 	}
 	if !caps.AcceptsNICModel(c.model) {
-		return fmt.Errorf("%s: nic model %q: the libvirt provider knows virtio, e1000, e1000e and rtl8139", m.Address, c.model)
+		return fmt.Errorf("%s: nic model %q: the libvirt provider knows %s", m.Address, c.model, strings.Join(caps.NICModels, ", "))
 	}
 	if m.NIC.TXQueueSize > 0 && !caps.NICTXQueueSize {
 		// The plan refuses it first (Capabilities); this guards a saved plan.
