@@ -256,6 +256,7 @@ func (c *creation) buildDomain(context.Context) error {
 		MgmtNetwork: c.mgmtNet, MgmtMAC: c.mgmtMAC, Network2: c.network2, MAC2: c.mac2,
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: cfg.Pool, Tag: o.Tag(m.Address)}}
 	c.in.Attrs[attrMachine] = ds.Machine
+	c.in.Attrs[attrNICDevice] = nicDevice(ds.Model)
 	if ds.RXQueueSize > 0 {
 		c.in.Attrs[attrRXQueueSize] = fmt.Sprint(ds.RXQueueSize)
 	}
