@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lab-bench/lab/internal/results"
 )
 
 // kvmVmxnet3 applies examples/kvm-vmxnet3-vs-virtio for real under TCG,
@@ -55,52 +56,71 @@ func kvmVmxnet3(t *testing.T, e kvmEnv) {
 	} else {
 		t.Logf("apply (load average %s before, %s after, %v):\n%s", load0, loadAverage(), time.Since(start).Round(time.Second), kvmTail(string(out), 30))
 	}
-	driver := map[string]string{"vmxnet3": "vmxnet3", "virtio": "virtio_net"}
-	figures := map[string][]string{}
 	recs := loadRecords(t, dir)
 	if len(recs) != 10 {
 		t.Errorf("%d records, want 10 (8 cells of models, 2 of lro)", len(recs))
 	}
-	for _, r := range recs {
-		if r.Error != "" {
-			t.Errorf("%s/%s %s: %s", r.Experiment, r.Pair, r.CellKey, r.Error)
-			continue
-		}
-		o := r.Observed
-		if o.Server.Driver != driver[r.Pair] || o.Client.Driver != driver[r.Pair] {
-			t.Errorf("%s %s: drivers %q/%q, want %q", r.Pair, r.CellKey, o.Server.Driver, o.Client.Driver, driver[r.Pair])
-		}
-		if in := r.Intent; in.NIC == nil || in.NIC.Model != r.Pair || o.Server.MTU != in.Server.MTU || o.Client.MTU != in.Client.MTU {
-			t.Errorf("%s %s: NIC %+v, MTU observed %d/%d, asked %d", r.Pair, r.CellKey, in.NIC, o.Server.MTU, o.Client.MTU, in.Server.MTU)
-		}
-		lro := o.Server.Offloads["lro"]
-		switch want, asked := r.Intent.Server.Offloads["lro"]; {
-		case asked && lro != map[bool]string{true: "on", false: "off"}[want]:
-			t.Errorf("%s %s: server lro %q, asked %v", r.Pair, r.CellKey, lro, want)
-		case r.Pair == "vmxnet3" && !asked && lro != "on":
-			t.Errorf("%s %s: vmxnet3's LRO is on by default in Linux, observed %q", r.Pair, r.CellKey, lro)
-		case r.Pair == "virtio" && !strings.Contains(lro, "fixed"):
-			t.Errorf("%s %s: virtio_net has no LRO toggle, observed %q", r.Pair, r.CellKey, lro)
-		}
-		k := r.Experiment + "/" + r.Pair + " " + r.CellKey
-		figures[k] = append(figures[k], fmt.Sprintf("%.2f Gb/s, %d retransmits, lro %s", r.Metrics.ThroughputBps/1e9, r.Metrics.Retransmits, lro))
+	for _, msg := range vmxnet3Records(recs) {
+		t.Error(msg)
 	}
-	keys := slices.Collect(func(yield func(string) bool) {
-		for k := range figures {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	sort.Strings(keys)
-	for _, k := range keys {
-		t.Logf("figures: %s: %s", k, strings.Join(figures[k], "; "))
+	for _, line := range vmxnet3Figures(recs) {
+		t.Logf("figures: %s", line)
 	}
 	if out, err := e.cmd(dir, "check").CombinedOutput(); err != nil {
 		t.Logf("check (not asserted, one block of 2 s runs): %v\n%s", err, out)
 	} else {
 		t.Logf("check:\n%s", out)
 	}
+}
+
+// vmxnet3Records checks the example's records as TestKVM and the pinned
+// bundle's test read them: each guest ran the driver of its pair's model
+// (`ethtool -i`: Linux vmxnet3, virtio_net), with the MTU asked, and LRO as
+// asked on vmxnet3, on by default there (vmxnet3_declare_features), and
+// off [fixed] on virtio_net (no LRO toggle since Linux 5.11's rx-gro-hw).
+func vmxnet3Records(recs []results.Record) []string {
+	driver := map[string]string{"vmxnet3": "vmxnet3", "virtio": "virtio_net"}
+	var bad []string
+	for _, r := range recs {
+		where := r.Experiment + "/" + r.Pair + " " + r.CellKey
+		if r.Error != "" {
+			bad = append(bad, where+": "+r.Error)
+			continue
+		}
+		o := r.Observed
+		if o.Server.Driver != driver[r.Pair] || o.Client.Driver != driver[r.Pair] {
+			bad = append(bad, fmt.Sprintf("%s: drivers %q/%q, want %q", where, o.Server.Driver, o.Client.Driver, driver[r.Pair]))
+		}
+		if in := r.Intent; in.NIC == nil || in.NIC.Model != r.Pair || o.Server.MTU != in.Server.MTU || o.Client.MTU != in.Client.MTU {
+			bad = append(bad, fmt.Sprintf("%s: NIC %+v, MTU observed %d/%d, asked %d", where, in.NIC, o.Server.MTU, o.Client.MTU, in.Server.MTU))
+		}
+		lro := o.Server.Offloads["lro"]
+		switch want, asked := r.Intent.Server.Offloads["lro"]; {
+		case asked && lro != map[bool]string{true: "on", false: "off"}[want]:
+			bad = append(bad, fmt.Sprintf("%s: server lro %q, asked %v", where, lro, want))
+		case r.Pair == "vmxnet3" && !asked && lro != "on":
+			bad = append(bad, fmt.Sprintf("%s: vmxnet3's LRO is on by default in Linux, observed %q", where, lro))
+		case r.Pair == "virtio" && !strings.Contains(lro, "fixed"):
+			bad = append(bad, fmt.Sprintf("%s: virtio_net has no LRO toggle, observed %q", where, lro))
+		}
+	}
+	return bad
+}
+
+// vmxnet3Figures is one line per cell: its runs' throughput, retransmits
+// and the server's LRO, sorted.
+func vmxnet3Figures(recs []results.Record) []string {
+	figures := map[string][]string{}
+	for _, r := range recs {
+		k := r.Experiment + "/" + r.Pair + " " + r.CellKey
+		figures[k] = append(figures[k], fmt.Sprintf("%.2f Gb/s, %d retransmits, lro %s", r.Metrics.ThroughputBps/1e9, r.Metrics.Retransmits, r.Observed.Server.Offloads["lro"]))
+	}
+	var out []string
+	for k, v := range figures {
+		out = append(out, k+": "+strings.Join(v, "; "))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // kvmTail is the last n lines of s.
