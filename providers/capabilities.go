@@ -18,6 +18,11 @@ type Capabilities struct {
 	// the first is the default. Empty: the spec cannot choose one (veth,
 	// existing machines).
 	NICModels []string
+	// NICTuningModels, when set, are the only NIC models that take
+	// nic { queues, rx_queue_size, tx_queue_size, host } (libvirt: virtio,
+	// whose <driver> element carries them); the other models of NICModels
+	// have none of them. Empty: every model takes what the flags below say.
+	NICTuningModels []string
 	// NICQueues: nic { queues = … } sets the number of queue pairs.
 	NICQueues bool
 	// NICRXQueueSize and NICTXQueueSize: nic { rx_queue_size = … } and
@@ -104,6 +109,20 @@ func (c Capabilities) Meet(o Capabilities) Capabilities {
 	out.HostOffloads = c.HostOffloads && o.HostOffloads
 	out.GuestOffloads = c.GuestOffloads && o.GuestOffloads
 	out.NICRings = c.NICRings && o.NICRings
+	switch {
+	case len(c.NICTuningModels) == 0:
+		out.NICTuningModels = o.NICTuningModels
+	case len(o.NICTuningModels) > 0:
+		out.NICTuningModels = nil
+		for _, m := range c.NICTuningModels {
+			if slices.Contains(o.NICTuningModels, m) {
+				out.NICTuningModels = append(out.NICTuningModels, m)
+			}
+		}
+		if len(out.NICTuningModels) == 0 {
+			out.NICQueues, out.NICRXQueueSize, out.NICTXQueueSize, out.HostOffloads = false, false, false, false
+		}
+	}
 	out.VCPU = c.VCPU && o.VCPU
 	out.Memory = c.Memory && o.Memory
 	out.LinkMTU = c.LinkMTU && o.LinkMTU
@@ -113,6 +132,16 @@ func (c Capabilities) Meet(o Capabilities) Capabilities {
 	out.OnThisHost = c.OnThisHost || o.OnThisHost
 	out.Borrowed = c.Borrowed || o.Borrowed
 	return out
+}
+
+// TunesNICModel reports whether model (the default when "") takes the
+// nic { queues, rx_queue_size, tx_queue_size, host } settings the flags
+// allow.
+func (c Capabilities) TunesNICModel(model string) bool {
+	if model == "" && len(c.NICModels) > 0 {
+		model = c.NICModels[0]
+	}
+	return len(c.NICTuningModels) == 0 || slices.Contains(c.NICTuningModels, model)
 }
 
 // AcceptsNICModel reports whether model may be asked for; the empty model

@@ -348,6 +348,10 @@ func TestKVM(t *testing.T) {
 		kvmGuestGone(t, e, dir, names)
 	})
 
+	t.Run("vmxnet3 vs virtio: QEMU's vmxnet3 beside virtio-net, interleaved, the example shortened", func(t *testing.T) {
+		kvmVmxnet3(t, e)
+	})
+
 	t.Run("two NICs on q35, pinned: SSH over the management NIC, iperf3 over the link", func(t *testing.T) {
 		kvmTwoNIC(t, e)
 	})

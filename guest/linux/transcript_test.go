@@ -123,6 +123,19 @@ func TestTranscripts(t *testing.T) {
 			replies: map[string]reply{"ethtool -g veth0": {Code: 1, Stderr: "netlink error: Operation not supported\n"}}},
 		{name: "observe-rings", observe: true, s: guest.Settings{RxRing: 4096, TxRing: 512},
 			replies: map[string]reply{"ethtool -g veth0": {Out: testdata(t, "vmxnet3-ethtool-g.txt")}}},
+		// QEMU 7.2's vmxnet3 (-device vmxnet3) under Linux 6.1's vmxnet3
+		// driver 1.7.0.0-k-NAPI, captured from a Debian 12 guest of
+		// scripts/build-kvm-image.sh under TCG: LRO on by default
+		// (vmxnet3_declare_features), rings 4096 at most, RX Mini n/a.
+		{name: "observe-vmxnet3-qemu", observe: true, s: guest.Settings{Offloads: map[string]bool{"lro": true, "gro": true}, RxRing: 1024},
+			replies: map[string]reply{
+				"ethtool -i veth0":        {Out: testdata(t, "vmxnet3-qemu-ethtool-i.txt")},
+				"ethtool -k veth0":        {Out: testdata(t, "vmxnet3-qemu-ethtool-k.txt")},
+				"ethtool -g veth0":        {Out: testdata(t, "vmxnet3-qemu-ethtool-g.txt")},
+				"iptables -w -S LAB-LOSS": {Out: "-N LAB-LOSS\n"},
+				"uname -r":                {Out: "6.1.0-50-amd64\n"},
+			}},
+		{name: "apply-vmxnet3-qemu-lro-off", s: guest.Settings{Offloads: map[string]bool{"lro": false}}},
 		{name: "observe-firewall", observe: true, s: guest.Settings{Firewall: "chain forward { type filter hook forward priority 0; }"},
 			replies: map[string]reply{"nft list table inet lab_fw": {Out: "table inet lab_fw {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy accept;\n\t}\n}\n"}}},
 		{name: "observe-full", observe: true, s: guest.Settings{

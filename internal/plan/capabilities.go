@@ -230,6 +230,7 @@ func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, su
 			refuse("nic.model", "NIC model not supported", "%q is not one of this back end's NIC models (%s).", nic.Model, strings.Join(c.NICModels, ", "))
 		}
 	}
+	checkNICTuning(nic, c, refuse)
 	if nic.Queues > 0 && !c.NICQueues {
 		refuse("nic.queues", "NIC queues not supported", "this back end cannot set the number of NIC queues.")
 	}
@@ -252,6 +253,27 @@ func checkGroupHardware(g *Group, c providers.Capabilities, refuse func(path, su
 	}
 	if g.Link.MTU > 0 && !c.LinkMTU {
 		refuse("link.mtu", "Link MTU not supported", "this back end cannot set the MTU of the network joining the pair (link { mtu = … }); set mtu in the guests' settings instead.")
+	}
+}
+
+// checkNICTuning refuses, at the line that asks, the NIC settings the
+// chosen model does not take on this back end (libvirt: queues, ring sizes
+// and host offload bits are virtio's <driver> attributes only; vmxnet3,
+// e1000e, e1000 and rtl8139 ignore them).
+func checkNICTuning(nic machine.NIC, c providers.Capabilities, refuse func(path, summary, format string, args ...any)) {
+	if !c.AcceptsNICModel(nic.Model) || c.TunesNICModel(nic.Model) {
+		return
+	}
+	model := nic.Model
+	for _, k := range []struct {
+		path string
+		set  bool
+	}{{"nic.queues", nic.Queues > 0}, {"nic.rx_queue_size", nic.RXQueueSize > 0}, {"nic.tx_queue_size", nic.TXQueueSize > 0}, {"nic.host", len(nic.Host) > 0}} {
+		if k.set {
+			refuse(k.path, "Setting not taken by this NIC model",
+				"nic model %q ignores %s on this back end: only %s takes queues, ring sizes and host offload bits (guest-side settings such as lro, gro, mtu, rx_ring still apply).",
+				model, strings.TrimPrefix(k.path, "nic."), strings.Join(c.NICTuningModels, ", "))
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -97,7 +98,7 @@ func (c *creation) checkSpec(context.Context) error {
 		c.model = caps.NICModels[0]
 	}
 	if !caps.AcceptsNICModel(c.model) {
-		return fmt.Errorf("%s: nic model %q: the libvirt provider knows virtio, e1000, e1000e and rtl8139", m.Address, c.model)
+		return fmt.Errorf("%s: nic model %q: the libvirt provider knows %s", m.Address, c.model, strings.Join(caps.NICModels, ", "))
 	}
 	if m.NIC.TXQueueSize > 0 && !caps.NICTXQueueSize {
 		// The plan refuses it first (Capabilities); this guards a saved plan.
@@ -255,6 +256,7 @@ func (c *creation) buildDomain(context.Context) error {
 		MgmtNetwork: c.mgmtNet, MgmtMAC: c.mgmtMAC, Network2: c.network2, MAC2: c.mac2,
 		Meta: labMeta{LabID: m.LabID, Address: m.Address, Role: m.Role, Volume: volumeName(m.Name), Pool: cfg.Pool, Tag: o.Tag(m.Address)}}
 	c.in.Attrs[attrMachine] = ds.Machine
+	c.in.Attrs[attrNICDevice] = nicDevice(ds.Model)
 	if ds.RXQueueSize > 0 {
 		c.in.Attrs[attrRXQueueSize] = fmt.Sprint(ds.RXQueueSize)
 	}

@@ -47,6 +47,9 @@ const (
 	// attrRXQueueSize is the benchmark NIC's host-side RX ring size
 	// (<driver rx_queue_size>), when the spec set one.
 	attrRXQueueSize = "rx_queue_size"
+	// attrNICDevice is the emulated device behind the benchmark NIC
+	// (nicDevice): results record whose model of the hardware ran.
+	attrNICDevice = "nic_device"
 	// The management NIC (management = …): its network (on a link: the
 	// pair's; "true" in attrMgmtOwned when lab made it), MAC and address.
 	attrMgmtNetwork = "mgmt_network"

@@ -300,11 +300,11 @@ func (p *Provider) pinDomain(ds *domainSpec, in *machine.Instance, role string) 
 // HostSettings is what a result records of the guest's placement on the
 // libvirt host: the machine type and, when cpu_pin {} set them, the host
 // CPUs of its vCPUs and of QEMU's own threads, the management NIC's
-// network, the benchmark NIC's host-side RX ring size and, on a host
-// device, its link type and device, as recorded at create.
+// network, the benchmark NIC's emulated device and host-side RX ring size
+// and, on a host device, its link type and device, as recorded at create.
 func (p *Provider) HostSettings(in machine.Instance) string {
 	var parts []string
-	for _, k := range []string{attrMachine, attrVCPUPin, attrEmulatorPin, attrMgmtNetwork, attrRXQueueSize, attrLinkType, attrLinkDev} {
+	for _, k := range []string{attrMachine, attrVCPUPin, attrEmulatorPin, attrMgmtNetwork, attrNICDevice, attrRXQueueSize, attrLinkType, attrLinkDev} {
 		if v := in.Attrs[k]; v != "" {
 			parts = append(parts, k+"="+strings.ReplaceAll(v, " ", ","))
 		}
@@ -313,3 +313,15 @@ func (p *Provider) HostSettings(in machine.Instance) string {
 }
 
 var _ providers.HostSettingsReporter = (*Provider)(nil)
+
+// nicDevice names the device QEMU emulates for a NIC model, as results
+// record it: "qemu-virtio", and for a model of another vendor's device
+// whose results would otherwise pass for that hypervisor's, what it is not:
+// QEMU's vmxnet3 (hw/net/vmxnet3.c, device revision 1) is QEMU's model of
+// VMware's device, and its figures say nothing about ESXi.
+func nicDevice(model string) string {
+	if model == "vmxnet3" {
+		return "qemu-vmxnet3-not-ESXi"
+	}
+	return "qemu-" + model
+}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/lab-bench/lab/machine"
 )
 
 func TestParseCPUSet(t *testing.T) {
@@ -131,5 +133,17 @@ func TestCheckTemplateDials(t *testing.T) {
 	p, _ = configure(t, "uri = \"qemu+unix:///system?socket="+sock+"\"\naccel = \"tcg\"\ncall_timeout = \"300ms\"\n")
 	if err := p.CheckTemplate(context.Background(), testMachine()); err != nil {
 		t.Errorf("no cpu_pin: %v, want no dial", err)
+	}
+}
+
+// TestHostSettingsNICDevice: a result records which emulated device the
+// benchmark NIC was, and that QEMU's vmxnet3 is not ESXi's (issue 33).
+func TestHostSettingsNICDevice(t *testing.T) {
+	p := New()
+	for model, want := range map[string]string{"vmxnet3": "nic_device=qemu-vmxnet3-not-ESXi", "virtio": "nic_device=qemu-virtio", "e1000e": "nic_device=qemu-e1000e"} {
+		in := machine.Instance{Attrs: map[string]string{attrMachine: "pc", attrNICDevice: nicDevice(model)}}
+		if got := p.HostSettings(in); got != "machine=pc "+want {
+			t.Errorf("%s: %q, want %q", model, got, "machine=pc "+want)
+		}
 	}
 }
