@@ -27,13 +27,14 @@ var Tool = &bench.Tool{
 	LossPortRefusal: "loss_port filters TCP packets to one port, but netperf's data connection uses a port netserver picks, not its control port; leave loss_port out for netperf.",
 }
 
-// packages bring netperf and netserver (Debian has them in non-free).
-var packages = map[string]string{guest.PackagingDeb: "netperf", guest.PackagingPorts: "benchmarks/netperf"}
+// packages bring netperf and netserver: the FreeBSD port. Debian has no
+// package in its default (main) component: debianHint.
+var packages = map[string]string{guest.PackagingPorts: "benchmarks/netperf"}
 
-// debianHint replaces the plain "apt-get install netperf" hint: Debian
-// ships netperf only in its non-free component (packages.debian.org,
-// bookworm/netperf, section non-free/net), so on a default Debian 12 that
-// command finds no candidate (issue 35).
+// debianHint is the Debian hint in place of a package name: Debian ships
+// netperf only in its non-free component (packages.debian.org,
+// bookworm/netperf, section non-free/net), so on a default Debian 12 a
+// plain "apt-get install netperf" finds no candidate (issue 35).
 var debianHint = map[string]string{guest.PackagingDeb: "Debian: enable the non-free component in /etc/apt/sources.list.d/debian.sources, apt-get update, then apt-get install netperf; Ubuntu: apt-get install netperf (multiverse)"}
 
 var (
