@@ -3,69 +3,25 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	headlesspkg "github.com/lab-bench/lab/internal/headless"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lab-bench/lab/internal/results"
 )
 
-// chromium finds a Chromium binary; without one the test skips, except
-// under CI=true, where CI installs it and a skip would hide a broken setup.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("needs chromium (apt-get install chromium)")
-	}
-	t.Skip("needs chromium (apt-get install chromium)")
-	return ""
-}
+// chromium and headless are internal/headless's Chromium and Run: a
+// binary (or a skip outside CI), and a headless load of a local file with
+// no network, returning the DOM and the console messages.
+func chromium(t *testing.T) string { return headlesspkg.Chromium(t) }
 
-// headless runs Chromium headless on a local file with a fresh profile,
-// no network (every host name fails to resolve) and console messages
-// logged; it returns the DOM after the page's scripts ran and the
-// console messages (errors included).
 func headless(t *testing.T, bin, page string, extra ...string) (dom string, console []string) {
-	t.Helper()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir(),
-		"--host-resolver-rules=MAP * ~NOTFOUND", "--enable-logging=stderr", "--v=0"}
-	args = append(args, extra...)
-	args = append(args, "file://"+page)
-	cmd := exec.Command(bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("chromium: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("chromium did not finish in 90 s")
-	}
-	for _, l := range strings.Split(stderr.String(), "\n") {
-		if strings.Contains(l, ":CONSOLE") {
-			console = append(console, l)
-		}
-	}
-	return stdout.String(), console
+	return headlesspkg.Run(t, bin, page, extra...)
 }
 
 // htmlFixture renders the metrics fixture with verdicts that pass, fail
