@@ -46,6 +46,13 @@ set -euo pipefail
 # shellcheck source=scripts/safe-rm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/safe-rm.sh"
 
+# wait_for_build_lock holds the lock file $1 (fd 8) until the script ends,
+# waiting, and saying so, while another build holds it.
+wait_for_build_lock() {
+  exec 8>"$1"
+  flock -n 8 || { echo "build-kvm-image: another build holds $1: waiting for it" >&2; flock 8; }
+}
+
 # -c: the cloud variant (a cloud image as lab's cloud_init {} templates
 # expect): the default image with cloud-init installed (NoCloud only, one
 # ed25519 host key made at first boot) and NO login key: lab's seed brings
@@ -60,6 +67,7 @@ build_cloud_variant() {
   exec 3>&1 1>&2
   vhash=$( { cat "$0"; cat "$base/done"; } | sha256sum | cut -c1-16)
   vdest=$out/$suite-cloud-$vhash
+  wait_for_build_lock "$out/.build-cloud.lock"
   if [ -f "${vdest:?}/done" ]; then
     echo "${vdest:?}" >&3
     return 0
@@ -145,7 +153,7 @@ exec 3>&1 1>&2
 [ -n "$pubkey" ] || { echo "build-kvm-image: -k PUBKEY is required (the key lab's ssh{} block uses)" >&2; exit 2; }
 [ -r "$pubkey" ] || { echo "build-kvm-image: cannot read $pubkey" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "build-kvm-image: needs root (debootstrap, chroot)" >&2; exit 1; }
-for c in debootstrap qemu-img mkfs.ext4 sha256sum xz; do
+for c in debootstrap qemu-img mkfs.ext4 sha256sum xz flock; do
   command -v "$c" >/dev/null || { echo "build-kvm-image: $c not found (apt-get install debootstrap qemu-utils e2fsprogs xz-utils)" >&2; exit 1; }
 done
 
@@ -181,11 +189,15 @@ chroot_packages="linux-image-amd64 initramfs-tools iperf3"
 # mirror is left out on purpose (any mirror of the suite builds the same guest).
 hash=$( { cat "$0"; cat "$pubkey"; echo "$suite $packages $chroot_packages"; } | sha256sum | cut -c1-16)
 dest=$out/$suite-$hash
+mkdir -p "$out"
+# One build at a time per cache: a second caller (CI's early build in the
+# background, then TestKVM's harness) waits for the first and takes its
+# result from the cache instead of building the same image beside it.
+wait_for_build_lock "$out/.build.lock"
 if [ -f "${dest:?}/done" ]; then
   echo "${dest:?}" >&3
   exit 0
 fi
-mkdir -p "$out"
 
 work=$(mktemp -d "$out/.build.XXXXXX")
 root=$work/root

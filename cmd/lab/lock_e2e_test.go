@@ -18,9 +18,19 @@ func TestLockFileForReal(t *testing.T) {
 	needNamespaces(t)
 	dir := labDir(t, "e2e-lockfile", strings.ReplaceAll(smallLab, "%s", "1s"))
 	lockPath := filepath.Join(dir, lockfile.FileName)
+	// Each step is checked for what it left, so that a leak names the
+	// step and its output (CI once found two namespaces left at the end).
+	noneLeft := func(step, stderr string) {
+		t.Helper()
+		if left := namespaces(t, "e2e-lockfile"); len(left) > 0 {
+			t.Errorf("%s left %v; its stderr:\n%s", step, left, stderr)
+		}
+	}
 
 	if out, stderr, err := lab(t, dir, "apply", "-auto-approve"); err != nil || !strings.Contains(out, "Wrote "+lockfile.FileName) {
 		t.Fatalf("first apply: %v\n%s%s", err, out, stderr)
+	} else {
+		noneLeft("the first apply", stderr)
 	}
 	src, err := os.ReadFile(lockPath)
 	if err != nil || !strings.Contains(string(src), `machine "pair.veth.server"`) || !strings.Contains(string(src), `tool "iperf3"`) ||
@@ -35,15 +45,19 @@ func TestLockFileForReal(t *testing.T) {
 	if err != nil || !strings.Contains(stderr, "drift from "+lockfile.FileName) {
 		t.Errorf("apply on drift should warn and succeed: %v\n%s", err, stderr)
 	}
+	noneLeft("the apply on drift", stderr)
 	_, stderr, err = lab(t, dir, "apply", "-auto-approve", "-locked")
 	if err == nil || !strings.Contains(stderr, "-locked") || !strings.Contains(stderr, "5.10.0-old") {
 		t.Errorf("apply -locked on drift should refuse: %v\n%s", err, stderr)
 	}
+	noneLeft("the apply -locked on drift", stderr)
 	if out, stderr, err := lab(t, dir, "init", "-upgrade"); err != nil || !strings.Contains(out, "5.10.0-old") {
 		t.Errorf("init -upgrade: %v\n%s%s", err, out, stderr)
 	}
 	if out, stderr, err := lab(t, dir, "apply", "-auto-approve", "-locked"); err != nil {
 		t.Errorf("apply -locked after upgrade: %v\n%s%s", err, out, stderr)
+	} else {
+		noneLeft("the apply -locked after upgrade", stderr)
 	}
 	now, _ := os.ReadFile(lockPath)
 	rs := results.Store{Dir: filepath.Join(dir, "results")}
@@ -67,7 +81,5 @@ func TestLockFileForReal(t *testing.T) {
 		!strings.Contains(stderr, "nothing was created") || strings.Contains(out, ": creating ") {
 		t.Errorf("apply -locked on a changed template should refuse before creating: %v\n%s%s", err, out, stderr)
 	}
-	if left := namespaces(t, "e2e-lockfile"); len(left) > 0 {
-		t.Errorf("left: %v", left)
-	}
+	noneLeft("the apply -locked on a changed template", stderr)
 }

@@ -15,15 +15,21 @@ import (
 // a database that does not answer costs each run this, then the file lock.
 const teamLockReach = 10 * time.Second
 
+// openArchive opens the team's archive; a test replaces it to lose the
+// database between opening and locking.
+var openArchive = archive.Open
+
 // teamLock takes the benchmark lock of this machine's footprint as a
 // PostgreSQL advisory lock in the team's archive at loc, so that runners
 // sharing the archive never benchmark on one host at once; the wait names
 // who holds it. ok is false when the archive cannot be reached: the
-// caller then takes the file lock, which still guards this machine.
+// caller then takes the file lock, which still guards this machine. A
+// database lost between opening and locking is out of reach too; only a
+// cancelled wait (Ctrl-C, a timeout) is an error.
 func (o *Operation) teamLock(ctx context.Context, loc, labID string) (release func(), ok bool, err error) {
 	open, cancel := context.WithTimeout(ctx, teamLockReach)
 	defer cancel()
-	s, err := archive.Open(open, loc)
+	s, err := openArchive(open, loc)
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "Warning: the team's benchmark lock is out of reach (%v): taking this machine's file lock only.\n", err)
 		return nil, false, nil
@@ -35,7 +41,11 @@ func (o *Operation) teamLock(ctx context.Context, loc, labID string) (release fu
 	})
 	if err != nil {
 		_ = s.Close()
-		return nil, true, fmt.Errorf("team benchmark lock: %w", err)
+		if ctx.Err() != nil {
+			return nil, true, fmt.Errorf("team benchmark lock: %w", err)
+		}
+		fmt.Fprintf(o.Stderr, "Warning: the team's benchmark lock is out of reach (%v): taking this machine's file lock only.\n", err)
+		return nil, false, nil
 	}
 	return func() { unlock(); _ = s.Close() }, true, nil
 }
