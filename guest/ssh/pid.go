@@ -35,10 +35,12 @@ func Unwrap(line string) (string, bool) {
 }
 
 // pidWriter passes stderr through, minus the wrapper's first line, whose
-// process id it keeps.
+// process id it keeps. Its methods may be called while x/crypto/ssh's
+// copying goroutine still writes (a cancelled Run gives the session only
+// closeWait to end), so the text is read through Bytes, under its lock.
 type pidWriter struct {
 	mu   sync.Mutex
-	out  *bytes.Buffer
+	out  bytes.Buffer
 	head []byte // bytes of the first line so far
 	done bool   // first line seen
 	pid  int
@@ -76,6 +78,33 @@ func (w *pidWriter) flush() {
 		w.out.Write(w.head)
 		w.done = true
 	}
+}
+
+// Bytes is a copy of the stderr passed through so far.
+func (w *pidWriter) Bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.out.Bytes())
+}
+
+// lockedBuffer collects stdout, read through Bytes while the session's
+// copying goroutine may still write it (see pidWriter).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// Bytes is a copy of what was written so far.
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.b.Bytes())
 }
 
 func (w *pidWriter) PID() int {

@@ -18,7 +18,6 @@
 package ssh
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -84,8 +83,8 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 		return guest.Result{}, ce
 	}
 	defer sess.Close()
-	var stdout, stderr bytes.Buffer
-	pw := &pidWriter{out: &stderr}
+	var stdout lockedBuffer
+	pw := &pidWriter{}
 	sess.Stdin, sess.Stdout, sess.Stderr = c.Stdin, &stdout, pw
 	if err := sess.Start(guest.ShellJoin(wrapped(c.Argv))); err != nil {
 		ce.Err = fmt.Errorf("start: %w", err)
@@ -109,11 +108,11 @@ func (t *Transport) Run(ctx context.Context, c guest.Cmd) (guest.Result, error) 
 		err = ctx.Err()
 	}
 	pw.flush()
-	res := guest.Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	res := guest.Result{Stdout: stdout.Bytes(), Stderr: pw.Bytes()}
 	if err == nil {
 		return res, nil
 	}
-	ce.Stderr = stderr.String()
+	ce.Stderr = string(res.Stderr)
 	var exit *xssh.ExitError
 	switch {
 	case ctx.Err() != nil:
