@@ -26,7 +26,7 @@
 #
 # NOT RUN on a real bhyve host or FreeBSD guest: the bhyve provider and the
 # FreeBSD driver are tested against an in-process SSH server replaying
-# FreeBSD output (see README, "bhyve back end and FreeBSD guests").
+# FreeBSD output (see docs/backend-bhyve.md).
 #
 # The host needs vm-bhyve with two stopped template VMs (a FreeBSD 14 guest
 # with iperf2 installed and an Ubuntu guest with iperf and iptables), both
