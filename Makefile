@@ -40,9 +40,12 @@ test: deps vet
 	$(MAKE) fuzz
 
 ## docs: regenerate docs/cli.md from lab's verb table and flag sets
-## (cmd/lab/clidocs_test.go; TestCLIReference fails when it is stale)
+## (cmd/lab/clidocs_test.go) and docs/spec-schema.md from the spec loader's
+## block schemas (internal/spec/schemadoc_test.go); TestCLIReference and
+## TestSchemaReference fail when the checked-in pages are stale
 docs:
 	$(GO) test ./cmd/lab -run '^TestCLIReference$$' -count=1 -update
+	$(GO) test ./internal/spec -run '^TestSchemaReference$$' -count=1 -update
 
 ## fuzz: each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer hunt)
 ## (scripts/fuzz.sh: a failure that wrote no input, Go's own deadline race, runs once more)
