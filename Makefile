@@ -8,7 +8,7 @@ FUZZ := ./internal/spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse .
 	./bench/netperf:FuzzParse ./bench/sockperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
 	./guest/freebsd:FuzzParseIfconfig ./internal/lockfile:FuzzParse ./internal/state:FuzzDecode
 
-.PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce sensitivity duet
+.PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce sensitivity duet docs
 
 ## demo: install prerequisites, build lab, run the quickstart lab for real
 demo: deps build
@@ -38,6 +38,14 @@ test: deps vet
 	$(GO) test -p 1 -count=1 -timeout 20m $(NORACE)
 	$(GO) test -p 1 -count=1 -timeout 70m ./cmd/lab
 	$(MAKE) fuzz
+
+## docs: regenerate docs/cli.md from lab's verb table and flag sets
+## (cmd/lab/clidocs_test.go) and docs/spec-schema.md from the spec loader's
+## block schemas (internal/spec/schemadoc_test.go); TestCLIReference and
+## TestSchemaReference fail when the checked-in pages are stale
+docs:
+	$(GO) test ./cmd/lab -run '^TestCLIReference$$' -count=1 -update
+	$(GO) test ./internal/spec -run '^TestSchemaReference$$' -count=1 -update
 
 ## fuzz: each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer hunt)
 ## (scripts/fuzz.sh: a failure that wrote no input, Go's own deadline race, runs once more)

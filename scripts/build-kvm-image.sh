@@ -14,7 +14,7 @@
 # runs sshd with one ed25519 host key made here, at build time (lab pins the key each guest
 # presents at first contact; guests of one image share it), and lets root in
 # with the given public key only. Boot time under QEMU emulation (TCG) is what
-# the rest is about (BenchmarkKVMBoot measures it; README, "KVM/libvirt back end"):
+# the rest is about (BenchmarkKVMBoot measures it; docs/backend-libvirt.md):
 #  - vmlinux is the kernel uncompressed, booted through its PVH entry: QEMU
 #    loads the ELF and the guest skips decompressing ~60 MB of xz (seconds
 #    under TCG). A kernel without PVH support ships compressed instead.

@@ -15,7 +15,8 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 )
 
-// TestREADMEBundleTable keeps the README's table of pinned bundles true
+// TestREADMEBundleTable keeps the table of pinned bundles (in
+// docs/publishing.md, once the README's) true
 // to testdata/bundles/: a row for every bundle and a bundle for every row,
 // the row's "N cells" the number of cells lab reproduce judges (the
 // distinct experiment, pair and cell of the bundle's records), its margin
@@ -23,7 +24,7 @@ import (
 // bundle states none), its back end one bundle.json names and every
 // `-var k=v` of its spec column a value of the bundle's published.labvars.
 func TestREADMEBundleTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile(bundleTablePage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestREADMEBundleTable(t *testing.T) {
 	slices.Sort(names)
 	slices.Sort(rowNames)
 	if !slices.Equal(names, rowNames) {
-		t.Errorf("README bundle table rows %q, testdata/bundles/ holds %q", rowNames, names)
+		t.Errorf("%s: bundle table rows %q, testdata/bundles/ holds %q", bundleTablePage, rowNames, names)
 	}
 	for _, name := range names {
 		row, ok := rows[name]
@@ -58,13 +59,16 @@ func TestREADMEBundleTable(t *testing.T) {
 	}
 }
 
-// bundleTableRows returns the README's pinned-bundle table by bundle name:
+// bundleTablePage is the page that holds the table of pinned bundles.
+const bundleTablePage = "../../docs/publishing.md"
+
+// bundleTableRows returns the page's pinned-bundle table by bundle name:
 // each row's columns (spec, back end, margin, what a reproduction checks).
 func bundleTableRows(t *testing.T, readme string) map[string][]string {
 	t.Helper()
 	start := strings.Index(readme, "| `testdata/bundles/` |")
 	if start < 0 {
-		t.Fatal("README.md has no table of pinned bundles (header \"| `testdata/bundles/` |\")")
+		t.Fatal(bundleTablePage + " has no table of pinned bundles (header \"| `testdata/bundles/` |\")")
 	}
 	rows := map[string][]string{}
 	lines := strings.Split(readme[start:], "\n")
@@ -74,7 +78,7 @@ func bundleTableRows(t *testing.T, readme string) map[string][]string {
 		}
 		cols := strings.Split(strings.Trim(line, "|"), " | ")
 		if len(cols) != 5 {
-			t.Fatalf("README bundle table row with %d columns, want 5: %s", len(cols), line)
+			t.Fatalf("bundle table row with %d columns, want 5: %s", len(cols), line)
 		}
 		rows[strings.Trim(strings.TrimSpace(cols[0]), "`")] = cols[1:]
 	}
@@ -123,7 +127,7 @@ func bundleRowProblems(dir string, row []string) []string {
 	return out
 }
 
-// percent is a margin as the README writes it: whole per cent.
+// percent is a margin as the table writes it: whole per cent.
 func percent(f float64) string { return strconv.Itoa(int(math.Round(f * 100))) }
 
 // publishedVars reads the bundle's variables file: name = value lines,

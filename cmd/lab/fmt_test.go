@@ -27,22 +27,36 @@ func TestFmtCheckExamples(t *testing.T) {
 	}
 }
 
-// TestFmtCheckREADME: the README's hcl blocks are formatted.
+// TestFmtCheckREADME: the hcl blocks of the README, docs/ and the
+// examples' READMEs are formatted.
 func TestFmtCheckREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	blocks := regexp.MustCompile("(?s)```hcl\n(.*?)```").FindAllSubmatch(readme, -1)
-	for i, b := range blocks {
-		name := filepath.Join(dir, fmt.Sprintf("block%03d.hcl", i))
-		if err := os.WriteFile(name, b[1], 0o644); err != nil {
+	pages := []string{"../../README.md"}
+	for _, pattern := range []string{"../../docs/*.md", "../../examples/*/README.md"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
 			t.Fatal(err)
 		}
+		pages = append(pages, m...)
 	}
-	if code, out, errOut := runLab(t, "", "-chdir="+dir, "fmt", "-check", "-diff"); code != 0 {
-		t.Errorf("README hcl blocks are not formatted (exit %d):\n%s%s", code, out, errOut)
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		blocks := regexp.MustCompile("(?s)```hcl\n(.*?)```").FindAllSubmatch(text, -1)
+		if len(blocks) == 0 {
+			continue
+		}
+		for i, b := range blocks {
+			name := filepath.Join(dir, fmt.Sprintf("block%03d.hcl", i))
+			if err := os.WriteFile(name, b[1], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if code, out, errOut := runLab(t, "", "-chdir="+dir, "fmt", "-check", "-diff"); code != 0 {
+			t.Errorf("%s: hcl blocks are not formatted (exit %d):\n%s%s", page, code, out, errOut)
+		}
 	}
 }
 

@@ -37,7 +37,7 @@ experiment "until-narrow" {
 # expectation (the mean far enough inside or outside the band, in
 # standard errors) or finds it futile (the mean too near an edge) — at
 # the latest after 12 runs. lab check judges the cell by the same looks.
-# Each wrong verdict with the true mean on an edge: ≤ 2.5 % (README).
+# Each wrong verdict with the true mean on an edge: ≤ 2.5 % (docs/spec.md).
 experiment "until-verdict" {
   pairs  = [pair.veth]
   matrix = { streams = [1, 2] }

@@ -26,7 +26,7 @@
 #
 # NOT RUN on a real bhyve host or FreeBSD guest: the bhyve provider and the
 # FreeBSD driver are tested against an in-process SSH server replaying
-# FreeBSD output (see README, "bhyve back end and FreeBSD guests").
+# FreeBSD output (see docs/backend-bhyve.md).
 #
 # The host needs vm-bhyve with two stopped template VMs (a FreeBSD 14 guest
 # with iperf2 installed and an Ubuntu guest with iperf and iptables), both
@@ -153,7 +153,7 @@ experiment "cubic-vs-newreno" {
 
   # Margin: the post's own per-second CUBIC figures under loss swing by
   # ±13 % (176-226 Mb/s), so a run-to-run CV of about that size is likely;
-  # a ratio of two such runs varies by √2 × 13 % ≈ 18 %, and the README's
+  # a ratio of two such runs varies by √2 × 13 % ≈ 18 %, and docs/published.md's
   # rule (about 2 × that CV) gives 35 % instead of the default 15 %.
   expect "NewReno beats CUBIC under 1 % nth loss by the post's factor (918 / 193 = 4.8)" {
     ratio = { of = "cc=newreno", over = "cc=cubic", published = published.seed-003-vm-loss, margin = "35%" }

@@ -29,7 +29,7 @@
 #
 # The machines need sshd with your key for root, netperf (netserver) and
 # iperf 2. NOT RUN against real FreeBSD machines: the FreeBSD driver's
-# commands are tested by golden transcripts only (see README).
+# commands are tested by golden transcripts only (see docs/backend-bhyve.md).
 
 lab "hosts-netperf-msgsize" {
   description = "seed 004 (H. Yin): FreeBSD vs Linux, netperf default and -m 64..4096, iperf plain, -d and -P 2"

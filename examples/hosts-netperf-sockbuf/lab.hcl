@@ -30,7 +30,7 @@
 # The machines need sshd with your key for root and netperf
 # (benchmarks/netperf: netperf, netserver).
 # NOT RUN against real FreeBSD machines: the FreeBSD driver's commands are
-# tested by golden transcripts only (see README).
+# tested by golden transcripts only (see docs/backend-bhyve.md).
 
 lab "hosts-netperf-sockbuf" {
   description = "seed 004 (A. Chadd): netperf TCP_STREAM with the client's socket buffers at 128 B / 1 KB / 8 KB"

@@ -5,7 +5,7 @@
 # at guest MTU 1500 and 9000. Build the template with
 #   scripts/build-kvm-image.sh -k ~/.ssh/lab_ed25519.pub
 # and put its base.qcow2, vmlinux and initrd.img into a storage pool (see the
-# README, "KVM/libvirt back end"). Then:
+# docs/backend-libvirt.md). Then:
 #   lab -chdir=examples/kvm-virtio-jumbo apply -auto-approve -var pool=POOL
 # Without working KVM add -var accel=tcg (QEMU emulation: slower, same shape).
 lab "kvm-virtio-jumbo" {

@@ -16,7 +16,7 @@
 #   scripts/build-kvm-image.sh -k ~/.ssh/lab_ed25519.pub
 # (its initrd boots from virtio disks; the vmxnet3 module ships in the
 # image's kernel, udev loads it) and put base.qcow2, vmlinux and initrd.img
-# into a storage pool (README, "KVM/libvirt back end"). Then:
+# into a storage pool (docs/backend-libvirt.md). Then:
 #   lab -chdir=examples/kvm-vmxnet3-vs-virtio apply -auto-approve -var pool=POOL
 # Without working KVM add -var accel=tcg (QEMU emulation: slower; the shapes
 # below are stated for it too, see each one).
