@@ -17,6 +17,10 @@ import (
 // a database that does not answer costs each run this, then the file lock.
 const teamLockReach = 10 * time.Second
 
+// outOfReach is the warning of a team lock out of reach: a run on this
+// machine still takes its file lock; a run elsewhere has no lock at all.
+const outOfReach = "Warning: the team's benchmark lock is out of reach (%v): a run on this machine takes its file lock only, a run on another host none.\n"
+
 // openArchive opens the team's archive; a test replaces it to lose the
 // database between opening and locking.
 var openArchive = archive.Open
@@ -34,7 +38,7 @@ func (o *Operation) teamLock(ctx context.Context, loc, labID string, resources [
 	defer cancel()
 	s, err := openArchive(open, loc)
 	if err != nil {
-		fmt.Fprintf(o.Stderr, "Warning: the team's benchmark lock is out of reach (%v): taking this machine's file lock only.\n", err)
+		fmt.Fprintf(o.Stderr, outOfReach, err)
 		return nil, false, nil
 	}
 	me := archive.Holder{Runner: o.runnerName(), Lab: labID, PID: os.Getpid(), Since: time.Now()}
@@ -49,7 +53,7 @@ func (o *Operation) teamLock(ctx context.Context, loc, labID string, resources [
 		if ctx.Err() != nil {
 			return nil, true, fmt.Errorf("team benchmark lock: %w", err)
 		}
-		fmt.Fprintf(o.Stderr, "Warning: the team's benchmark lock is out of reach (%v): taking this machine's file lock only.\n", err)
+		fmt.Fprintf(o.Stderr, outOfReach, err)
 		return nil, false, nil
 	}
 	return func() { unlock(); _ = s.Close() }, true, nil
