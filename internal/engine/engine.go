@@ -73,11 +73,13 @@ type Engine struct {
 	Provenance results.Provenance
 	RunID      string
 	Lab        string
-	// HostLock, when set, is taken around each run whose provider's
-	// machines are on this host (Capabilities.OnThisHost), so benchmarks
-	// of two labs (or two checkouts of one) never overlap on its CPUs. It
-	// blocks until the lock is free or ctx is done.
-	HostLock func(ctx context.Context) (release func(), err error)
+	// HostLock, when set, is taken around each run with its scope: on
+	// this host (Capabilities.OnThisHost), so benchmarks of two labs (or
+	// two checkouts of one) never overlap on its CPUs, and the run's
+	// footprint as a team's runners name it (LockScope.Team), so theirs
+	// never overlap on one hypervisor host. It blocks until the lock is
+	// free or ctx is done.
+	HostLock func(ctx context.Context, scope LockScope) (release func(), err error)
 	// AfterRun, when set, sees every record after it is written; an error
 	// stops the apply (which then tears down as on any error). The CLI
 	// uses it to hold runs to the lock file.

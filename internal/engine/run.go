@@ -194,13 +194,13 @@ func (e *Engine) runOne(ctx context.Context, s *session, r plan.Run, adapt *adap
 	return e.finish(ctx, s, r, rec, err, adapt, total, out)
 }
 
-// hostLock takes the host lock (Engine.HostLock) when one of the sessions'
-// machines is on this host; the returned function releases it.
+// hostLock takes the benchmark lock (Engine.HostLock) of a run on the
+// sessions' machines; the returned function releases it.
 func (e *Engine) hostLock(ctx context.Context, sessions ...*session) (func(), error) {
-	if e.HostLock == nil || !slices.ContainsFunc(sessions, (*session).onThisHost) {
+	if e.HostLock == nil {
 		return func() {}, nil
 	}
-	return e.HostLock(ctx)
+	return e.HostLock(ctx, lockScope(sessions))
 }
 
 // onThisHost reports whether one of the session's machines runs on this

@@ -24,7 +24,7 @@ func TestTeamLockDatabaseLostAfterOpen(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	o := &Operation{Stderr: &stderr}
-	release, ok, err := o.teamLock(context.Background(), c.URL, "lost")
+	release, ok, err := o.teamLock(context.Background(), c.URL, "lost", []string{thisMachineResource()})
 	if err != nil || ok || release != nil || !strings.Contains(stderr.String(), "out of reach") {
 		t.Fatalf("teamLock with the database killed after opening: ok %v, err %v, stderr %q", ok, err, stderr.String())
 	}
@@ -38,7 +38,7 @@ func TestTeamLockDatabaseLostAfterOpen(t *testing.T) {
 		cancel()
 		return s, err
 	}
-	if _, _, err := o.teamLock(ctx, c.URL, "cancelled"); err == nil {
+	if _, _, err := o.teamLock(ctx, c.URL, "cancelled", []string{thisMachineResource()}); err == nil {
 		t.Fatal("teamLock whose wait was cancelled: no error")
 	}
 }

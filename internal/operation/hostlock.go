@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/lab-bench/lab/internal/archive"
+	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/state"
 )
 
@@ -24,23 +26,29 @@ func (o *Operation) hostLockDir() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("lab-%d", os.Getuid()))
 }
 
-// HostLock returns the engine's HostLock: the state package's flock with
+// HostLock returns the engine's HostLock. With a PostgreSQL archive it
+// first takes the team's lock on the run's footprint (teamLock: every
+// hypervisor host, vCenter host, hosts machine or this machine the run
+// loads), which serialises the team's runners on each. Then, for a run
+// on this host (LockScope.ThisHost), the state package's flock with
 // holder info, on a directory shared by every lab on this machine. While
-// another lab holds it, the user is told who, once per wait. With a
-// PostgreSQL archive the team's lock on this machine's footprint
-// (teamLock) is taken first, which serialises every runner of the team.
-func (o *Operation) HostLock(labID string) func(ctx context.Context) (func(), error) {
+// another holds either, the user is told who, once per wait.
+func (o *Operation) HostLock(labID string) func(ctx context.Context, scope engine.LockScope) (func(), error) {
 	store := state.Store{Dir: o.hostLockDir()}
-	return func(ctx context.Context) (func(), error) {
+	warned := &atomic.Bool{}
+	return func(ctx context.Context, scope engine.LockScope) (func(), error) {
 		team := func() {}
 		if loc := o.ArchiveLocation(); archive.IsPostgres(loc) {
-			release, ok, err := o.teamLock(ctx, loc, labID)
+			release, ok, err := o.teamLock(ctx, loc, labID, o.teamResources(ctx, scope, warned))
 			if err != nil {
 				return nil, err
 			}
 			if ok {
 				team = release
 			}
+		}
+		if !scope.ThisHost {
+			return team, nil
 		}
 		unlock, err := o.fileLock(ctx, store, labID)
 		if err != nil {
