@@ -83,8 +83,8 @@ func TestInputFalse(t *testing.T) {
 		}
 	}
 	g := &globals{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
-	if f, err := parseApplyFlags(g, []string{"-input=false", "-auto-approve"}); err != nil || f.input || !f.auto {
-		t.Errorf("apply -input=false -auto-approve: %+v, %v", f, err)
+	if a, _, err := parseApplyFlags(g, []string{"-input=false", "-auto-approve"}); err != nil || !a.AutoApprove {
+		t.Errorf("apply -input=false -auto-approve: %+v, %v", a, err)
 	}
 	code, out, errOut := runLab(t, "", "-chdir="+quickstartDir(t, false), "destroy", "-input=false", "-auto-approve")
 	if code != exitOK || !strings.Contains(out, "Nothing to destroy") {

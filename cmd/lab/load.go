@@ -45,13 +45,6 @@ func (v *varFlags) addFile(path string) error {
 // opVars is v as the operation package takes it.
 func (v varFlags) opVars() operation.Vars { return operation.Vars{Vars: v.vars, Files: v.files} }
 
-// in is v with every relative -var-file made absolute from the lab
-// directory dir (operation.Vars.In).
-func (v varFlags) in(dir string) varFlags {
-	o := v.opVars().In(dir)
-	return varFlags{vars: o.Vars, files: o.Files}
-}
-
 // loadLab decodes the lab directory and prints diagnostics
 // (operation.Operation.LoadLab).
 func loadLab(g *globals, v varFlags) (*spec.Lab, error) { return g.op().LoadLab(v.opVars()) }

@@ -91,9 +91,6 @@ type globals struct {
 	noColor bool
 	// lockTimeout is -lock-timeout: how long to wait for the state lock.
 	lockTimeout time.Duration
-	// sayReaches makes apply say where the spec's providers connect
-	// before asking for approval (reproduce: the spec is someone else's).
-	sayReaches bool
 }
 
 func main() {
@@ -234,6 +231,9 @@ func exitCode(stderr io.Writer, err error) int {
 	var r reported
 	if errors.As(err, &r) {
 		return r.code
+	}
+	if errors.Is(err, operation.ErrExpectFailed) { // its verdicts were shown
+		return exitExpect
 	}
 	if errors.Is(err, operation.ErrReported) { // diagnostics printed already
 		return exitError

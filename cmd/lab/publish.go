@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
 )
@@ -29,20 +29,8 @@ func runPublish(g *globals, args []string) error {
 	if *out == "" {
 		return fmt.Errorf("publish needs -o DIR, the directory to write the bundle to")
 	}
-	lab, err := loadLab(g, v)
-	if err != nil {
-		return err
-	}
-	info, recs, b, err := g.op().Publish(lab, v.opVars(), operation.PublishOptions{Out: *out, Run: fl.Arg(0), Margin: margin.v, ShapeMargin: shapeMargin.v, Notes: notes, SignKey: *sign})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stdout, "Published run %s of lab %q (%d records) to %s.\nCheck it with: %s\n", info.ID, lab.Name, len(recs), *out,
-		"lab reproduce "+operation.ShellQuote(*out))
-	if len(b.OmittedVariables) > 0 {
-		fmt.Fprintf(g.stdout, "Sensitive variables left out: %s (a reproducer sets them with -var).\n", strings.Join(b.OmittedVariables, ", "))
-	}
-	return nil
+	return g.op().Publish(operation.PublishArgs{Vars: v.opVars(), PublishOptions: operation.PublishOptions{
+		Out: *out, Run: fl.Arg(0), Margin: margin.v, ShapeMargin: shapeMargin.v, Notes: notes, SignKey: *sign}}, view.Publish{W: g.stdout})
 }
 
 // defaultMargin is the equivalence margin when none is given: 10 % of the

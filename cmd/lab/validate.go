@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"strings"
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/internal/operation"
+	"github.com/lab-bench/lab/internal/spec"
 )
 
 // runValidate is `lab validate`: decode and check the spec, as Terraform
@@ -20,27 +19,8 @@ func runValidate(g *globals, args []string) error {
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
-	lab, diags := g.op().ValidateLab(v.opVars())
-	if *asJSON {
-		if err := view.DiagnosticsJSON(g.stdout, g.dir, lab, diags); err != nil {
-			return err
-		}
-		if diags.HasErrors() {
-			return reported{exitError}
-		}
-		return nil
-	}
-	if len(diags) > 0 {
-		_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
-	}
-	if diags.HasErrors() {
-		return reported{exitError}
-	}
-	fmt.Fprintf(g.stdout, "Success! Lab %q is valid: %d experiment(s), %d pair(s), %d cell(s).\n",
-		lab.Name, len(lab.Experiments), len(lab.Pairs), operation.CountCells(lab))
-	if names := operation.UnknownVariables(lab); len(names) > 0 {
-		fmt.Fprintf(g.stdout, "Variables without a value were taken as unknown (%s): what reads them is checked by plan, which needs their values.\n",
-			strings.Join(names, ", "))
-	}
-	return nil
+	return g.op().Validate(v.opVars(), view.Validate{Stdout: g.stdout, Stderr: g.stderr, JSON: *asJSON, Dir: g.dir,
+		Write: func(lab *spec.Lab, diags hcl.Diagnostics) {
+			_ = lab.WriteDiagnostics(g.stderr, diags, termWidth(), useColor(g, g.stderr))
+		}})
 }

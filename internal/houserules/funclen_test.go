@@ -1,12 +1,15 @@
 package houserules
 
 import (
+	"cmp"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +25,57 @@ func TestNoLongFunctions(t *testing.T) {
 	}
 	for _, f := range long {
 		t.Errorf("%s: %s is %d lines (at most %d)", f.pos, f.name, f.lines, MaxLines)
+	}
+	// The cap alone hides a trend (issue 36 §5: functions sitting at
+	// exactly 100 lines): the distribution shows it with -v.
+	all, err := longFunctions(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(distribution(all))
+}
+
+// distribution summarises function lengths: how many, the median, the
+// 90th percentile (nearest rank) and the five longest with where they are.
+func distribution(fns []longFunc) string {
+	if len(fns) == 0 {
+		return "no functions"
+	}
+	sorted := slices.SortedFunc(slices.Values(fns), func(a, b longFunc) int {
+		return cmp.Or(b.lines-a.lines, strings.Compare(a.pos, b.pos))
+	})
+	// The p-th percentile by nearest rank: the ceil(p·n/100)-th shortest.
+	rank := func(p int) int { return sorted[len(sorted)-(p*len(sorted)+99)/100].lines }
+	var top []string
+	for _, f := range sorted[:min(5, len(sorted))] {
+		top = append(top, fmt.Sprintf("%s %s (%d)", f.pos, f.name, f.lines))
+	}
+	return fmt.Sprintf("%d functions: median %d lines, 90th percentile %d, longest: %s", len(sorted), rank(50), rank(90), strings.Join(top, ", "))
+}
+
+// TestDistribution: the summary's median and 90th percentile are the
+// nearest-rank ones, and the longest five come longest first.
+func TestDistribution(t *testing.T) {
+	fns := func(lines ...int) []longFunc {
+		var out []longFunc
+		for i, n := range lines {
+			out = append(out, longFunc{pos: fmt.Sprintf("f.go:%d", i+1), name: fmt.Sprintf("f%d", i+1), lines: n})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		fns  []longFunc
+		want string
+	}{
+		{nil, "no functions"},
+		{fns(7), "1 functions: median 7 lines, 90th percentile 7, longest: f.go:1 f1 (7)"},
+		{fns(1, 2, 3, 4, 5, 6, 7, 8, 9, 100), "10 functions: median 5 lines, 90th percentile 9, longest: " +
+			"f.go:10 f10 (100), f.go:9 f9 (9), f.go:8 f8 (8), f.go:7 f7 (7), f.go:6 f6 (6)"},
+		{fns(3, 1, 2), "3 functions: median 2 lines, 90th percentile 3, longest: f.go:1 f1 (3), f.go:3 f3 (2), f.go:2 f2 (1)"},
+	} {
+		if got := distribution(tc.fns); got != tc.want {
+			t.Errorf("distribution(%v) =\n%s\nwant\n%s", tc.fns, got, tc.want)
+		}
 	}
 }
 

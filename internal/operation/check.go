@@ -12,13 +12,13 @@ import (
 	"github.com/lab-bench/lab/internal/spec"
 )
 
-// Check evaluates exps against the runs ids (ids or aliases; none: the
+// checkRuns evaluates exps against the runs ids (ids or aliases; none: the
 // latest) of the lab's results, pooled when there are several (each
 // apply's cell mean one observation). It returns the runs' joint name
 // ("ID+ID") and the outcomes; a run that did not complete makes every
 // verdict that is not a fail incomplete. partial allows checking such a
 // run.
-func (o *Operation) Check(lab *spec.Lab, exps []results.Expectation, ids []string, partial bool) (string, []results.Outcome, error) {
+func (o *Operation) checkRuns(lab *spec.Lab, exps []results.Expectation, ids []string, partial bool) (string, []results.Outcome, error) {
 	var err error
 	rs := o.ResultStore()
 	if len(ids) == 0 {

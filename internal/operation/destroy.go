@@ -11,6 +11,7 @@ import (
 
 	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/internal/engine"
+	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
@@ -145,4 +146,26 @@ func ValidWorkspaceID(s string) bool {
 		}
 	}
 	return true
+}
+
+// DestroyCommand is the `lab destroy` command line lab suggests: this
+// invocation's lab directory (-chdir), -var-file and -var options, and
+// extra. Every word is shell-quoted; a sensitive variable given with -var
+// is left out (lab never prints its value: give it as LAB_VAR_<name>).
+func (o *Operation) DestroyCommand(v Vars, lab *spec.Lab, extra ...string) string {
+	argv := []string{"lab"}
+	if o.Dir != "." {
+		argv = append(argv, "-chdir="+o.Dir)
+	}
+	argv = append(argv, "destroy")
+	for _, f := range v.Files {
+		argv = append(argv, "-var-file="+f)
+	}
+	for _, kv := range v.Vars {
+		if name, _, _ := strings.Cut(kv, "="); lab != nil && lab.Sensitive[strings.TrimSpace(name)] {
+			continue
+		}
+		argv = append(argv, "-var="+kv)
+	}
+	return guest.ShellJoin(append(argv, extra...))
 }

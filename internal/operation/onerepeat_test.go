@@ -57,7 +57,7 @@ func TestPublishWarnsSingleRepeat(t *testing.T) {
 		var stderr bytes.Buffer
 		o := &Operation{Dir: dir, Stderr: &stderr}
 		out := filepath.Join(t.TempDir(), "b")
-		if _, _, _, err := o.Publish(l, Vars{}, PublishOptions{Out: out, Margin: 0.1, ShapeMargin: 0.05}); err != nil {
+		if _, _, _, err := o.publishRun(l, Vars{}, PublishOptions{Out: out, Margin: 0.1, ShapeMargin: 0.05}); err != nil {
 			t.Fatalf("repeat %d: publish: %v", tt.repeats, err)
 		}
 		if _, err := os.Stat(filepath.Join(out, "bundle.json")); err != nil {

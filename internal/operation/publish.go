@@ -23,7 +23,7 @@ import (
 	"github.com/lab-bench/lab/internal/spec"
 )
 
-// PublishOptions are publish's flags.
+// PublishOptions are publish's flags (PublishArgs less the variables).
 type PublishOptions struct {
 	// Out is the bundle's directory (-o): new, or empty.
 	Out string
@@ -40,9 +40,38 @@ type PublishOptions struct {
 	SignKey string
 }
 
-// Publish writes run opt.Run of lab as a self-contained, signed bundle at
-// opt.Out, whole or not at all, and returns the run and the bundle's info.
-func (o *Operation) Publish(lab *spec.Lab, v Vars, opt PublishOptions) (info results.RunInfo, recs []results.Record, b bundle.Info, err error) {
+// PublishArgs are publish's arguments, parsed from its flags by the CLI.
+type PublishArgs struct {
+	PublishOptions
+	Vars Vars
+}
+
+// PublishView shows what publish wrote.
+type PublishView interface {
+	// Published says that run of lab (its records) went to the bundle b
+	// at out.
+	Published(run results.RunInfo, lab string, records int, out string, b bundle.Info)
+}
+
+// Publish is `lab publish`: it loads the lab and writes the run
+// args.Run as a self-contained, signed bundle at args.Out (publishRun).
+func (o *Operation) Publish(args PublishArgs, view PublishView) error {
+	lab, err := o.LoadLab(args.Vars)
+	if err != nil {
+		return err
+	}
+	info, recs, b, err := o.publishRun(lab, args.Vars, args.PublishOptions)
+	if err != nil {
+		return err
+	}
+	view.Published(info, lab.Name, len(recs), args.Out, b)
+	return nil
+}
+
+// publishRun writes run opt.Run of lab as a self-contained, signed bundle
+// at opt.Out, whole or not at all, and returns the run and the bundle's
+// info.
+func (o *Operation) publishRun(lab *spec.Lab, v Vars, opt PublishOptions) (info results.RunInfo, recs []results.Record, b bundle.Info, err error) {
 	info, recs, err = o.PublishableRun(lab, opt.Run)
 	if err != nil {
 		return info, recs, b, err

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -87,4 +88,30 @@ func ShapeChangeText(c results.ShapeChange) string {
 		s += " (" + c.Note + ")"
 	}
 	return s
+}
+
+// Reproduce is reproduce's view (operation.ReproduceView): apply's, then
+// the verdicts as text or, with JSON, as one JSON object.
+type Reproduce struct{ *Apply }
+
+// Signed says on stderr who signed the bundle's manifest.
+func (v Reproduce) Signed(who, file string) {
+	fmt.Fprintf(v.Stderr, "Bundle signed by %q (%s).\n", who, file)
+}
+
+// Reproducing says which run is reproduced where.
+func (v Reproduce) Reproducing(runID, lab, bundle, work string) {
+	fmt.Fprintf(v.say(), "Reproducing run %s of lab %q from %s in %s.\n\n", runID, lab, bundle, work)
+}
+
+// Notes is where lines on the bundle's spec go.
+func (v Reproduce) Notes() io.Writer { return v.say() }
+
+// Reproduction shows the verdicts.
+func (v Reproduce) Reproduction(r *operation.Reproduction) error {
+	if v.JSON {
+		return json.NewEncoder(v.Stdout).Encode(r)
+	}
+	Reproduction(v.Stdout, r)
+	return nil
 }
