@@ -128,7 +128,7 @@ var rules = []rule{
 		bad: func(p string) bool {
 			return slices.Contains([]string{"internal/results", "internal/state", "internal/spec", "internal/plan", "internal/engine"}, p)
 		}},
-	{name: "a back end imports no OS driver directly (it asks the contract: providers.FindNIC)", direct: true,
+	{name: "a back end imports no OS driver directly (it asks the OS registry: guest.For(os).NICs)", direct: true,
 		from: func(p string) bool { return strings.HasPrefix(p, "providers/") && p != "providers/providertest" },
 		bad:  isOSDriver},
 	{name: "report depends on no tool package (bench/<tool>): what a report draws, the tool's parsed sample carries",
