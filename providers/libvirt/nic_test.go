@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/guesttest"
 	"github.com/lab-bench/lab/internal/golden"
-	"github.com/lab-bench/lab/guest"
 )
 
 // TestNICByMAC finds the benchmark NIC the way each guest OS lists its
