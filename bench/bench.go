@@ -243,6 +243,10 @@ type Sample struct {
 	// Intervals are the tool's per-interval reports (iperf3 -J; iperf 2
 	// -i of a single stream), all streams together: a run's time series.
 	Intervals []Interval `json:"intervals,omitempty"`
+	// ReceiverIntervals are a UDP run's intervals as the receiver counted
+	// them, when the tool reports the receiving end's too (iperf3's
+	// server JSON); Intervals are then the rate the client sent.
+	ReceiverIntervals []Interval `json:"receiver_intervals,omitempty"`
 	// CongestionControl is the algorithm the tool reports in effect.
 	CongestionControl string `json:"congestion_control,omitempty"`
 	// Latency is set by request/response tests (netperf TCP_RR).
@@ -287,6 +291,18 @@ type LatencySample struct {
 	// so the true quantile is at most that and more than one bin below);
 	// 0 when the tool computed them exactly (netperf).
 	ResolutionUs float64 `json:"resolution_us,omitempty"`
+	// Histogram is the round trips' histogram the quantiles were read
+	// from, when the tool printed one (iperf 2's bounceback PDF line):
+	// the latency CDF pools it across repeats.
+	Histogram *Histogram `json:"histogram,omitempty"`
+}
+
+// Histogram is a tool's round-trip histogram: Counts[k] round trips fell
+// into bin k, which holds the times in ((k-1)·WidthUs, k·WidthUs].
+type Histogram struct {
+	WidthUs float64       `json:"width_us"`
+	Total   int64         `json:"total"`
+	Counts  map[int]int64 `json:"counts"`
 }
 
 // Interval is one reporting interval of a run, all streams together.

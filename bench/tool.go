@@ -53,6 +53,10 @@ type Program struct {
 	// that system has no package for it (sockperf has no FreeBSD port:
 	// "build it from …"); the missing-program error gives it as the hint.
 	Unpackaged map[string]string
+	// Version is the command that prints the program's version on its
+	// first line ("iperf3 --version"), which a back end's template
+	// identity and a run's provenance hold; nil: lab reads none.
+	Version []string
 }
 
 // DefaultTool is the tool of a run whose parameters name none (plans and
@@ -136,6 +140,42 @@ func PackageFor(system, program string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// VersionCommands are the version commands (Program.Version) of the named
+// tools' programs, or of every registered tool's when none is named: the
+// default tool's first, then by tool name, each program once.
+func VersionCommands(names ...string) [][]string {
+	toolsMu.RLock()
+	defer toolsMu.RUnlock()
+	names = slices.Clone(names)
+	if len(names) == 0 {
+		names = slices.Sorted(maps.Keys(tools))
+	}
+	slices.SortStableFunc(names, func(a, b string) int {
+		return boolInt(b == DefaultTool) - boolInt(a == DefaultTool)
+	})
+	var out [][]string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if tools[n] == nil {
+			continue
+		}
+		for _, p := range tools[n].Programs {
+			if len(p.Version) > 0 && !seen[p.Name] {
+				seen[p.Name] = true
+				out = append(out, p.Version)
+			}
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // UnpackagedHint is how to get program where packaging system has no

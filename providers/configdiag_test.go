@@ -2,6 +2,8 @@ package providers_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -39,6 +41,8 @@ func TestConfigureErrorsNameFileAndLine(t *testing.T) {
 		{"vsphere ip_timeout", vs, "url = \"https://vc.example/sdk\"\n\nip_timeout = \"soon\"\n", "Invalid ip_timeout", 3},
 		{"vsphere no url", vs, "datacenter = \"dc\"\n", "Missing vCenter URL", 0},
 		{"vsphere link_mode", vs, "url = \"https://vc.example/sdk\"\nlink_mode = \"mesh\"\n", "Invalid link_mode", 2},
+		{"libvirt link_bridge", func() providers.Provider { return libvirt.New() }, "\nlink_bridge = \"br 0\"\nmanagement = \"lab\"\n", "Invalid link_bridge", 2},
+		{"libvirt ssh without ssh", func() providers.Provider { return libvirt.New() }, "\n\nhost_key = \"ssh-ed25519 AAAA\"\n", "SSH setting without SSH", 3},
 		{"local cpus", func() providers.Provider { return local.New() }, "\ncpus = 0\n", "Invalid cpus", 2},
 		{"bhyve host", func() providers.Provider { return bhyve.New() }, "host = \"bad host\"\n", "Invalid host", 1},
 		{"bhyve vale", func() providers.Provider { return bhyve.New() },
@@ -80,5 +84,38 @@ func TestConfigureErrorsNameFileAndLine(t *testing.T) {
 				t.Errorf("no %q error in %v", tc.summary, diags)
 			}
 		})
+	}
+}
+
+// TestConfigDiagsAtValue: an error about an attribute points at its value,
+// as hcl's own do (libvirt's link_bridge checks pointed at the name), and a
+// nested block's error about an attribute it does not set, or about the
+// block, at the block's header, which names the block.
+func TestConfigDiagsAtValue(t *testing.T) {
+	f, d := hclsyntax.ParseConfig([]byte("link_bridge = \"br0\"\nlink_macvtap = \"eth1\"\nserver {\n  iface = \"eth0\"\n}\n"), "lab.hcl", hcl.InitialPos)
+	if d.HasErrors() {
+		t.Fatal(d)
+	}
+	diags := libvirt.New().Configure(context.Background(), f.Body)
+	var got []string
+	for _, dg := range diags {
+		if dg.Summary == "Conflicting arguments" {
+			got = append(got, fmt.Sprintf("%d:%d", dg.Subject.Start.Line, dg.Subject.Start.Column))
+		}
+	}
+	if want := []string{"1:15"}; !slices.Equal(got, want) {
+		t.Errorf("libvirt's Conflicting arguments at %q, want %q (link_bridge's value)", got, want)
+	}
+	content, _, _ := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "server"}}})
+	cd := providers.NewBlockConfigDiags(content.Blocks[0])
+	cd.Errorf("iface", "Invalid interface", "")
+	cd.Errorf("address", "Invalid address", "")
+	cd.Errorf("", "Block", "")
+	got = nil
+	for _, dg := range cd.Diags() {
+		got = append(got, fmt.Sprintf("%d:%d", dg.Subject.Start.Line, dg.Subject.Start.Column))
+	}
+	if want := []string{"4:11", "3:1", "3:1"}; !slices.Equal(got, want) {
+		t.Errorf("nested block's errors at %q, want %q", got, want)
 	}
 }

@@ -118,6 +118,7 @@ func latency(b *Bounceback, h *Histogram) *bench.LatencySample {
 		l.P50Us, l.P90Us, l.P99Us, l.ResolutionUs = edge(0.50), edge(0.90), edge(0.99), h.WidthUs
 		// A quantile cannot exceed the longest round trip.
 		l.P50Us, l.P90Us, l.P99Us = math.Min(l.P50Us, l.MaxUs), math.Min(l.P90Us, l.MaxUs), math.Min(l.P99Us, l.MaxUs)
+		l.Histogram = &bench.Histogram{WidthUs: h.WidthUs, Total: h.Total, Counts: h.Counts}
 	}
 	return l
 }

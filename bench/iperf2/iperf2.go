@@ -158,10 +158,13 @@ func numCPUs(pinned []int, all map[int]bench.CPUTimes) int {
 	return len(all)
 }
 
+// versionArgv prints iperf 2's version (Program.Version).
+var versionArgv = []string{"iperf", "-v"}
+
 // Version is `iperf -v` on a guest ("iperf version 2.1.8 (12 August 2022)
 // pthreads"; iperf 2 prints it on stderr), "" when it cannot be read.
 func Version(ctx context.Context, t guest.Transport) string {
-	res, _ := t.Run(ctx, guest.Cmd{Argv: []string{"iperf", "-v"}})
+	res, _ := t.Run(ctx, guest.Cmd{Argv: versionArgv})
 	line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stderr)+string(res.Stdout)), "\n")
 	return strings.TrimSpace(line)
 }

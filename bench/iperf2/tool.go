@@ -19,7 +19,8 @@ var Tool = &bench.Tool{
 	Name:  "iperf2",
 	Block: block,
 	Programs: []bench.Program{{Name: "iperf", Roles: []string{"server", "client"},
-		Packages: map[string]string{guest.PackagingDeb: "iperf", guest.PackagingPorts: "benchmarks/iperf"}}},
+		Packages: map[string]string{guest.PackagingDeb: "iperf", guest.PackagingPorts: "benchmarks/iperf"},
+		Version:  versionArgv}},
 	NewRunner: func() bench.Runner { return &Runner{} },
 	// iperf 2's client prints its own, sending side's report only (lab
 	// runs no -R with iperf 2 and does not read the server's).

@@ -149,6 +149,9 @@ func (r *Runner) Parse(raw bench.Raw) (bench.Sample, error) {
 			s.PacketsPerSec = float64(udp.Packets) / udp.Seconds
 		}
 	}
+	if rep.Start.TestStart.Protocol == "UDP" {
+		s.ReceiverIntervals = receiverIntervals(raw.Server)
+	}
 	if err := bench.CheckSample(s); err != nil {
 		return bench.Sample{}, fmt.Errorf("iperf3 client output: %w", err)
 	}

@@ -21,7 +21,10 @@ var Tool = &bench.Tool{
 	Name:  "iperf3",
 	Block: block,
 	Programs: []bench.Program{{Name: "iperf3", Roles: []string{"server", "client"},
-		Packages: map[string]string{guest.PackagingDeb: "iperf3", guest.PackagingPorts: "benchmarks/iperf3"}}},
+		Packages: map[string]string{guest.PackagingDeb: "iperf3", guest.PackagingPorts: "benchmarks/iperf3"},
+		// iperf3 -v / --version prints "iperf 3.12 (cJSON 1.7.15)" first
+		// (src/iperf_api.c, the 'v' case of iperf_parse_arguments).
+		Version: versionArgv}},
 	NewRunner: func() bench.Runner { return &Runner{} },
 	// iperf3 reports both ends (end.sum_sent, end.sum_received).
 	ThroughputSides: []string{"sender", "receiver"},

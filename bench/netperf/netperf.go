@@ -108,9 +108,12 @@ func haveBinary(ctx context.Context, t guest.Transport, bin string) error {
 	return err
 }
 
+// versionArgv prints netperf's version (Program.Version).
+var versionArgv = []string{"netperf", "-V"}
+
 // version is the first line of `netperf -V` ("Netperf version 2.7.0").
 func version(ctx context.Context, t guest.Transport) string {
-	res, _ := t.Run(ctx, guest.Cmd{Argv: []string{"netperf", "-V"}})
+	res, _ := t.Run(ctx, guest.Cmd{Argv: versionArgv})
 	line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stdout)), "\n")
 	return strings.TrimSpace(line)
 }

@@ -17,7 +17,7 @@ var Tool = &bench.Tool{
 	Block: block,
 	Programs: []bench.Program{
 		{Name: "netserver", Roles: []string{"server"}, Packages: packages, Unpackaged: debianHint},
-		{Name: "netperf", Roles: []string{"client"}, Packages: packages, Unpackaged: debianHint},
+		{Name: "netperf", Roles: []string{"client"}, Packages: packages, Unpackaged: debianHint, Version: versionArgv},
 	},
 	NewRunner: func() bench.Runner { return &Runner{} },
 	// netperf prints one THROUGHPUT per test, run from the sending end;

@@ -3,9 +3,11 @@ package tools_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/bench"
 	_ "github.com/lab-bench/lab/bench/tools"
 )
 
@@ -34,6 +36,25 @@ func TestEveryToolImported(t *testing.T) {
 	for _, pkg := range registering {
 		if !strings.Contains(string(src), `"github.com/lab-bench/lab/bench/`+pkg+`"`) {
 			t.Errorf("bench/%s registers a tool but bench/tools does not import it: add the import line to tools.go", pkg)
+		}
+	}
+}
+
+// TestVersionCommands pins the version commands the tools declare, in the
+// order a back end's template identity lists their lines (the default
+// tool first): a change here changes every recorded template identity, so
+// it is made on purpose.
+func TestVersionCommands(t *testing.T) {
+	for _, tc := range []struct {
+		tools []string
+		want  [][]string
+	}{
+		{nil, [][]string{{"iperf3", "--version"}, {"iperf", "-v"}, {"netperf", "-V"}}},
+		{[]string{bench.DefaultTool}, [][]string{{"iperf3", "--version"}}},
+		{[]string{"netperf", "iperf3", "nosuch"}, [][]string{{"iperf3", "--version"}, {"netperf", "-V"}}},
+	} {
+		if got := bench.VersionCommands(tc.tools...); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("VersionCommands(%q) = %q, want %q", tc.tools, got, tc.want)
 		}
 	}
 }

@@ -235,19 +235,3 @@ func pipeLine(out string) string {
 // dnMaxID is DN_MAX_ID (sys/netinet/ip_dummynet.h): pipe N's scheduler is
 // N+DN_MAX_ID and its FIFO flowset N+2*DN_MAX_ID.
 const dnMaxID = 0x10000
-
-// PipePLR is the loss rate (0..1) of LossPipe in `ipfw pipe list`
-// output, read from "plr 0.010000" (print_flowset_parms prints the queue
-// size and "plr %f" with no blank between, "50 sl.plr 0.010000"); ok is
-// false when the pipe is absent or drops nothing.
-func PipePLR(out string) (plr float64, ok bool) {
-	f := strings.Fields(pipeLine(out))
-	for i := 0; i+1 < len(f); i++ {
-		if strings.HasSuffix(f[i], "plr") {
-			if x, err := strconv.ParseFloat(strings.TrimSuffix(f[i+1], ";"), 64); err == nil {
-				return x, true
-			}
-		}
-	}
-	return 0, false
-}

@@ -3,6 +3,8 @@ package freebsd
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +64,20 @@ func TestVtnetHint(t *testing.T) {
 			t.Errorf("vtnetHint(%s, %s, %v) = %q, want %q", c.iface, c.name, c.want, got, c.hint)
 		}
 	}
+}
+
+// PipePLR is the loss rate (0..1) of LossPipe in `ipfw pipe list`
+// output, read from "plr 0.010000" (print_flowset_parms prints the queue
+// size and "plr %f" with no blank between, "50 sl.plr 0.010000"); ok is
+// false when the pipe is absent or drops nothing.
+func PipePLR(out string) (plr float64, ok bool) {
+	f := strings.Fields(pipeLine(out))
+	for i := 0; i+1 < len(f); i++ {
+		if strings.HasSuffix(f[i], "plr") {
+			if x, err := strconv.ParseFloat(strings.TrimSuffix(f[i+1], ";"), 64); err == nil {
+				return x, true
+			}
+		}
+	}
+	return 0, false
 }

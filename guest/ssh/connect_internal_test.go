@@ -239,3 +239,9 @@ func TestPollConnectWindow(t *testing.T) {
 		t.Errorf("%d of %d attempts were given up by their window before the poll ended", windowEnded.Load(), started.Load())
 	}
 }
+
+// timeout reports a connect that ran out of time.
+func (e *connectError) timeout() bool {
+	var ne net.Error
+	return errors.As(e.err, &ne) && ne.Timeout()
+}

@@ -137,12 +137,6 @@ type connectError struct{ err error }
 func (e *connectError) Error() string { return e.err.Error() }
 func (e *connectError) Unwrap() error { return e.err }
 
-// timeout reports a connect that ran out of time.
-func (e *connectError) timeout() bool {
-	var ne net.Error
-	return errors.As(e.err, &ne) && ne.Timeout()
-}
-
 // pollConnect is Config.ConnectPoll's connect: dial starts one attempt
 // (bounded by the context it is given); a new one starts every `every`
 // until one connects or ctx ends, each given up after window. The first

@@ -14,8 +14,9 @@ import (
 // process id on stderr and then execs the command (same process id): a
 // cancelled Run kills that id over a new session.
 
-// pidScript is the wrapper run by `sh -c`: the command follows as "$@".
-const pidScript = `echo "lab-pid $$" >&2; exec "$@"`
+// PIDScript is the wrapper run by `sh -c`: the command follows as "$@"
+// (a test server unwraps it to answer the command itself).
+const PIDScript = `echo "lab-pid $$" >&2; exec "$@"`
 
 // pidPrefix starts the first stderr line the wrapper prints.
 const pidPrefix = "lab-pid "
@@ -23,15 +24,7 @@ const pidPrefix = "lab-pid "
 // wrapped is the command line for argv: the wrapper and argv, each word
 // quoted with guest.ShellJoin by the caller.
 func wrapped(argv []string) []string {
-	return append([]string{"sh", "-c", pidScript, "sh"}, argv...)
-}
-
-// Unwrap returns the command line inside a wrapped one (for test servers
-// that answer the command itself) and whether line was wrapped.
-func Unwrap(line string) (string, bool) {
-	prefix := "sh -c '" + strings.ReplaceAll(pidScript, "'", `'\''`) + "' sh "
-	inner, ok := strings.CutPrefix(line, prefix)
-	return inner, ok
+	return append([]string{"sh", "-c", PIDScript, "sh"}, argv...)
 }
 
 // pidWriter passes stderr through, minus the wrapper's first line, whose

@@ -47,12 +47,6 @@ func Migrations() ([]Migration, error) {
 	return out, nil
 }
 
-// SchemaVersion is the version this lab's migrations reach.
-func SchemaVersion() int {
-	ms, _ := Migrations()
-	return len(ms)
-}
-
 // migrate brings the archive's schema up to SchemaVersion. Two labs
 // opening a new archive at once are serialised (an advisory lock on
 // PostgreSQL, an immediate transaction on SQLite); an archive newer than

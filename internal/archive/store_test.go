@@ -217,3 +217,9 @@ func TestNewerSchemaRefused(t *testing.T) {
 		})
 	}
 }
+
+// SchemaVersion is the version this lab's migrations reach.
+func SchemaVersion() int {
+	ms, _ := Migrations()
+	return len(ms)
+}

@@ -3,7 +3,8 @@
 //
 //   - no function over MaxLines lines (funclen_test.go);
 //   - one way to join errors: errors.Join, never
-//     github.com/hashicorp/go-multierror (joinerrors_test.go).
+//     github.com/hashicorp/go-multierror (joinerrors_test.go);
+//   - no back end's name compared outside providers/ (backendnames_test.go).
 package houserules
 
 // MaxLines is the longest a function of the module's non-test code may be,

@@ -100,6 +100,12 @@ func isTransport(p string) bool {
 // isProviders: the provider contract and every back end.
 func isProviders(p string) bool { return p == "providers" || strings.HasPrefix(p, "providers/") }
 
+// isTool: bench/<tool>, a direct child of bench that is neither the
+// registry of every tool (bench/tools) nor a test helper.
+func isTool(p string) bool {
+	return path.Dir(p) == "bench" && p != "bench/tools" && !strings.HasSuffix(p, "test")
+}
+
 // rule is one sentence of ARCHITECTURE.md's "Dependencies".
 type rule struct {
 	name string
@@ -122,9 +128,11 @@ var rules = []rule{
 		bad: func(p string) bool {
 			return slices.Contains([]string{"internal/results", "internal/state", "internal/spec", "internal/plan", "internal/engine"}, p)
 		}},
-	{name: "a back end imports no OS driver directly (it asks the contract: providers.FindNIC)", direct: true,
+	{name: "a back end imports no OS driver directly (it asks the OS registry: guest.For(os).NICs)", direct: true,
 		from: func(p string) bool { return strings.HasPrefix(p, "providers/") && p != "providers/providertest" },
 		bad:  isOSDriver},
+	{name: "report depends on no tool package (bench/<tool>): what a report draws, the tool's parsed sample carries",
+		from: is("internal/report"), bad: isTool},
 	{name: "state depends on no OS driver, no transport and nothing of providers", from: is("internal/state"),
 		bad: func(p string) bool { return isOSDriver(p) || isTransport(p) || isProviders(p) }},
 	{name: "spec depends on no OS driver, no transport and nothing of providers", from: is("internal/spec"),

@@ -2,6 +2,7 @@ package operation
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
@@ -21,6 +21,7 @@ import (
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/providers"
 )
 
 // PublishOptions are publish's flags (PublishArgs less the variables).
@@ -85,7 +86,7 @@ func (o *Operation) publishRun(lab *spec.Lab, v Vars, opt PublishOptions) (info 
 	// .lab-publish-* directory beside DIR is all a failed removal leaves.
 	defer func() { _ = os.RemoveAll(tmp) }()
 	b = bundle.Info{Format: bundle.Format, Lab: lab.Name, RunID: info.ID, SpecHash: info.SpecHash, LabVersion: info.LabVersion,
-		Published: time.Now().UTC(), Margin: opt.Margin, ShapeMargin: opt.ShapeMargin, BackEnds: SpecBackEnds(lab), HostNotes: append(AccelNotes(lab), opt.Notes...),
+		Published: time.Now().UTC(), Margin: opt.Margin, ShapeMargin: opt.ShapeMargin, BackEnds: SpecBackEnds(lab), HostNotes: append(HostNotes(lab), opt.Notes...),
 		Reproduce: "lab reproduce " + ShellQuote(filepath.Base(filepath.Clean(opt.Out)))}
 	lock, err := o.FillBundle(lab, v, info, recs, tmp, &b)
 	if err != nil {
@@ -319,23 +320,25 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// AccelNotes says which libvirt providers ran under TCG (accel = "tcg"):
-// emulated CPUs, figures far below what KVM gives.
-func AccelNotes(lab *spec.Lab) []string {
+// HostNotes are what the lab's back ends, as configured, say a reader of
+// its figures must know (providers.HostNoter: libvirt under TCG), each
+// after its provider's key. Configure does not dial; a block that does not
+// configure says what it can.
+func HostNotes(lab *spec.Lab) []string {
 	var out []string
+	ctx := providers.WithEvalContext(context.Background(), lab.EvalContext())
 	for _, key := range slices.Sorted(maps.Keys(lab.Providers)) {
-		pb := lab.Providers[key]
-		if pb.Type != "libvirt" {
+		p, err := providers.New(lab.Providers[key].Type)
+		if err != nil {
 			continue
 		}
-		content, _, _ := pb.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "accel"}}})
-		a, ok := content.Attributes["accel"]
-		if !ok {
-			continue
+		_ = p.Configure(ctx, lab.Providers[key].Body)
+		if n, ok := p.(providers.HostNoter); ok {
+			for _, note := range n.HostNotes() {
+				out = append(out, fmt.Sprintf("provider %q: %s", key, note))
+			}
 		}
-		if v, d := a.Expr.Value(lab.EvalContext()); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && v.AsString() == "tcg" {
-			out = append(out, fmt.Sprintf("provider %q: TCG (QEMU emulation), no KVM acceleration: figures are far below what KVM gives", key))
-		}
+		_ = p.Close(ctx)
 	}
 	return out
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/lab-bench/lab/internal/spec"
 )
 
-// TestAccelNotes: a libvirt provider under TCG is noted in the bundle by
-// itself, others are not.
-func TestAccelNotes(t *testing.T) {
+// TestHostNotes: a libvirt provider under TCG is noted in the bundle by
+// itself (the back end declares it: providers.HostNoter), others are not.
+func TestHostNotes(t *testing.T) {
 	for _, tt := range []struct{ accel, want string }{
 		{`accel = "tcg"`, `provider "libvirt.emu": TCG (QEMU emulation), no KVM acceleration`},
 		{`accel = "kvm"`, ""},
@@ -22,7 +22,7 @@ func TestAccelNotes(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
-		got := strings.Join(AccelNotes(l), "; ")
+		got := strings.Join(HostNotes(l), "; ")
 		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: notes %q, want %q", tt.accel, got, tt.want)
 		}

@@ -28,7 +28,8 @@ func UnknownVariables(lab *spec.Lab) []string {
 func (o *Operation) ValidateLab(v Vars) (*spec.Lab, hcl.Diagnostics) {
 	v = v.In(o.Dir)
 	lab, diags := spec.Load(o.Dir, spec.Options{Vars: v.Vars, VarFiles: v.Files, Env: o.Env,
-		KnownProviders: providers.Names(), UnknownRequired: true})
+		KnownProviders: providers.Names(), UnknownRequired: true,
+		SharesHostKernel: providers.SharesHostKernel})
 	o.addSecrets(lab)
 	if diags.HasErrors() {
 		return lab, diags

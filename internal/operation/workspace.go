@@ -39,7 +39,8 @@ func (v Vars) In(dir string) Vars {
 // printed too; an error comes back as a SpecError.
 func (o *Operation) LoadLab(v Vars) (*spec.Lab, error) {
 	v = v.In(o.Dir)
-	lab, diags := spec.Load(o.Dir, spec.Options{Vars: v.Vars, VarFiles: v.Files, Env: o.Env, KnownProviders: providers.Names()})
+	lab, diags := spec.Load(o.Dir, spec.Options{Vars: v.Vars, VarFiles: v.Files, Env: o.Env, KnownProviders: providers.Names(),
+		SharesHostKernel: providers.SharesHostKernel})
 	o.addSecrets(lab)
 	o.diagnose(lab, diags)
 	if diags.HasErrors() {

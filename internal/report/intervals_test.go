@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/bench"
-	_ "github.com/lab-bench/lab/bench/iperf3" // registers iperf3's interval reader
+	_ "github.com/lab-bench/lab/bench/tools" // registers the tools: interval readers, runners that re-parse old records
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/results"
 )

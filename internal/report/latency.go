@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/lab-bench/lab/bench/iperf2"
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
 )
 
@@ -100,13 +100,16 @@ func latencyPanel(groups []results.CellGroup, width vg.Length) (*panel, error) {
 	return p, nil
 }
 
-// histogram is the round-trip histogram a run's raw output holds (iperf
-// 2's bounceback "BB8(f)-PDF" line), nil when it holds none.
-func histogram(r results.Record) *iperf2.Histogram {
+// histogram is a run's round-trip histogram (bench.LatencySample.Histogram:
+// iperf 2's bounceback "BB8(f)-PDF" line), nil when it holds none.
+func histogram(r results.Record) *bench.Histogram {
 	if r.Metrics.Latency == nil || r.Metrics.Latency.ResolutionUs == 0 {
 		return nil
 	}
-	return iperf2.ParseOutput(r.Raw.Client).Histogram
+	if l := sampleOf(r, r.Metrics.Latency.Histogram != nil).Latency; l != nil {
+		return l.Histogram
+	}
+	return nil
 }
 
 // cdfPoints is the CDF of the pooled histograms of runs: at each bin's

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -26,36 +25,14 @@ func hasIntervals(g results.CellGroup) bool {
 }
 
 // receiverIntervals are a UDP run's intervals as the receiver counted
-// them: the intervals of iperf3's server JSON, which the record's raw
-// output holds (the record's own intervals are the client's, the rate
-// it sent); nil when the run is no iperf3 UDP run or the output has none.
+// them (bench.Sample.ReceiverIntervals: the record's own intervals are the
+// client's, the rate it sent); nil when the run is no UDP run or its tool
+// reported none.
 func receiverIntervals(r results.Record) []bench.Interval {
-	if !r.Intent.Bench.UDP || r.Intent.Bench.Tool != "iperf3" || r.Raw.Server == "" {
+	if !r.Intent.Bench.UDP {
 		return nil
 	}
-	var out struct {
-		Intervals []struct {
-			Sum struct {
-				Start, End    float64
-				BitsPerSecond float64 `json:"bits_per_second"`
-				Omitted       bool
-			}
-		}
-	}
-	if json.Unmarshal([]byte(r.Raw.Server), &out) != nil {
-		return nil
-	}
-	var ivs []bench.Interval
-	for _, iv := range out.Intervals {
-		// The server's last interval can be a sliver (3.000–3.0004 s) after
-		// the client stopped, whose rate says nothing: one shorter than
-		// half the first interval is left out.
-		if len(ivs) > 0 && iv.Sum.End-iv.Sum.Start < (ivs[0].End-ivs[0].Start)/2 {
-			continue
-		}
-		ivs = append(ivs, bench.Interval{Start: iv.Sum.Start, End: iv.Sum.End, Bps: iv.Sum.BitsPerSecond, Omitted: iv.Sum.Omitted})
-	}
-	return ivs
+	return sampleOf(r, len(r.Metrics.ReceiverIntervals) > 0 || r.Raw.Server == "").ReceiverIntervals
 }
 
 // seriesOf is a run's time series and the side that measured it: a UDP

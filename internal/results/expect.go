@@ -289,11 +289,6 @@ func overall(checks []Check) Verdict {
 	return v
 }
 
-// Failed reports whether any outcome failed (or was not reproduced).
-func Failed(outs []Outcome) bool {
-	return slices.ContainsFunc(outs, func(o Outcome) bool { return o.Verdict.Failing() })
-}
-
 func kindOf(e Expectation) string {
 	switch {
 	case e.Throughput != nil:

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,4 +211,9 @@ func TestBandMDE(t *testing.T) {
 	if c := judgeBand(Check{}, 1, Summarize([]float64{10}), Target{Value: 10, Tolerance: 0.1}); c.MDE != 0 {
 		t.Errorf("one run: MDE %g, want none", c.MDE)
 	}
+}
+
+// Failed reports whether any outcome failed (or was not reproduced).
+func Failed(outs []Outcome) bool {
+	return slices.ContainsFunc(outs, func(o Outcome) bool { return o.Verdict.Failing() })
 }

@@ -94,17 +94,6 @@ func bounds(d SeqDesign) *boundaries {
 	return b
 }
 
-// SeqNominal is the nominal one-sided level α′ per look of the design's
-// boundaries: the largest level at
-// which, over seqPaths seeded standard normal paths, the share of paths
-// whose t statistic crosses its boundary at some look is at most SeqAlpha
-// less two binomial standard errors (so that the true rate is below
-// SeqAlpha with about 97.7 % confidence, not only the simulated one).
-// Computed once per design.
-func SeqNominal(d SeqDesign) float64 {
-	return bounds(d).nominal
-}
-
 // calibrate finds SeqNominal by bisection on α′ over fixed null paths
 // looked at where the design looks.
 func calibrate(d SeqDesign) float64 {

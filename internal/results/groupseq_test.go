@@ -224,3 +224,14 @@ func BenchmarkSequentialVerdict(b *testing.B) {
 		b.ReportMetric(float64(met), "rows-met/12")
 	}
 }
+
+// SeqNominal is the nominal one-sided level α′ per look of the design's
+// boundaries: the largest level at
+// which, over seqPaths seeded standard normal paths, the share of paths
+// whose t statistic crosses its boundary at some look is at most SeqAlpha
+// less two binomial standard errors (so that the true rate is below
+// SeqAlpha with about 97.7 % confidence, not only the simulated one).
+// Computed once per design.
+func SeqNominal(d SeqDesign) float64 {
+	return bounds(d).nominal
+}

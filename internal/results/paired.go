@@ -112,17 +112,6 @@ func blockValues(g CellGroup, metric string) map[block]float64 {
 	return out
 }
 
-// BlockLogRatios is d_b = ln(of_b) − ln(over_b) for every block holding a
-// successful run of both cells, in block order; skipped counts the blocks
-// of either cell that could not be paired (the other cell's run failed or
-// is missing, or a value is not positive).
-func BlockLogRatios(of, over CellGroup, metric string) (d []float64, skipped int) {
-	for _, b := range blockLogRatios(of, over, metric, &skipped) {
-		d = append(d, b.d)
-	}
-	return d, skipped
-}
-
 // blockRatio is one block's log-ratio.
 type blockRatio struct {
 	block

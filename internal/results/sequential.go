@@ -1,7 +1,6 @@
 package results
 
 import (
-	"fmt"
 	"math"
 	"sync"
 )
@@ -68,49 +67,3 @@ var interimTable = sync.OnceValue(func() []float64 {
 	}
 	return t
 })
-
-func interimCritical(df int) float64 {
-	if df < len(interimTable()) {
-		return interimTable()[df]
-	}
-	return tCritical(2*InterimAlpha, float64(df))
-}
-
-// SequentialBand applies the sequential band rule to the runs so far (xs,
-// in the target's unit) of a cell that runs at most maxRuns times. With
-// fewer than 2 runs, or at maxRuns, it never stops: the last look is the
-// ordinary verdict's.
-func SequentialBand(xs []float64, t Target, maxRuns int) SeqDecision {
-	n := len(xs)
-	if n < 2 || n >= maxRuns {
-		return SeqDecision{}
-	}
-	s := Summarize(xs)
-	lo, hi := t.Value*(1-t.Tolerance), t.Value*(1+t.Tolerance)
-	se := s.Stdev / math.Sqrt(float64(n))
-	h := interimCritical(n-1) * se
-	level := fmt.Sprintf("%.1f%%", 100*(1-2*InterimAlpha))
-	switch {
-	case s.Mean-h >= lo && s.Mean+h <= hi:
-		return SeqDecision{true, VerdictPass, fmt.Sprintf("pass after %d runs: %s CI [%s, %s] inside [%s, %s]",
-			n, level, num(s.Mean-h), num(s.Mean+h), num(lo), num(hi))}
-	case s.Mean+h < lo || s.Mean-h > hi:
-		return SeqDecision{true, VerdictFail, fmt.Sprintf("fail after %d runs: %s CI [%s, %s] outside [%s, %s]",
-			n, level, num(s.Mean-h), num(s.Mean+h), num(lo), num(hi))}
-	}
-	// The 95 % verdict now, and the interval it would have at maxRuns.
-	h95 := TCritical95(n-1) * se
-	inside := s.Mean-h95 >= lo && s.Mean+h95 <= hi
-	outside := s.Mean+h95 < lo || s.Mean-h95 > hi
-	if inside || outside {
-		return SeqDecision{}
-	}
-	d := math.Min(math.Abs(s.Mean-lo), math.Abs(s.Mean-hi))
-	hMax := TCritical95(maxRuns-1) * s.Stdev / math.Sqrt(float64(maxRuns))
-	if d+FutilitySE*se < hMax {
-		return SeqDecision{true, VerdictInconclusive, fmt.Sprintf(
-			"futile after %d runs: mean %s is %s from an edge of [%s, %s]; at %d runs the 95%% CI would still be ±%s",
-			n, num(s.Mean), num(d), num(lo), num(hi), maxRuns, num(hMax))}
-	}
-	return SeqDecision{}
-}

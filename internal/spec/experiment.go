@@ -377,18 +377,14 @@ func portText(p int) string {
 	return fmt.Sprint(p)
 }
 
-// hostKernelProviders are the provider types whose guests share this
-// host's kernel (network namespaces): only namespaced sysctls may be set
-// on them.
-var hostKernelProviders = map[string]bool{"local": true}
-
 // hostKernelEnds reports, for the server, client and router ends of the
 // named pairs, whether any of them is made by a provider whose guests
-// share the host's kernel.
+// share the host's kernel (Options.SharesHostKernel, which the back end
+// declares): only namespaced sysctls may be set on them.
 func (l *loader) hostKernelEnds(pairs []string) [3]bool {
 	return l.endsWhere(pairs, func(t *Template) bool {
 		p := l.lab.Providers[t.Provider]
-		return p != nil && hostKernelProviders[p.Type]
+		return p != nil && l.opts.SharesHostKernel != nil && l.opts.SharesHostKernel(p.Type)
 	})
 }
 

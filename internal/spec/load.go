@@ -35,6 +35,11 @@ type Options struct {
 	// KnownProviders are the provider type names accepted in provider
 	// blocks; nil accepts any.
 	KnownProviders []string
+	// SharesHostKernel says whether a provider type's guests share this
+	// host's kernel (network namespaces: only namespaced sysctls may be
+	// set on them); the back end declares it (providers.SharesHostKernel).
+	// nil: no provider's guests do.
+	SharesHostKernel func(providerType string) bool
 	// UnknownRequired is validate's mode, as in `terraform validate`: a
 	// required variable given no value is not an error but an unknown
 	// value of its declared type (cty.UnknownVal), which type-checks in

@@ -1,7 +1,6 @@
 package bhyve
 
 import (
-	"fmt"
 	"net"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers"
 )
 
 // Config is the provider block:
@@ -99,19 +99,14 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 		return c, diags
 	}
 	attrs, _ := body.JustAttributes()
-	bad := func(name, summary, format string, a ...any) {
-		rng := body.MissingItemRange().Ptr()
-		if at, ok := attrs[name]; ok {
-			rng = at.Expr.Range().Ptr()
-		}
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, a...), Subject: rng})
-	}
+	cd := providers.NewConfigDiags(body)
+	cd.Append(diags)
 	if net.ParseIP(c.Host) == nil && (!hostRE.MatchString(c.Host) || strings.Contains(c.Host, "..")) {
-		bad("host", "Invalid host", "host must be the bhyve host's IP address or name, got %q.", c.Host)
+		cd.Errorf("host", "Invalid host", "host must be the bhyve host's IP address or name, got %q.", c.Host)
 	}
 	login := machine.Login{Port: c.Port, User: c.User, PrivateKeyFile: c.PrivateKeyFile, HostKey: c.HostKey}
 	for _, p := range labssh.CheckLogin(&login) {
-		bad(p.Attr, p.Summary, "%s", p.Detail)
+		cd.Errorf(p.Attr, p.Summary, "%s", p.Detail)
 	}
 	c.Port, c.User, c.PrivateKeyFile = login.Port, login.User, login.PrivateKeyFile
 	if c.SSHConfig != "" {
@@ -129,82 +124,82 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 		c.Backend = BackendVMBhyve
 	case BackendVMBhyve, BackendRaw:
 	default:
-		bad("backend", "Invalid backend", `backend must be "vm-bhyve" (the vm command) or "bhyve" (bhyve, zfs and ifconfig directly), got %q.`, c.Backend)
+		cd.Errorf("backend", "Invalid backend", `backend must be "vm-bhyve" (the vm command) or "bhyve" (bhyve, zfs and ifconfig directly), got %q.`, c.Backend)
 	}
 	if c.Datastore == "" {
 		c.Datastore = defaultDatastore
 	} else if !datasetRE.MatchString(c.Datastore) || strings.Contains(c.Datastore, "..") {
-		bad("datastore", "Invalid datastore", "datastore must be a ZFS dataset name such as \"zroot/vm\", got %q.", c.Datastore)
+		cd.Errorf("datastore", "Invalid datastore", "datastore must be a ZFS dataset name such as \"zroot/vm\", got %q.", c.Datastore)
 	}
 	if c.Switch != "" && !nameRE.MatchString(c.Switch) {
-		bad("switch", "Invalid switch", "switch must be a vm-bhyve switch or bridge name, got %q.", c.Switch)
+		cd.Errorf("switch", "Invalid switch", "switch must be a vm-bhyve switch or bridge name, got %q.", c.Switch)
 	}
-	c.checkManagementSwitch(bad)
+	c.checkManagementSwitch(cd)
 	if c.Uplink != "" && !ifaceRE.MatchString(c.Uplink) {
-		bad("uplink", "Invalid uplink", "uplink must be a host interface name such as igb1, got %q.", c.Uplink)
+		cd.Errorf("uplink", "Invalid uplink", "uplink must be a host interface name such as igb1, got %q.", c.Uplink)
 	}
 	switch c.NetworkBackend {
 	case "":
 		c.NetworkBackend = "tap"
 	case "tap", "vale":
 	default:
-		bad("network_backend", "Invalid network backend", `network_backend must be "tap" or "vale", got %q.`, c.NetworkBackend)
+		cd.Errorf("network_backend", "Invalid network backend", `network_backend must be "tap" or "vale", got %q.`, c.NetworkBackend)
 	}
 	switch c.AddressDiscovery {
 	case "":
 		c.AddressDiscovery = "arp"
 	case "arp", "dhcp", "static":
 	default:
-		bad("address_discovery", "Invalid address discovery", `address_discovery must be "arp", "dhcp" or "static", got %q.`, c.AddressDiscovery)
+		cd.Errorf("address_discovery", "Invalid address discovery", `address_discovery must be "arp", "dhcp" or "static", got %q.`, c.AddressDiscovery)
 	}
 	if c.LeasesFile == "" {
 		c.LeasesFile = defaultLeases
 	} else if !pathRE.MatchString(c.LeasesFile) || strings.Contains(c.LeasesFile, "..") {
-		bad("leases_file", "Invalid leases file", "leases_file must be an absolute path, got %q.", c.LeasesFile)
+		cd.Errorf("leases_file", "Invalid leases file", "leases_file must be an absolute path, got %q.", c.LeasesFile)
 	}
 	if c.Firmware == "" {
 		c.Firmware = defaultFirmware
 	} else if !pathRE.MatchString(c.Firmware) || strings.Contains(c.Firmware, "..") {
-		bad("firmware", "Invalid firmware", "firmware must be an absolute path to a UEFI image, got %q.", c.Firmware)
+		cd.Errorf("firmware", "Invalid firmware", "firmware must be an absolute path to a UEFI image, got %q.", c.Firmware)
 	}
 	for k, v := range c.Addresses {
 		if !addrKeyRE.MatchString(k) || net.ParseIP(v) == nil {
-			bad("addresses", "Invalid static address", `addresses maps "<pair>.<role>" to an IP address, got %q = %q.`, k, v)
+			cd.Errorf("addresses", "Invalid static address", `addresses maps "<pair>.<role>" to an IP address, got %q = %q.`, k, v)
 		}
 	}
 	if c.AddressDiscovery == "static" && len(c.Addresses) == 0 {
-		bad("addresses", "Missing static addresses", `address_discovery = "static" needs addresses = { "<pair>.server" = "…", "<pair>.client" = "…" }.`)
+		cd.Errorf("addresses", "Missing static addresses", `address_discovery = "static" needs addresses = { "<pair>.server" = "…", "<pair>.client" = "…" }.`)
 	}
 	for k, v := range c.GuestIface {
 		if !anyIfRE.MatchString(v) {
-			bad("guest_iface", "Invalid guest interface", "guest_iface %s = %q is not an interface name.", k, v)
+			cd.Errorf("guest_iface", "Invalid guest interface", "guest_iface %s = %q is not an interface name.", k, v)
 		}
 	}
 	for name, v := range map[string]string{"known_hosts_file": c.KnownHostsFile, "ssh_config": c.SSHConfig} {
 		if strings.ContainsAny(v, "\x00\n\r") {
-			bad(name, "Invalid "+name, "%s must be a path without control characters.", name)
+			cd.Errorf(name, "Invalid "+name, "%s must be a path without control characters.", name)
 		}
 	}
 	if c.BootTimeout != "" {
 		if d, err := time.ParseDuration(c.BootTimeout); err != nil || d <= 0 {
-			bad("boot_timeout", "Invalid boot_timeout", "%q is not a positive duration such as \"5m\".", c.BootTimeout)
+			cd.Errorf("boot_timeout", "Invalid boot_timeout", "%q is not a positive duration such as \"5m\".", c.BootTimeout)
 		}
 	}
-	return c, diags
+	return c, cd.Diags()
 }
 
 // checkManagementSwitch refuses a malformed management_switch and one
-// beside switch or uplink, through decode's bad.
-func (c Config) checkManagementSwitch(bad func(name, summary, format string, a ...any)) {
+// beside switch or uplink, in cd.
+func (c Config) checkManagementSwitch(cd *providers.ConfigDiags) {
 	switch {
 	case c.ManagementSwitch == "":
 	case !nameRE.MatchString(c.ManagementSwitch):
-		bad("management_switch", "Invalid management_switch", "management_switch must be a vm-bhyve switch or bridge name, got %q.", c.ManagementSwitch)
+		cd.Errorf("management_switch", "Invalid management_switch", "management_switch must be a vm-bhyve switch or bridge name, got %q.", c.ManagementSwitch)
 	case c.Switch != "":
-		bad("management_switch", "Conflicting arguments",
+		cd.Errorf("management_switch", "Conflicting arguments",
 			"management_switch gives every pair isolated switches lab makes; switch puts every pair on one existing switch: set one.")
 	case c.Uplink != "":
-		bad("management_switch", "Conflicting arguments",
+		cd.Errorf("management_switch", "Conflicting arguments",
 			"with management_switch lab reaches the guests on it and keeps the pairs' switches isolated: drop uplink.")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers"
 )
 
 // Host is one existing machine as the spec describes it.
@@ -93,46 +94,40 @@ func decodeHost(b *hcl.Block, ec *hcl.EvalContext) (*Host, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return h, diags
 	}
-	attrs, _ := b.Body.JustAttributes()
-	at := func(name string) *hcl.Range {
-		if a, ok := attrs[name]; ok {
-			return a.Expr.Range().Ptr()
-		}
-		return b.DefRange.Ptr()
-	}
-	bad := func(name, summary, format string, args ...any) {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: at(name)})
-	}
+	// An error about an attribute the block does not set points at the
+	// block's header, which names the role.
+	cd := providers.NewBlockConfigDiags(b)
+	cd.Append(diags)
 	if !validHost(h.Address) {
-		bad("address", "Invalid address", "address must be an IP address or a host name, got %q.", h.Address)
+		cd.Errorf("address", "Invalid address", "address must be an IP address or a host name, got %q.", h.Address)
 	}
 	login := machine.Login{Port: h.Port, User: h.User, PrivateKeyFile: h.PrivateKeyFile, HostKey: h.HostKey}
 	for _, p := range labssh.CheckLogin(&login) {
-		bad(p.Attr, p.Summary, "%s", p.Detail)
+		cd.Errorf(p.Attr, p.Summary, "%s", p.Detail)
 	}
 	h.Port, h.User, h.PrivateKeyFile = login.Port, login.User, login.PrivateKeyFile
 	if !ifaceRE.MatchString(h.Iface) {
-		bad("iface", "Invalid interface", "iface must be an interface name (letters, digits, _ . : @ -; at most 15), got %q.", h.Iface)
+		cd.Errorf("iface", "Invalid interface", "iface must be an interface name (letters, digits, _ . : @ -; at most 15), got %q.", h.Iface)
 	}
 	benchAttr := "bench_address"
 	if h.BenchAddress == "" {
 		h.BenchAddress, benchAttr = h.Address, "address"
 	}
 	if net.ParseIP(h.BenchAddress) == nil {
-		bad(benchAttr, "Invalid benchmark address", "bench_address (default: address) must be an IP address, got %q.", h.BenchAddress)
+		cd.Errorf(benchAttr, "Invalid benchmark address", "bench_address (default: address) must be an IP address, got %q.", h.BenchAddress)
 	}
 	if h.ProxyJump != "" {
 		if _, err := (labssh.Config{}).WithProxyJump(h.ProxyJump, nil); err != nil {
-			bad("proxy_jump", "Invalid proxy_jump", "proxy_jump must be \"[user@]host[:port]\", hops separated by commas: %v.", err)
+			cd.Errorf("proxy_jump", "Invalid proxy_jump", "proxy_jump must be \"[user@]host[:port]\", hops separated by commas: %v.", err)
 		}
 	}
 	if strings.ContainsAny(h.KnownHostsFile, "\x00\n\r") {
-		bad("known_hosts_file", "Invalid known_hosts_file", "known_hosts_file must be a path without control characters.")
+		cd.Errorf("known_hosts_file", "Invalid known_hosts_file", "known_hosts_file must be a path without control characters.")
 	}
 	if h.CPUs != "" && !cpusRE.MatchString(h.CPUs) {
-		bad("cpus", "Invalid CPU list", "cpus must be a list like \"0\", \"2,3\" or \"0-3\", got %q.", h.CPUs)
+		cd.Errorf("cpus", "Invalid CPU list", "cpus must be a list like \"0\", \"2,3\" or \"0-3\", got %q.", h.CPUs)
 	}
-	return h, diags
+	return h, cd.Diags()
 }
 
 // checkIface2 requires a router's second interface, and refuses one on an

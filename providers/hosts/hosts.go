@@ -19,6 +19,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/machine"
@@ -191,11 +192,13 @@ func (p *Provider) TemplateID(ctx context.Context, m machine.Machine) (string, e
 	return machineIdentity(ctx, t), nil
 }
 
-// machineIdentity is "<uname -sr>; <iperf3 --version's first line>", each
-// part left out when its command fails.
+// machineIdentity is "<uname -sr>; <the default tool's version line>"
+// ("Linux 6.1.0-28-amd64; iperf 3.12 (cJSON 1.7.15)"), each part left out
+// when its command fails; the tool declares its version command
+// (bench.Program.Version).
 func machineIdentity(ctx context.Context, t guest.Transport) string {
 	var parts []string
-	for _, argv := range [][]string{{"uname", "-sr"}, {"iperf3", "--version"}} {
+	for _, argv := range append([][]string{{"uname", "-sr"}}, bench.VersionCommands(bench.DefaultTool)...) {
 		out, err := t.Run(ctx, guest.Cmd{Argv: argv})
 		if err != nil {
 			continue

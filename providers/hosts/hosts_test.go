@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	_ "github.com/lab-bench/lab/bench/tools" // the tools declare their version commands (machineIdentity)
 	"github.com/lab-bench/lab/guest"
 	labssh "github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/guest/ssh/sshtest"

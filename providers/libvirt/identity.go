@@ -246,3 +246,13 @@ func onThisHost(uri string) bool {
 	u, err := url.Parse(uri)
 	return err == nil && (u.Host == "" || u.Host == "localhost")
 }
+
+// HostNotes: under accel = "tcg" the guests' CPUs are emulated
+// (providers.HostNoter), so a published bundle says its figures are far
+// below what KVM gives.
+func (p *Provider) HostNotes() []string {
+	if p.cfg.Accel == "tcg" {
+		return []string{"TCG (QEMU emulation), no KVM acceleration: figures are far below what KVM gives"}
+	}
+	return nil
+}

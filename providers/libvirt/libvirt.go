@@ -214,8 +214,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	if c.Management != "" && c.Management == c.Network {
 		bad("management", "Conflicting arguments", fmt.Sprintf("management and network both name %q: the management NIC must be apart from the benchmark link.", c.Network))
 	}
-	linkAttrs, _ := body.JustAttributes() // with cpu_pin {} it complains of the block, and still gives the attributes
-	cd.Append(checkLinkDevice(c, linkAttrs))
+	checkLinkDevice(c, cd)
 	if c.Emulator == "" {
 		c.Emulator = DefaultEmulator
 	}
@@ -235,8 +234,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 		bad("initrd", "Missing kernel", "initrd is only used with kernel (direct kernel boot).")
 	}
 	if !cd.HasErrors() {
-		attrs, _ := body.JustAttributes()
-		cd.Append(checkRemote(c, attrs, body))
+		checkRemote(c, cd)
 	}
 	p.bootTimeout, p.leaseTimeout, p.callTimeout = DefaultBootTimeout, DefaultLeaseTimeout, DefaultCallTimeout
 	for _, d := range []struct {

@@ -7,9 +7,9 @@ import (
 	"strconv"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers"
 )
 
 // Link types of the benchmark NIC besides a libvirt network.
@@ -33,37 +33,28 @@ var ifName = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,15}$`)
 // cannot honour: both at once, beside network, a malformed device name,
 // and without management — nothing answers DHCP on a device lab does not
 // own, so lab sets the link addresses over SSH on the management NIC.
-// Diagnostics point at the link_bridge/link_macvtap attribute in attrs.
-func checkLinkDevice(c Config, attrs hcl.Attributes) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+// Diagnostics go to cd, at the link_bridge/link_macvtap value.
+func checkLinkDevice(c Config, cd *providers.ConfigDiags) {
 	attr, dev := "link_bridge", c.LinkBridge
-	bad := func(summary, format string, args ...any) {
-		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...)}
-		if a := attrs[attr]; a != nil {
-			d.Subject = a.Range.Ptr()
-		}
-		diags = append(diags, d)
-	}
 	switch {
 	case c.LinkBridge != "" && c.LinkMacvtap != "":
-		bad("Conflicting arguments", "link_bridge and link_macvtap both attach the benchmark NIC: set one.")
-		return diags
+		cd.Errorf(attr, "Conflicting arguments", "link_bridge and link_macvtap both attach the benchmark NIC: set one.")
+		return
 	case c.LinkMacvtap != "":
 		attr, dev = "link_macvtap", c.LinkMacvtap
 	case c.LinkBridge == "":
-		return nil
+		return
 	}
 	if !ifName.MatchString(dev) {
-		bad("Invalid "+attr, "%s = %q is not a Linux interface name (1-15 of letters, digits, _ . : -).", attr, dev)
+		cd.Errorf(attr, "Invalid "+attr, "%s = %q is not a Linux interface name (1-15 of letters, digits, _ . : -).", attr, dev)
 	}
 	if c.Network != "" {
-		bad("Conflicting arguments", "%s attaches the benchmark NIC to a host device; network names a libvirt network for it: set one.", attr)
+		cd.Errorf(attr, "Conflicting arguments", "%s attaches the benchmark NIC to a host device; network names a libvirt network for it: set one.", attr)
 	}
 	if c.Management == "" {
-		bad("Missing management", "%s = %q needs management (\"lab\" or an existing network): lab does not own %s and nothing answers DHCP on it, "+
+		cd.Errorf(attr, "Missing management", "%s = %q needs management (\"lab\" or an existing network): lab does not own %s and nothing answers DHCP on it, "+
 			"so lab logs in over the management NIC and sets each guest's link address itself.", attr, dev, dev)
 	}
-	return diags
 }
 
 // linkDevice is the benchmark link's host device from the provider block:

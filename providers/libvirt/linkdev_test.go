@@ -16,12 +16,12 @@ func TestConfigureLinkDevice(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"bridge", "link_bridge = \"br0\"\nmanagement = \"lab\"\n", ""},
 		{"macvtap", "link_macvtap = \"eth1\"\nmanagement = \"default\"\n", ""},
-		{"no management", "link_bridge = \"br0\"\n", `lab.hcl:1,1-20: Missing management; link_bridge = "br0" needs management`},
+		{"no management", "link_bridge = \"br0\"\n", `lab.hcl:1,15-20: Missing management; link_bridge = "br0" needs management`},
 		{"both", "link_bridge = \"br0\"\nlink_macvtap = \"eth1\"\nmanagement = \"lab\"\n", "link_bridge and link_macvtap both attach"},
-		{"with network", "link_macvtap = \"eth1\"\nnetwork = \"bench\"\nmanagement = \"default\"\n", "lab.hcl:1,1-22: Conflicting arguments; link_macvtap attaches"},
-		{"bad name", "link_bridge = \"br0; reboot\"\nmanagement = \"lab\"\n", `lab.hcl:1,1-28: Invalid link_bridge; link_bridge = "br0; reboot" is not a Linux interface name`},
+		{"with network", "link_macvtap = \"eth1\"\nnetwork = \"bench\"\nmanagement = \"default\"\n", "lab.hcl:1,16-22: Conflicting arguments; link_macvtap attaches"},
+		{"bad name", "link_bridge = \"br0; reboot\"\nmanagement = \"lab\"\n", `lab.hcl:1,15-28: Invalid link_bridge; link_bridge = "br0; reboot" is not a Linux interface name`},
 		{"too long", "link_macvtap = \"abcdefghijklmnop\"\nmanagement = \"lab\"\n", "Invalid link_macvtap"},
-		{"with cpu_pin", "link_bridge = \"br0\"\ncpu_pin {\n  server = \"0\"\n}\n", `lab.hcl:1,1-20: Missing management`},
+		{"with cpu_pin", "link_bridge = \"br0\"\ncpu_pin {\n  server = \"0\"\n}\n", `lab.hcl:1,15-20: Missing management`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, d := configure(t, tc.src)

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lab-bench/lab/guest"
 	"github.com/lab-bench/lab/guest/guesttest"
 	"github.com/lab-bench/lab/internal/golden"
-	"github.com/lab-bench/lab/providers"
 )
 
 // TestNICByMAC finds the benchmark NIC the way each guest OS lists its
@@ -37,8 +37,24 @@ func TestNICByMAC(t *testing.T) {
 	var log string
 	for _, c := range cases {
 		rec := &guesttest.Recorder{Guest: "pair.fbsd.server", Replies: c.replies}
-		iface, err := providers.FindNIC(context.Background(), rec, c.os, c.mac)
+		iface, err := findNIC(context.Background(), rec, c.os, c.mac)
 		log += fmt.Sprintf("== %s (os %s, mac %s)\n%s=> iface %q, err %v\n", c.name, c.os, c.mac, rec.Log.String(), iface, err)
 	}
 	golden.Check(t, filepath.Join("testdata", "nic-by-mac.golden"), log)
+}
+
+// findNIC lists the guest's NICs and picks the one with mac, as Connect
+// does (guest.For(os).NICs: the OS says how to list them and read one's
+// MAC).
+func findNIC(ctx context.Context, t guest.Transport, osName, mac string) (string, error) {
+	nics := guest.For(osName).NICs
+	res, err := t.Run(ctx, nics.List)
+	if err != nil {
+		return "", fmt.Errorf("find the NIC: %w", err)
+	}
+	iface := nics.ByMAC(string(res.Stdout), mac)
+	if iface == "" {
+		return "", fmt.Errorf("no interface with MAC %s in the guest (%s)", mac, nics.List)
+	}
+	return iface, nil
 }

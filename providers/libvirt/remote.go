@@ -12,10 +12,10 @@ import (
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/guest/ssh"
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers"
 )
 
 // Remote libvirt over SSH. For qemu+ssh://[user@]host[:port]/system lab
@@ -41,58 +41,47 @@ func sshScheme(u *url.URL) bool { return strings.HasSuffix(u.Scheme, "+ssh") }
 
 // checkRemote checks the SSH attributes of the provider block against
 // the URI: they apply to qemu+ssh:// only.
-func checkRemote(c Config, attrs hcl.Attributes, body hcl.Body) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+func checkRemote(c Config, cd *providers.ConfigDiags) {
 	u, err := url.Parse(c.URI)
 	if err != nil {
-		return nil // reported on uri
-	}
-	at := func(name string) *hcl.Range {
-		if a, ok := attrs[name]; ok {
-			return a.Expr.Range().Ptr()
-		}
-		return body.MissingItemRange().Ptr()
-	}
-	bad := func(name, summary, detail string) {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: at(name)})
+		return // reported on uri
 	}
 	set := map[string]bool{"private_key_file": c.PrivateKeyFile != "", "host_key": c.HostKey != "", "agent": c.Agent,
 		"known_hosts_file": c.KnownHostsFile != "", "ssh_config": c.SSHConfig != "", "jump_via_host": c.JumpViaHost}
 	if !sshScheme(u) {
 		for _, name := range []string{"private_key_file", "host_key", "agent", "known_hosts_file", "ssh_config", "jump_via_host"} {
 			if set[name] {
-				bad(name, "SSH setting without SSH", fmt.Sprintf("%s applies to a qemu+ssh://user@host/system uri; uri is %q.", name, c.URI))
+				cd.Errorf(name, "SSH setting without SSH", "%s applies to a qemu+ssh://user@host/system uri; uri is %q.", name, c.URI)
 			}
 		}
-		return diags
+		return
 	}
 	if u.Hostname() == "" {
-		bad("uri", "Invalid libvirt URI", fmt.Sprintf("uri %q names no host: qemu+ssh://user@host/system.", c.URI))
+		cd.Errorf("uri", "Invalid libvirt URI", "uri %q names no host: qemu+ssh://user@host/system.", c.URI)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			bad("uri", "Invalid libvirt URI", fmt.Sprintf("uri %q: port %q is not 1..65535.", c.URI, p))
+			cd.Errorf("uri", "Invalid libvirt URI", "uri %q: port %q is not 1..65535.", c.URI, p)
 		}
 	}
 	if s := u.Query().Get("socket"); s != "" && !strings.HasPrefix(s, "/") {
-		bad("uri", "Invalid libvirt URI", fmt.Sprintf("uri %q: socket must be an absolute path on the host.", c.URI))
+		cd.Errorf("uri", "Invalid libvirt URI", "uri %q: socket must be an absolute path on the host.", c.URI)
 	}
 	if u.Path != "/system" && u.Query().Get("socket") == "" {
-		bad("uri", "Invalid libvirt URI", fmt.Sprintf("uri %q: over SSH lab reaches the system daemon (/system); for another, name its socket (?socket=/path).", c.URI))
+		cd.Errorf("uri", "Invalid libvirt URI", "uri %q: over SSH lab reaches the system daemon (/system); for another, name its socket (?socket=/path).", c.URI)
 	}
 	login := machine.Login{User: u.User.Username(), PrivateKeyFile: c.PrivateKeyFile, HostKey: c.HostKey}
 	for _, p := range ssh.CheckLogin(&login) {
 		if p.Attr == "user" || p.Attr == "port" {
 			p.Attr = "uri"
 		}
-		bad(p.Attr, p.Summary, p.Detail)
+		cd.Errorf(p.Attr, p.Summary, "%s", p.Detail)
 	}
 	for name, v := range map[string]string{"known_hosts_file": c.KnownHostsFile, "ssh_config": c.SSHConfig} {
 		if strings.ContainsAny(v, "\x00\n\r") {
-			bad(name, "Invalid "+name, name+" must be a path without control characters.")
+			cd.Errorf(name, "Invalid "+name, "%s must be a path without control characters.", name)
 		}
 	}
-	return diags
 }
 
 // hostSSH is how to log in to the libvirt host of a qemu+ssh:// URI, and

@@ -38,3 +38,8 @@ func (p *Provider) Capabilities() providers.Capabilities {
 	}
 	return providers.Capabilities{RoutedPairs: true, GuestOffloads: true, VCPU: true, LinkMTU: true, OnThisHost: true, IPv6: true}
 }
+
+// SharesHostKernel: the local back end's guests are network namespaces of
+// this host (providers.HostKernelSharer), so only net.* sysctls may be
+// set on them.
+func (p *Provider) SharesHostKernel() bool { return true }

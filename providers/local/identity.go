@@ -7,12 +7,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/machine"
 )
-
-// versionFlags are the benchmark tools whose versions make up a local
-// machine's template identity, with the flag that prints each one's.
-var versionFlags = []struct{ tool, flag string }{{"iperf3", "--version"}, {"iperf", "-v"}, {"netperf", "-V"}}
 
 // TemplateID is this host's identity as a template: every namespace runs
 // the host's kernel and the host's tools, so it is the kernel release and
@@ -26,11 +23,13 @@ func (p *Provider) TemplateID(ctx context.Context, _ machine.Machine) (string, e
 
 func hostIdentity(ctx context.Context) string {
 	parts := []string{"linux " + kernelRelease()}
-	for _, v := range versionFlags {
-		if _, err := exec.LookPath(v.tool); err != nil {
+	// Each tool declares the command that prints its version
+	// (bench.Program.Version).
+	for _, argv := range bench.VersionCommands() {
+		if _, err := exec.LookPath(argv[0]); err != nil {
 			continue
 		}
-		out, _ := exec.CommandContext(ctx, v.tool, v.flag).CombinedOutput()
+		out, _ := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 		line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 		if line != "" {
 			parts = append(parts, strings.TrimSpace(line))

@@ -214,3 +214,11 @@ func TestDeletePendingByName(t *testing.T) {
 		})
 	}
 }
+
+// TestSharesHostKernel: the local back end declares that its guests share
+// this host's kernel; an unknown type does not.
+func TestSharesHostKernel(t *testing.T) {
+	if !providers.SharesHostKernel(TypeName) || providers.SharesHostKernel("no-such-back-end") {
+		t.Errorf("SharesHostKernel(local) = %v, (unknown) = %v", providers.SharesHostKernel(TypeName), providers.SharesHostKernel("no-such-back-end"))
+	}
+}

@@ -124,7 +124,7 @@ func (h Harness) load(t *testing.T, extraPair string) (*spec.Lab, providers.Prov
 	if err := os.WriteFile(filepath.Join(dir, "lab.hcl"), []byte(h.Spec(extraPair)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lab, diags := spec.Load(dir, spec.Options{KnownProviders: providers.Names()})
+	lab, diags := spec.Load(dir, spec.Options{KnownProviders: providers.Names(), SharesHostKernel: providers.SharesHostKernel})
 	if diags.HasErrors() {
 		t.Fatalf("the suite's spec does not load: %v\n%s", diags, h.Spec(extraPair))
 	}

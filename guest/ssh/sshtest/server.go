@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -234,7 +235,7 @@ func (s *Server) session(conn net.Conn, ch xssh.Channel, reqs <-chan *xssh.Reque
 				_ = req.Reply(false, nil)
 				continue
 			}
-			if inner, ok := labssh.Unwrap(cmd.Command); ok {
+			if inner, ok := unwrap(cmd.Command); ok {
 				cmd.Command = inner
 			}
 			if s.record(cmd.Command) {
@@ -330,3 +331,11 @@ func FreePort(t testing.TB) int {
 
 // LoopbackAddr is "127.0.0.1:port".
 func LoopbackAddr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+
+// unwrap returns the command line inside one guest/ssh wrapped in its
+// PIDScript, and whether line was wrapped: the server answers the command
+// itself.
+func unwrap(line string) (string, bool) {
+	prefix := "sh -c '" + strings.ReplaceAll(labssh.PIDScript, "'", `'\''`) + "' sh "
+	return strings.CutPrefix(line, prefix)
+}
