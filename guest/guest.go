@@ -153,6 +153,10 @@ type Observed struct {
 	// Firmware is the NIC's firmware version where the driver reports
 	// one (Linux `ethtool -i`).
 	Firmware string `json:"firmware,omitempty"`
+	// LinkSpeed is the link speed the NIC's driver reports ("1000Mb/s",
+	// "unknown"; Linux `ethtool IFACE`): an emulated NIC's is what the
+	// device model claims, not what the link carries.
+	LinkSpeed string `json:"link_speed,omitempty"`
 	// Rings are the NIC's ring sizes (`ethtool -g`), read when a setting
 	// asks for one; nil otherwise.
 	Rings    *Rings   `json:"rings,omitempty"`

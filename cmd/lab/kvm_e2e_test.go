@@ -348,7 +348,7 @@ func TestKVM(t *testing.T) {
 		kvmGuestGone(t, e, dir, names)
 	})
 
-	t.Run("vmxnet3 vs virtio: QEMU's vmxnet3 beside virtio-net, interleaved, the example shortened", func(t *testing.T) {
+	t.Run("vmxnet3 vs virtio: the pinned bundle reproduced in the harness, QEMU's vmxnet3 beside virtio-net", func(t *testing.T) {
 		kvmVmxnet3(t, e)
 	})
 

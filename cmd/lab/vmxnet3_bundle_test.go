@@ -11,7 +11,7 @@ import (
 
 // TestVmxnet3BundleRecords reads the pinned bundle's records — a real
 // apply of examples/kvm-vmxnet3-vs-virtio under TCG — with the checks
-// TestKVM/vmxnet3_vs_virtio makes on its own short apply: every guest ran
+// TestKVM/vmxnet3_vs_virtio makes on the run that reproduces it: every guest ran
 // its model's Linux driver (vmxnet3, virtio_net) with the MTU and LRO
 // asked, LRO on by default on vmxnet3 and fixed off on virtio_net, and
 // every record says the NIC was QEMU's device, vmxnet3 not ESXi's.

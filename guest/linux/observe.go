@@ -12,8 +12,8 @@ import (
 // Observe reads back what is in effect on interface iface: MTU, every
 // offload in Features, the ring sizes when s asks for one, the congestion
 // control algorithm and its scope, the sysctls s asks for, any loss rule
-// (iptables LossChain, netem root qdisc), the kernel release and the NIC
-// driver. Only failures to read something s asks for are errors; other
+// (iptables LossChain, netem root qdisc), the kernel release, the NIC
+// driver and the link speed it reports. Only failures to read something s asks for are errors; other
 // failures become warnings.
 func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s guest.Settings) (guest.Observed, error) {
 	if err := Validate(iface, s); err != nil {
@@ -82,6 +82,11 @@ func (l *Linux) Observe(ctx context.Context, t guest.Transport, iface string, s 
 	}
 	o.Driver = ethtoolField(out, "driver")
 	o.Firmware = ethtoolField(out, "firmware-version")
+	// The link speed is information, not a setting: a guest whose ethtool
+	// cannot read it (no link settings, no permission) records none.
+	if out, err = run(ctx, t, "ethtool", iface); err == nil {
+		o.LinkSpeed = parseLinkSpeed(out)
+	}
 	return o, nil
 }
 
@@ -100,7 +105,7 @@ func observeReads(iface string, s guest.Settings) []guest.Cmd {
 	if s.Firewall != "" {
 		argvs = append(argvs, []string{"nft", "list", "table", "inet", FirewallTable})
 	}
-	argvs = append(argvs, []string{"uname", "-r"}, []string{"ethtool", "-i", iface})
+	argvs = append(argvs, []string{"uname", "-r"}, []string{"ethtool", "-i", iface}, []string{"ethtool", iface})
 	cmds := make([]guest.Cmd, len(argvs))
 	for i, a := range argvs {
 		cmds[i] = guest.Cmd{Argv: a}

@@ -45,6 +45,7 @@ func veth(t *testing.T) map[string]reply {
 		"ip -j link show dev veth0":                 {Out: testdata(t, "veth-ip-link.json")},
 		"ethtool -k veth0":                          {Out: testdata(t, "veth-ethtool-k.txt")},
 		"ethtool -i veth0":                          {Out: testdata(t, "veth-ethtool-i.txt")},
+		"ethtool veth0":                             {Out: testdata(t, "veth-ethtool.txt")},
 		"uname -r":                                  {Out: "6.1.0-28-amd64\n"},
 		"tc qdisc show dev veth0 root":              {Out: "qdisc noqueue 0: root refcnt 2 \n"},
 		"iptables -w -S LAB-LOSS":                   {Out: "-N LAB-LOSS\n-A LAB-LOSS -i veth0 -m statistic --mode nth --every 100 --packet 0 -j DROP\n"},
@@ -126,12 +127,14 @@ func TestTranscripts(t *testing.T) {
 		// QEMU 7.2's vmxnet3 (-device vmxnet3) under Linux 6.1's vmxnet3
 		// driver 1.7.0.0-k-NAPI, captured from a Debian 12 guest of
 		// scripts/build-kvm-image.sh under TCG: LRO on by default
-		// (vmxnet3_declare_features), rings 4096 at most, RX Mini n/a.
+		// (vmxnet3_declare_features), rings 4096 at most, RX Mini n/a; link
+		// speed 1000Mb/s (QEMU's VMXNET3_LINK_SPEED).
 		{name: "observe-vmxnet3-qemu", observe: true, s: guest.Settings{Offloads: map[string]bool{"lro": true, "gro": true}, RxRing: 1024},
 			replies: map[string]reply{
 				"ethtool -i veth0":        {Out: testdata(t, "vmxnet3-qemu-ethtool-i.txt")},
 				"ethtool -k veth0":        {Out: testdata(t, "vmxnet3-qemu-ethtool-k.txt")},
 				"ethtool -g veth0":        {Out: testdata(t, "vmxnet3-qemu-ethtool-g.txt")},
+				"ethtool veth0":           {Out: testdata(t, "vmxnet3-qemu-ethtool.txt")}, // built from the sources (TestParseLinkSpeed)
 				"iptables -w -S LAB-LOSS": {Out: "-N LAB-LOSS\n"},
 				"uname -r":                {Out: "6.1.0-50-amd64\n"},
 			}},
@@ -149,6 +152,14 @@ func TestTranscripts(t *testing.T) {
 			replies: map[string]reply{
 				"iptables -w -S LAB-LOSS": {Code: 1, Stderr: "iptables v1.8.9 (nf_tables): chain `LAB-LOSS' in table `filter' is incompatible, use 'nft' tool.\n"},
 				"ethtool -i veth0":        {Code: 127, Stderr: "sh: ethtool: command not found\n"},
+				"ethtool veth0":           {Code: 127, Stderr: "sh: ethtool: command not found\n"},
+			}},
+		// virtio-net without a speed (QEMU's default): "Speed: Unknown!",
+		// captured from this machine's own virtio-net NIC.
+		{name: "observe-virtio-speed-unknown", observe: true, s: guest.Settings{},
+			replies: map[string]reply{
+				"ethtool -i veth0": {Out: testdata(t, "virtio-ethtool-i.txt")},
+				"ethtool veth0":    {Out: testdata(t, "virtio-ethtool.txt")},
 			}},
 	}
 	for _, tc := range cases {

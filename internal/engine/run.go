@@ -409,12 +409,14 @@ func resultEvent(ev Event, rec results.Record, params bench.Params) Event {
 }
 
 // observed puts what the ends (and the router) reported into rec: the
-// observations and, in the provenance, kernel, driver, firmware and CPU.
+// observations and, in the provenance, kernel, driver, firmware, link
+// speed and CPU.
 func observed(rec *results.Record, obsS, obsC guest.Observed, obsR *guest.Observed, server, client end) {
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	rec.Provenance.ServerKernel, rec.Provenance.ClientKernel = obsS.Kernel, obsC.Kernel
 	rec.Provenance.ServerDriver, rec.Provenance.ClientDriver = obsS.Driver, obsC.Driver
 	rec.Provenance.ServerFirmware, rec.Provenance.ClientFirmware = obsS.Firmware, obsC.Firmware
+	rec.Provenance.ServerLinkSpeed, rec.Provenance.ClientLinkSpeed = obsS.LinkSpeed, obsC.LinkSpeed
 	rec.Provenance.ServerCPUModel, rec.Provenance.ClientCPUModel = server.cpuModel, client.cpuModel
 }
 

@@ -152,6 +152,12 @@ type Provenance struct {
 	// (`ethtool -i`), where the driver reports one.
 	ServerFirmware string `json:"server_firmware,omitempty"`
 	ClientFirmware string `json:"client_firmware,omitempty"`
+	// ServerLinkSpeed and ClientLinkSpeed are the link speeds the NICs'
+	// drivers report ("1000Mb/s", "unknown"): what an emulated device
+	// claims (QEMU's vmxnet3 1000Mb/s, virtio-net unknown), not what the
+	// link carries.
+	ServerLinkSpeed string `json:"server_link_speed,omitempty"`
+	ClientLinkSpeed string `json:"client_link_speed,omitempty"`
 	// ServerCPUModel and ClientCPUModel are the ends' CPU model names
 	// (/proc/cpuinfo "model name", hw.model on FreeBSD).
 	ServerCPUModel string `json:"server_cpu_model,omitempty"`
