@@ -322,6 +322,9 @@ var noisyColor = color.RGBA{R: 0xc0, A: 0xff}
 // leftShare is the throughput panel's share of the figure's width.
 const leftShare = 0.58
 
+// figureTopH is the height of the throughput and CPU panels' row.
+const figureTopH = 4.5 * vg.Inch
+
 // renderPlot writes the throughput and CPU panels side by side as SVG or
 // PNG, and below them, two a row, the panel of every other metric some
 // cell measured (metricPanels).
@@ -336,7 +339,7 @@ func renderFigure(w io.Writer, format string, info results.RunInfo, groups []res
 		return fmt.Errorf("report %s: no results to plot", format)
 	}
 	width := figureWidth(groups)
-	topH := 4.5 * vg.Inch
+	topH := figureTopH
 	tput, cpu, err := plots(info, groups, width)
 	if err != nil {
 		return err
