@@ -145,7 +145,13 @@ type panel struct {
 	legendRight bool
 }
 
-func newPanel() *panel { return &panel{Plot: plot.New()} }
+// newPanel is an empty panel whose y axis is marked at round numbers
+// (niceTicks).
+func newPanel() *panel {
+	p := &panel{Plot: plot.New()}
+	p.Y.Tick.Marker = niceTicks{}
+	return p
+}
 
 // add adds plotters to the plot and remembers them.
 func (p *panel) add(ps ...plot.Plotter) {
@@ -257,8 +263,8 @@ func shade(c color.Color, end string) color.Color {
 }
 
 // cpuPlot is the CPU panel: the mean system-wide busy % of each end of
-// each series and category, in the series' colour shaded per end, on a
-// 0-100 % axis; its legend (the shades) is drawn above the panel by
+// each series and category, in the series' colour shaded per end, its
+// value above it, on a 0-100 % axis; its legend (the shades) is drawn above the panel by
 // drawPanel, so no bar hides under it.
 func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Length) (*panel, error) {
 	ends := cpuEnds(groups)
@@ -266,7 +272,10 @@ func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Le
 	p := newPanel()
 	p.Title.Text = "system-wide CPU busy (mean; dots: the repeats)"
 	p.Y.Label.Text = "%"
-	p.Y.Min, p.Y.Max = 0, 100
+	// To 110 %, marked to 100 %: a bar's label (barLabels) above a busy
+	// bar stays below the title.
+	p.Y.Min, p.Y.Max = 0, 110
+	p.Y.Tick.Marker = niceTicks{upTo: 100}
 	p.NominalX(cats...)
 	n := len(ss) * len(ends)
 	bw := width * 0.8 / vg.Length(len(cats)*(n+1))
@@ -290,7 +299,9 @@ func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Le
 			bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * bw
 			p.add(bc)
 			m, _ := results.MetricByKey(key[end])
-			p.add(strip{offset: bc.Offset, spread: bw * 0.5, vals: seriesStats(m, se, 1).reps})
+			reps := seriesStats(m, se, 1).reps
+			p.add(strip{offset: bc.Offset, spread: bw * 0.5, vals: reps})
+			p.add(barLabels{offset: bc.Offset, width: bw, vals: vals, reps: reps})
 			i++
 		}
 	}
