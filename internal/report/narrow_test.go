@@ -18,11 +18,14 @@ import (
 // what TestReportAtNarrowWidth checks into <pre id="measure">: the
 // viewport's width, the page's scroll width, every element (outside an
 // element that scrolls horizontally) whose right edge passes the
-// viewport's and whose parent's does not, and every SVG text whose rendered font size (its computed
-// size times the SVG's scale on screen) is under minTextPx.
+// viewport's and whose parent's does not, every SVG text whose rendered
+// font size (its computed size times the SVG's scale on screen) is under
+// minTextPx, and every SVG text that reaches past its SVG's side as the
+// browser draws it (in its own font, which need not be the Liberation
+// gonum measured with).
 const measureScript = `<script>
 (function () {
-  var vw = document.documentElement.clientWidth, out = {vw: vw, scroll: document.documentElement.scrollWidth, wide: [], small: [], texts: 0};
+  var vw = document.documentElement.clientWidth, out = {vw: vw, scroll: document.documentElement.scrollWidth, wide: [], small: [], clipped: [], texts: 0};
   var wide = new Set();
   function scrolls(el) {
     for (var p = el.parentElement; p; p = p.parentElement) {
@@ -45,6 +48,12 @@ const measureScript = `<script>
     out.texts++;
     var m = t.getScreenCTM(), px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
     if (px < MIN) { out.small.push(t.textContent + " " + px.toFixed(1) + " px"); }
+    var r = t.getBoundingClientRect(), s = t.ownerSVGElement.getBoundingClientRect();
+    // Sideways only, by more than 3 px: a line's box holds its ascent's
+    // blank (a y axis's label, turned, reaches 2 px past the left edge).
+    if (r.left < s.left - 3 || r.right > s.right + 3) {
+      out.clipped.push(t.textContent + " [" + Math.round(r.left - s.left) + ", " + Math.round(r.right - s.left) + "] in a " + Math.round(s.width) + " px wide figure");
+    }
   });
   var pre = document.createElement("pre");
   pre.id = "measure";
@@ -65,7 +74,10 @@ var measureRE = regexp.MustCompile(`<pre id="measure">([^<]*)</pre>`)
 // the viewport unless it sits in a container that scrolls sideways (the
 // results table once ran off the page), and every plot's text is at
 // least minTextPx (the throughput and CPU figure once shrank to 6.5 px
-// while the other panels stayed at full size, issue 35).
+// while the other panels stayed at full size, issue 35) and inside its
+// figure (in DejaVu Serif, wider than the Liberation Serif gonum measured
+// with, the CPU panel's last label read "mtu=900" and the effects plot's
+// "gro × strea").
 func TestReportAtNarrowWidth(t *testing.T) {
 	bin := chromium(t)
 	for _, e := range exampleRuns {
@@ -94,8 +106,8 @@ func TestReportAtNarrowWidth(t *testing.T) {
 				t.Fatalf("the measuring script did not run:\n%.500s", dom)
 			}
 			var got struct {
-				VW, Scroll, Texts int
-				Wide, Small       []string
+				VW, Scroll, Texts    int
+				Wide, Small, Clipped []string
 			}
 			if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
 				t.Fatal(err)
@@ -112,6 +124,13 @@ func TestReportAtNarrowWidth(t *testing.T) {
 					break
 				}
 				t.Errorf("past the viewport, outside a scrolling container: %s", w)
+			}
+			for i, w := range got.Clipped {
+				if i == 10 {
+					t.Errorf("… %d more", len(got.Clipped)-10)
+					break
+				}
+				t.Errorf("plot text cut off by its figure's edge, in the browser's font: %s", w)
 			}
 			for i, w := range got.Small {
 				if i == 10 {

@@ -406,8 +406,8 @@ func newCanvas(format string, width, height vg.Length, dpi int) (canvas, error) 
 	return nil, fmt.Errorf("unknown plot format %q", format)
 }
 
-// writeCanvas writes a finished canvas; an SVG's fonts get a generic
-// fallback, so that a viewer without Liberation fonts (gonum/plot's,
+// writeCanvas writes a finished canvas; an SVG's texts get the widths
+// gonum measured (fixTextLengths) and its fonts a generic fallback, so that a viewer without Liberation fonts (gonum/plot's,
 // which measured the text) substitutes a metric-compatible family instead
 // of an arbitrary one whose wider glyphs overlap.
 func writeCanvas(w io.Writer, format string, canvas io.WriterTo) error {
@@ -421,7 +421,7 @@ func writeCanvas(w io.Writer, format string, canvas io.WriterTo) error {
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return fmt.Errorf("report %s: %w", format, err)
 	}
-	if _, err := w.Write(fontFallback(buf.Bytes())); err != nil {
+	if _, err := w.Write(fontFallback(fixTextLengths(buf.Bytes()))); err != nil {
 		return fmt.Errorf("report %s: %w", format, err)
 	}
 	return nil

@@ -28,7 +28,7 @@ var (
 	svgSizeRE = regexp.MustCompile(`<svg (?:style="[^"]*" )?width="[0-9.]+pt" height="[0-9.]+pt" viewBox="0 0 ([0-9.]+) ([0-9.]+)"`)
 	// svgTextRE is a text as gonum's vgsvg writes it: in a group turned by
 	// rotate(90) for a y axis's label, or not.
-	svgTextRE = regexp.MustCompile(`(<g transform="rotate\(90\)">\s*)?<text x="([-0-9.e]+)" y="([-0-9.e]+)" transform="scale\(1, -1\)"\s*style="font-family:'Liberation (Serif|Sans|Mono)'[^"]*font-size:([0-9.]+)px">([^<]*)</text>`)
+	svgTextRE = regexp.MustCompile(`(<g transform="rotate\(90\)">\s*)?<text x="([-0-9.e]+)" y="([-0-9.e]+)" transform="scale\(1, -1\)"\s*style="font-family:'Liberation (Serif|Sans|Mono)'[^"]*font-size:([0-9.]+)px"[^>]*>([^<]*)</text>`)
 )
 
 // svgTexts are the canvas's size and the ink boxes of svg's non-blank
