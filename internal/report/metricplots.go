@@ -177,8 +177,18 @@ func addStrips(p *panel, reps [][][]float64, bw vg.Length) {
 	}
 }
 
+// panelTitles name the metrics whose column label is too short for a
+// panel's title.
+var panelTitles = map[string]string{
+	results.MetricSenderThroughput: "sender throughput",
+	results.MetricBackground:       "background load's throughput",
+}
+
 // metricTitle is a panel's title: the metric's label without its unit.
 func metricTitle(m results.Metric) string {
+	if t, ok := panelTitles[m.Key]; ok {
+		return t
+	}
 	t := m.Label
 	for _, u := range []string{" Gb/s", " µs", " ms", " %"} {
 		t = strings.TrimSuffix(t, u)
@@ -188,9 +198,13 @@ func metricTitle(m results.Metric) string {
 
 // extraMetrics are the metrics that get a panel of their own beside the
 // throughput and CPU panels, when some cell measured them.
+// The sender's throughput (a hidden column), a background {} load's own
+// throughput and the benchmark tool's own CPU were recorded and never
+// plotted (issue 35).
 var extraMetrics = []string{
 	results.MetricTransactions, results.MetricLoss, results.MetricJitter, results.MetricPackets,
-	results.MetricRetransmits, results.MetricServerCPB, results.MetricClientCPB,
+	results.MetricRetransmits, results.MetricSenderThroughput, results.MetricBackground,
+	results.MetricServerToolCPU, results.MetricClientToolCPU, results.MetricServerCPB, results.MetricClientCPB,
 }
 
 // measured reports whether some cell measured the metric: for

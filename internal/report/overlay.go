@@ -92,6 +92,7 @@ func RenderRunsHTML(w io.Writer, runs []RunReport) error {
 		IDs     []string
 		Runs    []overlayRun
 		Metrics []overlayMetric
+		CDFs    []template.HTML
 	}{IDs: ids}
 	for i, r := range runs {
 		var page bytes.Buffer
@@ -117,6 +118,11 @@ func RenderRunsHTML(w io.Writer, runs []RunReport) error {
 			d.Metrics = append(d.Metrics, om)
 		}
 	}
+	cdfs, err := overlayCDFs(keys, byRun, ids)
+	if err != nil {
+		return err
+	}
+	d.CDFs = cdfs
 	return overlayTmpl.Execute(w, d)
 }
 
@@ -205,7 +211,9 @@ details.run iframe { width: 100%; height: 85vh; border: 1px solid #ccc; }</style
 <table class="overlay" data-key="{{.Key}}"><thead><tr><th>experiment</th><th>pair</th><th>cell</th>{{range $.IDs}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td>{{.Experiment}}</td><td>{{.Pair}}</td><td>{{.Cell}}</td>{{range .Values}}<td class="num{{if .Missing}} missing{{end}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-{{end}}
+{{end}}{{if .CDFs}}<h3 id="latency-cdfs">round-trip latency distribution per run</h3>
+{{range .CDFs}}<div class="plot overlay-cdf">{{.}}</div>
+{{end}}{{end}}
 <h2 id="each-run">Each run</h2>
 {{range .Runs}}<details class="run" id="run-{{.ID}}"><summary>run {{.ID}} (lab {{.Lab}}, {{.Status}})</summary>
 <iframe title="report of run {{.ID}}" srcdoc="{{.Page}}"></iframe>

@@ -2,11 +2,14 @@ package report
 
 import (
 	"bytes"
+	"image/color"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/lab-bench/lab/internal/results"
 )
@@ -149,5 +152,48 @@ func TestRunsHTMLInChromium(t *testing.T) {
 	}
 	if !strings.Contains(dom, `data-ready="1"`) || strings.Count(dom, "<iframe") != 2 {
 		t.Errorf("page not loaded, or not two embedded reports:\n%.500s", dom)
+	}
+}
+
+// TestRunsPageOverlaysCDFs: two runs of the latency example (its records
+// under two run ids) get, per cell, one round-trip CDF with a line per
+// run in the run's colour (issue 35).
+func TestRunsPageOverlaysCDFs(t *testing.T) {
+	info, recs := loadExample(t, "latency")
+	a := results.Group(recs)
+	b := results.Group(recs)
+	infoB := info
+	infoB.ID = info.ID + "-b"
+	runs := []RunReport{{Info: info, Groups: a}, {Info: infoB, Groups: b}}
+	keys, byRun := overlayCells(runs)
+	ps, err := overlayCDFPanels(keys, byRun, []string{info.ID, infoB.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != len(a) {
+		t.Fatalf("%d CDF overlays for %d cells", len(ps), len(a))
+	}
+	for _, p := range ps {
+		var colors []color.Color
+		for _, it := range p.items {
+			if l, ok := it.(*plotter.Line); ok {
+				colors = append(colors, l.Color)
+			}
+		}
+		if len(colors) != 2 || colors[0] != palette[0] || colors[1] != palette[1] {
+			t.Errorf("%q: lines in %v, want one per run in its colour", p.Title.Text, colors)
+		}
+	}
+	var page bytes.Buffer
+	if err := RenderRunsHTML(&page, runs); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(page.String(), `<div class="plot overlay-cdf"><svg`); got != len(a) {
+		t.Errorf("%d CDF figures on the page for %d cells", got, len(a))
+	}
+	for _, svg := range inlineSVGRE.FindAllString(strings.SplitN(page.String(), `id="each-run"`, 2)[0], -1) {
+		for _, p := range textProblems(t, svg) {
+			t.Error(p)
+		}
 	}
 }

@@ -145,7 +145,13 @@ type panel struct {
 	legendRight bool
 }
 
-func newPanel() *panel { return &panel{Plot: plot.New()} }
+// newPanel is an empty panel whose y axis is marked at round numbers
+// (niceTicks).
+func newPanel() *panel {
+	p := &panel{Plot: plot.New()}
+	p.Y.Tick.Marker = niceTicks{}
+	return p
+}
 
 // add adds plotters to the plot and remembers them.
 func (p *panel) add(ps ...plot.Plotter) {
@@ -257,8 +263,8 @@ func shade(c color.Color, end string) color.Color {
 }
 
 // cpuPlot is the CPU panel: the mean system-wide busy % of each end of
-// each series and category, in the series' colour shaded per end, on a
-// 0-100 % axis; its legend (the shades) is drawn above the panel by
+// each series and category, in the series' colour shaded per end, its
+// value above it, on a 0-100 % axis; its legend (the shades) is drawn above the panel by
 // drawPanel, so no bar hides under it.
 func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Length) (*panel, error) {
 	ends := cpuEnds(groups)
@@ -266,7 +272,10 @@ func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Le
 	p := newPanel()
 	p.Title.Text = "system-wide CPU busy (mean; dots: the repeats)"
 	p.Y.Label.Text = "%"
-	p.Y.Min, p.Y.Max = 0, 100
+	// To 110 %, marked to 100 %: a bar's label (barLabels) above a busy
+	// bar stays below the title.
+	p.Y.Min, p.Y.Max = 0, 110
+	p.Y.Tick.Marker = niceTicks{upTo: 100}
 	p.NominalX(cats...)
 	n := len(ss) * len(ends)
 	bw := width * 0.8 / vg.Length(len(cats)*(n+1))
@@ -290,7 +299,9 @@ func cpuPlot(groups []results.CellGroup, cats []string, ss []series, width vg.Le
 			bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * bw
 			p.add(bc)
 			m, _ := results.MetricByKey(key[end])
-			p.add(strip{offset: bc.Offset, spread: bw * 0.5, vals: seriesStats(m, se, 1).reps})
+			reps := seriesStats(m, se, 1).reps
+			p.add(strip{offset: bc.Offset, spread: bw * 0.5, vals: reps})
+			p.add(barLabels{offset: bc.Offset, width: bw, vals: vals, reps: reps})
 			i++
 		}
 	}
@@ -322,6 +333,9 @@ var noisyColor = color.RGBA{R: 0xc0, A: 0xff}
 // leftShare is the throughput panel's share of the figure's width.
 const leftShare = 0.58
 
+// figureTopH is the height of the throughput and CPU panels' row.
+const figureTopH = 4.5 * vg.Inch
+
 // renderPlot writes the throughput and CPU panels side by side as SVG or
 // PNG, and below them, two a row, the panel of every other metric some
 // cell measured (metricPanels).
@@ -336,7 +350,7 @@ func renderFigure(w io.Writer, format string, info results.RunInfo, groups []res
 		return fmt.Errorf("report %s: no results to plot", format)
 	}
 	width := figureWidth(groups)
-	topH := 4.5 * vg.Inch
+	topH := figureTopH
 	tput, cpu, err := plots(info, groups, width)
 	if err != nil {
 		return err
@@ -392,8 +406,8 @@ func newCanvas(format string, width, height vg.Length, dpi int) (canvas, error) 
 	return nil, fmt.Errorf("unknown plot format %q", format)
 }
 
-// writeCanvas writes a finished canvas; an SVG's fonts get a generic
-// fallback, so that a viewer without Liberation fonts (gonum/plot's,
+// writeCanvas writes a finished canvas; an SVG's texts get the widths
+// gonum measured (fixTextLengths) and its fonts a generic fallback, so that a viewer without Liberation fonts (gonum/plot's,
 // which measured the text) substitutes a metric-compatible family instead
 // of an arbitrary one whose wider glyphs overlap.
 func writeCanvas(w io.Writer, format string, canvas io.WriterTo) error {
@@ -407,7 +421,7 @@ func writeCanvas(w io.Writer, format string, canvas io.WriterTo) error {
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return fmt.Errorf("report %s: %w", format, err)
 	}
-	if _, err := w.Write(fontFallback(buf.Bytes())); err != nil {
+	if _, err := w.Write(fontFallback(fixTextLengths(buf.Bytes()))); err != nil {
 		return fmt.Errorf("report %s: %w", format, err)
 	}
 	return nil

@@ -49,7 +49,9 @@ func seriesOf(r results.Record) ([]bench.Interval, string) {
 
 // timeSeriesPlot is one cell's throughput over time: one line per repeat
 // (iperf3's omitted intervals dashed, before 0: onTimeBase), nil when no
-// repeat has intervals.
+// repeat has intervals. The legend names each repeat while the palette
+// tells them apart; more repeats than colours get one entry for them all
+// (20 entries ran off the panel's bottom, and colours repeated anyway).
 // A UDP cell plots what the receiver got when the records hold it, and
 // its title says which side it plots.
 func timeSeriesPlot(g results.CellGroup) (*panel, error) {
@@ -105,7 +107,12 @@ func timeSeriesPlot(g results.CellGroup) (*panel, error) {
 		l.Color, sc.Color = c, c
 		sc.Radius = vg.Points(2)
 		p.add(l, sc)
-		p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), l)
+		switch {
+		case len(g.Repeats) <= len(palette):
+			p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), l)
+		case i == 0:
+			p.Legend.Add(fmt.Sprintf("repeats %d-%d", r.Repeat, g.Repeats[len(g.Repeats)-1].Repeat), l)
+		}
 	}
 	if warmedUp {
 		p.X.Label.Text = "s (warm-up < 0)"
