@@ -84,6 +84,8 @@ var transports = []string{"guest/ssh", "guest/netns"}
 
 // isOSDriver: guest/<os>, a direct child of guest that is neither a
 // transport nor a test helper (a new OS is caught without a change here).
+// It includes guest/oses, which imports every OS driver: a back end that
+// imported it would import them all.
 func isOSDriver(p string) bool {
 	return path.Dir(p) == "guest" && !slices.Contains(transports, p) && !strings.HasSuffix(p, "test")
 }
