@@ -78,7 +78,7 @@ func TestRealTemplateLoginThroughHypervisor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "lab \"x\" {}\ntemplate \"g\" {\n  ssh {\n    user = \"root\"\n    " + tc.block + "\n  }\n}\n" +
 				"pair \"p\" { template = template.g }\nexperiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n"
-			l, diags := spec.LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
+			l, diags := spec.LoadFiles("", map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}

@@ -2,7 +2,4 @@ package iperf2
 
 // The guest OSes cmd/lab registers, for code under test that asks
 // guest.For about a template's os.
-import (
-	_ "github.com/lab-bench/lab/guest/freebsd"
-	_ "github.com/lab-bench/lab/guest/linux"
-)
+import _ "github.com/lab-bench/lab/guest/oses"

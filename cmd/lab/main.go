@@ -24,8 +24,7 @@ import (
 	"github.com/lab-bench/lab/internal/redact"
 	"github.com/lab-bench/lab/internal/spec"
 
-	_ "github.com/lab-bench/lab/guest/freebsd" // registers guest os "freebsd"
-	_ "github.com/lab-bench/lab/guest/linux"   // registers guest os "linux"
+	_ "github.com/lab-bench/lab/guest/oses" // registers every guest os
 
 	_ "github.com/lab-bench/lab/providers/bhyve"   // registers "bhyve"
 	_ "github.com/lab-bench/lab/providers/hosts"   // registers "hosts"

@@ -31,7 +31,7 @@ experiment "e" {
   iperf3 { duration = "1s" }
 }
 `
-	l, diags := spec.LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
+	l, diags := spec.LoadFiles("", map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -18,7 +18,7 @@ func TestHostNotes(t *testing.T) {
 		src := "lab \"a\" {}\nprovider \"libvirt\" \"emu\" {\n  " + tt.accel + "\n}\n" +
 			"template \"t\" { provider = provider.libvirt.emu }\npair \"p\" { template = template.t }\n" +
 			"experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n"
-		l, diags := spec.LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
+		l, diags := spec.LoadFiles("", map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

@@ -19,7 +19,7 @@ import (
 
 func load(t testing.TB, src string) *spec.Lab {
 	t.Helper()
-	lab, diags := spec.LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
+	lab, diags := spec.LoadFiles("", map[string][]byte{"lab.hcl": []byte(src)}, spec.Options{})
 	if diags.HasErrors() {
 		var b bytes.Buffer
 		lab.WriteDiagnostics(&b, diags, 100, false)

@@ -44,7 +44,7 @@ experiment "e" {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lab, diags := LoadFiles(map[string][]byte{"lab.hcl": []byte(strings.Replace(src, "DURATION", tc.duration, 1))}, Options{})
+			lab, diags := LoadFiles("", map[string][]byte{"lab.hcl": []byte(strings.Replace(src, "DURATION", tc.duration, 1))}, Options{})
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}

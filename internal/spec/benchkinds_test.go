@@ -51,7 +51,7 @@ func TestOtherBenchKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := head + "experiment \"e\" {\n  pairs = [pair.p]\n" + tt.block + "\n}\n"
-			l, diags := LoadFiles(map[string][]byte{"b.hcl": []byte(src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"b.hcl": []byte(src)}, Options{})
 			if tt.err != "" {
 				if !diags.HasErrors() || !strings.Contains(diags.Error(), tt.err) {
 					t.Fatalf("diags %v, want %q", diags, tt.err)

@@ -37,7 +37,7 @@ experiment "e" {
   iperf3 {}
 }
 `
-			lab, diags := LoadFiles(map[string][]byte{"lab.hcl": []byte(src)}, Options{})
+			lab, diags := LoadFiles("", map[string][]byte{"lab.hcl": []byte(src)}, Options{})
 			if tc.wantErr != "" {
 				if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.wantErr) {
 					t.Fatalf("diags %v, want %q", diags, tc.wantErr)

@@ -60,7 +60,7 @@ func TestDerivedSensitive(t *testing.T) {
 	for _, tc := range derivedCases {
 		t.Run(tc.expr, func(t *testing.T) {
 			src := strings.ReplaceAll(derivedLab, "EXPR", tc.expr)
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 			if !diags.HasErrors() {
 				t.Fatalf("want the os error, got none")
 			}
@@ -116,7 +116,7 @@ var sourceLineRe = regexp.MustCompile(`^\s*\d+: `)
 func TestDerivedSealRoundTrip(t *testing.T) {
 	src := []byte(strings.ReplaceAll(derivedLab, "EXPR", "upper(var.key)"))
 	load := func() *redact.Set {
-		l, _ := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+		l, _ := LoadFiles("", map[string][]byte{"main.hcl": src}, Options{})
 		s := &redact.Set{}
 		for label, v := range l.SensitiveValues() {
 			if strings.Contains(label, "S3") || strings.Contains(label, "s3") {
@@ -162,7 +162,7 @@ pair "q" {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(smallLab, `template "t" {}`, tc.block, 1) +
 				"variable \"key\" {\n  sensitive = true\n  type = string\n}\n"
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"key=" + long}})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"key=" + long}})
 			var b bytes.Buffer
 			if err := l.WriteDiagnostics(&b, diags, 0, false); err != nil {
 				t.Fatal(err)

@@ -39,7 +39,7 @@ func TestZeroDurationRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			name := strings.ReplaceAll(tt.name, " ", "-") + ".hcl"
 			src := head + "experiment \"e\" {\n  pairs = [pair.p]\n" + tt.body + "\n}\n"
-			l, diags := LoadFiles(map[string][]byte{name: []byte(src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{name: []byte(src)}, Options{})
 			var errs hcl.Diagnostics
 			for _, d := range diags {
 				if d.Severity == hcl.DiagError {

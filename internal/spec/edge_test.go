@@ -52,7 +52,7 @@ func TestEdgeCases(t *testing.T) {
 		"ssh port":               "lab \"x\" {}\ntemplate \"t\" {\n ssh { port = 70000 }\n}\n",
 	}
 	for name, src := range cases {
-		l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+		l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 		if !diags.HasErrors() {
 			t.Errorf("%s: no error", name)
 			continue

@@ -65,7 +65,7 @@ func cells(dims []Dimension) []map[string]cty.Value {
 }
 
 func loadBig(t testing.TB) *Experiment {
-	l, diags := LoadFiles(map[string][]byte{"big.hcl": []byte(bigLab)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"big.hcl": []byte(bigLab)}, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -144,7 +144,7 @@ func BenchmarkEval(b *testing.B) {
 func BenchmarkLoad(b *testing.B) {
 	src := map[string][]byte{"big.hcl": []byte(bigLab)}
 	for i := 0; i < b.N; i++ {
-		if _, diags := LoadFiles(src, Options{}); diags.HasErrors() {
+		if _, diags := LoadFiles("", src, Options{}); diags.HasErrors() {
 			b.Fatal(diags)
 		}
 	}

@@ -24,7 +24,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte(bigLab))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+		l, diags := LoadFiles("", map[string][]byte{"main.hcl": src}, Options{})
 		if l == nil || l.Files == nil {
 			t.Fatal("nil lab")
 		}

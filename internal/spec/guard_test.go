@@ -15,7 +15,7 @@ func TestGuard(t *testing.T) {
 	got := make(chan *hcl.Diagnostic, 1)
 	go Guard(stop, GuardLimits{Time: 50 * time.Millisecond, Interval: 5 * time.Millisecond}, func(d *hcl.Diagnostic) { got <- d })
 
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(smallLab)}, Options{})
 	wantNoError(t, l, diags)
 	select {
 	case d := <-got:
@@ -25,7 +25,7 @@ func TestGuard(t *testing.T) {
 
 	// About 150 000 strings: half a second or more, well past 50 ms.
 	slow := smallLab + "variable \"v\" {\n  default = [for a in range(150) : [for b in range(1000) : \"${a}-${b}\"]]\n}\n"
-	LoadFiles(map[string][]byte{"main.hcl": []byte(slow)}, Options{})
+	LoadFiles("", map[string][]byte{"main.hcl": []byte(slow)}, Options{})
 	select {
 	case d := <-got:
 		if d.Summary != "Expression too costly" || d.Detail != "Evaluating this expression took more than 50ms, the limit; lab stopped. Build smaller values: fewer or shorter elements, fewer nested for expressions." {

@@ -1,7 +1,4 @@
 package spec
 
 // The guest OSes cmd/lab registers: a template's os must name one.
-import (
-	_ "github.com/lab-bench/lab/guest/freebsd"
-	_ "github.com/lab-bench/lab/guest/linux"
-)
+import _ "github.com/lab-bench/lab/guest/oses"

@@ -52,7 +52,7 @@ experiment "e" {
 				return fmt.Sprintf(s, payload)
 			}
 			src := fmt.Sprintf(base, f(c.template), f(c.pair), f(c.guest), f(c.server), f(c.iperf3))
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 			if !diags.HasErrors() {
 				t.Errorf("%s = %q was accepted", c.name, payload)
 				continue
@@ -79,7 +79,7 @@ experiment "e" {
   iperf3 {}
 }
 `
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 	if len(diags) != 1 || diags[0].Subject.Start.Line != 8 || !strings.Contains(diags[0].Summary, "congestion control") {
 		t.Fatalf("got:\n%s", writeDiags(t, l, diags))
 	}

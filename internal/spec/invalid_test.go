@@ -37,7 +37,7 @@ func TestLoadInvalid(t *testing.T) {
 			if wantLine == 0 {
 				t.Fatalf("no # ERROR: mark")
 			}
-			l, diags := LoadFiles(map[string][]byte{path: src}, Options{KnownProviders: []string{"local", "vsphere"},
+			l, diags := LoadFiles("", map[string][]byte{path: src}, Options{KnownProviders: []string{"local", "vsphere"},
 				// The local back end declares its guests share the host's kernel.
 				SharesHostKernel: func(typ string) bool { return typ == "local" }})
 			var errs hcl.Diagnostics

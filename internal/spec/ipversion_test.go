@@ -31,7 +31,7 @@ func TestIPVersion(t *testing.T) {
 		{name: "matrix", attr: "  matrix = { v = [4, 6] }\n  ip_version = matrix.v", wantErr: "matrix"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(exp(c.attr))}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(exp(c.attr))}, Options{})
 			if c.wantErr != "" {
 				if !diags.HasErrors() || !strings.Contains(diags.Error(), c.wantErr) {
 					t.Fatalf("diagnostics %v, want one containing %q", diags, c.wantErr)

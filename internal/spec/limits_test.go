@@ -83,7 +83,7 @@ func TestFileSizeLimit(t *testing.T) {
 	wantOneError(t, l, diags, "Cannot read lab file",
 		fmt.Sprintf("%s has 1048577 bytes; a lab or variable file may have at most 1048576 (1 MiB).", path), path, 1, 1)
 
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": pad(MaxFileSize + 1)}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": pad(MaxFileSize + 1)}, Options{})
 	wantOneError(t, l, diags, "Lab file too large",
 		"main.hcl has 1048577 bytes; a lab file may have at most 1048576 (1 MiB).", "main.hcl", 1, 1)
 }
@@ -95,7 +95,7 @@ func TestVarFileLimits(t *testing.T) {
 	if err := os.WriteFile(big, []byte("v = \"b\"\n#"+strings.Repeat("x", MaxFileSize-len("v = \"b\"\n#"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{big}})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{big}})
 	wantNoError(t, l, diags)
 	if got := l.Variables["v"].AsString(); got != "b" {
 		t.Errorf("v = %q", got)
@@ -109,7 +109,7 @@ func TestVarFileLimits(t *testing.T) {
 		{dir, dir + " is a directory, not a regular file."},
 	}
 	for _, c := range cases {
-		l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{c.path}})
+		l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{c.path}})
 		wantOneError(t, l, diags, "Cannot read variable file", c.detail, c.path, 1, 1)
 	}
 }
@@ -171,7 +171,7 @@ func TestNestingLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": variable(c.expr)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": variable(c.expr)}, Options{})
 			if c.ok {
 				wantNoError(t, l, diags)
 				return
@@ -183,25 +183,25 @@ func TestNestingLimit(t *testing.T) {
 	// The same limit holds for -var values and -var-file files.
 	lab := smallLab + "variable \"v\" {\n  type = list(any)\n  default = []\n}\n"
 	deep := strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{Vars: []string{"v=" + deep}})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(lab)}, Options{Vars: []string{"v=" + deep}})
 	wantOneError(t, l, diags, "Nesting too deep", nestDetail, "<value for -var v>", 1, MaxNesting+1)
 	vf := filepath.Join(t.TempDir(), "v.hcl")
 	if err := os.WriteFile(vf, []byte("v = "+deep+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{vf}})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(lab)}, Options{VarFiles: []string{vf}})
 	wantOneError(t, l, diags, "Nesting too deep", nestDetail, vf, 1, 5+MaxNesting)
 }
 
 func TestForNestingLimit(t *testing.T) {
 	two := `[for a in range(3): [for b in range(3): a * b]]`
 	three := `[for a in range(1000): [for b in range(1000): [for c in range(1000): c]]]`
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" { default = " + two + " }\n")}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" { default = " + two + " }\n")}, Options{})
 	wantNoError(t, l, diags)
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" { default = " + three + " }\n")}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" { default = " + three + " }\n")}, Options{})
 	wantOneError(t, l, diags, "For expressions nested too deeply",
 		"This for expression is nested 3 levels deep; at most 2 are allowed, since every level multiplies the values made.", "main.hcl", 8, 72)
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" {\n  type = list(any)\n  default = []\n}\n")}, Options{Vars: []string{"v=" + three}})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(smallLab + "variable \"v\" {\n  type = list(any)\n  default = []\n}\n")}, Options{Vars: []string{"v=" + three}})
 	wantOneError(t, l, diags, "For expressions nested too deeply",
 		"This for expression is nested 3 levels deep; at most 2 are allowed, since every level multiplies the values made.", "<value for -var v>", 1, 47)
 }
@@ -211,31 +211,31 @@ func TestCellLimit(t *testing.T) {
 		return []byte(labWith("matrix = " + matrix + "\n  guest { mtu = 1000 + matrix.a + matrix.b }\n" + extra))
 	}
 	// 100 × 100 = 10 000 cells: at the limit, 10 runs each.
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": lab("{ a = range(100), b = range(100) }", "repeat = 10")}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": lab("{ a = range(100), b = range(100) }", "repeat = 10")}, Options{})
 	wantNoError(t, l, diags)
 
 	// 73 × 137 = 10 001 cells.
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab("{ a = range(73), b = range(137) }", "")}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": lab("{ a = range(73), b = range(137) }", "")}, Options{})
 	wantOneError(t, l, diags, "Too many cells",
 		`Experiment "e" has 10001 cells (1 pair × 73 values of matrix.a × 137 values of matrix.b); at most 10000 cells are allowed in one experiment.`,
 		"main.hcl", 6, 12)
 
 	// The issue's 10^7 cells.
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(labWith(
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(labWith(
 		"matrix = { a = range(1000), b = range(1000), c = range(10) }\n  guest { mtu = 1000 + matrix.a + matrix.b + matrix.c }"))}, Options{})
 	wantOneError(t, l, diags, "Too many cells",
 		`Experiment "e" has 10000000 cells (1 pair × 1000 values of matrix.a × 1000 values of matrix.b × 10 values of matrix.c); at most 10000 cells are allowed in one experiment.`,
 		"main.hcl", 6, 12)
 
 	// Runs: 10 000 cells × (10 + 1) = 110 000 runs.
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab("{ a = range(100), b = range(100) }", "repeat = 10\n  warmup = 1")}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": lab("{ a = range(100), b = range(100) }", "repeat = 10\n  warmup = 1")}, Options{})
 	wantOneError(t, l, diags, "Too many runs",
 		`Experiment "e" has 110000 runs (10000 cells × (repeat 10 + warmup 1)), which brings the lab to 110000 runs; at most 100000 are allowed over all experiments.`,
 		"main.hcl", 8, 10)
 }
 
 func TestMatrixValuesOneRendering(t *testing.T) {
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(labWith(`matrix = { a = [1500, "1500"] }
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(labWith(`matrix = { a = [1500, "1500"] }
   guest { mtu = matrix.a }`))}, Options{})
 	wantOneError(t, l, diags, "Duplicate matrix value", `matrix.a lists "1500" more than once.`, "main.hcl", 6, 25)
 }
@@ -276,7 +276,7 @@ experiment "e" {
 		// The local back end declares that its guests share the host's
 		// kernel (providers.SharesHostKernel); spec only asks.
 		opts := Options{SharesHostKernel: func(typ string) bool { return typ == "local" }}
-		l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.provider, tt.key)}, opts)
+		l, diags := LoadFiles("", map[string][]byte{"main.hcl": lab(tt.provider, tt.key)}, opts)
 		if tt.summary == "" {
 			wantNoError(t, l, diags)
 			continue
@@ -286,7 +286,7 @@ experiment "e" {
 }
 
 func TestNoExperiment(t *testing.T) {
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte("lab \"x\" {}\ntemplate \"t\" {}\n")}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte("lab \"x\" {}\ntemplate \"t\" {}\n")}, Options{})
 	wantOneError(t, l, diags, "No experiment",
 		`The lab declares no experiment block, so there is nothing to plan or run: add experiment "<name>" { pairs = [pair.<name>] … }.`, "main.hcl", 1, 1)
 }
@@ -311,17 +311,17 @@ experiment "e" {
 `)
 	}
 	ok := "<<EOT\nchain c {\n  comment \"}\"\n}\nEOT\n"
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(ok)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": lab(ok)}, Options{})
 	wantNoError(t, l, diags)
 
 	escape := "<<EOT\nchain c {\n}\n  }\ntable inet evil { }\nEOT\n"
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab(escape)}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": lab(escape)}, Options{})
 	wantOneError(t, l, diags, "Invalid firewall ruleset",
 		`"}" closes a brace the ruleset did not open: it would end lab's table (line 3, column 3 of the ruleset). A ruleset is the body of lab's table inet lab_fw: chains, sets and rules only.`,
 		"main.hcl", 13, 3)
 
 	// Escapes in a quoted string: the error points at the string.
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": lab(`"chain c {}\n}\ninclude \"/etc/passwd\""`)}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": lab(`"chain c {}\n}\ninclude \"/etc/passwd\""`)}, Options{})
 	wantOneError(t, l, diags, "Invalid firewall ruleset", "", "main.hcl", 10, 16)
 }
 
@@ -329,11 +329,11 @@ func TestDiagnosticsCapped(t *testing.T) {
 	dups := func(n int) []byte { // n duplicate experiments after the first
 		return []byte(smallLab + strings.Repeat("experiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n", n))
 	}
-	_, diags := LoadFiles(map[string][]byte{"main.hcl": dups(MaxDiagnostics)}, Options{})
+	_, diags := LoadFiles("", map[string][]byte{"main.hcl": dups(MaxDiagnostics)}, Options{})
 	if len(diags) != MaxDiagnostics || diags[len(diags)-1].Summary != "Duplicate experiment" {
 		t.Fatalf("at the limit: %d diagnostics, last %q", len(diags), diags[len(diags)-1].Summary)
 	}
-	_, diags = LoadFiles(map[string][]byte{"main.hcl": dups(MaxDiagnostics + 3)}, Options{})
+	_, diags = LoadFiles("", map[string][]byte{"main.hcl": dups(MaxDiagnostics + 3)}, Options{})
 	last := diags[len(diags)-1]
 	if len(diags) != MaxDiagnostics+1 || last.Summary != "Too many problems" || last.Detail != "3 more diagnostics are not shown; fix the ones above first." ||
 		last.Severity != hcl.DiagError || last.Subject == nil {
@@ -354,7 +354,7 @@ func TestFileFunctionLimits(t *testing.T) {
 	lab := func(path string) []byte {
 		return []byte(strings.Replace(smallLab, `lab "x" {}`, `lab "x" { description = trimspace(file("`+path+`")) }`, 1))
 	}
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(exact)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": lab(exact)}, Options{})
 	wantNoError(t, l, diags)
 	if len(l.Description) != MaxFileSize {
 		t.Errorf("description has %d bytes", len(l.Description))
@@ -368,7 +368,7 @@ func TestFileFunctionLimits(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(path)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": lab(path)}, Options{})
 			wantOneError(t, l, diags, "Error in function call", want, "main.hcl", 1, 35)
 		}()
 		select {
@@ -413,7 +413,7 @@ func TestDiagnosticSnippets(t *testing.T) {
 	ownCodes := strings.NewReplacer("\x1b[31m", "", "\x1b[33m", "", "\x1b[0m", "", "\x1b[1;4m", "")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(tt.src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(tt.src)}, Options{})
 			if !diags.HasErrors() {
 				t.Fatal("no error")
 			}
@@ -452,7 +452,7 @@ func TestDiagnosticsAsHCL(t *testing.T) {
 	}
 	for _, src := range srcs {
 		for _, color := range []bool{false, true} {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 			if len(diags) == 0 {
 				t.Fatalf("%q: no diagnostics", src)
 			}
@@ -588,7 +588,7 @@ experiment "e" {
 	}
 	for _, tt := range tests {
 		t.Run(tt.os+" "+tt.key+"="+tt.value, func(t *testing.T) {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.os, tt.key, tt.value)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": lab(tt.os, tt.key, tt.value)}, Options{})
 			s := guest.Settings{Sysctl: map[string]string{tt.key: tt.value}}
 			applyErr := linux.Validate("eth1", s)
 			if tt.os == "freebsd" {
@@ -637,7 +637,7 @@ experiment "e" {
 	}
 	for _, tt := range tests {
 		t.Run(tt.of+" over "+tt.over, func(t *testing.T) {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": lab(tt.of, tt.over)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": lab(tt.of, tt.over)}, Options{})
 			if tt.want == "" {
 				wantNoError(t, l, diags)
 				return
@@ -687,7 +687,7 @@ experiment "e" {
 			if strings.HasPrefix(tt.settings, "router") {
 				src = []byte(strings.Replace(string(src), "template = template.t", "template = template.t\n  via = template.t", 1))
 			}
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": src}, Options{})
 			if tt.col == 0 {
 				wantNoError(t, l, diags)
 				return
@@ -748,7 +748,7 @@ experiment "e" {
 			if !strings.Contains(tt.firewall, "matrix") {
 				src = []byte(strings.Replace(string(src), `  matrix = { fw = ["ok", "bad"] }`, "  # no matrix", 1))
 			}
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": src}, Options{})
 			wantNoError(t, l, diags)
 			diags = l.CheckRulesets(context.Background())
 			if tt.severity == 0 {
@@ -788,7 +788,7 @@ experiment "e" {
   iperf3 {}
 }
 `
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 	wantNoError(t, l, diags)
 	if n := len(l.Rulesets()); n != MaxNftChecks+5 {
 		t.Fatalf("%d rulesets, want %d", n, MaxNftChecks+5)

@@ -112,7 +112,7 @@ func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return newLab(dir), diags
 	}
-	l, diags := loadFiles(dir, files, opts)
+	l, diags := LoadFiles(dir, files, opts)
 	for _, n := range names {
 		if why := HiddenSource(dir, n); why != "" {
 			if l.hidden == nil {
@@ -122,13 +122,6 @@ func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
 		}
 	}
 	return l, diags
-}
-
-// LoadFiles decodes in-memory files (name → contents) as one lab, the way
-// Load does for a directory; file() resolves relative to the working
-// directory. It is the entry point for tests and fuzzing.
-func LoadFiles(files map[string][]byte, opts Options) (*Lab, hcl.Diagnostics) {
-	return loadFiles("", files, opts)
 }
 
 func newLab(dir string) *Lab {
@@ -144,7 +137,11 @@ func newLab(dir string) *Lab {
 	}
 }
 
-func loadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Diagnostics) {
+// LoadFiles decodes files (name → contents) as the lab of directory dir:
+// file() resolves relative to dir ("": the working directory) and the
+// *Lab's Dir is dir. Load reads a directory's *.hcl files and calls it; so
+// do tests and fuzzers with in-memory files, on the path cmd/lab takes.
+func LoadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Diagnostics) {
 	l := &loader{lab: newLab(dir), opts: opts, env: envMap(opts.Env), varDecls: map[string]*variableDecl{},
 		varObject: map[string]cty.Value{}}
 	l.funcs = functions(dir, l.env)

@@ -286,12 +286,12 @@ variable "n" {
 		{Options{Env: []string{"LAB_VAR_n=[1"}}, "Invalid value for variable"},
 	}
 	for _, c := range cases {
-		l, diags := LoadFiles(src, c.opts)
+		l, diags := LoadFiles("", src, c.opts)
 		if len(diags) != 1 || !strings.Contains(diags[0].Summary, c.want) || diags[0].Subject == nil {
 			t.Errorf("%+v: got\n%s\nwant one %q", c.opts, writeDiags(t, l, diags), c.want)
 		}
 	}
-	l, diags := LoadFiles(src, Options{Vars: []string{"n=11"}})
+	l, diags := LoadFiles("", src, Options{Vars: []string{"n=11"}})
 	if diags.HasErrors() || !l.Variables["n"].RawEquals(cty.NumberIntVal(11)) {
 		t.Errorf("n=11: %v %v", diags, l.Variables)
 	}
@@ -322,7 +322,7 @@ experiment "e" {
 }
 
 func TestWriteDiagnostics(t *testing.T) {
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte("lab \"x\" {\n  colour = 1\n}\n")}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte("lab \"x\" {\n  colour = 1\n}\n")}, Options{})
 	out := writeDiags(t, l, diags)
 	for _, want := range []string{"Unsupported argument", "main.hcl line 2", "colour = 1"} {
 		if !strings.Contains(out, want) {

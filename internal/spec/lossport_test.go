@@ -27,7 +27,7 @@ func TestLossPort(t *testing.T) {
 		{"out of range", exp("server {\n loss = \"1%\"\n loss_port = 0\n}\niperf2 {}"), "loss_port"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(c.src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(c.src)}, Options{})
 			if c.want != "" {
 				if !diags.HasErrors() || !strings.Contains(diags.Error(), c.want) {
 					t.Fatalf("diagnostics %v, want one containing %q", diags, c.want)
@@ -55,7 +55,7 @@ func TestBenchNullIsDefault(t *testing.T) {
 	src := "lab \"x\" {}\ntemplate \"t\" {}\npair \"p\" { template = template.t }\n" +
 		"experiment \"e\" {\n  pairs = [pair.p]\n  matrix = { msg = [\"default\", \"64\"] }\n" +
 		"  netperf {\n    send_size = matrix.msg == \"default\" ? null : matrix.msg\n  }\n}\n"
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -30,7 +30,7 @@ func TestMetricExpects(t *testing.T) {
 		{"loss = { max = 0 }\n jitter = { max_ms = 0.05 }", []MetricExpect{{Metric: "jitter_ms", Value: 0.05, Max: true}, {Metric: "loss_pct", Max: true}}},
 	}
 	for _, tt := range valid {
-		l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(exp(tt.body))}, Options{})
+		l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(exp(tt.body))}, Options{})
 		if diags.HasErrors() {
 			t.Errorf("%s: %v", tt.body, diags)
 			continue
@@ -53,7 +53,7 @@ func TestMetricExpects(t *testing.T) {
 		`transactions = { per_sec = "fast", tolerance = 5 }`:    "per_sec",
 	}
 	for body, want := range invalid {
-		_, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(exp(body))}, Options{})
+		_, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(exp(body))}, Options{})
 		if !diags.HasErrors() || !strings.Contains(diags.Error(), want) {
 			t.Errorf("%s: %v, want an error containing %q", body, diags, want)
 			continue

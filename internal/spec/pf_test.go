@@ -49,7 +49,7 @@ func TestPFFirewall(t *testing.T) {
 		{"no firewall on mixed ends", "linux", "guest", `matrix.fw == "keep-state" ? "" : ""`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": pfLab(tt.routerOS, tt.block, tt.firewall)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": pfLab(tt.routerOS, tt.block, tt.firewall)}, Options{})
 			wantNoError(t, l, diags)
 			cs, diags := l.Experiments[0].Eval(map[string]cty.Value{"fw": cty.StringVal("keep-state")})
 			wantNoError(t, l, diags)
@@ -90,7 +90,7 @@ func TestPFFirewallRefused(t *testing.T) {
 			if !strings.Contains(tt.firewall, "matrix") {
 				src = []byte(strings.Replace(string(src), `  matrix = { fw = ["keep-state", "modulate-state-scrub"] }`, "  # no matrix", 1))
 			}
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": src}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": src}, Options{})
 			wantOneError(t, l, diags, tt.summary, "", "main.hcl", tt.line, tt.col)
 			for _, d := range diags {
 				if d.Summary == tt.summary && !strings.Contains(d.Detail, tt.detail) {

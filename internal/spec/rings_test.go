@@ -27,7 +27,7 @@ experiment "e" {
   iperf3 {}
 }
 `)
-	l, diags := LoadFiles(map[string][]byte{"rings.hcl": src}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"rings.hcl": src}, Options{})
 	if diags.HasErrors() {
 		t.Fatal(writeDiags(t, l, diags))
 	}

@@ -14,16 +14,16 @@ const secret = "hunter2-token"
 
 func TestSensitiveNotInExperiments(t *testing.T) {
 	src := labWith(`description = "x${var.token}"`) + "variable \"token\" {\n  sensitive = true\n  default = \"" + secret + "\"\n}\n"
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 	wantOneError(t, l, diags, "Sensitive variable in an experiment",
 		`var.token is sensitive, and an experiment's values are recorded in every plan and result and shown as runs progress; use sensitive variables outside experiments only (provider and template blocks).`,
 		"main.hcl", 6, 21)
 	// The whole var object holds it too.
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(strings.Replace(src, "var.token", "jsonencode(var)", 1))}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(strings.Replace(src, "var.token", "jsonencode(var)", 1))}, Options{})
 	wantOneError(t, l, diags, "Sensitive variable in an experiment", "", "main.hcl", 6, 32)
 	// Outside experiments it may be used.
 	ok := smallLab + "variable \"token\" {\n  sensitive = true\n  default = \"" + secret + "\"\n}\nprovider \"local\" \"default\" {}\n"
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(ok)}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(ok)}, Options{})
 	wantNoError(t, l, diags)
 }
 
@@ -48,17 +48,17 @@ func TestSensitiveRedacted(t *testing.T) {
 		}
 		return b.String()
 	}
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 	if !diags.HasErrors() || strings.Contains(render(l, diags), "12345678") || !strings.Contains(diags[0].Detail, "token (sensitive value) is too big.") {
 		t.Errorf("validation message:\n%s", render(l, diags))
 	}
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"token=s3cr3t-x"}})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"token=s3cr3t-x"}})
 	if out := render(l, diags); !diags.HasErrors() || strings.Contains(out, "s3cr3t") {
 		t.Errorf("-var message:\n%s", out)
 	}
 	// A diagnostic with an expression reading var.token and its context
 	// (as a provider's would have) is shown without "with var.token as …".
-	l, diags = LoadFiles(map[string][]byte{"main.hcl": []byte(strings.Replace(src, "< 100", "> 100", 1))}, Options{})
+	l, diags = LoadFiles("", map[string][]byte{"main.hcl": []byte(strings.Replace(src, "< 100", "> 100", 1))}, Options{})
 	wantNoError(t, l, diags)
 	expr, _ := parseExpr(t, "var.token + 1")
 	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Bad", Detail: "got 12345679, 12345678", Subject: expr.Range().Ptr(),
@@ -90,7 +90,7 @@ variable "keys" {
 }
 variable "open" { default = "not-secret" }
 `
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 	wantNoError(t, l, diags)
 	got := l.SensitiveValues()
 	want := map[string]string{"token": secret, "keys.vc": "vc-pass", "keys.list.0": "one-key", "keys.list.1": "two-key"}
@@ -111,7 +111,7 @@ variable "open" { default = "not-secret" }
 func TestSensitiveRedactedQuotedAndWrapped(t *testing.T) {
 	value := "Qx1 Qx2\"Qx3 Qx4\x1b Qx5"
 	src := smallLab + "variable \"token\" {\n  sensitive = true\n  type = string\n}\n"
-	l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"token=" + value}})
+	l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{Vars: []string{"token=" + value}})
 	wantNoError(t, l, diags)
 	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid operating system",
 		Detail: fmt.Sprintf("os must be \"linux\" or \"freebsd\", got %q; raw: %s.", value, value)}

@@ -31,7 +31,7 @@ func TestTemplateSSHBlock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "lab \"x\" {}\ntemplate \"t\" {\n  ssh {\n    " + tc.block + "\n  }\n}\n" +
 				"pair \"p\" { template = template.t }\nexperiment \"e\" {\n  pairs = [pair.p]\n  iperf3 {}\n}\n"
-			l, diags := LoadFiles(map[string][]byte{"main.hcl": []byte(src)}, Options{})
+			l, diags := LoadFiles("", map[string][]byte{"main.hcl": []byte(src)}, Options{})
 			if diags.HasErrors() {
 				t.Fatal(writeDiags(t, l, diags))
 			}

@@ -78,7 +78,7 @@ experiment "e" {
 
 func TestUnknownRequiredValidates(t *testing.T) {
 	files := map[string][]byte{"lab.hcl": []byte(unknownLab)}
-	lab, diags := LoadFiles(files, Options{UnknownRequired: true})
+	lab, diags := LoadFiles("", files, Options{UnknownRequired: true})
 	if diags.HasErrors() {
 		var b strings.Builder
 		_ = lab.WriteDiagnostics(&b, diags, 0, false)
@@ -111,7 +111,7 @@ func TestUnknownRequiredValidates(t *testing.T) {
 
 func TestUnknownRequiredOffReportsEachVariable(t *testing.T) {
 	files := map[string][]byte{"lab.hcl": []byte(unknownLab)}
-	_, diags := LoadFiles(files, Options{})
+	_, diags := LoadFiles("", files, Options{})
 	missing := 0
 	for _, d := range diags {
 		if d.Summary != "No value for required variable" {
@@ -135,7 +135,7 @@ func TestUnknownRequiredChecksKnownValues(t *testing.T) {
 		{"duration=ten", "Invalid duration"},
 	}
 	for _, tc := range tests {
-		_, diags := LoadFiles(files, Options{UnknownRequired: true, Vars: []string{tc.set}})
+		_, diags := LoadFiles("", files, Options{UnknownRequired: true, Vars: []string{tc.set}})
 		if !strings.Contains(diags.Error(), tc.want) {
 			t.Errorf("-var %s: %v, want %q", tc.set, diags, tc.want)
 		}
@@ -171,13 +171,13 @@ experiment "e" {
 }
 `
 	files := map[string][]byte{"lab.hcl": []byte(strings.Replace(src, "  router { }\n", "", 1))}
-	lab, diags := LoadFiles(files, Options{UnknownRequired: true})
+	lab, diags := LoadFiles("", files, Options{UnknownRequired: true})
 	if diags.HasErrors() {
 		var b strings.Builder
 		_ = lab.WriteDiagnostics(&b, diags, 0, false)
 		t.Fatalf("validate mode: %s", b.String())
 	}
-	_, diags = LoadFiles(files, Options{UnknownRequired: true, Vars: []string{"fw=maybe", "sel=mtu=1500", "n=2", "tol=5%"}})
+	_, diags = LoadFiles("", files, Options{UnknownRequired: true, Vars: []string{"fw=maybe", "sel=mtu=1500", "n=2", "tol=5%"}})
 	if !strings.Contains(diags.Error(), "Value not in matrix") {
 		t.Errorf("a known value is not checked: %v", diags)
 	}
