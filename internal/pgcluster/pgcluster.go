@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -145,8 +146,14 @@ func (c *Cluster) Restart() error {
 	}
 }
 
-// Kill kills the server and its backends at once (SIGKILL to its process
-// group), as a crash or a pulled plug would, and waits for it to go.
+// Kill kills the server and its backends, as a crash or a pulled plug
+// would, and waits until none of them runs. The postmaster's process group
+// is not enough: every backend calls setsid() when it starts
+// (InitPostmasterChild, src/backend/utils/init/miscinit.c), so it
+// outlives a SIGKILL to the postmaster's group until it notices the
+// postmaster's death — long enough to answer a query (a test once took an
+// advisory lock after Kill). The backends are found by their working
+// directory, the cluster's data directory.
 func (c *Cluster) Kill() {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
@@ -154,4 +161,42 @@ func (c *Cluster) Kill() {
 	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	<-c.done
 	c.cmd = nil
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := processesIn(c.data())
+		if len(left) == 0 || time.Now().After(deadline) {
+			return
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processesIn lists the live processes (zombies excluded: their sockets
+// are closed) whose working directory is dir.
+func processesIn(dir string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err != nil || cwd != dir {
+			continue
+		}
+		// /proc/PID/stat: "pid (comm) state …"; comm may hold spaces and
+		// parentheses, so the state follows the last ')'.
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); err == nil && i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
