@@ -23,7 +23,7 @@ import (
 // EnvVar names the archive when -archive does not.
 const EnvVar = "LAB_ARCHIVE"
 
-// Off, as the archive's location, turns the archive off.
+// Off is the archive location that turns the archive off.
 const Off = "off"
 
 // Store is an open archive.

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// SignatureFile, beside the manifest, is an SSH signature of it
+// SignatureFile is the SSH signature of the manifest, beside it
 // (ssh-keygen -Y sign): unlike the manifest, which anyone editing a
 // bundle can recompute, it says who published the bundle. It is the one
 // file the manifest does not list.

@@ -282,16 +282,42 @@ func (e *Engine) connect(ctx context.Context, prov providers.Provider, in machin
 // run configures both ends for one run, verifies the settings by
 // observation, runs the benchmark and returns the record.
 func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (results.Record, error) {
-	server, client, router := s.server, s.client, s.router
-	rec := e.newRecord(server, client, r)
+	rec := e.newRecord(s.server, s.client, r)
 	ev := Event{Index: r.Index, Total: total, Experiment: r.Experiment, Pair: r.Pair, Cell: r.CellKey, Repeat: r.Repeat, Warmup: r.Warmup,
 		Duration: r.Spec.Bench.Duration + r.Spec.Bench.Omit}
 	rec.Start = e.clock().UTC()
 
+	obsS, obsC, err := e.configureRun(ctx, s, r, ev, &rec)
+	if err != nil {
+		return rec, err
+	}
+	params := r.Spec.Bench
+	if params.CongestionControl == "" {
+		params.CongestionControl = socketCC(r.Spec.Client, obsC, r.Spec.Server, obsS)
+	}
+	runner, err := e.Runner(params.Tool)
+	if err != nil {
+		return rec, err
+	}
+	routerCPU, err := e.measure(ctx, s, r, ev, runner, params, [2]string{obsS.Interface, obsC.Interface}, &rec)
+	if err != nil {
+		return rec, err
+	}
+	if err := e.recordSample(r, ev, runner, params, routerCPU, &rec); err != nil {
+		return rec, err
+	}
+	return rec, nil
+}
+
+// configureRun configures the run's ends (and its router) at once,
+// records what it observed on them, checks the path between them and
+// warns of what the observation shows. On an error the record ends there.
+// It returns the server's and the client's observations.
+func (e *Engine) configureRun(ctx context.Context, s *session, r plan.Run, ev Event, rec *results.Record) (obsS, obsC guest.Observed, err error) {
+	server, client, router := s.server, s.client, s.router
 	cfg := ev
 	cfg.Type = EvConfigure
 	e.emit(cfg)
-	var obsS, obsC guest.Observed
 	eg, gctx := errgroup.WithContext(ctx)
 	eg.Go(func() (err error) { obsS, err = configure(gctx, server, r.Spec.Server); return })
 	eg.Go(func() (err error) { obsC, err = configure(gctx, client, r.Spec.Client); return })
@@ -305,31 +331,32 @@ func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (re
 			return err
 		})
 	}
-	err := eg.Wait()
-	observed(&rec, obsS, obsC, obsR, server, client)
+	err = eg.Wait()
+	observed(rec, obsS, obsC, obsR, server, client)
 	if err != nil {
 		rec.End = e.clock().UTC()
-		return rec, err
+		return obsS, obsC, err
 	}
 	if err := e.checkPath(ctx, s.group, server, client, obsS, obsC); err != nil {
 		rec.End = e.clock().UTC()
-		return rec, err
+		return obsS, obsC, err
 	}
 	adviseLoss(r, &obsS, &obsC)
 	rec.Observed = results.Observed{Server: obsS, Client: obsC, Router: obsR}
 	e.emitWarnings(server.in.Address, &obsS)
 	e.emitWarnings(client.in.Address, &obsC)
 	e.emitRouterWarnings(router, obsR)
+	return obsS, obsC, nil
+}
 
-	params := r.Spec.Bench
-	if params.CongestionControl == "" {
-		params.CongestionControl = socketCC(r.Spec.Client, obsC, r.Spec.Server, obsS)
-	}
-	runner, err := e.Runner(params.Tool)
-	if err != nil {
-		return rec, err
-	}
-	ctx, counters := e.countersBefore(ctx, r, server, client, obsS.Interface, obsC.Interface)
+// measure runs the benchmark with params between the configured ends
+// (ifaces: the server's and the client's interface), with the run's
+// background load, interface counters, host and router CPU meters and
+// environment readings around it, into rec. It returns the router's CPU
+// use; an error (the load's included) ends the record.
+func (e *Engine) measure(ctx context.Context, s *session, r plan.Run, ev Event, runner bench.Runner, params bench.Params, ifaces [2]string, rec *results.Record) (*bench.CPUUsage, error) {
+	server, client, router := s.server, s.client, s.router
+	ctx, counters := e.countersBefore(ctx, r, server, client, ifaces[0], ifaces[1])
 	defer counters()
 	waitLoad, err := e.startBackground(ctx, server, client, r)
 	if err == nil {
@@ -338,14 +365,14 @@ func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (re
 	if err != nil {
 		rec.Background = waitLoad()
 		rec.End = e.clock().UTC()
-		return rec, err
+		return nil, err
 	}
 	start := ev
 	start.Type = EvRun
 	e.emit(start)
 	srvAddr, cliAddr, err := benchAddrs(server, client, params, &rec.Provenance)
 	if err != nil {
-		return rec, err
+		return nil, err
 	}
 	stopMeter := e.meterPair(ctx, server, client)
 	stopRouter := meterRouter(ctx, router)
@@ -365,21 +392,28 @@ func (e *Engine) run(ctx context.Context, s *session, r plan.Run, total int) (re
 		err = fmt.Errorf("background load %s: %s (the measurement ran without all of its load)", rec.Background.Params.Tool, rec.Background.Error)
 	}
 	if err != nil {
-		return rec, err
+		return nil, err
 	}
 	rec.Counters = e.finishCounters(ctx, counters())
-	sample, err := runner.Parse(raw)
+	return routerCPU, nil
+}
+
+// recordSample parses the run's output (rec.Raw) into rec's metrics with
+// the router's CPU use, warns when the run was disturbed and reports the
+// result.
+func (e *Engine) recordSample(r plan.Run, ev Event, runner bench.Runner, params bench.Params, routerCPU *bench.CPUUsage, rec *results.Record) error {
+	sample, err := runner.Parse(rec.Raw)
 	if err != nil {
-		return rec, fmt.Errorf("parse %s output: %w", params.Tool, err)
+		return fmt.Errorf("parse %s output: %w", params.Tool, err)
 	}
 	sample.RouterCPU = routerCPU
 	rec.Metrics = sample
 	rec.Provenance.ToolVersion = sample.Version
-	if results.MarkDisturbed(&rec) {
+	if results.MarkDisturbed(rec) {
 		e.emit(Event{Type: EvWarning, Address: r.Pair, Message: fmt.Sprintf("run %d (%s #%d) disturbed: %s", r.Index, r.CellKey, r.Repeat, rec.Disturbed)})
 	}
-	e.emit(resultEvent(ev, rec, params))
-	return rec, nil
+	e.emit(resultEvent(ev, *rec, params))
+	return nil
 }
 
 // readEnvironment reads the runner's environment (Engine.Environment); a

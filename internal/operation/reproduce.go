@@ -169,7 +169,7 @@ func (r *Reproduction) Overall() results.Reproduction {
 	return v
 }
 
-// FailedExpect: an expect block's verdict that lab check exits 2 on.
+// FailedExpect says whether v is an expect block's verdict that lab check exits 2 on.
 func FailedExpect(v results.Verdict) bool {
 	return v == results.VerdictFail || v == results.VerdictNotReproduced
 }

@@ -180,7 +180,6 @@ func Group(records []Record) []CellGroup {
 	return groups
 }
 
-// addDistinct appends the non-empty values not yet in list.
 // IPVersionText describes the IP version a run over IPv6 went over and
 // between which addresses, client to server ("IPv6 (dual stack) fd…::2 ->
 // fd…::1"); "" for a run over IPv4.
@@ -197,6 +196,7 @@ func IPVersionText(p Provenance) string {
 	return v + " " + p.ClientAddr + " -> " + p.ServerAddr
 }
 
+// addDistinct appends the non-empty values not yet in list.
 func addDistinct(list []string, values ...string) []string {
 	for _, v := range values {
 		if v != "" && !slices.Contains(list, v) {

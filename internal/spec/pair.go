@@ -52,6 +52,9 @@ func (l *loader) decodePairs(blocks []*hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
+// decodePair decodes one pair block: its name, which templates make its
+// ends (and its router), its per-end hardware, its addresses and its
+// nic and link blocks. Diagnostics come in the order the parts are read.
 func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 	p := &Pair{Name: b.Labels[0], DeclRange: b.DefRange}
 	var diags hcl.Diagnostics
@@ -61,6 +64,35 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 	content, d := b.Body.Content(pairSchema)
 	diags = append(diags, d...)
 
+	diags = append(diags, l.decodePairEnds(b, content, p)...)
+	if a := content.Attributes["via"]; a != nil {
+		diags = append(diags, l.decodePairVia(a, content.Attributes["client"], p)...)
+	}
+	diags = append(diags, l.decodePairSize(content, p)...)
+
+	if a := content.Attributes["addresses"]; a != nil {
+		p.Addresses, d = l.decodeAddresses(a)
+		diags = append(diags, d...)
+		p.rangeOf("addresses", a)
+	}
+
+	nb, d := singleBlock(content.Blocks.OfType("nic"), "nic")
+	diags = append(diags, d...)
+	if nb != nil {
+		diags = append(diags, l.decodeNIC(nb, p)...)
+	}
+	lb, d := singleBlock(content.Blocks.OfType("link"), "link")
+	diags = append(diags, d...)
+	if lb != nil {
+		diags = append(diags, l.decodePairLink(lb, p)...)
+	}
+	return p, diags
+}
+
+// decodePairEnds reads which templates make the pair's ends: template = …
+// for both, or server = … and client = … together, never both forms.
+func (l *loader) decodePairEnds(b *hcl.Block, content *hcl.BodyContent, p *Pair) hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	tmpl, server, client := content.Attributes["template"], content.Attributes["server"], content.Attributes["client"]
 	switch {
 	case tmpl != nil && (server != nil || client != nil):
@@ -95,19 +127,28 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 		diags = append(diags, errorf(b.DefRange, "Missing template",
 			"A pair needs template = template.<name>, or server = template.<a> and client = template.<b>."))
 	}
+	return diags
+}
 
-	if a := content.Attributes["via"]; a != nil {
-		name, d := l.templateRef(a)
-		diags = append(diags, d...)
-		p.Via = name
-		p.rangeOf("via", a)
-		if name != "" && p.Server != "" {
-			diags = append(diags, l.sameProvider(p.Server, name, a, "router")...)
-		}
-		if name != "" && p.Server != "" && p.Client != "" && client != nil {
-			diags = append(diags, l.sameProvider(p.Server, p.Client, client, "client")...)
-		}
+// decodePairVia reads via = template.<name>, the router of a routed pair,
+// and checks that the router and the client (written at client, nil when
+// the pair uses template = …) come from the server's provider.
+func (l *loader) decodePairVia(a, client *hcl.Attribute, p *Pair) hcl.Diagnostics {
+	name, diags := l.templateRef(a)
+	p.Via = name
+	p.rangeOf("via", a)
+	if name != "" && p.Server != "" {
+		diags = append(diags, l.sameProvider(p.Server, name, a, "router")...)
 	}
+	if name != "" && p.Server != "" && p.Client != "" && client != nil {
+		diags = append(diags, l.sameProvider(p.Server, p.Client, client, "client")...)
+	}
+	return diags
+}
+
+// decodePairSize reads the pair's per-machine hardware: vcpu and memory.
+func (l *loader) decodePairSize(content *hcl.BodyContent, p *Pair) hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	if a := content.Attributes["vcpu"]; a != nil {
 		n, d := l.evalInt(a, 1, maxVCPU)
 		diags = append(diags, d...)
@@ -126,31 +167,20 @@ func (l *loader) decodePair(b *hcl.Block) (*Pair, hcl.Diagnostics) {
 		}
 		p.rangeOf("memory", a)
 	}
+	return diags
+}
 
-	if a := content.Attributes["addresses"]; a != nil {
-		p.Addresses, d = l.decodeAddresses(a)
+// decodePairLink reads the pair's link block: the MTU of the link(s)
+// between its machines.
+func (l *loader) decodePairLink(lb *hcl.Block, p *Pair) hcl.Diagnostics {
+	c, diags := lb.Body.Content(linkSchema)
+	if a := c.Attributes["mtu"]; a != nil {
+		n, d := l.evalInt(a, minMTU, maxMTU)
 		diags = append(diags, d...)
-		p.rangeOf("addresses", a)
+		p.LinkMTU = n
+		p.rangeOf("link.mtu", a)
 	}
-
-	nb, d := singleBlock(content.Blocks.OfType("nic"), "nic")
-	diags = append(diags, d...)
-	if nb != nil {
-		diags = append(diags, l.decodeNIC(nb, p)...)
-	}
-	lb, d := singleBlock(content.Blocks.OfType("link"), "link")
-	diags = append(diags, d...)
-	if lb != nil {
-		c, d := lb.Body.Content(linkSchema)
-		diags = append(diags, d...)
-		if a := c.Attributes["mtu"]; a != nil {
-			n, d := l.evalInt(a, minMTU, maxMTU)
-			diags = append(diags, d...)
-			p.LinkMTU = n
-			p.rangeOf("link.mtu", a)
-		}
-	}
-	return p, diags
+	return diags
 }
 
 // sameProvider refuses a routed pair whose router or client template

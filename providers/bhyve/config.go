@@ -91,7 +91,8 @@ var (
 )
 
 // decode reads and checks the provider block; every value that later
-// reaches the host's shell is validated here.
+// reaches the host's shell is validated here. The checks run in the order
+// the block's arguments are documented, so diagnostics keep that order.
 func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	var c Config
 	diags := gohcl.DecodeBody(body, ec, &c)
@@ -101,6 +102,21 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	attrs, _ := body.JustAttributes()
 	cd := providers.NewConfigDiags(body)
 	cd.Append(diags)
+	checkConnection(&c, cd, attrs)
+	checkBackend(&c, cd)
+	checkNetwork(&c, cd)
+	checkDiscovery(&c, cd)
+	checkGuests(&c, cd)
+	checkLocalFiles(c, cd)
+	checkBootTimeout(c, cd)
+	return c, cd.Diags()
+}
+
+// checkConnection checks how lab reaches the host (host and the SSH
+// login) and fills in the login's defaults; with ssh_config, what the
+// block leaves unset is cleared again so that it comes from the
+// ssh_config entry, as with ssh(1). attrs are the block's attributes.
+func checkConnection(c *Config, cd *providers.ConfigDiags, attrs hcl.Attributes) {
 	if net.ParseIP(c.Host) == nil && (!hostRE.MatchString(c.Host) || strings.Contains(c.Host, "..")) {
 		cd.Errorf("host", "Invalid host", "host must be the bhyve host's IP address or name, got %q.", c.Host)
 	}
@@ -119,6 +135,11 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 			}
 		}
 	}
+}
+
+// checkBackend checks how and where lab makes the VMs (backend and
+// datastore), filling in their defaults.
+func checkBackend(c *Config, cd *providers.ConfigDiags) {
 	switch c.Backend {
 	case "":
 		c.Backend = BackendVMBhyve
@@ -131,6 +152,12 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	} else if !datasetRE.MatchString(c.Datastore) || strings.Contains(c.Datastore, "..") {
 		cd.Errorf("datastore", "Invalid datastore", "datastore must be a ZFS dataset name such as \"zroot/vm\", got %q.", c.Datastore)
 	}
+}
+
+// checkNetwork checks what the pairs' links are attached to (switch,
+// management_switch, uplink, network_backend), filling in the default
+// network backend.
+func checkNetwork(c *Config, cd *providers.ConfigDiags) {
 	if c.Switch != "" && !nameRE.MatchString(c.Switch) {
 		cd.Errorf("switch", "Invalid switch", "switch must be a vm-bhyve switch or bridge name, got %q.", c.Switch)
 	}
@@ -145,6 +172,11 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	default:
 		cd.Errorf("network_backend", "Invalid network backend", `network_backend must be "tap" or "vale", got %q.`, c.NetworkBackend)
 	}
+}
+
+// checkDiscovery checks how lab finds a guest's address
+// (address_discovery and the DHCP leases_file), filling in their defaults.
+func checkDiscovery(c *Config, cd *providers.ConfigDiags) {
 	switch c.AddressDiscovery {
 	case "":
 		c.AddressDiscovery = "arp"
@@ -157,6 +189,12 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 	} else if !pathRE.MatchString(c.LeasesFile) || strings.Contains(c.LeasesFile, "..") {
 		cd.Errorf("leases_file", "Invalid leases file", "leases_file must be an absolute path, got %q.", c.LeasesFile)
 	}
+}
+
+// checkGuests checks what the block says about the guests themselves: the
+// firmware they boot (filling in its default), their static addresses
+// (required with address_discovery = "static") and their interface names.
+func checkGuests(c *Config, cd *providers.ConfigDiags) {
 	if c.Firmware == "" {
 		c.Firmware = defaultFirmware
 	} else if !pathRE.MatchString(c.Firmware) || strings.Contains(c.Firmware, "..") {
@@ -175,17 +213,25 @@ func decode(body hcl.Body, ec *hcl.EvalContext) (Config, hcl.Diagnostics) {
 			cd.Errorf("guest_iface", "Invalid guest interface", "guest_iface %s = %q is not an interface name.", k, v)
 		}
 	}
+}
+
+// checkLocalFiles refuses control characters in the paths of lab's own
+// SSH files (known_hosts_file, ssh_config).
+func checkLocalFiles(c Config, cd *providers.ConfigDiags) {
 	for name, v := range map[string]string{"known_hosts_file": c.KnownHostsFile, "ssh_config": c.SSHConfig} {
 		if strings.ContainsAny(v, "\x00\n\r") {
 			cd.Errorf(name, "Invalid "+name, "%s must be a path without control characters.", name)
 		}
 	}
+}
+
+// checkBootTimeout refuses a boot_timeout that is not a positive duration.
+func checkBootTimeout(c Config, cd *providers.ConfigDiags) {
 	if c.BootTimeout != "" {
 		if d, err := time.ParseDuration(c.BootTimeout); err != nil || d <= 0 {
 			cd.Errorf("boot_timeout", "Invalid boot_timeout", "%q is not a positive duration such as \"5m\".", c.BootTimeout)
 		}
 	}
-	return c, cd.Diags()
 }
 
 // checkManagementSwitch refuses a malformed management_switch and one

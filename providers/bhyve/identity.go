@@ -9,7 +9,7 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// Capabilities: virtio-net guests with vCPU and memory, the MTU of the
+// Capabilities are virtio-net guests with vCPU and memory, the MTU of the
 // bridges lab makes. Offload toggles inside the guest work on the VALE
 // backend only: a tap-backed virtio-net is offered no offloads, so on tap
 // (when strict) they are refused as silent no-ops, and so are host-side

@@ -53,7 +53,7 @@ func (p *Provider) Configure(ctx context.Context, body hcl.Body) hcl.Diagnostics
 	return diags
 }
 
-// Capabilities: the machines are borrowed (not lab's, so what lab changes
+// Capabilities says what the hosts back end offers: the machines are borrowed (not lab's, so what lab changes
 // on them is restored at teardown); guest offloads and CPU pinning (vcpu
 // is how many of the listed cpus are used) work; nothing about the
 // hardware or the network between them can be chosen. They are cabled

@@ -17,7 +17,7 @@ import (
 	"github.com/lab-bench/lab/providers"
 )
 
-// Capabilities: every virtio knob the domain XML carries (model, queues,
+// Capabilities are every virtio knob the domain XML carries (model, queues,
 // host-side offload bits, the RX ring size), vCPU and memory, and the MTU of the networks lab
 // creates (none when the spec names an existing network). No routed pairs:
 // a router guest would need a second NIC on a second network, which this
@@ -247,7 +247,7 @@ func onThisHost(uri string) bool {
 	return err == nil && (u.Host == "" || u.Host == "localhost")
 }
 
-// HostNotes: under accel = "tcg" the guests' CPUs are emulated
+// HostNotes says that under accel = "tcg" the guests' CPUs are emulated
 // (providers.HostNoter), so a published bundle says its figures are far
 // below what KVM gives.
 func (p *Provider) HostNotes() []string {

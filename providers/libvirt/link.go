@@ -24,7 +24,7 @@ func networkName(link string) string { return networkPrefix + link }
 // (management = "lab").
 func mgmtNetworkName(link string) string { return networkPrefix + link + "-mgmt" }
 
-// ManagementLab, as the provider's management setting, makes lab create a
+// ManagementLab is the provider's management setting that makes lab create a
 // management network per pair.
 const ManagementLab = "lab"
 

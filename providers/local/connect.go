@@ -28,7 +28,7 @@ func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Tran
 // Close has nothing to end: the local back end holds no connection.
 func (p *Provider) Close(context.Context) error { return nil }
 
-// Capabilities: routed pairs, guest offloads, CPU pinning for vcpu, the
+// Capabilities are routed pairs, guest offloads, CPU pinning for vcpu, the
 // veth's MTU; no NIC model, queues, host offloads or memory (a namespace
 // shares the host's). A bridged block (bridge.go) makes one machine on an
 // existing network: no routed pairs, no link MTU, no IPv6.
@@ -39,7 +39,7 @@ func (p *Provider) Capabilities() providers.Capabilities {
 	return providers.Capabilities{RoutedPairs: true, GuestOffloads: true, VCPU: true, LinkMTU: true, OnThisHost: true, IPv6: true}
 }
 
-// SharesHostKernel: the local back end's guests are network namespaces of
+// SharesHostKernel is true: the local back end's guests are network namespaces of
 // this host (providers.HostKernelSharer), so only net.* sysctls may be
 // set on them.
 func (p *Provider) SharesHostKernel() bool { return true }

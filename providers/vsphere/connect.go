@@ -29,7 +29,7 @@ func (p *Provider) Connect(ctx context.Context, in machine.Instance) (guest.Tran
 	return providers.ConnectGuest(ctx, in, p.dial, SSHRetry)
 }
 
-// Capabilities: vmxnet3 (the default), e1000e and e1000 NICs, vCPU and
+// Capabilities are vmxnet3 (the default), e1000e and e1000 NICs, vCPU and
 // memory, the MTU of the switch behind the port group, guest offloads. No
 // routed pairs, NIC queue counts or host-side offload bits (those are
 // ESXi host settings, not per-VM ones).
