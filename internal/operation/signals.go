@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Interrupts returns two contexts derived from base: work is cancelled by the first SIGINT,
@@ -21,7 +23,10 @@ import (
 // and Ctrl-C, which kills tee too; `| head`) — used to kill lab at its
 // next write, the same way. Now that write fails instead, and the first
 // SIGPIPE stops the work like an interrupt; later ones (every write
-// raises one) never abandon the teardown.
+// raises one) never abandon the teardown. A SIGPIPE comes from a write to
+// any pipe or socket whose reader is gone — a database connection or an
+// SSH session that died raises it too — so it stops the work only when
+// lab's own standard output or error is the broken one (outputGone).
 func Interrupts(base context.Context, w io.Writer) (work, teardown context.Context, stop func()) {
 	work, cancelWork := context.WithCancel(base)
 	teardown, cancelTeardown := context.WithCancel(base)
@@ -38,7 +43,7 @@ func Interrupts(base context.Context, w io.Writer) (work, teardown context.Conte
 			case <-done:
 				return
 			case <-pipe:
-				if !piped && n == 0 {
+				if !piped && n == 0 && outputGone(1, 2) {
 					fmt.Fprintln(w, "\nThe reader of lab's output is gone (SIGPIPE): stopping, then tearing down what was created.")
 					cancelWork()
 				}
@@ -62,6 +67,26 @@ func Interrupts(base context.Context, w io.Writer) (work, teardown context.Conte
 		cancelWork()
 		cancelTeardown()
 	}
+}
+
+// outputGone reports whether the reader of any of fds (lab's standard
+// output and error) is gone: Linux's poll says POLLERR for the write end
+// of a pipe with no reader (pipe_poll, fs/pipe.c) and POLLHUP or POLLERR
+// for a socket whose peer closed; a terminal or a file says neither.
+func outputGone(fds ...int) bool {
+	pfds := make([]unix.PollFd, len(fds))
+	for i, fd := range fds {
+		pfds[i] = unix.PollFd{Fd: int32(fd), Events: unix.POLLOUT}
+	}
+	if _, err := unix.Poll(pfds, 0); err != nil {
+		return false
+	}
+	for _, p := range pfds {
+		if p.Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Interruptible returns base cancelled by SIGINT or SIGTERM, for a

@@ -28,3 +28,27 @@ func TestInterruptSignalsKeepNohup(t *testing.T) {
 		t.Errorf("SIGHUP ignored (nohup), but caught: %v", sigs)
 	}
 }
+
+// TestOutputGone: a SIGPIPE stops an apply only when lab's own output lost
+// its reader. A pipe whose reader closed is gone; one still read is not,
+// nor is a file (a SIGPIPE from a dead database or SSH socket once stopped
+// a whole apply: TestArchiveForReal, after its PostgreSQL was killed).
+func TestOutputGone(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if outputGone(int(w.Fd()), int(f.Fd())) {
+		t.Error("a pipe still read and a file: reported gone")
+	}
+	r.Close()
+	if !outputGone(int(f.Fd()), int(w.Fd())) {
+		t.Error("a pipe whose reader closed: not reported gone")
+	}
+}
