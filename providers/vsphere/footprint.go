@@ -36,17 +36,27 @@ func (p *Provider) Footprint(ctx context.Context, in machine.Instance) (provider
 	if err != nil || vc.Host == "" {
 		return providers.Footprint{}, nil
 	}
-	c, _, err := p.session(ctx)
+	host, err := p.hostNow(ctx, in)
 	if err != nil {
 		return providers.Footprint{}, err
+	}
+	if host == nil || host.Value != recorded {
+		return providers.Footprint{}, nil // moved since create (or unknown): prove nothing
+	}
+	return providers.FootprintOf("vsphere host " + vc.Host + "/" + recorded), nil
+}
+
+// hostNow reads the ESXi host in's VM runs on now (runtime.host): nil
+// when vCenter names none.
+func (p *Provider) hostNow(ctx context.Context, in machine.Instance) (*types.ManagedObjectReference, error) {
+	c, _, err := p.session(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var vm mo.VirtualMachine
 	ref := types.ManagedObjectReference{Type: "VirtualMachine", Value: in.ID}
 	if err := c.PropertyCollector().RetrieveOne(ctx, ref, []string{"runtime.host"}, &vm); err != nil {
-		return providers.Footprint{}, fmt.Errorf("%s: read its host: %w", in.Address, err)
+		return nil, fmt.Errorf("%s: read its host: %w", in.Address, err)
 	}
-	if vm.Runtime.Host == nil || vm.Runtime.Host.Value != recorded {
-		return providers.Footprint{}, nil // moved since create (or unknown): prove nothing
-	}
-	return providers.FootprintOf("vsphere host " + vc.Host + "/" + recorded), nil
+	return vm.Runtime.Host, nil
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
-	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
@@ -28,20 +26,19 @@ func (p *Provider) TeamFootprint(ctx context.Context, in machine.Instance) (prov
 	if vc == "" || in.ID == "" {
 		return providers.Footprint{}, fmt.Errorf("%s: no vCenter URL or VM to name its host by", in.Address)
 	}
-	c, inv, err := p.session(ctx)
+	host, err := p.hostNow(ctx, in)
 	if err != nil {
 		return providers.Footprint{}, err
 	}
-	var vm mo.VirtualMachine
-	ref := types.ManagedObjectReference{Type: "VirtualMachine", Value: in.ID}
-	if err := c.PropertyCollector().RetrieveOne(ctx, ref, []string{"runtime.host"}, &vm); err != nil {
-		return providers.Footprint{}, fmt.Errorf("%s: read its host: %w", in.Address, err)
-	}
-	if vm.Runtime.Host == nil {
+	if host == nil {
 		return providers.Footprint{}, fmt.Errorf("%s: vCenter names no host for it", in.Address)
 	}
-	rs := []string{"vsphere host " + vc + "/" + vm.Runtime.Host.Value}
+	rs := []string{"vsphere host " + vc + "/" + host.Value}
 	if p.cfg.linkMode() != OwnSwitch {
+		_, inv, err := p.session(ctx)
+		if err != nil {
+			return providers.Footprint{}, err
+		}
 		if inv.network == nil {
 			return providers.Footprint{}, fmt.Errorf("%s: shared-switch mode without a network to name", in.Address)
 		}
