@@ -203,13 +203,7 @@ func TestExampleScreenshots(t *testing.T) {
 	bin := chromium(t)
 	for _, e := range exampleRuns {
 		t.Run(e.name, func(t *testing.T) {
-			info, recs := loadExample(t, e.name)
-			groups := results.Group(recs)
-			var page bytes.Buffer
-			if err := Render(&page, "html", info, groups, Options{Records: recs, ChecksNote: "expectations not checked in this test"}); err != nil {
-				t.Fatal(err)
-			}
-			open := strings.ReplaceAll(page.String(), `<details class="drill"`, `<details open class="drill"`)
+			open, groups := openExamplePage(t, e.name)
 			dir := t.TempDir()
 			path := filepath.Join(dir, e.name+".html")
 			if err := os.WriteFile(path, []byte(open), 0o644); err != nil {
@@ -328,4 +322,18 @@ func TestRecordedButHiddenPlotted(t *testing.T) {
 			t.Errorf("no %q panel in %q", w, titles)
 		}
 	}
+}
+
+// openExamplePage renders the recorded example run name as the HTML
+// report, every cell's drill-down open, as the page tests look at it; and
+// the cells it shows.
+func openExamplePage(t *testing.T, name string) (string, []results.CellGroup) {
+	t.Helper()
+	info, recs := loadExample(t, name)
+	groups := results.Group(recs)
+	var page bytes.Buffer
+	if err := Render(&page, "html", info, groups, Options{Records: recs, ChecksNote: "expectations not checked in this test"}); err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(page.String(), `<details class="drill"`, `<details open class="drill"`), groups
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"html"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/lab-bench/lab/internal/results"
 )
 
 // measureScript runs in the report page after its own script and writes
@@ -82,20 +79,14 @@ func TestReportAtNarrowWidth(t *testing.T) {
 	bin := chromium(t)
 	for _, e := range exampleRuns {
 		t.Run(e.name, func(t *testing.T) {
-			info, recs := loadExample(t, e.name)
-			groups := results.Group(recs)
-			var page bytes.Buffer
-			if err := Render(&page, "html", info, groups, Options{Records: recs, ChecksNote: "expectations not checked in this test"}); err != nil {
-				t.Fatal(err)
-			}
-			s := strings.ReplaceAll(page.String(), `<details class="drill"`, `<details open class="drill"`)
+			s, _ := openExamplePage(t, e.name)
 			s = strings.Replace(s, "</body>", strings.Replace(measureScript, "MIN", strconv.Itoa(minTextPx), 1)+"</body>", 1)
 			path := filepath.Join(t.TempDir(), e.name+".html")
 			if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if dir := os.Getenv("LAB_PLOT_DIR"); dir != "" { // to look at
-				os.WriteFile(filepath.Join(dir, e.name+"-narrow.html"), page.Bytes(), 0o644)
+				os.WriteFile(filepath.Join(dir, e.name+"-narrow.html"), []byte(s), 0o644)
 			}
 			dom, console := headless(t, bin, path, "--dump-dom", "--window-size=800,2000")
 			if len(console) > 0 {
