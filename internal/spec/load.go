@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/lab-bench/lab/internal/diagtext"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -114,7 +115,7 @@ func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
 	}
 	l, diags := LoadFiles(dir, files, opts)
 	for _, n := range names {
-		if why := HiddenSource(dir, n); why != "" {
+		if why := diagtext.HiddenSource(dir, n); why != "" {
 			if l.hidden == nil {
 				l.hidden = map[string]string{}
 			}
@@ -228,10 +229,10 @@ func hashFiles(files map[string][]byte) string {
 
 // WriteDiagnostics renders diags as HCL's text writer does: summary,
 // detail, file:line:col and a source snippet, escaped and cut (see
-// NewDiagnosticWriter); the source of a file outside the lab directory
-// (HiddenSource) is not shown. width 0 leaves lines unwrapped.
+// diagtext.NewWriter); the source of a file outside the lab directory
+// (diagtext.HiddenSource) is not shown. width 0 leaves lines unwrapped.
 func (l *Lab) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, width uint, color bool) error {
-	dw := &diagWriter{w: w, files: l.Files, hidden: l.hidden, width: width, color: color}
+	dw := diagtext.NewWriterHiding(w, l.Files, l.hidden, width, color)
 	return dw.WriteDiagnostics(capDiagnostics(l.Redact(diags)))
 }
 
