@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/lab-bench/lab/internal/diagtext"
+	"github.com/lab-bench/lab/internal/hclfuncs"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -66,7 +67,6 @@ var rootSchema = &hcl.BodySchema{
 type loader struct {
 	lab      *Lab
 	opts     Options
-	env      map[string]string
 	funcs    map[string]function.Function
 	varDecls map[string]*variableDecl
 	// varObject is var.* in expressions: the variables' values, unknown
@@ -143,9 +143,9 @@ func newLab(dir string) *Lab {
 // *Lab's Dir is dir. Load reads a directory's *.hcl files and calls it; so
 // do tests and fuzzers with in-memory files, on the path cmd/lab takes.
 func LoadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Diagnostics) {
-	l := &loader{lab: newLab(dir), opts: opts, env: envMap(opts.Env), varDecls: map[string]*variableDecl{},
+	l := &loader{lab: newLab(dir), opts: opts, varDecls: map[string]*variableDecl{},
 		varObject: map[string]cty.Value{}}
-	l.funcs = functions(dir, l.env)
+	l.funcs = hclfuncs.Table(dir, opts.Env, MaxFileSize)
 	l.lab.Hash = hashFiles(files)
 
 	names := slices.Sorted(maps.Keys(files))
