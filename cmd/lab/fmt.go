@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/internal/atomicfile"
+	"github.com/lab-bench/lab/internal/diagtext"
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/udiff"
 )
 
@@ -60,7 +60,7 @@ func runFmt(g *globals, args []string) error {
 		}
 	}
 	if len(diags) > 0 {
-		_ = spec.NewDiagnosticWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
+		_ = diagtext.NewWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
 		return reported{exitError}
 	}
 	if o.check && unformatted > 0 {
@@ -108,7 +108,7 @@ func fmtStdin(g *globals, o fmtOptions) error {
 	sources := map[string]*hcl.File{}
 	out, diags := operation.FormatSource(src, "<stdin>", sources)
 	if diags.HasErrors() {
-		_ = spec.NewDiagnosticWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
+		_ = diagtext.NewWriter(g.stderr, sources, termWidth(), useColor(g, g.stderr)).WriteDiagnostics(diags)
 		return reported{exitError}
 	}
 	switch {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/diagtext"
 )
 
 // hostileHead is a valid lab without experiments; hostile specs add one.
@@ -235,7 +235,7 @@ func TestValidateHostileOutput(t *testing.T) {
 					texts = append(texts, *d.Snippet.Context)
 				}
 				for _, text := range texts {
-					if n := len([]rune(text)); n > 2*spec.MaxSnippetWidth+10 || tt.absent != "\x1b" && strings.Contains(text, tt.absent) {
+					if n := len([]rune(text)); n > 2*diagtext.MaxSnippetWidth+10 || tt.absent != "\x1b" && strings.Contains(text, tt.absent) {
 						t.Errorf("-json snippet of %d characters: %.300q", n, text)
 					}
 				}

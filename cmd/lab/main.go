@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/diagtext"
 	"github.com/lab-bench/lab/internal/history"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/redact"
@@ -99,12 +100,12 @@ func main() {
 	go spec.Guard(nil, spec.GuardLimits{}, func(d *hcl.Diagnostic) {
 		files := map[string]*hcl.File{}
 		name := d.Subject.Filename
-		if spec.HiddenSource(filepath.Dir(name), name) == "" {
+		if diagtext.HiddenSource(filepath.Dir(name), name) == "" {
 			if b, err := os.ReadFile(name); err == nil { // for the source line
 				files[name] = &hcl.File{Bytes: b}
 			}
 		}
-		_ = spec.NewDiagnosticWriter(os.Stderr, files, termWidth(), false).WriteDiagnostic(d)
+		_ = diagtext.NewWriter(os.Stderr, files, termWidth(), false).WriteDiagnostic(d)
 		os.Exit(exitError)
 	})
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))

@@ -54,6 +54,9 @@ func (l *loader) decodeExperiments(blocks []*hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
+// decodeExperiment decodes one experiment block: its name and body, then
+// its attributes (decodeExperimentAttrs), then its blocks
+// (decodeExperimentBlocks). Diagnostics come in the order the parts are read.
 func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experiment, hcl.Diagnostics) {
 	e := &Experiment{Name: b.Labels[0], Repeat: 1, Order: OrderRandom, DeclRange: b.DefRange}
 	var diags hcl.Diagnostics
@@ -67,7 +70,17 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 	if d := l.checkSensitiveRefs(b); d.HasErrors() {
 		return e, append(diags, d...)
 	}
+	keyRanges, d := l.decodeExperimentAttrs(b, attrs, e)
+	diags = append(diags, d...)
+	return e, l.decodeExperimentBlocks(content, keyRanges, e, diags)
+}
 
+// decodeExperimentAttrs reads the experiment's attributes (description,
+// pairs, matrix, repeat, order, budget, ip_version, warmup and the
+// concurrency ones) and checks the number of cells and runs they make. It
+// returns where each matrix key was written, for decodeExperimentBlocks.
+func (l *loader) decodeExperimentAttrs(b *hcl.Block, attrs hcl.Attributes, e *Experiment) ([]hcl.Range, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	if a := attrs["description"]; a != nil {
 		s, d := l.evalString(a)
 		diags = append(diags, d...)
@@ -114,7 +127,14 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 	} else if d := l.checkRuns(e, cells, attrs["repeat"]); d != nil {
 		diags = append(diags, d)
 	}
+	return keyRanges, diags
+}
 
+// decodeExperimentBlocks reads the experiment's blocks (router, background,
+// guest, server, client, hardware, the benchmark, expect) after its
+// attributes, appending to diags, what was reported so far: a matrix key
+// none of them uses is reported only when diags holds no error.
+func (l *loader) decodeExperimentBlocks(content *hcl.BodyContent, keyRanges []hcl.Range, e *Experiment, diags hcl.Diagnostics) hcl.Diagnostics {
 	if rb := content.Blocks.OfType("router"); len(rb) > 0 && !l.anyVia(e.Pairs) {
 		diags = append(diags, errorf(rb[0].DefRange, "Router settings without a router",
 			"No pair of this experiment goes via a router guest: add via = template.<name> to a pair, or remove this router block."))
@@ -151,7 +171,7 @@ func (l *loader) decodeExperiment(b *hcl.Block, schema *hcl.BodySchema) (*Experi
 	if cellOK && ce.bench != nil {
 		diags = append(diags, ce.validate()...)
 	}
-	return e, diags
+	return diags
 }
 
 // decodePairList decodes pairs = [pair.a, pair.b].

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lab-bench/lab/internal/diagtext"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -40,11 +41,11 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		for i, r := range b.String() {
-			if r != '\n' && r != '\t' && unsafeRune(r) {
+			if r != '\n' && r != '\t' && diagtext.EscapeText(string(r), false) != string(r) {
 				t.Fatalf("unescaped %q at byte %d of the diagnostics", r, i)
 			}
 		}
-		if max := (len(diags) + 1) * (MaxSnippetLines*2*(MaxSnippetWidth*6+16) + 4096); b.Len() > max {
+		if max := (len(diags) + 1) * (diagtext.MaxSnippetLines*2*(diagtext.MaxSnippetWidth*6+16) + 4096); b.Len() > max {
 			t.Fatalf("%d bytes of diagnostics for %d diagnostics", b.Len(), len(diags))
 		}
 		if diags.HasErrors() {

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/lab-bench/lab/internal/diagtext"
+	"github.com/lab-bench/lab/internal/hclfuncs"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -65,7 +67,6 @@ var rootSchema = &hcl.BodySchema{
 type loader struct {
 	lab      *Lab
 	opts     Options
-	env      map[string]string
 	funcs    map[string]function.Function
 	varDecls map[string]*variableDecl
 	// varObject is var.* in expressions: the variables' values, unknown
@@ -114,7 +115,7 @@ func Load(dir string, opts Options) (*Lab, hcl.Diagnostics) {
 	}
 	l, diags := LoadFiles(dir, files, opts)
 	for _, n := range names {
-		if why := HiddenSource(dir, n); why != "" {
+		if why := diagtext.HiddenSource(dir, n); why != "" {
 			if l.hidden == nil {
 				l.hidden = map[string]string{}
 			}
@@ -142,9 +143,9 @@ func newLab(dir string) *Lab {
 // *Lab's Dir is dir. Load reads a directory's *.hcl files and calls it; so
 // do tests and fuzzers with in-memory files, on the path cmd/lab takes.
 func LoadFiles(dir string, files map[string][]byte, opts Options) (*Lab, hcl.Diagnostics) {
-	l := &loader{lab: newLab(dir), opts: opts, env: envMap(opts.Env), varDecls: map[string]*variableDecl{},
+	l := &loader{lab: newLab(dir), opts: opts, varDecls: map[string]*variableDecl{},
 		varObject: map[string]cty.Value{}}
-	l.funcs = functions(dir, l.env)
+	l.funcs = hclfuncs.Table(dir, opts.Env, MaxFileSize)
 	l.lab.Hash = hashFiles(files)
 
 	names := slices.Sorted(maps.Keys(files))
@@ -228,10 +229,10 @@ func hashFiles(files map[string][]byte) string {
 
 // WriteDiagnostics renders diags as HCL's text writer does: summary,
 // detail, file:line:col and a source snippet, escaped and cut (see
-// NewDiagnosticWriter); the source of a file outside the lab directory
-// (HiddenSource) is not shown. width 0 leaves lines unwrapped.
+// diagtext.NewWriter); the source of a file outside the lab directory
+// (diagtext.HiddenSource) is not shown. width 0 leaves lines unwrapped.
 func (l *Lab) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, width uint, color bool) error {
-	dw := &diagWriter{w: w, files: l.Files, hidden: l.hidden, width: width, color: color}
+	dw := diagtext.NewWriterHiding(w, l.Files, l.hidden, width, color)
 	return dw.WriteDiagnostics(capDiagnostics(l.Redact(diags)))
 }
 

@@ -39,7 +39,7 @@ type Lab struct {
 	// lab's expressions, by a label unique per value (see findDerived).
 	derived map[string]string
 	// hidden are the files whose source diagnostics must not show, with
-	// the reason (see HiddenSource).
+	// the reason (see diagtext.HiddenSource).
 	hidden map[string]string
 }
 

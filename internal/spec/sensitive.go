@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/lab-bench/lab/internal/diagtext"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -129,7 +130,7 @@ func appendLeaves(out []string, v cty.Value) []string {
 var cutLengths = []int{20, 40, 60}
 
 // appendText adds s (of at least minRedact bytes) as it is written and
-// as a message quotes it with %q ("got \"a\\x1b\""), and as EscapeText
+// as a message quotes it with %q ("got \"a\\x1b\""), and as diagtext.EscapeText
 // shows its control bytes: replaced in the diagnostics, before the text
 // writer wraps the detail, which may split it at a space.
 func appendText(out []string, s string) []string {
@@ -140,7 +141,7 @@ func appendText(out []string, s string) []string {
 	if q := strconv.Quote(s); q[1:len(q)-1] != s {
 		out = append(out, q[1:len(q)-1])
 	}
-	if e := EscapeText(s, true); e != s {
+	if e := diagtext.EscapeText(s, true); e != s {
 		out = append(out, e)
 	}
 	return out

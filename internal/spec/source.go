@@ -1,175 +1,27 @@
 package spec
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/lab-bench/lab/internal/diagtext"
 )
 
-// privateDirs are where a symbolic link's target is never shown from,
-// even inside the lab directory: a lab directory of / or /etc would
-// otherwise make every file "inside" it.
-var privateDirs = []string{"/etc", "/root", "/proc", "/sys", "/dev", "/boot", "/var/lib"}
-
-// HiddenSource says why diagnostics must not show the source lines of
-// the lab file name (in the lab directory dir), or "" when they may.
-//
-// The rule: a *.hcl file that is a symbolic link is shown only when the
-// file it resolves to lies inside the lab directory (itself resolved) and
-// not under /etc, /root, /proc, /sys, /dev, /boot or /var/lib. A lab
-// directory handed to lab (a clone, a tarball, a CI checkout) may hold
-// main.hcl -> /etc/shadow; lab running as root would read it, find it is
-// not HCL, and print its lines in the error. The error is still reported,
-// at the same file and line, with "(source not shown: …)" in place of the
-// lines. Files that are not regular are refused before they are read, and
-// -var-file files are named by the user running lab, so they are shown.
-func HiddenSource(dir, name string) string {
-	fi, err := os.Lstat(name)
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		return ""
-	}
-	target, err := filepath.EvalSymlinks(name)
-	if err != nil {
-		return "it is a symbolic link that does not resolve"
-	}
-	target, _ = filepath.Abs(target)
-	for _, p := range privateDirs {
-		if target == p || strings.HasPrefix(target, p+"/") {
-			return "it is a symbolic link into " + p
-		}
-	}
-	root, err := filepath.EvalSymlinks(dir)
-	if err == nil {
-		root, err = filepath.Abs(root)
-	}
-	if err != nil {
-		return "it is a symbolic link and the lab directory does not resolve"
-	}
-	if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "it is a symbolic link to a file outside the lab directory"
-	}
-	return ""
-}
-
-// Snippet is the source lines r covers, for editors (validate -json): at
-// most MaxSnippetLines, each cut to MaxSnippetWidth characters around r
-// (with "…" where cut) but not escaped, since JSON escapes by itself. It
-// is "" when the file is not loaded or its source is hidden (HiddenSource).
+// Snippet is the source lines r covers, for editors (validate -json), as
+// diagtext.Snippet cuts them; "" when the file is not loaded or its source
+// is hidden (diagtext.HiddenSource).
 func (l *Lab) Snippet(r hcl.Range) string {
-	f := l.Files[r.Filename]
-	if f == nil || f.Bytes == nil || r.Start.Line < 1 || l.hidden[r.Filename] != "" {
+	if l.hidden[r.Filename] != "" {
 		return ""
 	}
-	if r.Empty() {
-		r.End.Byte++
-	}
-	var lines []string
-	for _, sl := range sourceLines(f.Bytes, r) {
-		lines = append(lines, cutLine(string(f.Bytes[sl.start:sl.end]), r.Start.Byte-sl.start))
-	}
-	return strings.Join(lines, "\n")
+	return diagtext.Snippet(l.Files[r.Filename], r)
 }
 
-// cutLine cuts line to MaxSnippetWidth characters, keeping snippetLead
-// characters before byte at, without escaping.
-func cutLine(line string, at int) string {
-	out, _, _ := cutLineAt(line, at)
-	return out
-}
-
-// cutLineAt is cutLine that also says where the kept text starts: at
-// byte from of line, after lead bytes of "…" in out.
-func cutLineAt(line string, at int) (out string, from, lead int) {
-	runes := []rune(line)
-	if len(runes) <= MaxSnippetWidth {
-		return line, 0, 0
+// SnippetOf is d's source for editors (diagtext.SnippetOf), or false when
+// d has no subject, its file is not loaded or its source is hidden
+// (diagtext.HiddenSource).
+func (l *Lab) SnippetOf(d *hcl.Diagnostic) (diagtext.SourceSnippet, bool) {
+	if d.Subject == nil || l.hidden[d.Subject.Filename] != "" {
+		return diagtext.SourceSnippet{}, false
 	}
-	first := len([]rune(line[:min(max(at, 0), len(line))]))
-	lo := max(0, first-snippetLead)
-	hi := min(len(runes), lo+MaxSnippetWidth)
-	out = string(runes[lo:hi])
-	from = len(string(runes[:lo]))
-	if lo > 0 {
-		out = "…" + out
-		lead = len("…")
-	}
-	if hi < len(runes) {
-		out += "…"
-	}
-	return out, from, lead
-}
-
-// SourceSnippet is a diagnostic's source as Terraform's `validate -json`
-// gives it (its "snippet" object; see cmd/lab/internal/view): the lines
-// that the subject and the context cover, cut as Snippet cuts them.
-type SourceSnippet struct {
-	// Context is the header of the top-level block the subject lies in
-	// (`experiment "e"`, as the text diagnostics' "in …"), "" when none.
-	Context string
-	// Code is the source lines, joined by "\n"; StartLine the first one's
-	// number (from 1).
-	Code      string
-	StartLine int
-	// HighlightStart and HighlightEnd are the subject's byte offsets in
-	// Code, capped at its bounds.
-	HighlightStart, HighlightEnd int
-}
-
-// SnippetOf is d's source for editors, or false when d has no subject, its
-// file is not loaded or its source is hidden (HiddenSource). As Terraform
-// does, the lines cover the subject and d.Context, and an empty subject is
-// one byte long.
-func (l *Lab) SnippetOf(d *hcl.Diagnostic) (SourceSnippet, bool) {
-	if d.Subject == nil {
-		return SourceSnippet{}, false
-	}
-	hl := *d.Subject
-	f := l.Files[hl.Filename]
-	if f == nil || f.Bytes == nil || hl.Start.Line < 1 || l.hidden[hl.Filename] != "" {
-		return SourceSnippet{}, false
-	}
-	if hl.End == (hcl.Pos{}) {
-		hl.End = hl.Start
-	}
-	snip := hl
-	if d.Context != nil && d.Context.Filename == hl.Filename {
-		snip = hcl.RangeOver(*d.Context, hl)
-	}
-	if snip.Empty() {
-		snip.End.Byte++
-	}
-	if hl.Empty() {
-		hl.End.Byte++
-	}
-	lines := sourceLines(f.Bytes, snip)
-	if len(lines) == 0 {
-		return SourceSnippet{}, false
-	}
-	s := SourceSnippet{StartLine: lines[0].line, HighlightStart: -1, HighlightEnd: -1}
-	if cs, ok := f.Nav.(interface{ ContextString(int) string }); ok {
-		s.Context = cutText(cs.ContextString(hl.Start.Byte), MaxSnippetWidth)
-	}
-	var code strings.Builder
-	for i, sl := range lines {
-		if i > 0 {
-			code.WriteByte('\n')
-		}
-		line, from, lead := cutLineAt(string(f.Bytes[sl.start:sl.end]), hl.Start.Byte-sl.start)
-		at := func(b int) int { return code.Len() + min(max(b-sl.start-from+lead, 0), len(line)) }
-		if s.HighlightStart < 0 && hl.Start.Byte <= sl.end {
-			s.HighlightStart = at(hl.Start.Byte)
-		}
-		if s.HighlightEnd < 0 && hl.End.Byte <= sl.end+1 {
-			s.HighlightEnd = at(min(hl.End.Byte, sl.end))
-		}
-		code.WriteString(line)
-	}
-	s.Code = code.String()
-	s.HighlightStart = max(s.HighlightStart, 0)
-	if s.HighlightEnd < s.HighlightStart {
-		s.HighlightEnd = len(s.Code)
-	}
-	return s, true
+	return diagtext.SnippetOf(l.Files[d.Subject.Filename], d)
 }

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/lab-bench/lab/internal/diagtext"
 	"github.com/lab-bench/lab/internal/results"
-	"github.com/lab-bench/lab/internal/spec"
 )
 
 // RunCommands prints, for `lab show RUN`, the command lines lab ran on
@@ -53,5 +53,5 @@ func ShellLine(argv []string) string {
 	return strings.Join(parts, " ")
 }
 
-// esc is spec.EscapeText on one line.
-func esc(s string) string { return spec.EscapeText(s, false) }
+// esc is diagtext.EscapeText on one line.
+func esc(s string) string { return diagtext.EscapeText(s, false) }

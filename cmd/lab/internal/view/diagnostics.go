@@ -59,7 +59,7 @@ type posJSON struct {
 }
 
 // snippetJSON is Terraform's DiagnosticSnippet: the block the range lies
-// in (null when none), the source lines (cut to spec.MaxSnippetWidth
+// in (null when none), the source lines (cut to diagtext.MaxSnippetWidth
 // characters each, as the text diagnostics are), the first line's number,
 // the range's byte offsets in code, and the values of the expression's
 // variables (always an array; lab's are in the text only, so empty).

@@ -1,4 +1,13 @@
-package spec
+// Package diagtext renders HCL diagnostics for people and editors: the
+// text layout of HCL's writer ("Error: summary", "on FILE line N, in
+// BLOCK:", numbered source lines), escaped so that hostile input cannot
+// drive the terminal, with long lines cut, values a diagnostic's
+// expression reads shown unless marked sensitive, and the source of a lab
+// file that is a symbolic link out of its directory withheld
+// (HiddenSource); and the source snippet `validate -json` gives editors
+// (SnippetOf). What the diagnostics say is the spec's; how they are
+// shown is this package's.
+package diagtext
 
 import (
 	"errors"
@@ -12,6 +21,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	wordwrap "github.com/mitchellh/go-wordwrap"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/lab-bench/lab/internal/hclvalue"
 )
 
 // Bounds on the source a diagnostic shows. A spec may hold a 400 KB line
@@ -48,13 +59,20 @@ type diagWriter struct {
 	color      bool
 }
 
-// NewDiagnosticWriter is an hcl.DiagnosticWriter for diagnostics about
-// files (by name) that escapes what it prints from them, cuts long source
-// lines, and shows no source of a file that is a symbolic link out of its
-// own directory (HiddenSource); width 0 leaves details unwrapped, color
-// adds VT100 colors and underlines what the diagnostic points at.
-func NewDiagnosticWriter(w io.Writer, files map[string]*hcl.File, width uint, color bool) hcl.DiagnosticWriter {
+// NewWriter is an hcl.DiagnosticWriter for diagnostics about files (by
+// name) that escapes what it prints from them, cuts long source lines,
+// and shows no source of a file that is a symbolic link out of its own
+// directory (HiddenSource); width 0 leaves details unwrapped, color adds
+// VT100 colors and underlines what the diagnostic points at.
+func NewWriter(w io.Writer, files map[string]*hcl.File, width uint, color bool) hcl.DiagnosticWriter {
 	return &diagWriter{w: w, files: files, hidden: map[string]string{}, checkLinks: true, width: width, color: color}
+}
+
+// NewWriterHiding is NewWriter for files whose source was judged when
+// they were loaded (as spec.Load does, against the lab directory): hidden
+// says why a file's source is not shown, and no file is looked at again.
+func NewWriterHiding(w io.Writer, files map[string]*hcl.File, hidden map[string]string, width uint, color bool) hcl.DiagnosticWriter {
+	return &diagWriter{w: w, files: files, hidden: hidden, width: width, color: color}
 }
 
 // hiddenWhy says why the source of name is not shown, "" when it is.
@@ -457,8 +475,10 @@ func shortValue(v cty.Value) string {
 		return "null"
 	case !v.IsKnown():
 		return "(not yet known)"
-	case ty == cty.Bool, ty == cty.Number:
-		return valueText(v)
+	case ty == cty.Bool:
+		return fmt.Sprint(v.True())
+	case ty == cty.Number:
+		return hclvalue.NumberText(v)
 	case ty == cty.String:
 		return fmt.Sprintf("%q", v.AsString())
 	case ty.IsCollectionType() || ty.IsTupleType():

@@ -1,4 +1,8 @@
-package spec
+// Package hclfuncs holds the functions a lab's expressions may call:
+// env(), file() (a regular UTF-8 file of bounded size, refused without
+// being read when it is a FIFO or a device), and go-cty's standard library
+// under Terraform's names. spec hands the table to every evaluation.
+package hclfuncs
 
 import (
 	"fmt"
@@ -14,15 +18,14 @@ import (
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
 
-// maxFileSize bounds what file() reads: MaxFileSize, like a lab file.
-const maxFileSize = MaxFileSize
-
-// functions returns the functions expressions may call: env, file and the
-// go-cty standard library under Terraform's names.
-func functions(dir string, env map[string]string) map[string]function.Function {
+// Table returns the functions expressions may call: env, reading env
+// (os.Environ()-style strings, the last one of a name wins); file,
+// reading paths relative to dir, files of at most maxBytes; and the go-cty
+// standard library under Terraform's names.
+func Table(dir string, env []string, maxBytes int64) map[string]function.Function {
 	return map[string]function.Function{
-		"env":  envFunc(env),
-		"file": fileFunc(dir),
+		"env":  envFunc(envMap(env)),
+		"file": fileFunc(dir, maxBytes),
 
 		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
 		"log": stdlib.LogFunc, "max": stdlib.MaxFunc, "min": stdlib.MinFunc,
@@ -65,8 +68,8 @@ func envMap(env []string) map[string]string {
 	return m
 }
 
-// envFunc is env(name): the value of an environment variable from
-// Options.Env, "" when unset.
+// envFunc is env(name): the value of an environment variable from env
+// (spec's Options.Env), "" when unset.
 func envFunc(env map[string]string) function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "name", Type: cty.String}},
@@ -78,8 +81,8 @@ func envFunc(env map[string]string) function.Function {
 }
 
 // fileFunc is file(path): the contents of a regular UTF-8 file of at most
-// 1 MiB, relative to the lab directory.
-func fileFunc(dir string) function.Function {
+// maxBytes (spec's 1 MiB), relative to the lab directory.
+func fileFunc(dir string, maxBytes int64) function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
@@ -88,7 +91,7 @@ func fileFunc(dir string) function.Function {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(dir, p)
 			}
-			s, err := readSmallFile(p)
+			s, err := readSmallFile(p, maxBytes)
 			if err != nil {
 				return cty.NilVal, err
 			}
@@ -98,8 +101,8 @@ func fileFunc(dir string) function.Function {
 }
 
 // readSmallFile reads file()'s argument: a regular UTF-8 file of at most
-// maxFileSize bytes. A FIFO or device is refused without being read.
-func readSmallFile(p string) (string, error) {
+// maxBytes bytes. A FIFO or device is refused without being read.
+func readSmallFile(p string, maxBytes int64) (string, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return "", err
@@ -107,8 +110,8 @@ func readSmallFile(p string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", p)
 	}
-	if fi.Size() > maxFileSize {
-		return "", fmt.Errorf("%s is larger than %d bytes", p, maxFileSize)
+	if fi.Size() > maxBytes {
+		return "", fmt.Errorf("%s is larger than %d bytes", p, maxBytes)
 	}
 	// O_NONBLOCK: a FIFO swapped in after the Stat does not block the open.
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -119,12 +122,12 @@ func readSmallFile(p string) (string, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", p)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > maxFileSize {
-		return "", fmt.Errorf("%s is larger than %d bytes", p, maxFileSize)
+	if int64(len(b)) > maxBytes {
+		return "", fmt.Errorf("%s is larger than %d bytes", p, maxBytes)
 	}
 	if !utf8.Valid(b) {
 		return "", fmt.Errorf("%s is not valid UTF-8", p)
