@@ -29,4 +29,6 @@ func (v Fmt) Formatted(out []byte) error {
 }
 
 // Diagnostics shows the syntax errors.
-func (v Fmt) Diagnostics(sources map[string]*hcl.File, diags hcl.Diagnostics) { v.Write(sources, diags) }
+func (v Fmt) Diagnostics(sources map[string]*hcl.File, diags hcl.Diagnostics) {
+	v.Write(sources, diags)
+}
