@@ -1,19 +1,21 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/lab-bench/lab/internal/atomicfile"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
 )
 
-// runCompare is `lab compare BASE TEST`: two runs of the lab, cell by cell.
+// runCompare is `lab compare BASE TEST`: one operation call
+// (operation.Operation.Compare), two runs of the lab cell by cell, shown
+// through compare's view.
 func runCompare(g *globals, args []string) error {
 	fs := newFlags(g, "compare", "compare [-json] [-format table|svg|html] [-o FILE] [-metric KEY] [-threshold 5%] [-shape-margin 5%] [-adjust holm|bh] [-fail-on regressed[,…]] BASE TEST")
 	metric := fs.String("metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
@@ -31,52 +33,10 @@ func runCompare(g *globals, args []string) error {
 		results.AliasPrevious, results.AliasLatest)}); err != nil {
 		return err
 	}
-	if _, ok := results.MetricByKey(*metric); !ok {
-		return fmt.Errorf("compare -metric %q: unknown metric (known: %s)", *metric, strings.Join(results.MetricKeys(), ", "))
-	}
-	if !slices.Contains(report.CompareFormats, *format) {
-		return fmt.Errorf("compare -format %q: want %s", *format, strings.Join(report.CompareFormats, ", "))
-	}
-	if !slices.Contains(results.Adjustments, *adjust) {
-		return fmt.Errorf("compare -adjust %q: want holm or bh", *adjust)
-	}
-	rs := g.op().ResultStore()
-	groups := make([][]results.CellGroup, 2)
-	ids := make([]string, 2)
-	for i, arg := range fs.Args() {
-		id, err := rs.Resolve(arg)
-		if err != nil {
-			return err
-		}
-		_, recs, err := rs.Load(id)
-		if err != nil {
-			return err
-		}
-		ids[i], groups[i] = id, results.Group(recs)
-	}
-	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: threshold.v, Metric: *metric, Adjust: *adjust, ShapeMargin: shape.v})
-	o := atomicfile.NewOutput(*out, g.stdout)
-	if *asJSON {
-		enc := json.NewEncoder(o)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(ds); err != nil {
-			return err
-		}
-	} else if err := report.RenderCompareFormat(o, *format, ids[0], ids[1], ds, report.CompareOptions{
-		Options: report.Options{Color: !o.ToFile() && useColor(g, g.stdout)}, Threshold: threshold.v, Adjust: *adjust}); err != nil {
-		return err
-	}
-	if where, err := o.Commit(); err != nil {
-		return err
-	} else if where != "" {
-		fmt.Fprintf(g.stderr, "Wrote the comparison of run %s with run %s to %s.\n", ids[0], ids[1], where)
-	}
-	for _, d := range ds {
-		if slices.Contains(failOn, d.Change) {
-			return reported{exitExpect}
-		}
-	}
-	return nil
+	return g.op().Compare(operation.CompareArgs{Base: fs.Arg(0), Test: fs.Arg(1), Metric: *metric, Format: *format,
+		Threshold: threshold.v, ShapeMargin: shape.v, Adjust: *adjust, FailOn: failOn},
+		view.Compare{Stdout: g.stdout, Stderr: g.stderr, Out: *out, Format: *format, JSON: *asJSON,
+			Color: useColor(g, g.stdout), Threshold: threshold.v, Adjust: *adjust})
 }
 
 // percentFlag is a fraction given as "2%" or 0.02, in (0, 1).

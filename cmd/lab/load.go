@@ -45,10 +45,6 @@ func (v *varFlags) addFile(path string) error {
 // opVars is v as the operation package takes it.
 func (v varFlags) opVars() operation.Vars { return operation.Vars{Vars: v.vars, Files: v.files} }
 
-// loadLab decodes the lab directory and prints diagnostics
-// (operation.Operation.LoadLab).
-func loadLab(g *globals, v varFlags) (*spec.Lab, error) { return g.op().LoadLab(v.opVars()) }
-
 // registerOnly adds -only to a verb that plans.
 func registerOnly(fs *flag.FlagSet, o *operation.Only) {
 	fs.Func("only", "run only the cells matching `key=value[,key=value…]` (matrix keys, pair, experiment; repeatable: any matches)", o.Add)

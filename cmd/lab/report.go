@@ -5,13 +5,15 @@ import (
 	"math"
 	"strings"
 
-	"github.com/lab-bench/lab/internal/atomicfile"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
+	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/report"
-	"github.com/lab-bench/lab/internal/results"
 )
 
 var reportSummary = "Render a run's results (" + strings.Join(report.Formats, ", ") + ")" // every format: lab -h
 
+// runReport is `lab report [RUN…]`: one operation call
+// (operation.Operation.Report) rendered through report's view.
 func runReport(g *globals, args []string) error {
 	formats := strings.Join(report.Formats, "|")
 	fs := newFlags(g, "report", "report [-format "+formats+"] [-o FILE] [RUN…]")
@@ -36,42 +38,8 @@ func runReport(g *globals, args []string) error {
 	if err := checkBinaryToTerminal(f, *out, isTerminal(g.stdout)); err != nil {
 		return err
 	}
-	rs := g.op().ResultStore()
-	ids := fs.Args()
-	if len(ids) == 0 {
-		id, err := rs.Latest()
-		if err != nil {
-			return fmt.Errorf("no results under %s yet: run `lab apply` first (%w)", rs.Dir, err)
-		}
-		ids = []string{id}
-	}
-	var runs []report.RunReport // several: RenderRuns overlays them in html, refuses other formats
-	for i, arg := range ids {
-		id, err := rs.Resolve(arg) // latest, previous: as show, check and compare
-		if err != nil {
-			return err
-		}
-		ids[i] = id
-		info, recs, err := rs.Load(id)
-		if err != nil {
-			return err
-		}
-		r := report.RunReport{Info: info, Groups: results.Group(recs), Options: report.Options{Records: recs, Color: *out == "" && useColor(g, g.stdout)}}
-		if f == "html" {
-			r.Options.Outcomes, r.Options.ChecksNote = g.op().ReportOutcomes(v.opVars(), info, r.Groups)
-		}
-		runs = append(runs, r)
-	}
-	o := atomicfile.NewOutput(*out, g.stdout)
-	if err := report.RenderRuns(o, f, runs); err != nil {
-		return err
-	}
-	where, err := o.Commit()
-	if err != nil || where == "" {
-		return err
-	}
-	fmt.Fprintf(g.stderr, "Wrote the %s report of run %s to %s.\n", f, strings.Join(ids, ", run "), where)
-	return nil
+	return g.op().Report(operation.ReportArgs{Vars: v.opVars(), Runs: fs.Args(), Format: f, Color: *out == "" && useColor(g, g.stdout)},
+		view.Report{Stdout: g.stdout, Stderr: g.stderr, Out: *out})
 }
 
 // checkBinaryToTerminal refuses to write a binary format (png,

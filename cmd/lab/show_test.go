@@ -9,8 +9,12 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/bench"
+	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/results"
 )
+
+// runJSON is what `lab show -json RUN` prints (show's view writes it).
+type runJSON = view.RunJSON
 
 // TestShow shows a saved plan and a run, for people and as JSON.
 func TestShow(t *testing.T) {

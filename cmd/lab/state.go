@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/internal/operation"
 )
 
 // stateVerbs are `lab state`'s subcommands.
@@ -42,25 +39,14 @@ Subcommands:
 Run ` + "`lab state <subcommand> -h`" + ` for its flags.
 `
 
+// runStateList is `lab state list`: one operation call
+// (operation.Operation.StateList) shown through state's view.
 func runStateList(g *globals, args []string) error {
 	fs := newFlags(g, "state list", "state list")
 	if err := parseFlags(fs, args, noArgs); err != nil {
 		return err
 	}
-	st, err := g.op().StateStore().Load()
-	if err != nil {
-		return err
-	}
-	if len(st.Resources) == 0 {
-		fmt.Fprintln(g.stdout, "The state lists no objects.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADDRESS\tKIND\tNAME\tSTATUS\tPROVIDER")
-	for _, r := range st.Resources {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Address, r.Kind, r.Name, r.Status, r.ProviderKey)
-	}
-	return tw.Flush()
+	return g.op().StateList(view.State{W: g.stdout})
 }
 
 // runStateShow is `lab state show [-json] ADDR`.
@@ -70,20 +56,7 @@ func runStateShow(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1, "one address (see lab state list)"}); err != nil {
 		return err
 	}
-	st, err := g.op().StateStore().Load()
-	if err != nil {
-		return err
-	}
-	r, ok := st.Find(fs.Arg(0))
-	if !ok {
-		return operation.NotInState(st, fs.Arg(0))
-	}
-	if *asJSON {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	return view.Resource(g.stdout, r)
+	return g.op().StateShow(fs.Arg(0), view.State{W: g.stdout, JSON: *asJSON})
 }
 
 // runStateRm is `lab state rm ADDR…`: forget objects, under the state lock.
@@ -93,12 +66,5 @@ func runStateRm(g *globals, args []string) error {
 	if err := parseFlags(fs, args, arity{1, 1 << 20, "one or more addresses (see lab state list)"}); err != nil {
 		return err
 	}
-	if err := g.op().RemoveFromState(fs.Args()); err != nil {
-		return err
-	}
-	for _, addr := range fs.Args() {
-		fmt.Fprintf(g.stdout, "Removed %s from the state.\n", addr)
-	}
-	fmt.Fprintf(g.stdout, "The objects themselves were left as they are: lab no longer manages them (remove them by hand, or with `lab destroy -orphans`).\n")
-	return nil
+	return g.op().StateRm(fs.Args(), view.State{W: g.stdout})
 }
