@@ -7,8 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/diagtext"
+	"github.com/lab-bench/lab/internal/operation"
 )
 
 // exitUnformatted is fmt -check's status when a file needs formatting
