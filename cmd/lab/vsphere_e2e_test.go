@@ -82,7 +82,7 @@ func TestVSphereApplyFaultThroughCLI(t *testing.T) {
 		t.Fatalf("apply succeeded:\n%s", out)
 	}
 	all := out + errOut
-	if !strings.Contains(all, "clone vcli-fbsd-") || !strings.Contains(all, "from freebsd-14.2-tmpl") {
+	if !strings.Contains(all, "vcli-fbsd-") || !strings.Contains(all, ": clone: from freebsd-14.2-tmpl") {
 		t.Errorf("error does not name the VM and operation:\n%s", all)
 	}
 	st, _ := os.ReadFile(filepath.Join(dir, ".lab", "terraform.tfstate"))

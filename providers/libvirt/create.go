@@ -13,32 +13,54 @@ import (
 
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
+	"github.com/lab-bench/lab/providers/steps"
 )
 
 // Create makes one guest: overlay, domain, start, lease, SSH. It runs the
-// named steps below in order (Packer's multistep is the model): each says
-// what of the creation it uses and what it produces. A step that fails
-// ends the create; what it returns is the instance as far as it got, which
-// the engine records as pending and a later apply or destroy removes —
-// lab's pending state plays the part of Packer's Cleanup. A step that
-// fails before anything of lab's exists (or on an object lab does not
-// own) sets nothing, and Create returns an instance without an address.
+// named steps of createSteps through providers/steps (Packer's multistep
+// is the model): each says what of the creation it uses and what it
+// produces, and an error names the machine's address and the step. A step
+// that fails ends the create; what it returns is the instance as far as it
+// got, which the engine records as pending and a later apply or destroy
+// removes — lab's pending state plays the part of Packer's Cleanup. A step
+// that fails before anything of lab's exists (or on an object lab does not
+// own) sets nothing, and Create returns an instance without an address;
+// what the steps before it made is then undone (undefine).
 func (p *Provider) Create(ctx context.Context, m machine.Machine) (_ machine.Instance, err error) {
 	defer p.explain(&err)
 	c := newCreation(p, m)
-	steps := []func(context.Context) error{
-		c.checkSpec, c.placeLink, c.placeManagement, c.sizeAndLogin, // no I/O
-		c.connect, c.clearLeftover, c.buildDomain, c.define, c.makeDisks, c.start, c.waitReady,
-	}
-	for _, step := range steps {
-		if err := step(ctx); err != nil {
-			if c.nothing {
-				return machine.Instance{}, err
-			}
-			return c.in, err
+	if err := steps.Run(ctx, m.Address, c.createSteps()); err != nil {
+		if c.nothing {
+			return machine.Instance{}, err
 		}
+		var se *steps.Error
+		if errors.Is(err, providers.ErrNotOwned) && errors.As(err, &se) {
+			// A refusal whose undo failed: the domain stays, and the
+			// engine forgets a refusal's record, so this one must not
+			// read as one (the message still says all of it).
+			se.Err = errors.New(se.Err.Error())
+		}
+		return c.in, err
 	}
 	return c.in, nil
+}
+
+// createSteps are Create's steps in order; the first four do no I/O.
+func (c *creation) createSteps() []steps.Step {
+	return []steps.Step{
+		{Name: "check spec", Run: c.checkSpec},
+		{Name: "place link", Run: c.placeLink},
+		{Name: "place management NIC", Run: c.placeManagement},
+		{Name: "size and login", Run: c.sizeAndLogin},
+		{Name: "connect", Run: c.connect},
+		{Name: "clear leftover", Run: c.clearLeftover},
+		{Name: "check pool", Run: c.checkPool},
+		{Name: "build domain", Run: c.buildDomain},
+		{Name: "define domain", Run: c.define, Undo: c.undefine},
+		{Name: "make disks", Run: c.makeDisks},
+		{Name: "start domain", Run: c.start},
+		{Name: "wait until ready", Run: c.waitReady},
+	}
 }
 
 // creation is what Create's steps share (Packer's state bag).
@@ -73,13 +95,10 @@ func newCreation(p *Provider, m machine.Machine) *creation {
 		Attrs: map[string]string{attrLabID: m.LabID, attrPool: p.cfg.Pool, attrVolume: volumeName(m.Name)}}}
 }
 
-// fail names the machine's address in err.
-func (c *creation) fail(err error) error { return fmt.Errorf("%s: %w", c.m.Address, err) }
-
-// refuse is fail for a failure that left nothing of lab's to record.
+// refuse marks err as a failure that leaves nothing of lab's to record.
 func (c *creation) refuse(err error) error {
 	c.nothing = true
-	return c.fail(err)
+	return err
 }
 
 // checkSpec checks what the spec asks for against what this provider can
@@ -87,7 +106,7 @@ func (c *creation) refuse(err error) error {
 func (c *creation) checkSpec(context.Context) error {
 	m := c.m
 	if m.Template.Source == "" {
-		return fmt.Errorf("%s: template %q has no source (the base volume's name in pool %q)", m.Address, m.Template.Name, c.p.cfg.Pool)
+		return fmt.Errorf("template %q has no source (the base volume's name in pool %q)", m.Template.Name, c.p.cfg.Pool)
 	}
 	if err := c.p.checkAccel(); err != nil {
 		return c.refuse(err) // before anything is made: nothing to record
@@ -98,17 +117,15 @@ func (c *creation) checkSpec(context.Context) error {
 		c.model = caps.NICModels[0]
 	}
 	if !caps.AcceptsNICModel(c.model) {
-		return fmt.Errorf("%s: nic model %q: the libvirt provider knows %s", m.Address, c.model, strings.Join(caps.NICModels, ", "))
+		return fmt.Errorf("nic model %q: the libvirt provider knows %s", c.model, strings.Join(caps.NICModels, ", "))
 	}
 	if m.NIC.TXQueueSize > 0 && !caps.NICTXQueueSize {
 		// The plan refuses it first (Capabilities); this guards a saved plan.
-		return fmt.Errorf("%s: nic tx_queue_size: libvirt honours it only for vhost-user interfaces (formatdomain, interface <driver>), lab's are tap devices", m.Address)
+		return errors.New("nic tx_queue_size: libvirt honours it only for vhost-user interfaces (formatdomain, interface <driver>), lab's are tap devices")
 	}
 	var err error
-	if c.host, c.guest, err = splitOffloads(m.NIC.Host); err != nil {
-		return c.fail(err)
-	}
-	return nil
+	c.host, c.guest, err = splitOffloads(m.NIC.Host)
+	return err
 }
 
 // placeLink puts the benchmark NIC on the pair's link: a libvirt network
@@ -127,7 +144,7 @@ func (c *creation) placeLink(context.Context) error {
 		c.in.Attrs[attrLinkType], c.in.Attrs[attrLinkDev] = c.linkType, c.linkDev
 		sn, err := netip.ParsePrefix(m.Link.Attrs["subnet"])
 		if err != nil || !sn.Addr().Is4() {
-			return fmt.Errorf("%s: the link on %s records no subnet (%q): apply again to remake it", m.Address, c.linkDev, m.Link.Attrs["subnet"])
+			return fmt.Errorf("the link on %s records no subnet (%q): apply again to remake it", c.linkDev, m.Link.Attrs["subnet"])
 		}
 		a4 := sn.Addr().As4()
 		c.staticAddr = linkHostAddr([3]byte{a4[0], a4[1], a4[2]}, m.Role)
@@ -138,7 +155,7 @@ func (c *creation) placeLink(context.Context) error {
 			c.staticAddr, c.in.Attrs[attrStaticAddr] = pfx.Addr().String(), m.LinkAddress
 		}
 	case c.network == "":
-		return fmt.Errorf("%s: no network: the pair's link was not created and the provider names none", m.Address)
+		return errors.New("no network: the pair's link was not created and the provider names none")
 	default:
 		c.in.Attrs[attrNetwork] = c.network
 	}
@@ -156,13 +173,13 @@ func (c *creation) placeManagement(context.Context) error {
 		c.mgmtNet = cfg.Management
 	}
 	if c.linkType != "" && c.mgmtNet == "" {
-		return fmt.Errorf("%s: the link is on %s, which lab does not own: a management NIC is needed to set the guest's link address (set management)", m.Address, c.linkDev)
+		return fmt.Errorf("the link is on %s, which lab does not own: a management NIC is needed to set the guest's link address (set management)", c.linkDev)
 	}
 	if c.network2 != "" && c.mgmtNet == "" {
-		return fmt.Errorf("%s: a router needs a management NIC, over which lab sets its link addresses (set management)", m.Address)
+		return errors.New("a router needs a management NIC, over which lab sets its link addresses (set management)")
 	}
 	if c.mgmtNet == "" && cfg.Management == ManagementLab {
-		return fmt.Errorf("%s: no management network: the pair's link was made without one (apply again to remake it)", m.Address)
+		return errors.New("no management network: the pair's link was made without one (apply again to remake it)")
 	}
 	if c.mgmtNet != "" {
 		c.mgmtMAC = macFor(m.LabID, m.Name+"\x00management")
@@ -190,7 +207,7 @@ func (c *creation) sizeAndLogin(context.Context) error {
 	if m.Template.CloudInit != nil {
 		var err error
 		if c.pubKey, err = publicKey(c.login); err != nil {
-			return fmt.Errorf("%s: template %q: %w", m.Address, m.Template.Name, err)
+			return fmt.Errorf("template %q: %w", m.Template.Name, err)
 		}
 		c.in.Attrs[attrSeed] = seedVolumeName(m.Name)
 	}
@@ -210,17 +227,24 @@ func (c *creation) connect(context.Context) error {
 
 // clearLeftover removes a leftover of an interrupted create under the same
 // name (domain and, through its metadata, its volumes); a domain that is
-// not this owner's is refused, and so is a volume of the overlay's or the
-// seed's name that no domain of this owner names. A refusal records
-// nothing: nothing of lab's exists. Uses: l, pubKey. Produces: pool.
+// not this owner's is refused, recording nothing: nothing of lab's
+// exists. Uses: l.
 func (c *creation) clearLeftover(ctx context.Context) error {
-	m, o, pl := c.m, c.in.Owner, c.p.cfg.Pool
 	if err := c.p.deleteMachine(ctx, c.l, c.in); err != nil {
 		if errors.Is(err, providers.ErrNotOwned) {
 			return c.refuse(err)
 		}
-		return fmt.Errorf("%s: remove leftover: %w", m.Address, err)
+		return fmt.Errorf("remove leftover: %w", err)
 	}
+	return nil
+}
+
+// checkPool checks the pool and its template volume, and refuses a volume
+// of the overlay's or the seed's name: no domain of this owner names it
+// any more (clearLeftover), so it is not lab's. A refusal records
+// nothing. Uses: l, pubKey. Produces: pool.
+func (c *creation) checkPool(context.Context) error {
+	m, o, pl := c.m, c.in.Owner, c.p.cfg.Pool
 	// A missing or stopped pool, or no template volume in it: nothing of
 	// lab's exists for this machine yet (pool.go says what to do).
 	if err := checkPool(c.l, c.p.cfg.URI, pl, m.Template.Source); err != nil {
@@ -264,18 +288,18 @@ func (c *creation) buildDomain(context.Context) error {
 		ds.Seed, ds.Meta.Seed = seedVolumeName(m.Name), seedVolumeName(m.Name)
 	}
 	if err := c.p.pinDomain(&ds, &c.in, m.Role); err != nil {
-		return c.fail(err)
+		return err
 	}
 	ds.ConsoleLog = consoleLogDir + "/" + m.Name + "-console.log"
 	c.in.Attrs[attrConsoleLog] = ds.ConsoleLog
 	if cfg.Kernel != "" {
 		var err error
 		if ds.Kernel, err = c.p.resolveFile(c.l, c.pool, cfg.Kernel); err != nil {
-			return fmt.Errorf("%s: kernel: %w", m.Address, err)
+			return fmt.Errorf("kernel: %w", err)
 		}
 		if cfg.Initrd != "" {
 			if ds.Initrd, err = c.p.resolveFile(c.l, c.pool, cfg.Initrd); err != nil {
-				return fmt.Errorf("%s: initrd: %w", m.Address, err)
+				return fmt.Errorf("initrd: %w", err)
 			}
 		}
 		ds.Cmdline = cfg.Cmdline
@@ -289,7 +313,7 @@ func (c *creation) buildDomain(context.Context) error {
 func (c *creation) define(context.Context) error {
 	x, err := domainXML(c.ds)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.dom, err = c.l.DomainDefineXML(x); err != nil {
 		return callErr("DomainDefineXML", c.m.Name, err)
@@ -300,20 +324,33 @@ func (c *creation) define(context.Context) error {
 	return nil
 }
 
+// undefine undoes define when a later step refuses: the engine then
+// records nothing (ErrNotOwned), so nothing else would remove the domain.
+// After any other failure the Instance Create returns names the domain
+// and its volumes, and the engine's pending record and teardown remove
+// them (or `-keep` keeps them to look at): undefine leaves them.
+func (c *creation) undefine(context.Context) error {
+	if !c.nothing {
+		return nil
+	}
+	if err := c.l.DomainUndefineFlags(c.dom, 0); err != nil {
+		c.nothing = false // the domain stays: Create returns it to record
+		return callErr("DomainUndefineFlags", c.m.Name, err)
+	}
+	return nil
+}
+
 // makeDisks makes the overlay on the template's volume and, with
 // cloud_init {}, the seed. Uses: dom, pool, pubKey, the NICs' MACs.
 func (c *creation) makeDisks(context.Context) error {
 	m, l := c.m, c.l
 	if err := c.p.makeOverlay(l, c.pool, m.Template.Source, volumeName(m.Name)); err != nil {
 		if _, lerr := l.StorageVolLookupByName(c.pool, volumeName(m.Name)); lerr == nil {
-			// Someone made a volume of this name since clearLeftover: it
-			// is not lab's, and the domain naming it must not stay.
-			if uerr := l.DomainUndefineFlags(c.dom, 0); uerr != nil {
-				return fmt.Errorf("%s: %w (and undefining domain %s: %v)", m.Address, err, m.Name, uerr)
-			}
+			// Someone made a volume of this name since checkPool: it is
+			// not lab's, and the domain naming it must not stay (undefine).
 			return c.refuse(notOwned(c.in.Owner, "volume", c.p.cfg.Pool+"/"+volumeName(m.Name), ""))
 		}
-		return c.fail(err)
+		return err
 	}
 	trace("%s overlay %v", m.Name, time.Since(c.t0))
 	faultAt(faultAfterOverlay)
@@ -328,7 +365,7 @@ func (c *creation) makeDisks(context.Context) error {
 		nics = nics[:1] // no DHCP on a host device or a router's NICs: lab sets the addresses
 	}
 	if err := c.p.writeSeed(l, c.pool, m, m.Name+"-"+c.in.ID, c.login, c.pubKey, nics); err != nil {
-		return fmt.Errorf("%s: cloud-init seed: %w", m.Address, err)
+		return fmt.Errorf("cloud-init seed: %w", err)
 	}
 	trace("%s seed %v", m.Name, time.Since(c.t0))
 	return nil
@@ -374,12 +411,12 @@ func (c *creation) waitReady(ctx context.Context) error {
 	c.in.Attrs["lease_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	sshHost := c.in.Endpoint.SSHHost
 	if err := c.p.waitSSH(wctx, &c.in, m.Template, start); err != nil {
-		return fmt.Errorf("%s (domain %s, %s): %w%s", m.Address, m.Name, sshHost, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
+		return fmt.Errorf("domain %s, %s: %w%s", m.Name, sshHost, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 	}
 	c.in.Attrs["ready_s"] = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)
 	id := <-idc
 	if id.err != nil {
-		return fmt.Errorf("%s: template identity: %w", m.Address, id.err)
+		return fmt.Errorf("template identity: %w", id.err)
 	}
 	c.in.Endpoint.TemplateID = id.id
 	trace("%s template identity %v", m.Name, time.Since(c.t0))
@@ -396,14 +433,14 @@ func (c *creation) waitAddresses(ctx, wctx context.Context) error {
 	var err error
 	if c.mgmtNet != "" {
 		if sshHost, err = c.p.waitAddress(wctx, c.l, c.dom, c.mgmtNet, c.mgmtMAC); err != nil {
-			return fmt.Errorf("%s (domain %s, management NIC): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
+			return fmt.Errorf("domain %s, management NIC: %w%s", m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 		}
 		c.in.Attrs[attrMgmtAddr] = sshHost
 	}
 	addr := c.staticAddr
 	if addr == "" {
 		if addr, err = c.p.waitAddress(wctx, c.l, c.dom, c.network, c.mac); err != nil {
-			return fmt.Errorf("%s (domain %s): %w%s", m.Address, m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
+			return fmt.Errorf("domain %s: %w%s", m.Name, bootErr(ctx, wctx, err), bootHint(ctx, m.Name))
 		}
 	}
 	if sshHost == "" {

@@ -122,6 +122,9 @@ type poolDaemon struct {
 	// more, when set, answers a procedure the switch below does not
 	// (ok false: it does not either), given the call's arguments.
 	more func(proc uint32, args []byte) (status uint32, payload []byte, ok bool)
+	// first is asked before the switch below, for a procedure a test
+	// scripts otherwise than it does.
+	first func(proc uint32, args []byte) (status uint32, payload []byte, ok bool)
 }
 
 func (d *poolDaemon) Dial() (net.Conn, error) {
@@ -145,6 +148,7 @@ func (d *poolDaemon) serve(c net.Conn) {
 		var payload []byte
 		status := uint32(0)
 		switch {
+		case d.first != nil && answers(d.first, proc, body, &status, &payload):
 		case proc == 6: // node get info: char model[32] (XDR: 4 bytes each), memory (u64), cpus, mhz, nodes, sockets, cores, threads
 			payload = append(make([]byte, 32*4), xdrWords(0, 1<<20, 4, 2000, 1, 1, 4, 1)...)
 		case proc == 23: // domain lookup by name: no leftover domain (qemu_driver.c, VIR_ERR_NO_DOMAIN)
@@ -164,7 +168,7 @@ func (d *poolDaemon) serve(c net.Conn) {
 			payload = xdrWords(0, 0, d.volSize, 0, d.volSize)
 		case proc == 99 && d.volPath != "": // the volume's XML (storage_vol.rng)
 			payload = xdrString("<volume type='file'><name>base.qcow2</name><target><path>" + d.volPath + "</path><format type='qcow2'/></target></volume>")
-		case d.more != nil && d.answers(proc, body, &status, &payload):
+		case d.more != nil && answers(d.more, proc, body, &status, &payload):
 		default:
 			d.calls <- proc
 			status, payload = 1, xdrError(uint32(golibvirt.ErrInternalError), "poolDaemon: unexpected procedure")
@@ -181,9 +185,9 @@ func (d *poolDaemon) serve(c net.Conn) {
 	}
 }
 
-// answers asks d.more for proc's reply.
-func (d *poolDaemon) answers(proc uint32, args []byte, status *uint32, payload *[]byte) bool {
-	st, pl, ok := d.more(proc, args)
+// answers asks script for proc's reply.
+func answers(script func(uint32, []byte) (uint32, []byte, bool), proc uint32, args []byte, status *uint32, payload *[]byte) bool {
+	st, pl, ok := script(proc, args)
 	if ok {
 		*status, *payload = st, pl
 	}
@@ -284,7 +288,7 @@ func TestCreateChecksPool(t *testing.T) {
 	m := testMachine()
 	m.Link = machine.Instance{Address: "pair.p.link", Kind: "link", Name: "x-p", Attrs: map[string]string{attrNetwork: "lab-x-p", attrOwned: "true"}}
 	in, err := p.Create(context.Background(), m)
-	if err == nil || !strings.Contains(err.Error(), `pair.p.server: storage pool "lab" does not exist`) || !strings.Contains(err.Error(), "pool-define-as lab") {
+	if err == nil || !strings.Contains(err.Error(), `pair.p.server: check pool: storage pool "lab" does not exist`) || !strings.Contains(err.Error(), "pool-define-as lab") {
 		t.Errorf("create: %v, want the missing pool and its commands", err)
 	}
 	if in.Address != "" {

@@ -74,11 +74,11 @@ func (c *creation) placeRouted() error {
 	case m.Role == "router":
 		sn1, err := linkSubnet(m.Link)
 		if err != nil {
-			return c.fail(err)
+			return err
 		}
 		sn2, err := linkSubnet(m.Link2)
 		if err != nil {
-			return c.fail(err)
+			return err
 		}
 		c.network2, c.mac2 = m.Link2.Attrs[attrNetwork], macFor(m.LabID, m.Name+"\x00link2")
 		c.staticAddr = hostAddr(sn1, routerHost).String()
@@ -88,11 +88,11 @@ func (c *creation) placeRouted() error {
 	case m.Routed:
 		own, err := linkSubnet(m.Link)
 		if err != nil {
-			return c.fail(err)
+			return err
 		}
 		peer, err := linkSubnet(m.Link2)
 		if err != nil {
-			return c.fail(err)
+			return err
 		}
 		c.in.Attrs[attrRouteNet], c.in.Attrs[attrRouteVia] = peer.String(), hostAddr(own, routerHost).String()
 	}

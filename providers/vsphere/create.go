@@ -10,30 +10,41 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/lab-bench/lab/machine"
+	"github.com/lab-bench/lab/providers/steps"
 )
 
 // Create clones the template into the lab's folder, sizes it, gives it one
 // NIC of the requested model on the provider's port group (own-switch
 // mode: a management NIC there and the benchmark NIC on the pair's own
 // port group, addressed over SSH — see addressBenchNIC), tags it, powers
-// it on and waits for its address. It runs the named steps below in order
-// (Packer's multistep is the model), each saying what of the creation it
-// uses and produces. Until the clone exists a failed step returns an
-// empty Instance: nothing of lab's to record. After, the returned Instance
-// names the VM, so the engine records it (tainted) and teardown destroys
-// it — lab's pending state plays the part of Packer's Cleanup.
+// it on and waits for its address. It runs the named steps of createSteps
+// through providers/steps (Packer's multistep is the model), each saying
+// what of the creation it uses and produces; an error names the VM and the
+// step. Until the clone exists a failed step returns an empty Instance:
+// nothing of lab's to record. After, the returned Instance names the VM,
+// so the engine records it (tainted) and teardown destroys it — lab's
+// pending state plays the part of Packer's Cleanup, so no step has an
+// undo: none makes what that Instance does not name.
 func (p *Provider) Create(ctx context.Context, m machine.Machine) (machine.Instance, error) {
 	c := &creation{p: p, m: m}
-	steps := []func(context.Context) error{
-		c.checkNIC, c.connect, c.checkPlacement, c.findSource, c.clearLeftover,
-		c.clone, c.configure, c.powerOn, c.waitAddress, c.recordHost,
+	err := steps.Run(ctx, m.Name, c.createSteps())
+	return c.in, err
+}
+
+// createSteps are Create's steps in order.
+func (c *creation) createSteps() []steps.Step {
+	return []steps.Step{
+		{Name: "check NIC", Run: c.checkNIC},
+		{Name: "connect", Run: c.connect},
+		{Name: "check placement", Run: c.checkPlacement},
+		{Name: "find template", Run: c.findSource},
+		{Name: "clear leftover", Run: c.clearLeftover},
+		{Name: "clone", Run: c.clone},
+		{Name: "configure", Run: c.configure},
+		{Name: "power on", Run: c.powerOn},
+		{Name: "wait for the IP address", Run: c.waitAddress},
+		{Name: "record host", Run: c.recordHost},
 	}
-	for _, step := range steps {
-		if err := step(ctx); err != nil {
-			return c.in, err
-		}
-	}
-	return c.in, nil
 }
 
 // creation is what Create's steps share (Packer's state bag).
@@ -59,7 +70,7 @@ type creation struct {
 func (c *creation) checkNIC(context.Context) error {
 	var ok bool
 	if c.nicType, ok = c.p.nicType(c.m.NIC.Model); !ok {
-		return fmt.Errorf("create %s: NIC model %q is not one of vmxnet3, e1000e, e1000", c.m.Name, c.m.NIC.Model)
+		return fmt.Errorf("NIC model %q is not one of vmxnet3, e1000e, e1000", c.m.NIC.Model)
 	}
 	return nil
 }
@@ -68,10 +79,8 @@ func (c *creation) checkNIC(context.Context) error {
 // provider block's inventory. Produces: client, env.
 func (c *creation) connect(ctx context.Context) error {
 	var err error
-	if c.client, c.env, err = c.p.session(ctx); err != nil {
-		return fmt.Errorf("create %s: %w", c.m.Name, err)
-	}
-	return nil
+	c.client, c.env, err = c.p.session(ctx)
+	return err
 }
 
 // checkPlacement checks that the template names a source and that the
@@ -79,12 +88,9 @@ func (c *creation) connect(ctx context.Context) error {
 func (c *creation) checkPlacement(context.Context) error {
 	m := c.m
 	if m.Template.Source == "" {
-		return fmt.Errorf("create %s: template %q has no source (the template VM's name or path)", m.Name, m.Template.Name)
+		return fmt.Errorf("template %q has no source (the template VM's name or path)", m.Template.Name)
 	}
-	if err := placementCheck(c.env, c.p.cfg); err != nil {
-		return fmt.Errorf("create %s: %w", m.Name, err)
-	}
-	return nil
+	return placementCheck(c.env, c.p.cfg)
 }
 
 // findSource finds the template VM and the lab's folder (made if need
@@ -92,12 +98,10 @@ func (c *creation) checkPlacement(context.Context) error {
 func (c *creation) findSource(ctx context.Context) error {
 	var err error
 	if c.src, err = findTemplate(ctx, c.env, c.m.Template.Source); err != nil {
-		return fmt.Errorf("clone %s: %w", c.m.Name, err)
+		return err
 	}
-	if c.folder, err = c.p.labFolder(ctx, c.env, c.m.Owner(), true); err != nil {
-		return fmt.Errorf("create %s: %w", c.m.Name, err)
-	}
-	return nil
+	c.folder, err = c.p.labFolder(ctx, c.env, c.m.Owner(), true)
+	return err
 }
 
 // clearLeftover removes a VM of this name in the lab's folder — a
@@ -108,13 +112,13 @@ func (c *creation) clearLeftover(ctx context.Context) error {
 	m := c.m
 	old, err := c.p.findInFolder(ctx, c.folder, m.Name)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", m.Name, err)
+		return err
 	}
 	if old == nil {
 		return nil
 	}
 	if err := c.p.destroyVM(ctx, old, m.Name, m.Owner(), c.env.drs); err != nil {
-		return fmt.Errorf("create %s: remove leftover: %w", m.Name, err)
+		return fmt.Errorf("remove leftover: %w", err)
 	}
 	return nil
 }
@@ -139,7 +143,7 @@ func (c *creation) cloneSpec(ctx context.Context) (types.VirtualMachineCloneSpec
 	if c.p.cfg.LinkedClone {
 		snap, err := c.p.snapshot(ctx, c.src)
 		if err != nil {
-			return spec, fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+			return spec, fmt.Errorf("from %s: %w", m.Template.Source, err)
 		}
 		spec.Snapshot = snap
 		spec.Location.DiskMoveType = string(types.VirtualMachineRelocateDiskMoveOptionsCreateNewChildDiskBacking)
@@ -162,11 +166,11 @@ func (c *creation) clone(ctx context.Context) error {
 	}
 	if err != nil {
 		c.in = c.cloneLeft(ctx, task)
-		return fmt.Errorf("clone %s from %s: %w", m.Name, m.Template.Source, err)
+		return fmt.Errorf("from %s: %w", m.Template.Source, err)
 	}
 	ref, ok := info.Result.(types.ManagedObjectReference)
 	if !ok {
-		return fmt.Errorf("clone %s from %s: task returned no VM", m.Name, m.Template.Source)
+		return fmt.Errorf("from %s: task returned no VM", m.Template.Source)
 	}
 	c.ref, c.vm = ref, object.NewVirtualMachine(c.client.Client, ref)
 	c.in = c.p.instance(ctx, m, ref)
@@ -212,24 +216,24 @@ func (c *creation) configure(ctx context.Context) error {
 	m, p, vm := c.m, c.p, c.vm
 	cs, err := p.configSpec(ctx, vm, c.env, m, c.nicType)
 	if err != nil {
-		return fmt.Errorf("reconfigure %s: %w", m.Name, err)
+		return fmt.Errorf("reconfigure: %w", err)
 	}
 	if err := wait(ctx, func() (*object.Task, error) { return vm.Reconfigure(ctx, cs) }); err != nil {
-		return fmt.Errorf("reconfigure %s: %w", m.Name, err)
+		return fmt.Errorf("reconfigure: %w", err)
 	}
 	if p.cfg.CustomAttribute != "" {
 		if err := setField(ctx, vm.Common, p.cfg.CustomAttribute, "VirtualMachine", m.Owner().Tag(m.Address)); err != nil {
-			return fmt.Errorf("tag %s: %w", m.Name, err)
+			return fmt.Errorf("tag: %w", err)
 		}
 	}
 	if p.cfg.TagCategory != "" {
 		if err := p.tagVM(ctx, m.Owner(), c.ref); err != nil {
-			return fmt.Errorf("tag %s: %w", m.Name, err)
+			return fmt.Errorf("tag: %w", err)
 		}
 	}
 	if p.cfg.KeepTogether && c.env.drs != nil {
 		if err := p.keepTogether(ctx, c.env.drs, c.folder, m.Name); err != nil {
-			return fmt.Errorf("affinity rule for %s: %w", m.Name, err)
+			return fmt.Errorf("affinity rule: %w", err)
 		}
 	}
 	return nil
@@ -256,11 +260,11 @@ func (c *creation) powerOn(ctx context.Context) error {
 		defer func() { <-done }()
 	}
 	if err := wait(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
-		return fmt.Errorf("power on %s: %w", m.Name, err)
+		return err
 	}
 	if c.p.cfg.DRSOverride && drs != nil {
 		if err := drsOverride(ctx, drs, c.ref, types.ArrayUpdateOperationAdd); err != nil {
-			return fmt.Errorf("DRS override for %s: %w", m.Name, err)
+			return fmt.Errorf("DRS override: %w", err)
 		}
 		c.in.Attrs["drs_override"] = drs.Reference().Value
 	}
@@ -277,21 +281,21 @@ func (c *creation) waitAddress(ctx context.Context) error {
 	if own {
 		var err error
 		if skip, err = linkAddr(m); err != nil {
-			return fmt.Errorf("create %s: %w", m.Name, err)
+			return err
 		}
 		skip += "/24"
 	}
 	addr, err := c.p.waitForIP(ctx, c.vm, skip)
 	if err != nil {
-		return fmt.Errorf("wait for the IP address of %s: %w", m.Name, err)
+		return err
 	}
 	c.in.Endpoint.Addr, c.in.Endpoint.SSHHost = addr, addr
 	if own {
 		if c.macErr != nil {
-			return fmt.Errorf("benchmark NIC of %s: %w", m.Name, c.macErr)
+			return fmt.Errorf("benchmark NIC: %w", c.macErr)
 		}
 		if err := c.p.addressBenchNIC(ctx, c.mac, c.mac2, m, &c.in); err != nil {
-			return fmt.Errorf("benchmark NIC of %s: %w", m.Name, err)
+			return fmt.Errorf("benchmark NIC: %w", err)
 		}
 	}
 	return nil

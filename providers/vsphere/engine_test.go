@@ -205,9 +205,9 @@ func TestEngineFaults(t *testing.T) {
 		wantTainted                   int
 	}{
 		{name: "clone", method: "CloneVM_Task", objType: "VirtualMachine", object: "freebsd-14.2-tmpl",
-			wantErr: []string{"from freebsd-14.2-tmpl", "clone ", "injected CloneVM_Task fault"}},
+			wantErr: []string{"from freebsd-14.2-tmpl", ": clone: ", "injected CloneVM_Task fault"}},
 		{name: "poweron", method: "PowerOnVM_Task", objType: "VirtualMachine", object: "*",
-			wantErr: []string{"power on ", "injected PowerOnVM_Task fault"}},
+			wantErr: []string{": power on: ", "injected PowerOnVM_Task fault"}},
 		{name: "destroy", method: "Destroy_Task", objType: "VirtualMachine", object: "*",
 			wantErr: []string{"destroy ", "injected Destroy_Task fault"}, wantTainted: 2},
 	}

@@ -47,7 +47,7 @@ extra_config = { "SET.guest.ipAddress" = "169.254.3.4" }`)); d.HasErrors() {
 	}()
 	in, err := p.Create(ctx, m)
 	cancel()
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "wait for the IP address of "+m.Name) {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), m.Name+": wait for the IP address: ") {
 		t.Fatalf("Create = %+v, %v; want context.Canceled naming the VM", machine.EndpointOf(in), err)
 	}
 	if in.ID == "" {

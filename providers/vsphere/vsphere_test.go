@@ -301,7 +301,7 @@ extra_config = { "SET.guest.ipAddress" = "169.254.3.4" }`)); d.HasErrors() {
 	}
 	start := time.Now()
 	in, err := p.Create(context.Background(), testMachine("ipt", "p", "server", vspheretest.FreeBSD, "freebsd"))
-	if err == nil || !strings.Contains(err.Error(), "wait for the IP address of ipt-p-s") || !strings.Contains(err.Error(), "ip_timeout") {
+	if err == nil || !strings.Contains(err.Error(), "ipt-p-s: wait for the IP address: ") || !strings.Contains(err.Error(), "ip_timeout") {
 		t.Fatalf("err = %v", err)
 	}
 	if time.Since(start) > 15*time.Second {
@@ -319,7 +319,7 @@ func TestLinkedCloneNeedsSnapshot(t *testing.T) {
 	sim := vspheretest.Start(t)
 	p := configured(t, sim, "linked_clone = true")
 	_, err := p.Create(context.Background(), testMachine("lc", "p", "server", vspheretest.FreeBSD, "freebsd"))
-	if err == nil || !strings.Contains(err.Error(), "clone lc-p-s from freebsd-14.2-tmpl: linked clone") {
+	if err == nil || !strings.Contains(err.Error(), "lc-p-s: clone: from freebsd-14.2-tmpl: linked clone") {
 		t.Fatalf("err = %v", err)
 	}
 }
