@@ -160,6 +160,17 @@ func (p Params) LoopbackAddr() string {
 	return "127.0.0.1"
 }
 
+// LoopbackEnds are the ends a run with p goes between: server and client
+// as given or, with Loopback, the server end twice, against its loopback
+// address (LoopbackAddr); the client end is then not used.
+func (p Params) LoopbackEnds(server, client Endpoint) (Endpoint, Endpoint) {
+	if !p.Loopback {
+		return server, client
+	}
+	server.Addr = p.LoopbackAddr()
+	return server, Endpoint{T: server.T, Addr: server.Addr, CPUs: server.CPUs, OS: server.OS}
+}
+
 // CheckFamily refuses an IPv4 server address for a run over IPv6. The
 // other way round is left as it was before ip_version: a hosts machine
 // given an IPv6 address runs over it.

@@ -75,6 +75,28 @@ func StartServer(ctx context.Context, ep Endpoint, cmd guest.Cmd, port int, time
 // awaited in its errors.
 func StartServerUntil(ctx context.Context, ep Endpoint, cmd guest.Cmd, ready func(context.Context) (bool, error),
 	state string, timeout time.Duration) (*Server, error) {
+	return startServer(ctx, ep, cmd, readiness{ready, state, timeout, 20 * time.Millisecond}, nil)
+}
+
+// readiness is how startServer knows a server takes clients: check reports
+// it, state names it in errors, timeout bounds the wait and poll is how
+// often check is asked.
+type readiness struct {
+	check   func(context.Context) (bool, error)
+	state   string
+	timeout time.Duration
+	poll    time.Duration
+}
+
+// failureFunc turns a finished command's result into its error, nil when
+// the command succeeded (ClientServer.ServerFailure).
+type failureFunc func(t guest.Transport, c guest.Cmd, res guest.Result, err error) error
+
+// startServer runs cmd on ep in the background and waits until r.check
+// reports it ready. A server that exits first fails with failed's error
+// of its result (nil failed: its own error) or, when that is nil, with one
+// naming the guest, the command and what it printed.
+func startServer(ctx context.Context, ep Endpoint, cmd guest.Cmd, r readiness, failed failureFunc) (*Server, error) {
 	t := ep.T
 	sctx, cancel := context.WithCancel(ctx)
 	s := &Server{T: t, Cmd: cmd, cancel: cancel, done: make(chan serverExit, 1)}
@@ -82,12 +104,12 @@ func StartServerUntil(ctx context.Context, ep Endpoint, cmd guest.Cmd, ready fun
 		res, err := t.Run(sctx, cmd)
 		s.done <- serverExit{res, err}
 	}()
-	deadline := time.NewTimer(timeout)
+	deadline := time.NewTimer(r.timeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
+	tick := time.NewTicker(r.poll)
 	defer tick.Stop()
 	for {
-		ok, err := ready(ctx)
+		ok, err := r.check(ctx)
 		if err != nil {
 			s.Stop()
 			return nil, err
@@ -98,14 +120,18 @@ func StartServerUntil(ctx context.Context, ep Endpoint, cmd guest.Cmd, ready fun
 		select {
 		case x := <-s.done:
 			cancel()
-			if x.err != nil {
-				return nil, x.err
+			err := x.err
+			if failed != nil {
+				err = failed(t, cmd, x.res, x.err)
 			}
-			return nil, fmt.Errorf("%s: %s exited before %s: %s", t.Name(), cmd, state,
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %s exited before %s: %s", t.Name(), cmd, r.state,
 				strings.TrimSpace(string(x.res.Stdout)+string(x.res.Stderr)))
 		case <-deadline.C:
 			s.Stop()
-			return nil, fmt.Errorf("%s: %s not %s after %v", t.Name(), cmd, state, timeout)
+			return nil, fmt.Errorf("%s: %s not %s after %v", t.Name(), cmd, r.state, r.timeout)
 		case <-ctx.Done():
 			s.Stop()
 			return nil, ctx.Err()
@@ -117,11 +143,32 @@ func StartServerUntil(ctx context.Context, ep Endpoint, cmd guest.Cmd, ready fun
 // Stop kills the server and returns what it printed (stdout then stderr).
 // It is safe to call more than once.
 func (s *Server) Stop() string {
+	x := s.halt()
+	return string(x.res.Stdout) + string(x.res.Stderr)
+}
+
+// halt kills the server, if it still runs, and returns how it exited; the
+// zero serverExit once it was returned before.
+func (s *Server) halt() serverExit {
 	s.cancel()
 	x, ok := <-s.done
 	if !ok {
-		return ""
+		return serverExit{}
 	}
 	close(s.done)
-	return string(x.res.Stdout) + string(x.res.Stderr)
+	return x
+}
+
+// await waits up to timeout for a server that exits by itself (iperf3
+// -s -1) and reports whether it did; one that did not is killed (halt).
+func (s *Server) await(timeout time.Duration) (serverExit, bool) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case x := <-s.done:
+		close(s.done)
+		return x, true
+	case <-t.C:
+		return s.halt(), false
+	}
 }

@@ -50,36 +50,9 @@ func (r *Runner) GatesStart() bool { return true }
 
 // Run runs one iperf 2 test from client to server with parameters p.
 func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
-	if p.Loopback {
-		server.Addr = p.LoopbackAddr()
-		client = bench.Endpoint{T: server.T, Addr: server.Addr, CPUs: server.CPUs, OS: server.OS}
-	}
+	server, client = p.LoopbackEnds(server, client)
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("iperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
-	}
-	port, err := bench.PortFor(ctx, server, p.Port, BasePort)
-	if err != nil {
-		return bench.Raw{}, err
-	}
-	timeout := r.ListenTimeout
-	if timeout == 0 {
-		timeout = 5 * time.Second
-	}
-	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgv(server.Addr, port, p)...)}
-	srv, err := bench.StartServer(ctx, server, srvCmd, port, timeout)
-	if err != nil {
-		return bench.Raw{}, missingBinary(err, server.T)
-	}
-	defer srv.Stop()
-
-	version := Version(ctx, client.T)
-	// Concurrent flows' clients start together, once every server listens.
-	if err := bench.AwaitStart(ctx); err != nil {
-		return bench.Raw{}, err
-	}
-	before, err := bench.SampleBoth(ctx, r.ReadCPU, server, client)
-	if err != nil {
-		return bench.Raw{}, fmt.Errorf("cpu sampling: %w", err)
 	}
 	dur := p.Duration
 	if p.Tradeoff {
@@ -89,36 +62,34 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if p.Bounceback {
 		slack = bouncebackSlack
 	}
-	cliCtx, cancel := context.WithTimeout(ctx, dur+slack)
-	defer cancel()
-	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Version: version, Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cliCmd.Argv}
-	res, cerr := client.T.Run(cliCtx, cliCmd)
-	raw.End = time.Now()
-	raw.Client = string(res.Stdout)
-	after, serr := bench.SampleBoth(ctx, r.ReadCPU, server, client)
-	// Give the server a moment to print its totals before it is stopped.
-	time.Sleep(100 * time.Millisecond)
-	raw.Server = srv.Stop()
-	if cerr != nil {
-		if out := string(res.Stdout) + string(res.Stderr); p.Bounceback && strings.Contains(out, bbReadFailed) {
-			return raw, fmt.Errorf("%s: %s: iperf reported %q and then hung until killed (iperf 2.1.8 gives up on a reply that takes too long, which an overloaded host causes): %w",
-				client.T.Name(), cliCmd, bbReadFailed, cerr)
-		}
-		return raw, missingBinary(cerr, client.T)
+	return bench.ClientServer{
+		Server: server, Client: client, Port: p.Port, BasePort: BasePort,
+		ServerArgv:    func(port int) []string { return ServerArgv(server.Addr, port, p) },
+		ClientArgv:    func(port int) []string { return ClientArgs(server.Addr, port, p) },
+		ListenTimeout: r.ListenTimeout, ClientTimeout: dur + slack,
+		// Give the server a moment to print its totals before it is stopped.
+		Linger: 100 * time.Millisecond,
+		Gate:   true, Version: Version,
+		ReadCPU: r.ReadCPU, CPUDetail: true,
+		ServerFailure: func(t guest.Transport, _ guest.Cmd, _ guest.Result, err error) error { return missingBinary(err, t) },
+		ClientFailure: func(t guest.Transport, c guest.Cmd, res guest.Result, err error) error {
+			return runFailure(t, c, res, err, p)
+		},
+		ServerStderr: true,
+	}.Run(ctx)
+}
+
+// runFailure is the error of the client's run: its own error, said more
+// plainly where iperf 2's output explains it, or clientFailure.
+func runFailure(t guest.Transport, c guest.Cmd, res guest.Result, err error, p bench.Params) error {
+	if err == nil {
+		return clientFailure(t, c, res, p)
 	}
-	if err := clientFailure(client.T, cliCmd, res, p); err != nil {
-		return raw, err
+	if out := string(res.Stdout) + string(res.Stderr); p.Bounceback && strings.Contains(out, bbReadFailed) {
+		return fmt.Errorf("%s: %s: iperf reported %q and then hung until killed (iperf 2.1.8 gives up on a reply that takes too long, which an overloaded host causes): %w",
+			t.Name(), c, bbReadFailed, err)
 	}
-	if serr != nil {
-		return raw, fmt.Errorf("cpu sampling: %w", serr)
-	}
-	raw.ServerCPU = bench.Usage(before[0], after[0], server.CPUs)
-	raw.ClientCPU = bench.Usage(before[1], after[1], client.CPUs)
-	raw.ServerCPU.NumCPUs, raw.ClientCPU.NumCPUs = numCPUs(server.CPUs, after[0]), numCPUs(client.CPUs, after[1])
-	raw.ServerCPU.MHz, _ = bench.ReadMHz(ctx, server)
-	raw.ClientCPU.MHz, _ = bench.ReadMHz(ctx, client)
-	return raw, nil
+	return missingBinary(err, t)
 }
 
 // clientFailure is the error of a client that exited 0 without measuring:
@@ -149,13 +120,6 @@ func missingBinary(err error, t guest.Transport) error {
 		return fmt.Errorf("%s has no iperf (iperf 2) binary: install it there (Debian/Ubuntu: apt-get install iperf; FreeBSD: pkg install iperf): %w", t.Name(), err)
 	}
 	return err
-}
-
-func numCPUs(pinned []int, all map[int]bench.CPUTimes) int {
-	if len(pinned) > 0 {
-		return len(pinned)
-	}
-	return len(all)
 }
 
 // versionArgv prints iperf 2's version (Program.Version).

@@ -9,10 +9,10 @@
 package iperf3
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/lab-bench/lab/bench"
@@ -24,7 +24,6 @@ import (
 const BasePort = 5201
 
 const (
-	portSpan = 1000
 	// pollInterval is how often the server's listening socket is looked
 	// for: each poll is one command on the server's end (ss, sockstat),
 	// and each one missed adds up to this much to every run's set-up
@@ -40,8 +39,6 @@ const (
 	// "not listening after 5s", issue 33).
 	listenTimeout = 30 * time.Second
 )
-
-var nextPort atomic.Uint32
 
 // Runner runs iperf3. The zero value uses the defaults.
 type Runner struct {
@@ -61,11 +58,6 @@ var _ bench.StartGater = (*Runner)(nil)
 // (bench.AwaitStart) once the server listens.
 func (r *Runner) GatesStart() bool { return true }
 
-type outcome struct {
-	res guest.Result
-	err error
-}
-
 // Run runs one iperf3 test from client to server with parameters p.
 // Raw.Start and Raw.End are when the client started and exited; the CPU
 // figures cover the end of the omit period to the client's exit.
@@ -73,124 +65,18 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("iperf3 %s -> %s: %w", client.T.Name(), server.T.Name(), err)
 	}
-	port := p.Port
-	if port == 0 {
-		var err error
-		if port, err = freePort(ctx, server); err != nil {
-			return bench.Raw{}, err
-		}
-	}
-
-	srvCtx, srvCancel := context.WithCancel(ctx)
-	defer srvCancel()
-	srvDone := make(chan outcome, 1)
-	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgv(server.Addr, port, p)...)}
-	go func() {
-		res, err := server.T.Run(srvCtx, srvCmd)
-		srvDone <- outcome{res, err}
-	}()
-	if err := r.waitListening(ctx, server, srvCmd, port, srvDone); err != nil {
-		srvCancel()
-		<-srvDone // the server process is gone before Run returns
-		return bench.Raw{}, err
-	}
-
-	// Concurrent flows' clients start together, once every server listens.
-	if err := bench.AwaitStart(ctx); err != nil {
-		srvCancel()
-		<-srvDone
-		return bench.Raw{}, err
-	}
-	s := r.startSampling(ctx, server, client, p.Omit)
-	cliCtx, cliCancel := context.WithTimeout(ctx, p.Omit+p.Duration+clientSlack)
-	defer cliCancel()
-	cliCmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cliCmd.Argv}
-	cres, cerr := client.T.Run(cliCtx, cliCmd)
-	raw.End = time.Now()
-	raw.Client = string(cres.Stdout)
-	srvCPU, cliCPU, serr := s.stop(ctx)
-	if err := failure(client.T, cliCmd, cres, cerr); err != nil {
-		srvCancel()
-		<-srvDone
-		return raw, err
-	}
-
-	timeout := r.ServerTimeout
-	if timeout == 0 {
-		timeout = 10 * time.Second
-	}
-	var so outcome
-	select {
-	case so = <-srvDone:
-	case <-time.After(timeout):
-		srvCancel()
-		so = <-srvDone
-		return raw, fmt.Errorf("%s: iperf3 server on port %d did not exit %v after the client: %w", server.T.Name(), port, timeout, so.err)
-	}
-	raw.Server = string(so.res.Stdout)
-	if err := failure(server.T, srvCmd, so.res, so.err); err != nil {
-		return raw, err
-	}
-	if serr != nil {
-		return raw, fmt.Errorf("cpu sampling: %w", serr)
-	}
-	raw.ServerCPU = bench.Usage(srvCPU[0], srvCPU[1], server.CPUs)
-	raw.ClientCPU = bench.Usage(cliCPU[0], cliCPU[1], client.CPUs)
-	return raw, nil
-}
-
-// freePort picks the next port from BasePort up that nothing listens on in
-// the server's network stack.
-func freePort(ctx context.Context, ep bench.Endpoint) (int, error) {
-	for range 50 {
-		port := BasePort + int(nextPort.Add(1)-1)%portSpan
-		busy, err := bench.Listening(ctx, ep, port)
-		if err != nil {
-			return 0, err
-		}
-		if !busy {
-			return port, nil
-		}
-	}
-	return 0, fmt.Errorf("%s: no free port from %d", ep.T.Name(), BasePort)
-}
-
-// waitListening polls until the server listens on port, fails when the
-// server exits first (its outcome is put back on srvDone) or the timeout
-// passes.
-func (r *Runner) waitListening(ctx context.Context, ep bench.Endpoint, srvCmd guest.Cmd, port int, srvDone chan outcome) error {
-	t := ep.T
-	timeout := r.ListenTimeout
-	if timeout == 0 {
-		timeout = listenTimeout
-	}
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		ok, err := bench.Listening(ctx, ep, port)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case o := <-srvDone:
-			srvDone <- o
-			if o.err == nil {
-				return fmt.Errorf("%s: iperf3 server exited before listening on port %d", t.Name(), port)
-			}
-			return failure(t, srvCmd, o.res, o.err)
-		case <-deadline.C:
-			return fmt.Errorf("%s: iperf3 server not listening on port %d after %v", t.Name(), port, timeout)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
+	return bench.ClientServer{
+		Server: server, Client: client, Port: p.Port, BasePort: BasePort,
+		ServerArgv:    func(port int) []string { return ServerArgv(server.Addr, port, p) },
+		ClientArgv:    func(port int) []string { return ClientArgs(server.Addr, port, p) },
+		ListenTimeout: cmp.Or(r.ListenTimeout, listenTimeout), Poll: pollInterval,
+		ClientTimeout: p.Omit + p.Duration + clientSlack,
+		// iperf3 -s -1 exits once its client is done, with its JSON.
+		OneShot: cmp.Or(r.ServerTimeout, 10*time.Second),
+		Gate:    true,
+		ReadCPU: r.ReadCPU, CPU: bench.CPUWindow{Background: true, Delay: p.Omit},
+		ServerFailure: failure, ClientFailure: failure,
+	}.Run(ctx)
 }
 
 // failure is the error of a finished iperf3 command, nil if it succeeded:

@@ -38,10 +38,7 @@ func (r *Runner) GatesStart() bool { return true }
 
 // Run runs one netperf test from client to server with parameters p.
 func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench.Params) (bench.Raw, error) {
-	if p.Loopback {
-		server.Addr = p.LoopbackAddr()
-		client = bench.Endpoint{T: server.T, Addr: server.Addr, CPUs: server.CPUs, OS: server.OS}
-	}
+	server, client = p.LoopbackEnds(server, client)
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("netperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
 	}
@@ -53,45 +50,15 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 			return bench.Raw{}, err
 		}
 	}
-	port, err := bench.PortFor(ctx, server, p.Port, BasePort)
-	if err != nil {
-		return bench.Raw{}, err
-	}
-	timeout := r.ListenTimeout
-	if timeout == 0 {
-		timeout = 5 * time.Second
-	}
-	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgv(port, p)...)}
-	srv, err := bench.StartServer(ctx, server, srvCmd, port, timeout)
-	if err != nil {
-		return bench.Raw{}, err
-	}
-	defer srv.Stop()
-	ver := version(ctx, client.T)
-	// Concurrent flows' clients start together, once every server listens.
-	if err := bench.AwaitStart(ctx); err != nil {
-		return bench.Raw{}, err
-	}
-	before, errB := bench.SampleBoth(ctx, r.ReadCPU, server, client)
 	iterations := max(1, params(p).Confidence)
-	cctx, cancel := context.WithTimeout(ctx, time.Duration(iterations)*p.Duration+30*time.Second)
-	defer cancel()
-	cmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Version: ver, Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cmd.Argv}
-	res, cerr := client.T.Run(cctx, cmd)
-	raw.End = time.Now()
-	raw.Client = string(res.Stdout)
-	after, errA := bench.SampleBoth(ctx, r.ReadCPU, server, client)
-	raw.Server = srv.Stop()
-	if cerr != nil {
-		return raw, cerr
-	}
-	if err := errors.Join(errB, errA); err != nil {
-		return raw, fmt.Errorf("cpu sampling: %w", err)
-	}
-	raw.ServerCPU = bench.Usage(before[0], after[0], server.CPUs)
-	raw.ClientCPU = bench.Usage(before[1], after[1], client.CPUs)
-	return raw, nil
+	return bench.ClientServer{
+		Server: server, Client: client, Port: p.Port, BasePort: BasePort,
+		ServerArgv:    func(port int) []string { return ServerArgv(port, p) },
+		ClientArgv:    func(port int) []string { return ClientArgs(server.Addr, port, p) },
+		ListenTimeout: r.ListenTimeout, ClientTimeout: time.Duration(iterations)*p.Duration + 30*time.Second,
+		Gate: true, Version: version,
+		ReadCPU: r.ReadCPU, ServerStderr: true,
+	}.Run(ctx)
 }
 
 // haveBinary fails with an installation hint when bin is not on t.

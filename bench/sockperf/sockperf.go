@@ -11,7 +11,6 @@ package sockperf
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -37,59 +36,30 @@ func (r *Runner) Run(ctx context.Context, server, client bench.Endpoint, p bench
 	if err := Validate(server.Addr, p); err != nil {
 		return bench.Raw{}, fmt.Errorf("sockperf %s -> %s: %w", client.T.Name(), server.T.Name(), err)
 	}
-	port, err := bench.PortFor(ctx, server, p.Port, BasePort)
-	if err != nil {
-		return bench.Raw{}, err
+	run := bench.ClientServer{
+		Server: server, Client: client, Port: p.Port, BasePort: BasePort,
+		ServerArgv:    func(port int) []string { return ServerArgs(server.Addr, port, p) },
+		ClientArgv:    func(port int) []string { return ClientArgs(server.Addr, port, p) },
+		ListenTimeout: r.ListenTimeout, ClientTimeout: p.Duration + 30*time.Second,
+		ReadCPU: r.ReadCPU,
+		// sockperf prints everything, its errors too, to stdout (src/defs.h:
+		// log_msg and log_err are printf); stderr follows for what the loader
+		// or the shell says (a missing library, command not found).
+		ClientStderr: true, ServerStderr: true,
 	}
-	timeout := r.ListenTimeout
-	if timeout == 0 {
-		timeout = 5 * time.Second
+	if p.UDP {
+		// The UDP server, sockperf's default, takes messages once its UDP
+		// socket is bound (bench.BoundUDP, the OS's guest.Processes.ListenUDP).
+		if _, ok := UDPBoundCmd(server.OS, 0); !ok {
+			return bench.Raw{}, fmt.Errorf("%s: cannot tell when a UDP server is ready there (its OS driver has no UDP socket check); use tcp = true", server.T.Name())
+		}
+		run.Ready = func(ctx context.Context, ep bench.Endpoint, port int) (bool, error) {
+			bound, _, err := bench.BoundUDP(ctx, ep, port)
+			return bound, err
+		}
+		run.ReadyState = "receiving on UDP port %d"
 	}
-	srvCmd := guest.Cmd{Argv: server.Pin(ServerArgs(server.Addr, port, p)...)}
-	srv, err := startServer(ctx, server, srvCmd, port, p.UDP, timeout)
-	if err != nil {
-		return bench.Raw{}, err
-	}
-	defer srv.Stop()
-	before, errB := bench.SampleBoth(ctx, r.ReadCPU, server, client)
-	cctx, cancel := context.WithTimeout(ctx, p.Duration+30*time.Second)
-	defer cancel()
-	cmd := guest.Cmd{Argv: client.Pin(ClientArgs(server.Addr, port, p)...)}
-	raw := bench.Raw{Start: time.Now(), ServerArgv: srvCmd.Argv, ClientArgv: cmd.Argv}
-	res, cerr := client.T.Run(cctx, cmd)
-	raw.End = time.Now()
-	// sockperf prints everything, its errors too, to stdout (src/defs.h:
-	// log_msg and log_err are printf); stderr follows for what the loader
-	// or the shell says (a missing library, command not found).
-	raw.Client = string(res.Stdout) + string(res.Stderr)
-	after, errA := bench.SampleBoth(ctx, r.ReadCPU, server, client)
-	raw.Server = srv.Stop()
-	if cerr != nil {
-		return raw, cerr
-	}
-	if err := errors.Join(errB, errA); err != nil {
-		return raw, fmt.Errorf("cpu sampling: %w", err)
-	}
-	raw.ServerCPU = bench.Usage(before[0], after[0], server.CPUs)
-	raw.ClientCPU = bench.Usage(before[1], after[1], client.CPUs)
-	return raw, nil
-}
-
-// startServer starts the server and waits until it takes messages: a
-// listening socket for TCP, a bound UDP socket for UDP (sockperf's
-// default: bench.BoundUDP, the OS's guest.Processes.ListenUDP).
-func startServer(ctx context.Context, ep bench.Endpoint, cmd guest.Cmd, port int, udp bool, timeout time.Duration) (*bench.Server, error) {
-	if !udp {
-		return bench.StartServer(ctx, ep, cmd, port, timeout)
-	}
-	if _, ok := UDPBoundCmd(ep.OS, port); !ok {
-		return nil, fmt.Errorf("%s: cannot tell when a UDP server is ready there (its OS driver has no UDP socket check); use tcp = true", ep.T.Name())
-	}
-	ready := func(ctx context.Context) (bool, error) {
-		bound, _, err := bench.BoundUDP(ctx, ep, port)
-		return bound, err
-	}
-	return bench.StartServerUntil(ctx, ep, cmd, ready, fmt.Sprintf("receiving on UDP port %d", port), timeout)
+	return run.Run(ctx)
 }
 
 // UDPBoundCmd is the command that prints one line per UDP socket bound to
