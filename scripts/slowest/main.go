@@ -1,0 +1,26 @@
+// Command slowest reads `go test -json` on stdin and writes a CI log: the
+// package results, the output of failed tests, and the slowest tests and
+// subtests with their seconds (make test pipes each test step through it).
+// It exits 1 when a test, a package or a build failed.
+//
+//	go test -json ./... 2>&1 | go run ./scripts/slowest -n 20
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	n := flag.Int("n", 20, "how many of the slowest tests and subtests to list")
+	flag.Parse()
+	failed, err := summary(os.Stdin, os.Stdout, *n)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "slowest: reading go test -json:", err)
+		os.Exit(2)
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
