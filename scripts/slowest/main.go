@@ -14,8 +14,9 @@ import (
 
 func main() {
 	n := flag.Int("n", 20, "how many of the slowest tests and subtests to list")
+	progress := flag.Float64("progress", 10, "name each top-level test that took at least this many seconds as it ends")
 	flag.Parse()
-	failed, err := summary(os.Stdin, os.Stdout, *n)
+	failed, err := summary(os.Stdin, os.Stdout, *n, *progress)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "slowest: reading go test -json:", err)
 		os.Exit(2)

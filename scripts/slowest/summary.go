@@ -33,8 +33,12 @@ type timing struct {
 // subtests with their seconds and the failed ones. A passing test's output
 // is dropped, as `go test` without -v drops its t.Log lines. It reports
 // whether anything failed.
-func summary(r io.Reader, w io.Writer, n int) (failed bool, err error) {
-	s := summariser{w: w, held: map[string][]string{}}
+//
+// A top-level test that took at least progress seconds is also named as it
+// ends ("took 61.2s: PASS pkg TestX"), so that a long package shows it is
+// moving before its ok line.
+func summary(r io.Reader, w io.Writer, n int, progress float64) (failed bool, err error) {
+	s := summariser{w: w, held: map[string][]string{}, progress: progress}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -51,12 +55,13 @@ func summary(r io.Reader, w io.Writer, n int) (failed bool, err error) {
 }
 
 type summariser struct {
-	w      io.Writer
-	held   map[string][]string // output of running tests, by package and test
-	order  []string            // held's keys in the order their tests started
-	done   []timing
-	fails  []timing
-	failed bool
+	w        io.Writer
+	held     map[string][]string // output of running tests, by package and test
+	order    []string            // held's keys in the order their tests started
+	done     []timing
+	fails    []timing
+	failed   bool
+	progress float64
 }
 
 func (s *summariser) take(ev event) {
@@ -95,6 +100,9 @@ func (s *summariser) take(ev event) {
 			fmt.Fprint(s.w, strings.Join(s.held[key], ""))
 		}
 		delete(s.held, key)
+		if !strings.Contains(ev.Test, "/") && ev.Elapsed >= s.progress {
+			fmt.Fprintf(s.w, "took %.1fs: %s %s %s\n", ev.Elapsed, t.action, ev.Package, ev.Test)
+		}
 	}
 }
 

@@ -18,16 +18,17 @@ func TestSummary(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		n          int
+		progress   float64
 		wantFailed bool
 		want       []string // lines the log must hold, whatever the golden says
 		notWant    []string
 	}{
-		{"pass", 2, false, []string{"0.3  PASS  ex TestSlow/a", "ok  \tex\t"},
-			[]string{"fast passing log line", "TestSlow/b", "FAILED"}},
-		{"fail", 20, true, []string{"the assertion that failed", "context before the failure", "needs root",
+		{"pass", 2, 0.4, false, []string{"0.3  PASS  ex TestSlow/a", "ok  \tex\t", "took 0.5s: PASS ex TestSlow\n"},
+			[]string{"fast passing log line", "TestSlow/b", "FAILED", "took 0.0s"}},
+		{"fail", 20, 10, true, []string{"the assertion that failed", "context before the failure", "needs root",
 			"cannot use \"x\"", "FAILED: ex TestFails/sub", "FAILED: ex/bad\n"},
 			[]string{"fast passing log line", "=== RUN   TestSlow"}},
-		{"timeout", 20, true, []string{"hanging now", "still running when its package failed", "panic: test timed out"},
+		{"timeout", 20, 10, true, []string{"hanging now", "still running when its package failed", "panic: test timed out"},
 			[]string{"fast passing log line"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -36,7 +37,7 @@ func TestSummary(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			failed, err := summary(bytes.NewReader(in), &out, c.n)
+			failed, err := summary(bytes.NewReader(in), &out, c.n, c.progress)
 			if err != nil || failed != c.wantFailed {
 				t.Errorf("failed = %v, %v; want %v", failed, err, c.wantFailed)
 			}
@@ -60,7 +61,7 @@ func TestSummary(t *testing.T) {
 func TestSummaryPassesOtherLines(t *testing.T) {
 	var out bytes.Buffer
 	in := "go: downloading example.com/m v1.0.0\n{not json\n"
-	if failed, err := summary(strings.NewReader(in), &out, 20); failed || err != nil || out.String() != in {
+	if failed, err := summary(strings.NewReader(in), &out, 20, 10); failed || err != nil || out.String() != in {
 		t.Errorf("got %q, %v, %v; want %q", out.String(), failed, err, in)
 	}
 }
