@@ -32,19 +32,23 @@ NORACE = ./providers/vsphere
 # under -race (internal/results passed its 20-minute timeout so at load 30).
 # The unit step runs everything else of theirs under -race; the simulations
 # run in a step of their own without it. Found by name, so a new one cannot
-# be left out of both.
+# be left out of both: name every seeded simulation TestSimulated… (eight
+# in internal/results took 577 s under -race at load 15-23, 26.5 s without).
 SIMS   = $(shell grep -rl --include='*_test.go' '^func TestSimulated' . | xargs -n1 dirname | sort -u)
 
 ## test: every test — unit (with -race; the seeded simulations without it), golden, real namespaces, libvirt and
 ## the vCenter simulator end to end, then each fuzz target for FUZZTIME
 ## (11 targets × 4 s). Packages run one at a time (-p 1): several of them
 ## measure real traffic, and two such tests sharing this machine's two cores
-## would disturb each other. go test prints each package's time.
+## would disturb each other. Each step runs through scripts/gotest.sh
+## (go test -json into scripts/slowest): each package's result and time, the
+## whole output of a failed test, and at the end the 20 slowest tests and
+## subtests with their seconds — where CI's time goes (docs/development.md).
 test: deps vet
-	$(GO) test -p 1 -count=1 -race -timeout 20m -skip '^TestSimulated' $(UNIT)
-	$(GO) test -p 1 -count=1 -timeout 20m $(NORACE)
-	$(GO) test -p 1 -count=1 -timeout 20m -run '^TestSimulated' $(SIMS)
-	$(GO) test -p 1 -count=1 -timeout 70m ./cmd/lab
+	bash scripts/gotest.sh $(GO) -p 1 -count=1 -race -timeout 20m -skip '^TestSimulated' $(UNIT)
+	bash scripts/gotest.sh $(GO) -p 1 -count=1 -timeout 20m $(NORACE)
+	bash scripts/gotest.sh $(GO) -p 1 -count=1 -timeout 20m -run '^TestSimulated' $(SIMS)
+	bash scripts/gotest.sh $(GO) -p 1 -count=1 -timeout 70m ./cmd/lab
 	$(MAKE) fuzz
 
 ## docs: regenerate docs/cli.md from lab's verb table and flag sets

@@ -12,7 +12,7 @@ import (
 )
 
 // rootScripts are the shell scripts that run as root.
-var rootScripts = []string{"build-kvm-image.sh", "fuzz.sh", "install-deps.sh", "safe-rm.sh", "start-libvirtd.sh", "../test/kvm/harness.sh", "../test/kvm/with-harness.sh", "../.ci/run"}
+var rootScripts = []string{"build-kvm-image.sh", "fuzz.sh", "gotest.sh", "install-deps.sh", "safe-rm.sh", "start-libvirtd.sh", "../test/kvm/harness.sh", "../test/kvm/with-harness.sh", "../.ci/run"}
 
 // unguarded finds a word that starts with a bare $var or ${var} (not
 // ${var:?}): with var unset or empty, the path that word makes is the

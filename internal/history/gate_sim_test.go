@@ -59,12 +59,12 @@ func nightly(seed uint64, reps int, cv, shift float64) (falseRate, power, delay 
 	return float64(falses) / float64(quiet), float64(found) / float64(reps), delay
 }
 
-// TestGateSimulation states the nightly gate's (-fail-on change) false
+// TestSimulatedGate states the nightly gate's (-fail-on change) false
 // alarms per night on A/A nights and its power to catch a 10 % and a
 // 20 % drop within 10 nights, at per-apply noise of CV 5, 10 and 25 %
 // (seeded). It fails when the gate fires on more than 1 % of A/A nights
 // or catches a 20 % drop at CV 10 % in fewer than 80 % of the series.
-func TestGateSimulation(t *testing.T) {
+func TestSimulatedGate(t *testing.T) {
 	const reps = 200
 	for _, cv := range []float64{0.05, 0.10, 0.25} {
 		fa, _, _ := nightly(1, reps, cv, 0)

@@ -181,14 +181,14 @@ func TestEffectsLeavesOut(t *testing.T) {
 	}
 }
 
-// TestEffectsCoverage simulates a 2 × 3 design (mtu × firewall, 4
+// TestSimulatedEffectsCoverage simulates a 2 × 3 design (mtu × firewall, 4
 // repeats, normal noise of sd 1) with known effects — mtu contrast +2,
 // firewall deviations +1, 0, −1, no interaction — balanced and with up to
 // half of each cell's runs dropped at random (unbalanced), and counts
 // how often the 95 % intervals cover the true values and the
 // interaction's F test rejects (its true value is 0). Seeded: 2,000
 // trials per design; each rate is 95 % (5 % for the F test) ± 1.5 points.
-func TestEffectsCoverage(t *testing.T) {
+func TestSimulatedEffectsCoverage(t *testing.T) {
 	mtus, fws := []string{"1500", "9000"}, []string{"off", "stateless", "stateful"}
 	dev := []float64{1, 0, -1}
 	for _, unbalanced := range []bool{false, true} {

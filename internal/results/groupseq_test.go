@@ -46,7 +46,7 @@ func gsEdge(seed uint64, cells int, edge, cv float64, d SeqDesign, c, f func(int
 // edge, each wrong verdict has probability at most SeqAlpha = 2.5 %, at
 // every CV, for looks at every run (adaptive repeats) and at every second
 // run (a budget of foldover block pairs), max 10 and 15.
-func TestSequentialGroupErrorRateAtEdge(t *testing.T) {
+func TestSimulatedSequentialGroupErrorRateAtEdge(t *testing.T) {
 	for _, mx := range []int{10, 15} {
 		for _, step := range []int{1, 2} {
 			d := SeqDesign{Min: 3, Max: mx, Step: step}
@@ -181,8 +181,8 @@ func (r gsRow) met(cv float64) bool {
 // The goal of issue 32 §5 holds with min 3, max 10: averaged over a true
 // mean inside, on the edge and outside 10 ± 15 %, at most 0.45 × a fixed
 // 10's runs at CV 5 % and 0.8 × at CV 15 % and 25 %, no truth above 1.0 ×
-// (the edge errors are TestSequentialGroupErrorRateAtEdge's).
-func TestSequentialGroupMeetsGoal(t *testing.T) {
+// (the edge errors are TestSimulatedSequentialGroupErrorRateAtEdge's).
+func TestSimulatedSequentialGroupMeetsGoal(t *testing.T) {
 	d := SeqDesign{Min: 3, Max: 10, Step: 1}
 	for _, cv := range []float64{0.05, 0.15, 0.25} {
 		if r := gsCompare(gsCells/4, cv, d); !r.met(cv) {

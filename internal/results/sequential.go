@@ -35,7 +35,7 @@ import (
 // band implies the wider 95 % one is too, and a futile stop is one where the
 // 95 % interval overlaps an edge.
 //
-// Measured (TestSequentialBandErrorRateAtEdge, seeded, 50 000 cells per CV,
+// Measured (TestSimulatedSequentialBandErrorRateAtEdge, seeded, 50 000 cells per CV,
 // edge and max, band 10 ± 15 %, min 3): each wrong verdict on an edge is
 // 0.4–2.1 % with max 10 (bound 3.2 %) and 0.5–1.9 % with max 15 (bound
 // 3.7 %) at CV 5/15/25 %. Against a fixed repeat = 10

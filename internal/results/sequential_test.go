@@ -84,7 +84,7 @@ func simulateSeq(seed uint64, cells int, mu, cv float64, right Verdict, fixed, l
 // 2.5 % + (max − min) × InterimAlpha; with min = 3 that is 3.2 % per side
 // for max 10 and 3.7 % for max 15. Measured (seeds by CV, 50 000 cells per
 // CV, edge and max): see the README.
-func TestSequentialBandErrorRateAtEdge(t *testing.T) {
+func TestSimulatedSequentialBandErrorRateAtEdge(t *testing.T) {
 	for _, mx := range []int{10, 15} {
 		bound := 0.025 + float64(mx-3)*InterimAlpha
 		for _, cv := range []float64{0.05, 0.15, 0.25} {
@@ -129,7 +129,7 @@ func edgeErrors(seed uint64, edge, cv float64, mx int) (pass, fail float64) {
 }
 
 // Away from the edges the rule decides, and never for the wrong side.
-func TestSequentialBandDecidesClearCells(t *testing.T) {
+func TestSimulatedSequentialBandDecidesClearCells(t *testing.T) {
 	for _, tr := range []seqTruth{seqTruths[0], seqTruths[2]} {
 		fx, ad := simulateSeq(3, 20000, tr.mean, 0.05, tr.right, 10, 3, 10)
 		if ad.rightRate() < fx.rightRate()-0.01 || ad.wrongRate() > 0 || ad.meanRuns() > 0.6*fx.meanRuns() {
@@ -313,7 +313,7 @@ each judged by lab check's 95 % band rule on the runs it made, against the known
 
 // Wherever the rule stops, `lab check`'s 95 % band rule on the same runs
 // says the same: pass or fail when decided, inconclusive when futile.
-func TestSequentialBandAgreesWithCheck(t *testing.T) {
+func TestSimulatedSequentialBandAgreesWithCheck(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	stops := map[Verdict]int{}
 	for c := 0; c < 20000; c++ {
@@ -346,7 +346,7 @@ func TestSequentialBandAgreesWithCheck(t *testing.T) {
 // The goal of issue 23 §2 holds at CV 5 %: for every true mean, with max
 // 10 and max 15, at most 0.6 × the fixed 10's runs at equal or better
 // accuracy (what BenchmarkAdaptiveVerdict prints as "target MET").
-func TestSequentialBandMeetsGoalAtCV5(t *testing.T) {
+func TestSimulatedSequentialBandMeetsGoalAtCV5(t *testing.T) {
 	for _, mx := range []int{10, 15} {
 		for _, tr := range seqTruths {
 			fx, ad := simulateSeq(1, seqCells, tr.mean, 0.05, tr.right, 10, 3, mx)
@@ -361,7 +361,7 @@ func TestSequentialBandMeetsGoalAtCV5(t *testing.T) {
 // waldAlpha inverts Wald's bound: with the alpha it returns, the bound on
 // the mean runs is exactly the runs asked for, and the foresight floor is
 // below the fixed design (it is a floor, not a design).
-func TestWaldAlphaAndForesight(t *testing.T) {
+func TestSimulatedWaldAlphaAndForesight(t *testing.T) {
 	mu, sigma, edge := 10.0, 1.5, 8.5
 	kl := 0.5 * math.Log1p((mu-edge)*(mu-edge)/(sigma*sigma))
 	a := waldAlpha(0.62, mu, sigma, edge, 6)
