@@ -121,6 +121,9 @@ func foldover(rng *mrand.Rand, n, blocks int) [][]int {
 // design is the block design experimentOrder and concurrentOrder give e's
 // runs (results.RunInfo.Design).
 func design(e *spec.Experiment) string {
+	if e.Design == spec.DesignDuet {
+		return results.DesignDuet
+	}
 	switch e.Order {
 	case spec.OrderRandom:
 		return results.DesignFoldover
