@@ -137,3 +137,23 @@ func TestSimulatedDuetDesignAA(t *testing.T) {
 	}
 	t.Logf("A/A not reproduced %.2f %% below, %.2f %% above (stated 2.5 %% a side); ×0.8 caught %.1f %% (%d trials, 8 repeats)", 100*lo, 100*hi, 100*c, trials)
 }
+
+// TestDuetRatioCheck: check's ratio rule reads a duet's two cells as
+// block-paired (swap pairs as units): mtu=9000 at 1.3 × mtu=1500 with
+// pair b 15 % faster passes "at least 1.2" and fails "at least 1.45".
+func TestDuetRatioCheck(t *testing.T) {
+	g := Group(duetDesignRecords(rand.New(rand.NewPCG(32, 10)), "x", 16, 1.3, 1.15, 1))
+	of, over := g[1], g[0]
+	if of.CellKey != "mtu=9000" {
+		of, over = over, of
+	}
+	for _, tc := range []struct {
+		atLeast float64
+		want    Verdict
+	}{{1.2, VerdictPass}, {1.45, VerdictFail}} {
+		c := judgeGroupRatio(Check{}, of, over, MetricThroughput, RatioTarget{AtLeast: tc.atLeast})
+		if c.Verdict != tc.want || c.Measured != pairedText(PairedRatio(of, over, MetricThroughput, DesignDuet)) {
+			t.Errorf("at least %v: %s (%s, %s), want %s", tc.atLeast, c.Verdict, c.Measured, c.Reason, tc.want)
+		}
+	}
+}
