@@ -1,6 +1,14 @@
 package plan
 
-import "github.com/lab-bench/lab/internal/spec"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/spec"
+)
 
 // duetOrder lays out a design = "duet" experiment's runs: each repeat (and
 // warm-up) runs the matrix's two cells at the same moment, one on each of
@@ -34,4 +42,16 @@ func duetOrder(e *spec.Experiment, cells []cellRuns) []placed {
 		emit(r, false)
 	}
 	return out
+}
+
+// duetNote is the run list's line on each duet experiment of p ("" when
+// there is none).
+func duetNote(p *Plan) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(p.Design)) {
+		if p.Design[name] == results.DesignDuet {
+			fmt.Fprintf(&b, "  (duet %s: both cells of a repeat at once, one on each pair, the pairs swapped every second repeat)\n", name)
+		}
+	}
+	return b.String()
 }

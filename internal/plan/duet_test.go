@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +67,13 @@ func TestDuetOrder(t *testing.T) {
 	want := []string{"a:1500 b:9000", "a:1500 b:9000", "a:9000 b:1500", "a:1500 b:9000", "a:9000 b:1500"}
 	if !slices.Equal(got, want) {
 		t.Errorf("batches %v, want %v (warm-up, then swapped every second repeat)", got, want)
+	}
+	var out bytes.Buffer
+	if err := p.Render(&out, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "(duet e: both cells of a repeat at once") || strings.Contains(out.String(), "random blocks") || p.OrderSeed != 0 {
+		t.Errorf("plan says (seed %d):\n%s", p.OrderSeed, out.String())
 	}
 	add, replace, del, _ := p.Counts()
 	create := time.Duration(add+2*replace+del) * time.Second / 2

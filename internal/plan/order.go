@@ -172,5 +172,5 @@ func (p *Plan) number() {
 
 // usesRandomOrder says whether any experiment of lab draws its order.
 func usesRandomOrder(lab *spec.Lab) bool {
-	return slices.ContainsFunc(lab.Experiments, func(e *spec.Experiment) bool { return e.Order == spec.OrderRandom })
+	return slices.ContainsFunc(lab.Experiments, func(e *spec.Experiment) bool { return e.Order == spec.OrderRandom && e.Design == "" })
 }
