@@ -8,7 +8,7 @@ FUZZ := ./internal/spec:FuzzLoad ./bench:FuzzParseCPU ./bench/iperf3:FuzzParse .
 	./bench/netperf:FuzzParse ./bench/sockperf:FuzzParse ./guest/linux:FuzzObserve ./guest/linux:FuzzCheckRuleset \
 	./guest/freebsd:FuzzParseIfconfig ./internal/lockfile:FuzzParse ./internal/state:FuzzDecode
 
-.PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce sensitivity duet docs
+.PHONY: demo deps build test unit e2e fuzz bench vet clean reproduce sensitivity duet duet-design docs
 
 ## demo: install prerequisites, build lab, run the quickstart lab for real
 demo: deps build
@@ -118,7 +118,14 @@ sensitivity: deps
 ## the duet's bias and "duet vs foldover: X decides more" (docs/ci-recipe.md).
 ## LAB_DUET_ROUNDS (3) and LAB_DUET_BLOCKS (8) size it; LAB_DUET_KEEP=DIR keeps the applies.
 duet: deps
-	$(GO) test -p 1 -count=1 -run '^$$' -bench Duet -benchtime 1x -timeout 60m ./cmd/lab
+	$(GO) test -p 1 -count=1 -run '^$$' -bench 'Duet$$' -benchtime 1x -timeout 60m ./cmd/lab
+
+## duet-design: issue 32 §7's goals for design = "duet" (cmd/lab BenchmarkDuetDesign,
+## root, about 15-25 minutes under load): real applies of examples/duet-mtu, each judged
+## against the others as is and with mtu=9000 scaled by 0.9, 0.85, 0.67; MET / NOT met.
+## LAB_DUETD_APPLIES (4) and LAB_DUETD_REPEAT (16) size it; LAB_DUETD_KEEP=DIR keeps the applies.
+duet-design: deps
+	$(GO) test -p 1 -count=1 -run '^$$' -bench 'DuetDesign$$' -benchtime 1x -timeout 60m ./cmd/lab
 
 clean:
 	rm -rf bin

@@ -97,6 +97,9 @@ func (r Run) FlowsKey() FlowsKey {
 	if len(r.Flows) < 2 {
 		return FlowsKey{}
 	}
+	if r.Duet { // both cells of a repeat run together
+		return FlowsKey{Experiment: r.Experiment, CellIndex: -1, Repeat: r.Repeat, Warmup: r.Warmup}
+	}
 	return FlowsKey{Experiment: r.Experiment, CellIndex: r.CellIndex, Repeat: r.Repeat, Warmup: r.Warmup}
 }
 

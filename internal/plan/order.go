@@ -121,6 +121,9 @@ func foldover(rng *mrand.Rand, n, blocks int) [][]int {
 // design is the block design experimentOrder and concurrentOrder give e's
 // runs (results.RunInfo.Design).
 func design(e *spec.Experiment) string {
+	if e.Design == spec.DesignDuet {
+		return results.DesignDuet
+	}
 	switch e.Order {
 	case spec.OrderRandom:
 		return results.DesignFoldover
@@ -169,5 +172,5 @@ func (p *Plan) number() {
 
 // usesRandomOrder says whether any experiment of lab draws its order.
 func usesRandomOrder(lab *spec.Lab) bool {
-	return slices.ContainsFunc(lab.Experiments, func(e *spec.Experiment) bool { return e.Order == spec.OrderRandom })
+	return slices.ContainsFunc(lab.Experiments, func(e *spec.Experiment) bool { return e.Order == spec.OrderRandom && e.Design == "" })
 }

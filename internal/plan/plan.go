@@ -183,8 +183,11 @@ type Run struct {
 	// pairs whose runs of this cell and repeat start at the same moment,
 	// this one's included, in the experiment's pair order; those runs are
 	// adjacent in the run order (Batches). Empty for a run that runs alone.
-	Flows []string      `json:"flows,omitempty"`
-	Spec  spec.CellSpec `json:"spec"`
+	Flows []string `json:"flows,omitempty"`
+	// Duet marks a run of a design = "duet" experiment: its flows are the
+	// experiment's two cells of one repeat, one on each pair (duetOrder).
+	Duet bool          `json:"duet,omitempty"`
+	Spec spec.CellSpec `json:"spec"`
 }
 
 // Action is one change to machines or links.
@@ -373,6 +376,8 @@ func (p *Plan) expand(lab *spec.Lab, runOverhead time.Duration) hcl.Diagnostics 
 			e = b
 		}
 		switch {
+		case e.Design == spec.DesignDuet:
+			runs = duetOrder(e, cells)
 		case e.Concurrent:
 			runs = concurrentOrder(e, cells, rng)
 		case e.Order != spec.OrderRandom:

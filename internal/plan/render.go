@@ -69,6 +69,7 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 		fmt.Fprintf(&b, "  (random blocks: every block runs each pair and cell once, in an order drawn from seed %d; -order-seed %d replays it)\n",
 			p.OrderSeed, p.OrderSeed)
 	}
+	b.WriteString(duetNote(p))
 	for _, bp := range p.Budgets {
 		b.WriteString(budgetNote(bp))
 	}

@@ -1,5 +1,10 @@
 package results
 
+import (
+	"strings"
+	"time"
+)
+
 // Duet shapes: in an experiment with concurrent = true, the pairs' flows of
 // one cell and repeat start at the same moment (Record.Flow), so whatever
 // the machine does to one flow in that moment it does to the other. When
@@ -26,7 +31,7 @@ func duetShapes(published, new []CellGroup, o ShapeOptions) []Shape {
 	first := map[key]CellGroup{} // experiment and cell → its group on the first pair
 	var out []Shape
 	for _, g := range published {
-		if !concurrent(g) {
+		if !concurrent(g) || RecordedDesign(g) == DesignDuet {
 			continue
 		}
 		fk := key{g.Experiment, "", g.CellKey}
@@ -65,4 +70,65 @@ func concurrent(g CellGroup) bool {
 		}
 	}
 	return false
+}
+
+// DesignDuet: each repeat ran the experiment's two cells at once, one on
+// each of two pairs, the pairs swapped every second repeat (design =
+// "duet"): a unit is the mean of two repeats' log-ratios.
+const DesignDuet = "duet"
+
+// DuetSkewBound bounds how far apart a duet unit's two flows may start, as
+// a fraction of the flow's measured window (Raw.End − Raw.Start): a block
+// whose flows' windows started further apart (Flow.SkewMs) overlapped less
+// than 90 % and is left out of the shape and counted (LogRatio.Skewed).
+// The engine's start gate keeps local flows within milliseconds
+// (engine.MaxFlowSkew warns above 100 ms); 10 % of a 2 s run is 200 ms.
+const DuetSkewBound = 0.10
+
+// duetSkewed reports whether r's flow started further from its partner's
+// than DuetSkewBound of its window.
+func duetSkewed(r Record) bool {
+	if r.Flow == nil {
+		return false
+	}
+	w := r.Raw.End.Sub(r.Raw.Start)
+	return w > 0 && r.Flow.SkewMs > DuetSkewBound*float64(w)/float64(time.Millisecond)
+}
+
+// dropSkewed removes from values (by block, blockValues) the blocks whose
+// run of g was skewed (duetSkewed).
+func dropSkewed(values map[block]float64, g CellGroup) {
+	for _, r := range g.Repeats {
+		if duetSkewed(r) {
+			delete(values, block{r.RunID, r.Repeat})
+		}
+	}
+}
+
+// skewedBlocks counts the blocks left out of a duet's shape of of over
+// over because a flow of theirs was skewed.
+func skewedBlocks(of, over CellGroup) int {
+	seen := map[block]bool{}
+	for _, g := range []CellGroup{of, over} {
+		for _, r := range g.Repeats {
+			if !r.Warmup && duetSkewed(r) {
+				seen[block{r.RunID, r.Repeat}] = true
+			}
+		}
+	}
+	return len(seen)
+}
+
+// folds reports whether design's units are two blocks, 2k−1 and 2k: a
+// foldover's block and its reverse, or a duet's repeat and its swap.
+func folds(design string) bool { return design == DesignFoldover || design == DesignDuet }
+
+// groupPair is the pair Group files r under: a duet's runs of one cell ran
+// on both pairs, alternately, so they form one group named for both
+// ("a+b"); every other run its own pair.
+func groupPair(r Record) string {
+	if r.design == DesignDuet && r.Flow != nil && len(r.Flow.Pairs) > 1 {
+		return strings.Join(r.Flow.Pairs, "+")
+	}
+	return r.Pair
 }

@@ -76,8 +76,8 @@ func attachAggregates(groups []CellGroup) {
 	accs := map[cellKey]*acc{}
 	for _, g := range groups {
 		for _, r := range g.Repeats {
-			if r.Flow == nil || len(r.Flow.Pairs) < 2 {
-				continue
+			if r.Flow == nil || len(r.Flow.Pairs) < 2 || r.design == DesignDuet {
+				continue // a duet's flows are two cells, not one cell's share
 			}
 			k := cellKey{g.Experiment, g.CellKey}
 			a := accs[k]

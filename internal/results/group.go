@@ -102,13 +102,14 @@ func Group(records []Record) []CellGroup {
 		if r.Warmup {
 			continue
 		}
-		k := key{r.Experiment, r.Pair, r.CellKey}
+		pair := groupPair(r)
+		k := key{r.Experiment, pair, r.CellKey}
 		i, ok := index[k]
 		if !ok {
 			i = len(accs)
 			index[k] = i
 			accs = append(accs, &acc{group: CellGroup{
-				Experiment: r.Experiment, Pair: r.Pair, Cell: r.Cell, CellKey: r.CellKey,
+				Experiment: r.Experiment, Pair: pair, Cell: r.Cell, CellKey: r.CellKey,
 			}, repeats: map[int]bool{}, values: map[string][]float64{}})
 		}
 		a := accs[i]

@@ -55,6 +55,9 @@ type LogRatio struct {
 	// Skipped those with one side missing, failed or not positive.
 	Blocks  int `json:"blocks"`
 	Skipped int `json:"skipped_blocks,omitempty"`
+	// Skewed counts the blocks of a duet left out because its two flows'
+	// windows started too far apart (duetSkewed); Skipped includes them.
+	Skewed int `json:"skewed_blocks,omitempty"`
 	// Units is the number of independent units the interval is over:
 	// Blocks, or the folds of a foldover (PairedRatio).
 	Units int `json:"units"`
@@ -120,8 +123,12 @@ type blockRatio struct {
 
 // blockLogRatios is BlockLogRatios with each d_b's block, adding the
 // blocks it skips to *skipped.
-func blockLogRatios(of, over CellGroup, metric string, skipped *int) []blockRatio {
+func blockLogRatios(of, over CellGroup, metric, design string, skipped *int) []blockRatio {
 	a, b := blockValues(of, metric), blockValues(over, metric)
+	if design == DesignDuet {
+		dropSkewed(a, of)
+		dropSkewed(b, over)
+	}
 	keys := map[block]bool{}
 	for k := range a {
 		keys[k] = true
@@ -164,11 +171,11 @@ func PairedRatio(of, over CellGroup, metric, design string) LogRatio {
 		design = RecordedDesign(of)
 	}
 	skipped := 0
-	bs := blockLogRatios(of, over, metric, &skipped)
+	bs := blockLogRatios(of, over, metric, design, &skipped)
 	var units []float64
 	for i := 0; i < len(bs); i++ {
 		b := bs[i]
-		if design == DesignFoldover && b.repeat%2 == 1 && i+1 < len(bs) && bs[i+1].block == (block{b.run, b.repeat + 1}) {
+		if folds(design) && b.repeat%2 == 1 && i+1 < len(bs) && bs[i+1].block == (block{b.run, b.repeat + 1}) {
 			units = append(units, (b.d+bs[i+1].d)/2)
 			i++
 			continue
@@ -177,7 +184,10 @@ func PairedRatio(of, over CellGroup, metric, design string) LogRatio {
 	}
 	l := logRatioOf(units)
 	l.Blocks, l.Skipped = len(bs), skipped
-	if design == DesignFoldover {
+	if design == DesignDuet {
+		l.Skewed = skewedBlocks(of, over)
+	}
+	if folds(design) {
 		l.PerUnit = 2
 	}
 	return l

@@ -460,7 +460,7 @@ func TestCompareShapes(t *testing.T) {
 // of either cell that could not be paired (the other cell's run failed or
 // is missing, or a value is not positive).
 func BlockLogRatios(of, over CellGroup, metric string) (d []float64, skipped int) {
-	for _, b := range blockLogRatios(of, over, metric, &skipped) {
+	for _, b := range blockLogRatios(of, over, metric, "", &skipped) {
 		d = append(d, b.d)
 	}
 	return d, skipped

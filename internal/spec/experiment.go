@@ -29,6 +29,7 @@ func experimentSchema() *hcl.BodySchema {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
 	s.Attributes = append(s.Attributes, concurrentSchema...)
+	s.Attributes = append(s.Attributes, duetSchema...)
 	s.Blocks = append(s.Blocks, backgroundBlock...)
 	return s
 }
@@ -121,6 +122,7 @@ func (l *loader) decodeExperimentAttrs(b *hcl.Block, attrs hcl.Attributes, e *Ex
 		e.Warmup = n
 	}
 	diags = append(diags, l.decodeConcurrent(e, attrs)...)
+	diags = append(diags, l.decodeDesign(e, attrs)...)
 
 	if cells, d := checkCells(e, attrs["matrix"], attrs["pairs"]); d != nil {
 		diags = append(diags, d)

@@ -136,6 +136,10 @@ type Experiment struct {
 	// Concurrent runs every cell on all Pairs at the same moment: one
 	// flow per pair, their clients started together (concurrent = true).
 	Concurrent bool
+	// Design is DesignDuet (design = "duet": the two cells at once on the
+	// two pairs, swapped every second repeat) or "" for the blocks Order
+	// lays out.
+	Design string `json:",omitempty"`
 	// Background is the load run on each pair while its measured
 	// benchmark runs (background { … }); nil without one.
 	Background *Background `json:",omitempty"`
