@@ -14,9 +14,11 @@ import (
 // offload, ring size, congestion control or sysctl is not set again, and
 // loss is not cleared again when now shows none (read from the same
 // family's chain as this run's: over IPv6 both families are flushed, as by
-// Apply). The firewall is always applied, as Observe does not read back
-// its text. The caller must Observe and Verify afterwards as after Apply,
-// and fall back to Apply when anything is amiss: now may be stale.
+// Apply). The firewall step runs whenever prev or s asks a ruleset, as
+// Observe does not read back a ruleset's text; when neither does, the
+// table prev's apply deleted is still gone (only lab makes it). The caller
+// must Observe and Verify afterwards as after Apply, and fall back to
+// Apply when anything is amiss: now may be stale.
 func (l *Linux) ApplyChanges(ctx context.Context, t guest.Transport, iface string, prev guest.Settings, now guest.Observed, s guest.Settings) error {
 	return apply(ctx, t, iface, s, &held{prev: prev, now: now})
 }
@@ -73,6 +75,12 @@ func (h *held) sysctl(key, value string) bool {
 // IPv6 (a run over IPv6 reads only the IPv6 chain, and flushes both).
 func (h *held) noLoss(s guest.Settings) bool {
 	return h != nil && (s.Loss == nil || s.Loss.Percent == 0) && h.now.Loss == "" && !s.IPv6 && !h.prev.IPv6
+}
+
+// noFirewall: neither the held apply nor this one asks a ruleset, so lab's
+// table (FirewallTable), deleted by the held apply, is still absent.
+func (h *held) noFirewall(s guest.Settings) bool {
+	return h != nil && strings.TrimSpace(s.Firewall) == "" && strings.TrimSpace(h.prev.Firewall) == ""
 }
 
 func firstWord(s string) string {

@@ -13,8 +13,8 @@ import (
 )
 
 // TestApplyChangesTranscripts: after a verified read-back (now), only the
-// steps whose setting does not already show run; the firewall step always
-// does. The read-backs are veth's as Observe parses them (veth-ethtool-k.txt:
+// steps whose setting does not already show run; the firewall step runs
+// when the held apply or this one asks a ruleset. The read-backs are veth's as Observe parses them (veth-ethtool-k.txt:
 // gro off, lro off [fixed]; the netem line is tc's, as in
 // apply-none-removes-loss).
 func TestApplyChangesTranscripts(t *testing.T) {
@@ -46,6 +46,8 @@ func TestApplyChangesTranscripts(t *testing.T) {
 		// Over IPv6 the read-back saw one family's chain only: both are flushed.
 		{name: "changes-ipv6", prev: steady, s: with(func(s *guest.Settings) { s.IPv6 = true }), now: clean},
 		{name: "changes-loss-asked", prev: steady, s: with(func(s *guest.Settings) { s.Loss = &guest.Loss{Percent: 1, Method: "nth"} }), now: clean},
+		// A ruleset the held apply loaded is deleted when none is asked now.
+		{name: "changes-firewall-dropped", prev: with(func(s *guest.Settings) { s.Firewall = "chain input { type filter hook input priority 0; }" }), s: steady, now: clean},
 		// Rings read back as asked are not read again, unless the MTU changes.
 		{name: "changes-rings-held", prev: with(func(s *guest.Settings) { s.RxRing = 1024 }), s: with(func(s *guest.Settings) { s.RxRing = 1024 }),
 			now: withObs(func(o *guest.Observed) { o.Rings = &guest.Rings{RX: 1024, TX: 512, RXMax: 4096, TXMax: 4096} })},

@@ -24,17 +24,20 @@ var Counters = guest.Counters{Read: ReadCounters, Parse: ParseCounters}
 // virtio-net, whose queues are "virtio0-input.0"…; vmxnet3 names its
 // vectors "eth0-rxtx-0"), or begins with one of them and "-".
 func ReadCounters(iface string) guest.Cmd {
+	// Each program the script starts is a process on the end, tens of
+	// milliseconds on a loaded host, and a run reads this twice per end:
+	// what the shell can do itself (read a line, strip a path) it does,
+	// and only cat, readlink, awk, tc and ethtool run.
 	script := `IF=` + guest.ShellQuote(iface) + `
-echo '#snmp'; cat /proc/net/snmp
-echo '#netstat'; cat /proc/net/netstat 2>/dev/null
-dev=$(basename "$(readlink "/sys/class/net/$IF/device" 2>/dev/null)" 2>/dev/null)
+echo '#snmp'; cat /proc/net/snmp /proc/net/netstat 2>/dev/null
+dev=$(readlink "/sys/class/net/$IF/device" 2>/dev/null); dev=${dev##*/}
 irqs=$(awk -v a="$IF" -v b="$dev" 'NR == 1 { next } { n = $NF } n == a || index(n, a "-") == 1 || (b != "" && b != "." && (n == b || index(n, b "-") == 1))' /proc/interrupts 2>/dev/null)
-echo '#interrupts'; head -n 1 /proc/interrupts 2>/dev/null; [ -n "$irqs" ] && printf '%s\n' "$irqs"
-echo '#affinity'; printf '%s\n' "$irqs" | while read -r n rest; do n=${n%:}; [ -n "$n" ] && printf '%s %s\n' "$n" "$(cat "/proc/irq/$n/smp_affinity_list" 2>/dev/null)"; done
+echo '#interrupts'; { IFS= read -r l && printf '%s\n' "$l"; } 2>/dev/null </proc/interrupts; [ -n "$irqs" ] && printf '%s\n' "$irqs"
+echo '#affinity'; [ -n "$irqs" ] && printf '%s\n' "$irqs" | while read -r n rest; do n=${n%:}; [ -n "$n" ] && printf '%s %s\n' "$n" "$(cat "/proc/irq/$n/smp_affinity_list" 2>/dev/null)"; done
 echo '#qdisc'; tc qdisc show dev "$IF" 2>/dev/null
 echo '#coalesce'; ethtool -c "$IF" 2>/dev/null
 echo '#channels'; ethtool -l "$IF" 2>/dev/null
-echo '#governor'; cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null
+echo '#governor'; { IFS= read -r g && printf '%s\n' "$g"; } 2>/dev/null </sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
 true`
 	return guest.Cmd{Argv: []string{"sh", "-c", script}, Name: "read counters of " + iface}
 }

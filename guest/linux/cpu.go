@@ -9,13 +9,20 @@ import (
 	"github.com/lab-bench/lab/guest"
 )
 
-// ReadCPUStat reads per-CPU times on a Linux guest (`cat /proc/stat`).
+// ReadCPUStat reads per-CPU times on a Linux guest (`cat /proc/stat`, or
+// in this process when the transport sees the host's /proc/stat:
+// guest.SharedFileReader).
 func ReadCPUStat(ctx context.Context, t guest.Transport) (map[int]guest.CPUTimes, error) {
-	res, err := t.Run(ctx, guest.Cmd{Argv: []string{"cat", "/proc/stat"}})
+	out, ok, err := guest.ReadShared(ctx, t, "/proc/stat")
+	if !ok {
+		var res guest.Result
+		res, err = t.Run(ctx, guest.Cmd{Argv: []string{"cat", "/proc/stat"}})
+		out = res.Stdout
+	}
 	if err != nil {
 		return nil, err
 	}
-	m, err := ParseCPUStat(string(res.Stdout))
+	m, err := ParseCPUStat(string(out))
 	if err != nil {
 		return nil, fmt.Errorf("%s: /proc/stat: %w", t.Name(), err)
 	}

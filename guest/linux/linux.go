@@ -112,8 +112,13 @@ func apply(ctx context.Context, t guest.Transport, iface string, s guest.Setting
 			return err
 		}
 	}
-	// The firewall is always (re)applied: Observe lists lab's table only
-	// when a ruleset is asked, and compares no ruleset's text.
+	// A ruleset is always (re)applied: Observe lists lab's table only when
+	// a ruleset is asked, and compares no ruleset's text. No ruleset after
+	// a held apply that asked none either: that apply deleted lab's table,
+	// which only lab makes, so there is nothing to delete again.
+	if h.noFirewall(s) {
+		return nil
+	}
 	return applyFirewall(ctx, t, s.Firewall)
 }
 

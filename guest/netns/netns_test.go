@@ -150,3 +150,25 @@ func TestKilledCommandNamesTheSignal(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestReadSharedServesOnlyFilesNoNamespaceChanges: /proc/stat is read in
+// process (the same whole-system CPU times a command in the namespace
+// reads); a per-namespace file such as /proc/net/snmp is not served, so
+// the caller runs its command inside the namespace.
+func TestReadSharedServesOnlyFilesNoNamespaceChanges(t *testing.T) {
+	p := netnstest.NewPair(t)
+	tr := netns.New("pair.t.server", p.A.NS, nil)
+	for _, tc := range []struct {
+		path   string
+		served bool
+	}{{"/proc/stat", true}, {"/proc/net/snmp", false}, {"/proc/sys/net/ipv4/tcp_congestion_control", false}, {"/etc/hosts", false}} {
+		data, ok, err := tr.ReadShared(context.Background(), tc.path)
+		if ok != tc.served || err != nil {
+			t.Errorf("%s: served %v (err %v), want %v", tc.path, ok, err, tc.served)
+		}
+		if ok && !strings.Contains(string(data), "cpu0 ") {
+			t.Errorf("%s: %.200q", tc.path, data)
+		}
+	}
+	var _ guest.SharedFileReader = tr
+}
