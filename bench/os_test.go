@@ -120,7 +120,9 @@ func (h *bsdHost) Close() error                                    { return nil 
 func TestStartServerFreeBSD(t *testing.T) {
 	h := &bsdHost{started: make(chan struct{})}
 	ep := Endpoint{T: h, Addr: "198.18.0.1", CPUs: []int{1}, OS: FreeBSD}
-	srv, err := StartServer(context.Background(), ep, guest.Cmd{Argv: ep.Pin("iperf", "-s", "-p", "5001")}, 5001, 5*time.Second)
+	listening := func(ctx context.Context) (bool, error) { return Listening(ctx, ep, 5001) }
+	r := readiness{listening, "listening on port 5001", 5 * time.Second, 20 * time.Millisecond}
+	srv, err := startServer(context.Background(), ep, guest.Cmd{Argv: ep.Pin("iperf", "-s", "-p", "5001")}, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,23 +61,6 @@ type serverExit struct {
 	err error
 }
 
-// StartServer runs cmd on ep in the background and waits (up to timeout)
-// until something listens on port. It fails when the server exits first,
-// naming the guest, the command and what it printed.
-func StartServer(ctx context.Context, ep Endpoint, cmd guest.Cmd, port int, timeout time.Duration) (*Server, error) {
-	ready := func(ctx context.Context) (bool, error) { return Listening(ctx, ep, port) }
-	return StartServerUntil(ctx, ep, cmd, ready, fmt.Sprintf("listening on port %d", port), timeout)
-}
-
-// StartServerUntil is StartServer for a server whose readiness is not a
-// listening TCP socket (sockperf's UDP server): it waits until ready
-// reports true; state ("receiving on UDP port 11111") names what was
-// awaited in its errors.
-func StartServerUntil(ctx context.Context, ep Endpoint, cmd guest.Cmd, ready func(context.Context) (bool, error),
-	state string, timeout time.Duration) (*Server, error) {
-	return startServer(ctx, ep, cmd, readiness{ready, state, timeout, 20 * time.Millisecond}, nil)
-}
-
 // readiness is how startServer knows a server takes clients: check reports
 // it, state names it in errors, timeout bounds the wait and poll is how
 // often check is asked.
