@@ -3,6 +3,7 @@ package operation
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,8 +14,13 @@ import (
 // stateView is a StateView writing a transcript.
 type stateView struct{ recView }
 
+// List writes the objects sorted by address: the fake back end creates a
+// pair's two machines at once, so the state lists them in the order they
+// finished (CI saw server before client), which the golden must not pin.
 func (v *stateView) List(rs []state.Resource) error {
 	v.say("list: %d objects", len(rs))
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b state.Resource) int { return strings.Compare(a.Address, b.Address) })
 	for _, r := range rs {
 		v.say("  %s %s %s", r.Address, r.Kind, r.Status)
 	}
