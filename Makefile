@@ -100,7 +100,7 @@ reproduce: deps build
 ## bench: speed and fidelity figures, printed as ratios against the targets
 ## (all but the sensitivity and duet benchmarks, which have targets of their own)
 bench: deps build
-	$(GO) test -p 1 -count=1 -run '^$$' -bench . -skip "Sensitivity|Duet" -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./internal/spec/... ./internal/results/... ./providers/vsphere/... ./cmd/lab/...
+	$(GO) test -p 1 -count=1 -run '^$$' -bench . -skip "Sensitivity|Duet" -benchtime 1x -timeout 30m ./bench/... ./internal/plan/... ./internal/spec/... ./internal/results/... ./internal/verdicts/... ./providers/vsphere/... ./cmd/lab/...
 
 ## sensitivity: what lab reproduce's shape verdicts can tell on this machine
 ## (cmd/lab BenchmarkSensitivity, 25-40 minutes with the machine's load, root): real A/A applies of

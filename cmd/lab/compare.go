@@ -11,6 +11,7 @@ import (
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // runCompare is `lab compare BASE TEST`: one operation call
@@ -21,12 +22,12 @@ func runCompare(g *globals, args []string) error {
 	metric := fs.String("metric", results.MetricThroughput, "the `metric` compared: "+strings.Join(results.MetricKeys(), ", "))
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	format := fs.String("format", "table", "output `format`: "+strings.Join(report.CompareFormats, ", ")+" (svg, html: base and test overlaid per cell with CIs and verdicts)")
-	threshold := percentFlag{v: results.DefaultThreshold}
+	threshold := percentFlag{v: verdicts.DefaultThreshold}
 	fs.Var(&threshold, "threshold", "practical-significance `threshold`: smaller relative changes are never improved/regressed (\"2%\" or 0.02)")
-	shape := percentFlag{v: results.DefaultShapeMargin}
+	shape := percentFlag{v: verdicts.DefaultShapeMargin}
 	fs.Var(&shape, "shape-margin", "the `margin` of a shape's change, a cell over the first cell of its pair, paired by block within each run (\"5%\" or 0.05)")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
-	adjust := fs.String("adjust", results.AdjustHolm, "multiple-comparison `adjustment`: holm (family-wise error ≤ 5 %) or bh (Benjamini–Hochberg, false discovery rate ≤ 5 %)")
+	adjust := fs.String("adjust", verdicts.AdjustHolm, "multiple-comparison `adjustment`: holm (family-wise error ≤ 5 %) or bh (Benjamini–Hochberg, false discovery rate ≤ 5 %)")
 	var failOn changesFlag
 	fs.Var(&failOn, "fail-on", "exit 2 when a cell's verdict is one of these `changes` (comma-separated: "+changeNames()+")")
 	if err := parseFlags(fs, args, arity{2, 2, fmt.Sprintf("two run ids, BASE and TEST (see the results/ directory; %q and %q name the newest two)",
@@ -59,7 +60,7 @@ func (p *percentFlag) Set(s string) error {
 }
 
 // changesFlag is a comma-separated list of comparison verdicts.
-type changesFlag []results.Change
+type changesFlag []verdicts.Change
 
 func (c *changesFlag) String() string {
 	var s []string
@@ -71,8 +72,8 @@ func (c *changesFlag) String() string {
 
 func (c *changesFlag) Set(s string) error {
 	for _, part := range strings.Split(s, ",") {
-		ch := results.Change(strings.TrimSpace(part))
-		if !slices.Contains(results.Changes, ch) {
+		ch := verdicts.Change(strings.TrimSpace(part))
+		if !slices.Contains(verdicts.Changes, ch) {
 			return fmt.Errorf("unknown verdict %q (known: %s)", part, changeNames())
 		}
 		*c = append(*c, ch)
@@ -82,7 +83,7 @@ func (c *changesFlag) Set(s string) error {
 
 func changeNames() string {
 	var s []string
-	for _, ch := range results.Changes {
+	for _, ch := range verdicts.Changes {
 		s = append(s, string(ch))
 	}
 	return strings.Join(s, ", ")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // duetSpec is a duet (issue 32 part 1; Bulej et al., ICPE 2020): two veth
@@ -80,7 +81,7 @@ func duetUnits(recs []results.Record) (units []float64, skewMs float64) {
 }
 
 // foldUnits are the units of a foldover's shape cell / ref
-// (results.PairedRatio): the per-block log-ratios d_b, and the mean of
+// (verdicts.PairedRatio): the per-block log-ratios d_b, and the mean of
 // blocks 2k−1 and 2k (a fold) where both are there, else the block alone.
 func foldUnits(recs []results.Record, cell, ref string) (blocks, folds []float64) {
 	by := map[int]map[string]float64{}
@@ -139,7 +140,7 @@ func mde10(sd float64, n int, wall, tenMin time.Duration) float64 {
 	}
 	n10 := float64(n) * tenMin.Seconds() / wall.Seconds()
 	se := math.Sqrt(2) * sd / math.Sqrt(n10)
-	return results.MDE(se, int(2*(n10-1)), 0)
+	return verdicts.MDE(se, int(2*(n10-1)), 0)
 }
 
 // BenchmarkDuet (issue 32 part 1, `make duet`, root) measures, on this
@@ -364,7 +365,7 @@ func printDuet(w io.Writer, applies []duetApply) {
 // the foldover, has no bias between its pairs, and a smaller MDE at equal
 // benchmark time; it decides more only with all three.
 func duetVerdicts(fold, duet, aa duetFigures) []string {
-	margin := math.Log1p(results.DefaultShapeMargin)
+	margin := math.Log1p(verdicts.DefaultShapeMargin)
 	diff := duet.mean - fold.mean
 	seDiff := math.Hypot(duet.meanSE, fold.meanSE)
 	same := math.Abs(diff)+1.96*seDiff < margin || math.Abs(diff) < 1.96*seDiff

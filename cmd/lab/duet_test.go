@@ -8,6 +8,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // rec is a record of a successful run (Gb/s) for the duet's estimators.
@@ -75,7 +76,7 @@ func TestMDE10(t *testing.T) {
 	if !(fast < slow) {
 		t.Errorf("MDE with twice the units %.4f, not below %.4f", fast, slow)
 	}
-	want := results.MDE(math.Sqrt(2)*0.1/math.Sqrt(30), 58, 0)
+	want := verdicts.MDE(math.Sqrt(2)*0.1/math.Sqrt(30), 58, 0)
 	if math.Abs(slow-want) > 1e-12 {
 		t.Errorf("mde10 = %v, want %v", slow, want)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // duetDesignScales are the factors the mtu=9000 cell of a published apply
@@ -37,7 +38,7 @@ func duetDesignSpec(repeat int) (string, error) {
 // applies (default 4) of examples/duet-mtu (mtu 1500 and 9000 at once on
 // two equal veth pairs, swapped every second repeat) with LAB_DUETD_REPEAT
 // repeats (default 16), then every apply judged against every other with
-// lab reproduce's shape rule (results.Shapes, the default 5 % shape
+// lab reproduce's shape rule (verdicts.Shapes, the default 5 % shape
 // margin) — as is (A/A) and with the published apply's mtu=9000 scaled by
 // each of duetDesignScales — and prints the not-reproduced rates, the
 // applies' wall time and load, and issue 32 §7's goals as MET or NOT met.
@@ -101,9 +102,9 @@ func judgeDuetDesign(recs [][]results.Record) []duetDesignRow {
 				if i == j {
 					continue
 				}
-				for _, sh := range results.Shapes(pub, results.Group(recs[j]), results.ShapeOptions{Margin: results.DefaultShapeMargin}) {
+				for _, sh := range verdicts.Shapes(pub, results.Group(recs[j]), verdicts.ShapeOptions{Margin: verdicts.DefaultShapeMargin}) {
 					rows[si].n++
-					if sh.Verdict == results.NotReproduced {
+					if sh.Verdict == verdicts.NotReproduced {
 						rows[si].caught++
 					}
 					rows[si].mde = append(rows[si].mde, sh.MDE)

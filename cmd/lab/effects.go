@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // runEffects is `lab effects [-json] [-metric M] [RUN]`: each matrix
@@ -22,7 +22,7 @@ func runEffects(g *globals, args []string) error {
 	}
 	if *asJSON {
 		if effs == nil {
-			effs = []results.FactorEffects{}
+			effs = []verdicts.FactorEffects{}
 		}
 		return writeJSON(g, map[string]any{"run": info.ID, "lab": info.Lab, "effects": effs})
 	}

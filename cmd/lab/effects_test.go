@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // TestEffects runs `lab effects` on a recorded run of the quickstart
@@ -34,8 +34,8 @@ func TestEffects(t *testing.T) {
 	}
 	code, out, errOut = runLab(t, "", "-chdir="+dir, "effects", "-json")
 	var got struct {
-		Run     string                  `json:"run"`
-		Effects []results.FactorEffects `json:"effects"`
+		Run     string                   `json:"run"`
+		Effects []verdicts.FactorEffects `json:"effects"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Run != "20261201T113443Z" || len(got.Effects) != 1 {
 		t.Fatalf("effects -json: exit %d, %v\n%s%s", code, err, out, errOut)

@@ -14,6 +14,7 @@ import (
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // pinnedVmxnet3 is the pinned bundle TestKVM reproduces for real in the
@@ -71,7 +72,7 @@ func kvmVmxnet3(t *testing.T, e kvmEnv) {
 	t.Logf("reproduce %s: %v, load average %s before, %s after", info.Lab, time.Since(start).Round(time.Second), load0, loadAverage())
 	r := lastReproduction(t, stdout.String(), stderr.String())
 	checkExit(t, r, err, false)
-	if r.Verdict == results.NotReproduced {
+	if r.Verdict == verdicts.NotReproduced {
 		t.Errorf("the pinned bundle %s is not reproduced here (margin %.0f %%, shape margin %.0f %%)", info.Lab, 100*r.Margin, 100*r.ShapeMargin)
 	}
 	t.Logf("verdict %s (margin %.0f %%, shape margin %.0f %%)", r.Verdict, 100*r.Margin, 100*r.ShapeMargin)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // exampleLab copies examples/NAME/lab.hcl into a temp dir under the lab
@@ -38,11 +38,11 @@ func exampleLab(t *testing.T, name, id, extra string) string {
 // skipDisturbed skips the rest of a test whose checks read disturbed runs
 // (CPU steal above 5 % on an end):
 // their verdicts are inconclusive by design.
-func skipDisturbed(t *testing.T, outs map[string]results.Outcome) {
+func skipDisturbed(t *testing.T, outs map[string]verdicts.Outcome) {
 	t.Helper()
 	for _, o := range outs {
 		for _, c := range o.Checks {
-			if c.Disturbed > 0 && c.Verdict == results.VerdictInconclusive {
+			if c.Disturbed > 0 && c.Verdict == verdicts.VerdictInconclusive {
 				t.Skipf("%s: %d runs disturbed on this machine: its verdicts are inconclusive by design", c.Expectation, c.Disturbed)
 			}
 		}
@@ -51,7 +51,7 @@ func skipDisturbed(t *testing.T, outs map[string]results.Outcome) {
 
 // checkOutcomes runs `lab check -json` and returns its exit status and
 // outcomes by expectation name.
-func checkOutcomes(t *testing.T, dir string) (int, map[string]results.Outcome) {
+func checkOutcomes(t *testing.T, dir string) (int, map[string]verdicts.Outcome) {
 	t.Helper()
 	out, errOut, err := lab(t, dir, "check", "-json")
 	code := 0
@@ -62,12 +62,12 @@ func checkOutcomes(t *testing.T, dir string) (int, map[string]results.Outcome) {
 		t.Fatal(err)
 	}
 	var ev struct {
-		Outcomes []results.Outcome `json:"outcomes"`
+		Outcomes []verdicts.Outcome `json:"outcomes"`
 	}
 	if err := json.Unmarshal([]byte(out), &ev); err != nil {
 		t.Fatalf("check -json: %v\n%s%s", err, out, errOut)
 	}
-	m := map[string]results.Outcome{}
+	m := map[string]verdicts.Outcome{}
 	for _, o := range ev.Outcomes {
 		m[o.Name] = o
 	}
@@ -130,7 +130,7 @@ func TestLatencyLabForReal(t *testing.T) {
 	t.Logf("report:\n%s", rep)
 	code, outs := checkOutcomes(t, dir)
 	skipDisturbed(t, outs)
-	if code != 0 || outs["round trips under 1 ms on average"].Verdict != results.VerdictPass {
+	if code != 0 || outs["round trips under 1 ms on average"].Verdict != verdicts.VerdictPass {
 		t.Errorf("check: exit %d, %+v", code, outs)
 	}
 	page, _, err := lab(t, dir, "report", "-format", "html")
@@ -145,7 +145,7 @@ func TestLatencyLabForReal(t *testing.T) {
 	code, outs = checkOutcomes(t, dir)
 	skipDisturbed(t, outs)
 	o := outs["far: 5 ms round trips"]
-	if code != exitExpect || o.Verdict != results.VerdictFail || len(o.Checks) != 1 || !strings.Contains(o.Checks[0].Reason, "entirely below") {
+	if code != exitExpect || o.Verdict != verdicts.VerdictFail || len(o.Checks) != 1 || !strings.Contains(o.Checks[0].Reason, "entirely below") {
 		t.Errorf("far expectation: exit %d, %+v", code, o)
 	}
 }
@@ -192,11 +192,11 @@ func TestUDPLabForReal(t *testing.T) {
 	if code != exitExpect {
 		t.Errorf("check exit %d", code)
 	}
-	for name, want := range map[string]results.Verdict{
-		"under 1% loss at 10 Mb/s":                        results.VerdictPass,
-		"a 2% drop shows as at most 2.5% loss at 10 Mb/s": results.VerdictPass,
-		"jitter under 2 ms at 10 Mb/s":                    results.VerdictPass,
-		"far: no loss through a 2% drop":                  results.VerdictFail,
+	for name, want := range map[string]verdicts.Verdict{
+		"under 1% loss at 10 Mb/s":                        verdicts.VerdictPass,
+		"a 2% drop shows as at most 2.5% loss at 10 Mb/s": verdicts.VerdictPass,
+		"jitter under 2 ms at 10 Mb/s":                    verdicts.VerdictPass,
+		"far: no loss through a 2% drop":                  verdicts.VerdictFail,
 	} {
 		if o := outs[name]; o.Verdict != want {
 			t.Errorf("%s: %s, want %s: %+v", name, o.Verdict, want, o.Checks)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/lab-bench/lab/cmd/lab/internal/view"
 	"github.com/lab-bench/lab/internal/operation"
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // runPublish is `lab publish -o DIR [RUN]`: a self-contained bundle of a
@@ -16,7 +16,7 @@ func runPublish(g *globals, args []string) error {
 	sign := fl.String("sign", "", "sign the bundle's manifest with the SSH private key file `KEY` (ssh-keygen -Y sign)")
 	margin := percentFlag{v: defaultMargin}
 	fl.Var(&margin, "margin", "the equivalence `margin` lab reproduce uses by default (\"10%\" or 0.1)")
-	shapeMargin := percentFlag{v: results.DefaultShapeMargin}
+	shapeMargin := percentFlag{v: verdicts.DefaultShapeMargin}
 	fl.Var(&shapeMargin, "shape-margin", "the `margin` of a shape's change (a cell over its reference) lab reproduce uses by default (\"5%\" or 0.05)")
 	var notes []string
 	fl.Func("note", "a note on the publishing machine for the reader (`TEXT`, repeatable), e.g. \"/dev/kvm is kvm-pvm: TCG only\"",

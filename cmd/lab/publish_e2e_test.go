@@ -13,6 +13,7 @@ import (
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // publishLab is a tiny lab for the publish/reproduce round trip: 2 cells
@@ -102,7 +103,7 @@ func TestPublishReproduceForReal(t *testing.T) {
 		}
 		stdout, stderr, err := lab(t, dir, "reproduce", "-json", "-results", runID, tripled)
 		r := lastReproduction(t, stdout, stderr)
-		if r.Verdict != results.NotReproduced || exitStatus(err) != exitExpect {
+		if r.Verdict != verdicts.NotReproduced || exitStatus(err) != exitExpect {
 			t.Errorf("verdict %q, exit %d; want not reproduced, 2\n%s", r.Verdict, exitStatus(err), stdout)
 		}
 		// The same run against the untouched bundle: every cell is the
@@ -110,7 +111,7 @@ func TestPublishReproduceForReal(t *testing.T) {
 		stdout, stderr, err = lab(t, dir, "reproduce", "-json", "-results", runID, out)
 		r = lastReproduction(t, stdout, stderr)
 		checkExit(t, r, err, false)
-		if r.Verdict == results.NotReproduced {
+		if r.Verdict == verdicts.NotReproduced {
 			t.Errorf("a run against its own bundle: %s", stdout)
 		}
 	})
@@ -141,7 +142,7 @@ func lastReproduction(t testing.TB, stdout, stderr string) operation.Reproductio
 func checkExit(t *testing.T, r operation.Reproduction, err error, strict bool) {
 	t.Helper()
 	want := exitOK
-	if r.Verdict == results.NotReproduced || strict && r.Verdict != results.Reproduced {
+	if r.Verdict == verdicts.NotReproduced || strict && r.Verdict != verdicts.Reproduced {
 		want = exitExpect
 	}
 	if got := exitStatus(err); got != want {

@@ -16,6 +16,7 @@ import (
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 const publishSecretLab = `lab "pub" {}
@@ -147,17 +148,17 @@ func TestReproduceResults(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
 		code int
-		want results.Reproduction
+		want verdicts.Reproduction
 	}{
 		// n = 2 on each side: the same sample is still only "inconclusive"
 		// at ±10 % (Welch's interval with 1 degree of freedom is wide)…
-		{[]string{"-results", runID}, exitOK, results.Inconclusive},
-		{[]string{"-strict", "-results", runID}, exitExpect, results.Inconclusive},
+		{[]string{"-results", runID}, exitOK, verdicts.Inconclusive},
+		{[]string{"-strict", "-results", runID}, exitExpect, verdicts.Inconclusive},
 		// …but reproduced at ±60 % (TOST takes min(n) − 1 = 1 degree of
 		// freedom below 5 runs a side), once the shape's margin (5 % by
 		// default, which two blocks cannot show) is wide too.
-		{[]string{"-margin", "60%", "-results", runID}, exitOK, results.Inconclusive},
-		{[]string{"-margin", "60%", "-shape-margin", "40%", "-results", runID}, exitOK, results.Reproduced},
+		{[]string{"-margin", "60%", "-results", runID}, exitOK, verdicts.Inconclusive},
+		{[]string{"-margin", "60%", "-shape-margin", "40%", "-results", runID}, exitOK, verdicts.Reproduced},
 		{[]string{"-results", "nope"}, exitError, ""},
 	} {
 		stdout.Reset()
@@ -222,26 +223,26 @@ func TestPinnedBundles(t *testing.T) {
 // pass and one not comparable with the post's hardware makes no claim, as
 // in lab check.
 func TestReproductionExpects(t *testing.T) {
-	o := func(v results.Verdict) results.Outcome { return results.Outcome{Name: "e", Verdict: v} }
+	o := func(v verdicts.Verdict) verdicts.Outcome { return verdicts.Outcome{Name: "e", Verdict: v} }
 	for _, tt := range []struct {
-		now, bundle results.Verdict
-		want        results.Reproduction
+		now, bundle verdicts.Verdict
+		want        verdicts.Reproduction
 	}{
-		{results.VerdictPass, results.VerdictPass, results.Reproduced},
-		{results.VerdictReproduced, results.VerdictReproduced, results.Reproduced},
-		{results.VerdictNotComparable, results.VerdictNotComparable, results.Reproduced},
-		{results.VerdictFail, results.VerdictPass, results.NotReproduced},
-		{results.VerdictNotReproduced, results.VerdictReproduced, results.NotReproduced},
-		{results.VerdictNotReproduced, results.VerdictInconclusive, results.Inconclusive},
-		{results.VerdictFail, results.VerdictInconclusive, results.Inconclusive},
-		{results.VerdictFail, results.VerdictFail, results.Reproduced},
-		{results.VerdictNotReproduced, results.VerdictNotReproduced, results.Reproduced},
-		{results.VerdictNotReproduced, results.VerdictFail, results.Reproduced},
-		{results.VerdictInconclusive, results.VerdictPass, results.Inconclusive},
-		{results.VerdictIncomplete, results.VerdictPass, results.Inconclusive},
-		{results.VerdictPass, results.VerdictFail, results.Reproduced},
+		{verdicts.VerdictPass, verdicts.VerdictPass, verdicts.Reproduced},
+		{verdicts.VerdictReproduced, verdicts.VerdictReproduced, verdicts.Reproduced},
+		{verdicts.VerdictNotComparable, verdicts.VerdictNotComparable, verdicts.Reproduced},
+		{verdicts.VerdictFail, verdicts.VerdictPass, verdicts.NotReproduced},
+		{verdicts.VerdictNotReproduced, verdicts.VerdictReproduced, verdicts.NotReproduced},
+		{verdicts.VerdictNotReproduced, verdicts.VerdictInconclusive, verdicts.Inconclusive},
+		{verdicts.VerdictFail, verdicts.VerdictInconclusive, verdicts.Inconclusive},
+		{verdicts.VerdictFail, verdicts.VerdictFail, verdicts.Reproduced},
+		{verdicts.VerdictNotReproduced, verdicts.VerdictNotReproduced, verdicts.Reproduced},
+		{verdicts.VerdictNotReproduced, verdicts.VerdictFail, verdicts.Reproduced},
+		{verdicts.VerdictInconclusive, verdicts.VerdictPass, verdicts.Inconclusive},
+		{verdicts.VerdictIncomplete, verdicts.VerdictPass, verdicts.Inconclusive},
+		{verdicts.VerdictPass, verdicts.VerdictFail, verdicts.Reproduced},
 	} {
-		r := operation.Reproduction{Expects: []results.Outcome{o(tt.now)}, BundleExpects: []results.Outcome{o(tt.bundle)}}
+		r := operation.Reproduction{Expects: []verdicts.Outcome{o(tt.now)}, BundleExpects: []verdicts.Outcome{o(tt.bundle)}}
 		if got := r.Overall(); got != tt.want {
 			t.Errorf("expect %s now, %s on the bundle's run: %s, want %s", tt.now, tt.bundle, got, tt.want)
 		}
@@ -253,8 +254,8 @@ func TestReproductionExpects(t *testing.T) {
 		}
 	}
 	// Matched to another block's outcome, the bundle's verdict is unknown.
-	r := operation.Reproduction{Expects: []results.Outcome{o(results.VerdictFail)}, BundleExpects: []results.Outcome{{Name: "other", Verdict: results.VerdictFail}}}
-	if got := r.Overall(); got != results.Inconclusive {
+	r := operation.Reproduction{Expects: []verdicts.Outcome{o(verdicts.VerdictFail)}, BundleExpects: []verdicts.Outcome{{Name: "other", Verdict: verdicts.VerdictFail}}}
+	if got := r.Overall(); got != verdicts.Inconclusive {
 		t.Errorf("a failure matched to another block's: %s", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // publishedLab is a lab whose results the test writes by hand, with three
@@ -182,9 +183,9 @@ func TestCheckPublishedJSONAndJUnit(t *testing.T) {
 	}
 	var doc struct {
 		Outcomes []struct {
-			Name    string          `json:"name"`
-			Verdict results.Verdict `json:"verdict"`
-			Checks  []results.Check `json:"checks"`
+			Name    string           `json:"name"`
+			Verdict verdicts.Verdict `json:"verdict"`
+			Checks  []verdicts.Check `json:"checks"`
 		} `json:"outcomes"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -194,12 +195,12 @@ func TestCheckPublishedJSONAndJUnit(t *testing.T) {
 		t.Fatalf("want 2 outcomes, got %+v", doc.Outcomes)
 	}
 	lro := doc.Outcomes[0].Checks[0]
-	if doc.Outcomes[0].Verdict != results.VerdictNotReproduced || lro.Table != "home" || lro.Published != 8.6 ||
+	if doc.Outcomes[0].Verdict != verdicts.VerdictNotReproduced || lro.Table != "home" || lro.Published != 8.6 ||
 		lro.Margin != 0.15 || lro.Metric != results.MetricThroughput || lro.Value < 5.9 || lro.Value > 6.1 {
 		t.Errorf("not reproduced check: %+v", lro)
 	}
 	dc := doc.Outcomes[1]
-	if dc.Verdict != results.VerdictNotComparable || len(dc.Checks) != 2 || dc.Checks[0].Metric != results.MetricSenderThroughput ||
+	if dc.Verdict != verdicts.VerdictNotComparable || len(dc.Checks) != 2 || dc.Checks[0].Metric != results.MetricSenderThroughput ||
 		dc.Checks[0].Value < 2.44 || dc.Checks[0].Value > 2.45 {
 		t.Errorf("not comparable outcome (sender side, 2.40 × 1.02): %+v", dc)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // parseReproduceFlags parses reproduce's flags into the operation's
@@ -17,7 +18,7 @@ import (
 func parseReproduceFlags(g *globals, args []string) (a operation.ReproduceArgs, asJSON bool, err error) {
 	fl := newFlags(g, "reproduce", "reproduce [-json] [-strict] [-margin 10%] [-shape-margin 5%] [-metric KEY] [-auto-approve] [-work DIR] [-results RUN] [-allowed-signers FILE] [-var k=v] [-var-file F] BUNDLE")
 	var vars varFlags
-	margin, shape := percentFlag{v: defaultMargin}, percentFlag{v: results.DefaultShapeMargin}
+	margin, shape := percentFlag{v: defaultMargin}, percentFlag{v: verdicts.DefaultShapeMargin}
 	vars.register(fl)
 	fl.BoolVar(&asJSON, "json", false, "print the verdicts as one JSON object (and apply's events as JSON lines)")
 	fl.BoolVar(&a.Strict, "strict", false, "exit 2 on an inconclusive verdict too (for CI)")

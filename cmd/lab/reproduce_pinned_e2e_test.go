@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lab-bench/lab/internal/bundle"
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // pinnedCI is the pinned bundle `make test` (and so .ci/run) reproduces
@@ -40,7 +40,7 @@ func TestReproducePinnedForReal(t *testing.T) {
 	// (docs/ci-recipe.md), so a cell not reproduced says more about the
 	// neighbours than about lab.
 	for _, s := range r.Shapes {
-		if s.Verdict == results.NotReproduced {
+		if s.Verdict == verdicts.NotReproduced {
 			t.Errorf("the pinned bundle %s: shape %s/%s not reproduced here", info.Lab, s.CellKey, s.Reference)
 		}
 		t.Logf("shape %s/%s: change %+.1f %% [%+.1f %%, %+.1f %%], margin %.0f %%, MDE %.1f %%: %s",
@@ -60,7 +60,7 @@ func TestReproducePinnedForReal(t *testing.T) {
 	}
 	stdout, stderr, err = lab(t, work, "reproduce", "-json", "-results", r.NewRun, scaled)
 	s := lastReproduction(t, stdout, stderr)
-	if s.Verdict != results.NotReproduced || exitStatus(err) != exitExpect || len(s.Shapes) != 1 || s.Shapes[0].Verdict != results.NotReproduced {
+	if s.Verdict != verdicts.NotReproduced || exitStatus(err) != exitExpect || len(s.Shapes) != 1 || s.Shapes[0].Verdict != verdicts.NotReproduced {
 		t.Errorf("MTU 9000 ×0.67: verdict %q, exit %d; want the shape not reproduced and exit 2\n%s", s.Verdict, exitStatus(err), stdout)
 	}
 }

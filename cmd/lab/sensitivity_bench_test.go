@@ -17,6 +17,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -64,7 +65,7 @@ const sensitivityCell = "mtu=9000"
 // the rule the lab binary applies, and the goals of issue 32 as MET or
 // NOT met. The bundles have the pinned quickstart bundle's cell margin
 // (sensCellMargin) and the shape margin LAB_SENS_SHAPE_MARGIN (default
-// results.DefaultShapeMargin). LAB_SENS_KEEP=DIR keeps the lab directory (its runs and
+// verdicts.DefaultShapeMargin). LAB_SENS_KEEP=DIR keeps the lab directory (its runs and
 // sensitivity-applies.json, each apply's load) in DIR; run again with the
 // same DIR, the benchmark judges the applies already there anew (with the
 // rule of the lab binary built now) and applies only the missing ones.
@@ -110,7 +111,7 @@ func BenchmarkSensitivity(b *testing.B) {
 	}
 	shapeMargin := os.Getenv("LAB_SENS_SHAPE_MARGIN")
 	if shapeMargin == "" {
-		shapeMargin = fmt.Sprint(results.DefaultShapeMargin)
+		shapeMargin = fmt.Sprint(verdicts.DefaultShapeMargin)
 	}
 	bundles := make([]string, applies)
 	for i, a := range runs {
@@ -273,7 +274,7 @@ type sensJudgment struct {
 
 // newNRAt is the new rule's verdict at shape margin m: not reproduced
 // when the 95 % interval of the change lies wholly beyond ±ln(1+m)
-// (results.JudgeShapeChange).
+// (verdicts.JudgeShapeChange).
 func (j sensJudgment) newNRAt(m float64) bool {
 	edge := math.Log1p(m)
 	return j.newRule && (j.lo > edge || j.hi < -edge)
@@ -304,11 +305,11 @@ func sensitivityJudge(b *testing.B, dir, bundleDir, pubRun string, run sensApply
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
 		b.Fatalf("reproduce -json: %v\n%s", err, stdout)
 	}
-	j.overallNR = r.Verdict == string(results.NotReproduced)
+	j.overallNR = r.Verdict == string(verdicts.NotReproduced)
 	for _, s := range r.Shapes {
 		if s.CellKey == sensitivityCell {
 			j.newRule = s.MDE != nil
-			j.newNR = s.Verdict == string(results.NotReproduced)
+			j.newNR = s.Verdict == string(verdicts.NotReproduced)
 			j.lo, j.hi = math.Log1p(s.ChangeLow), math.Log1p(s.ChangeHigh)
 		}
 	}
@@ -325,7 +326,7 @@ func sensitivityJudge(b *testing.B, dir, bundleDir, pubRun string, run sensApply
 }
 
 // oldShapeReversed is the shape rule lab reproduce applied before issue
-// 32 (results.Shapes at 345db22): the shape is not reproduced only when
+// 32 (verdicts.Shapes at 345db22): the shape is not reproduced only when
 // the published ratio cell/reference has its 95 % Fieller interval on one
 // side of 1 and the new run's lies wholly on the other side.
 func oldShapeReversed(pub, cur []results.Record, cell, ref string) bool {
@@ -339,7 +340,7 @@ func oldShapeReversed(pub, cur []results.Record, cell, ref string) bool {
 				r = g.Metric(results.MetricThroughput)
 			}
 		}
-		lo, hi, ok := results.Fieller(c, r, 0.05)
+		lo, hi, ok := verdicts.Fieller(c, r, 0.05)
 		switch {
 		case !ok:
 			return 0
@@ -456,7 +457,7 @@ func (t *sensTally) print(w io.Writer, runs []sensApply, blocks int, benchTime t
 		fmt.Fprintf(w, " ×%g |", s)
 	}
 	fmt.Fprintf(w, "\n|---:|---:|%s\n", strings.Repeat("---:|", len(sensitivityScales)-1))
-	for _, m := range append([]float64{results.DefaultShapeMargin}, sensShapeMargins...) {
+	for _, m := range append([]float64{verdicts.DefaultShapeMargin}, sensShapeMargins...) {
 		fmt.Fprintf(w, "| %.0f %% |", 100*m)
 		for _, s := range sensitivityScales {
 			fmt.Fprintf(w, " %.1f %% |", 100*n.notReproducedRate(m, math.Log(s)))

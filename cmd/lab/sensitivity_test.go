@@ -120,7 +120,7 @@ func TestOldShapeReversed(t *testing.T) {
 }
 
 // TestNewNRAt: the new rule's verdict at another shape margin follows
-// from the interval of the change, as results.JudgeShapeChange decides.
+// from the interval of the change, as verdicts.JudgeShapeChange decides.
 func TestNewNRAt(t *testing.T) {
 	for _, tt := range []struct {
 		lo, hi, m float64

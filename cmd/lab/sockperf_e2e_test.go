@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // TestSockperfLabForReal applies examples/sockperf-latency (sockperf
@@ -52,7 +52,7 @@ func TestSockperfLabForReal(t *testing.T) {
 	t.Logf("report:\n%s", rep)
 	code, outs := checkOutcomes(t, dir)
 	skipDisturbed(t, outs)
-	if code != 0 || outs["ping-pong median round trip under 1 ms"].Verdict != results.VerdictPass {
+	if code != 0 || outs["ping-pong median round trip under 1 ms"].Verdict != verdicts.VerdictPass {
 		t.Errorf("check: exit %d, %+v", code, outs)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // verdictLab is a lab whose results the tests write by hand: no traffic.
@@ -154,8 +155,8 @@ func TestCompareCLI(t *testing.T) {
 	}
 	// Constant cells on both sides: the JSON has no Inf and parses.
 	code, out, errOut = runMain(dir, "compare", "-json", "-threshold", "2%", base, test)
-	var ds []results.Delta
-	if code != exitOK || json.Unmarshal([]byte(out), &ds) != nil || len(ds) != 2 || ds[0].Change != results.NoChange {
+	var ds []verdicts.Delta
+	if code != exitOK || json.Unmarshal([]byte(out), &ds) != nil || len(ds) != 2 || ds[0].Change != verdicts.NoChange {
 		t.Errorf("compare -json: exit %d %v\n%s%s", code, ds, out, errOut)
 	}
 	// A threshold above the 20 % drop: not a regression.

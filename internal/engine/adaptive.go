@@ -9,11 +9,12 @@ import (
 
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // adaptive tracks the throughput of every cell with adaptive repeats, to
 // stop repeating a cell once its throughput band's verdict is decided
-// (until = "verdict": results.GroupSeqLook, whose error rates are
+// (until = "verdict": verdicts.GroupSeqLook, whose error rates are
 // stated there; lab check replays the same looks) or once its 95 % confidence interval is narrow enough
 // (until = "ci < P%": stopping on the width biases the variance down, so
 // its intervals cover less than 95 %; see the README). Runs in flight
@@ -86,7 +87,7 @@ func (e *Engine) skip(r plan.Run, adapt *adaptive, total int, out *Outcome) (boo
 // the first run of each block after a whole stopping unit (r.LookEvery)
 // it stops the experiment — every later run skipped, so only whole
 // blocks run — when every cell's bands are decided by a look so far
-// (results.GroupSeqFirst), or when one more unit, at the blocks' measured
+// (verdicts.GroupSeqFirst), or when one more unit, at the blocks' measured
 // pace, would overrun the budget. Warm-ups are outside the budget. The
 // first stop is returned once, to be recorded.
 func (a *adaptive) budgetDecided(r plan.Run) (skip bool, why string, stop *results.BudgetStop) {
@@ -140,7 +141,7 @@ func (a *adaptive) allDecided(b *budget) bool {
 			gbps[i] = x / 1e9
 		}
 		for _, t := range r.Bands {
-			if _, _, ok := results.GroupSeqFirst(gbps, t, *r.Sequential()); !ok {
+			if _, _, ok := verdicts.GroupSeqFirst(gbps, t, *r.Sequential()); !ok {
 				return false
 			}
 		}
@@ -182,7 +183,7 @@ func (a *adaptive) decided(r plan.Run) (bool, string) {
 }
 
 // verdictDecided is the until = "verdict" rule: every band of the cell
-// stopped by a look of the group-sequential rule (results.GroupSeqLook) on
+// stopped by a look of the group-sequential rule (verdicts.GroupSeqLook) on
 // the throughput in Gb/s, with the cell's design (seqDesign).
 func verdictDecided(r plan.Run, bps []float64) (bool, string) {
 	if len(r.Bands) == 0 {
@@ -194,7 +195,7 @@ func verdictDecided(r plan.Run, bps []float64) (bool, string) {
 	}
 	var why []string
 	for _, b := range r.Bands {
-		d := results.GroupSeqLook(gbps, b, *r.Sequential(), len(gbps) >= r.MaxRepeat)
+		d := verdicts.GroupSeqLook(gbps, b, *r.Sequential(), len(gbps) >= r.MaxRepeat)
 		if !d.Stop {
 			return false, ""
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // stopResults is memResults that also keeps the budget stops recorded
@@ -29,7 +30,7 @@ func (s *stopResults) RecordStop(b results.BudgetStop) error {
 
 // budgetPlan is two cells in blocks of both, at most blocks blocks, with
 // a budget and the stopping unit every.
-func budgetPlan(blocks, minRuns, every int, bands []results.Target, budget time.Duration) *plan.Plan {
+func budgetPlan(blocks, minRuns, every int, bands []verdicts.Target, budget time.Duration) *plan.Plan {
 	p := testPlan(2*blocks, 1500)
 	for i := range p.Groups[0].Runs {
 		r := &p.Groups[0].Runs[i]
@@ -45,11 +46,11 @@ func budgetPlan(blocks, minRuns, every int, bands []results.Target, budget time.
 // on which every run takes 30 s); the stop and its reason are recorded as
 // they happen.
 func TestBudgetStopsOnVerdictOrTime(t *testing.T) {
-	band := []results.Target{{Value: 1, Tolerance: 0.1}}
+	band := []verdicts.Target{{Value: 1, Tolerance: 0.1}}
 	for _, tc := range []struct {
 		name          string
 		min, every    int
-		bands         []results.Target
+		bands         []verdicts.Target
 		budget        time.Duration
 		blocks        int
 		reason, about string

@@ -18,6 +18,7 @@ import (
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/internal/verdicts"
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
@@ -562,18 +563,18 @@ func TestAdaptiveRepeatsRunNoisyCellsToMax(t *testing.T) {
 }
 
 // Adaptive repeats until = "verdict": a cell stops as soon as the
-// group-sequential band rule (results.GroupSeqLook) decides its band (1 Gb/s every run: inside
+// group-sequential band rule (verdicts.GroupSeqLook) decides its band (1 Gb/s every run: inside
 // 1 ± 10 % passes, 2 ± 10 % fails, after the minimum of 3), and a cell
 // with no band runs to max (stopping on the width is not this rule).
 func TestAdaptiveRepeatsStopOnVerdict(t *testing.T) {
 	for _, tc := range []struct {
-		bands []results.Target
+		bands []verdicts.Target
 		runs  int
 		why   string
 	}{
-		{[]results.Target{{Value: 1, Tolerance: 0.1}}, 3, "pass after 3 runs"},
-		{[]results.Target{{Value: 2, Tolerance: 0.1}}, 3, "fail after 3 runs"},
-		{[]results.Target{{Value: 1, Tolerance: 0.1}, {Value: 2, Tolerance: 0.1}}, 3, "pass after 3 runs: mean 1 with no spread inside [0.9, 1.1]; fail after 3 runs"},
+		{[]verdicts.Target{{Value: 1, Tolerance: 0.1}}, 3, "pass after 3 runs"},
+		{[]verdicts.Target{{Value: 2, Tolerance: 0.1}}, 3, "fail after 3 runs"},
+		{[]verdicts.Target{{Value: 1, Tolerance: 0.1}, {Value: 2, Tolerance: 0.1}}, 3, "pass after 3 runs: mean 1 with no spread inside [0.9, 1.1]; fail after 3 runs"},
 		{nil, 8, ""},
 	} {
 		prov := newFake()

@@ -107,8 +107,8 @@ func TestDocumentRows(t *testing.T) {
 	}
 	for p, want := range map[string]int{
 		"machine": 0, "guest": 0, "guest/linux": 1, "guest/ssh/sshtest": 1, "bench/iperf3": 1,
-		"bench/tools": 2, "providers": 3, "providers/libvirt": 4, "providers/vsphere/vspheretest": 4,
-		"providers/providertest": 8, "bench/benchtest": 8, "cmd/lab": 8, "internal/operation": 6, "internal/engine": 5,
+		"bench/tools": 2, "providers": 3, "internal/results": 3, "internal/verdicts": 4, "providers/libvirt": 5, "providers/vsphere/vspheretest": 5,
+		"providers/providertest": 9, "bench/benchtest": 9, "cmd/lab": 9, "internal/operation": 7, "internal/engine": 6,
 	} {
 		if got, err := pic.row(p); err != nil || got != want {
 			t.Errorf("row(%s) = %d, %v; want %d", p, got, err, want)

@@ -12,6 +12,7 @@ import (
 	"github.com/lab-bench/lab/internal/engine"
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // ApplyArgs are apply's arguments, parsed from its flags by the CLI.
@@ -79,7 +80,7 @@ type ApplyView interface {
 	// that a drifted one was kept (kept).
 	LockFile(wrote, kept bool)
 	// Checks shows the expectations' verdicts on run runID.
-	Checks(runID string, outs []results.Outcome) error
+	Checks(runID string, outs []verdicts.Outcome) error
 }
 
 // ErrExpectFailed is an expectation (or a reproduction) that failed: its
@@ -210,7 +211,7 @@ func (a *Apply) run(work, teardown context.Context, args ApplyArgs, events engin
 // reproduced does (not comparable never does: the run is not on the
 // post's hardware, only shapes were judged); with strict, any verdict
 // but pass.
-func ChecksFail(outs []results.Outcome, strict bool) bool {
+func ChecksFail(outs []verdicts.Outcome, strict bool) bool {
 	for _, o := range outs {
 		if o.Verdict.Failing() || strict && !o.Verdict.Settled() {
 			return true

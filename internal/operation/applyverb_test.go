@@ -18,6 +18,7 @@ import (
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/internal/verdicts"
 	"github.com/lab-bench/lab/providers/providertest"
 )
 
@@ -96,7 +97,7 @@ func (v *recView) TeardownTrouble(err error) {
 	}
 }
 func (v *recView) LockFile(wrote, kept bool) { v.say("lock file: wrote %v, kept %v", wrote, kept) }
-func (v *recView) Checks(runID string, outs []results.Outcome) error {
+func (v *recView) Checks(runID string, outs []verdicts.Outcome) error {
 	for _, o := range outs {
 		v.say("check %s: %s", o.Name, o.Verdict)
 	}

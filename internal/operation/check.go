@@ -10,6 +10,7 @@ import (
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // checkRuns evaluates exps against the runs ids (ids or aliases; none: the
@@ -18,7 +19,7 @@ import (
 // ("ID+ID") and the outcomes; a run that did not complete makes every
 // verdict that is not a fail incomplete. partial allows checking such a
 // run.
-func (o *Operation) checkRuns(lab *spec.Lab, exps []results.Expectation, ids []string, partial bool) (string, []results.Outcome, error) {
+func (o *Operation) checkRuns(lab *spec.Lab, exps []verdicts.Expectation, ids []string, partial bool) (string, []verdicts.Outcome, error) {
 	var err error
 	rs := o.ResultStore()
 	if len(ids) == 0 {
@@ -50,15 +51,15 @@ func (o *Operation) checkRuns(lab *spec.Lab, exps []results.Expectation, ids []s
 		// includes the apply-to-apply variance a single apply cannot see.
 		recs = results.PoolRuns(perRun)
 	}
-	outs := results.Evaluate(results.Group(recs), exps)
+	outs := verdicts.Evaluate(results.Group(recs), exps)
 	if len(incomplete) > 0 {
-		results.MarkIncomplete(outs, strings.Join(incomplete, "; ")+", so cells may lack runs")
+		verdicts.MarkIncomplete(outs, strings.Join(incomplete, "; ")+", so cells may lack runs")
 	}
 	return runID, outs, nil
 }
 
 // WriteJUnit writes the outcomes as JUnit XML to path.
-func WriteJUnit(path, runID string, outs []results.Outcome, strict bool) error {
+func WriteJUnit(path, runID string, outs []verdicts.Outcome, strict bool) error {
 	var buf bytes.Buffer
 	if err := report.WriteJUnit(&buf, runID, outs, strict); err != nil {
 		return err
@@ -73,44 +74,44 @@ func WriteJUnit(path, runID string, outs []results.Outcome, strict bool) error {
 
 // Expectations turns the spec's expect blocks into the results package's
 // terms: selector values rendered the way record cells are.
-func Expectations(lab *spec.Lab) ([]results.Expectation, error) {
-	var out []results.Expectation
+func Expectations(lab *spec.Lab) ([]verdicts.Expectation, error) {
+	var out []verdicts.Expectation
 	tables := publishedTables(lab)
 	for _, e := range lab.Experiments {
 		for _, x := range e.Expects {
-			r := results.Expectation{Name: x.Name, Experiment: e.Name, Where: map[string]string{}}
+			r := verdicts.Expectation{Name: x.Name, Experiment: e.Name, Where: map[string]string{}}
 			for k, v := range x.Where {
 				r.Where[k] = plan.Render(v)
 			}
 			if t := x.Throughput; t != nil {
-				r.Throughput = &results.Target{Value: t.Value, Tolerance: t.Tolerance}
+				r.Throughput = &verdicts.Target{Value: t.Value, Tolerance: t.Tolerance}
 			}
 			if t := x.Retransmits; t != nil {
-				r.Retransmits = &results.Target{Value: t.Value}
+				r.Retransmits = &verdicts.Target{Value: t.Value}
 			}
 			for _, m := range x.Metrics {
-				r.Metrics = append(r.Metrics, results.MetricTarget{Metric: m.Metric, Value: m.Value, Tolerance: m.Tolerance, IsMax: m.Max})
+				r.Metrics = append(r.Metrics, verdicts.MetricTarget{Metric: m.Metric, Value: m.Value, Tolerance: m.Tolerance, IsMax: m.Max})
 			}
 			if q := x.Ratio; q != nil {
-				of, err := results.ParseSelector(q.Of)
+				of, err := verdicts.ParseSelector(q.Of)
 				if err != nil {
 					return nil, fmt.Errorf("expect %q: %w", x.Name, err)
 				}
-				over, err := results.ParseSelector(q.Over)
+				over, err := verdicts.ParseSelector(q.Over)
 				if err != nil {
 					return nil, fmt.Errorf("expect %q: %w", x.Name, err)
 				}
 				of.Value, over.Value = unquote(of.Value), unquote(over.Value)
-				r.Ratio = &results.RatioTarget{Of: of, Over: over, AtLeast: q.AtLeast, Between: q.Between}
+				r.Ratio = &verdicts.RatioTarget{Of: of, Over: over, AtLeast: q.AtLeast, Between: q.Between}
 				if q.Published != "" {
 					r.Ratio.Published, r.Ratio.Margin = tables[q.Published], q.Margin
 				}
 			}
 			if p := x.Published; p != nil {
-				r.Published = &results.PublishedTarget{Table: tables[p.Table], Margin: p.Margin}
+				r.Published = &verdicts.PublishedTarget{Table: tables[p.Table], Margin: p.Margin}
 			}
 			if p := x.Order; p != nil {
-				r.Order = &results.PublishedTarget{Table: tables[p.Table], Margin: p.Margin}
+				r.Order = &verdicts.PublishedTarget{Table: tables[p.Table], Margin: p.Margin}
 			}
 			out = append(out, r)
 		}
@@ -120,13 +121,13 @@ func Expectations(lab *spec.Lab) ([]results.Expectation, error) {
 
 // publishedTables turns the spec's published blocks into the results'
 // terms, by name.
-func publishedTables(lab *spec.Lab) map[string]*results.PublishedTable {
-	out := map[string]*results.PublishedTable{}
+func publishedTables(lab *spec.Lab) map[string]*verdicts.PublishedTable {
+	out := map[string]*verdicts.PublishedTable{}
 	for name, p := range lab.Published {
-		t := &results.PublishedTable{Name: name, Source: p.Source, Hardware: p.Hardware, Tool: p.Tool,
+		t := &verdicts.PublishedTable{Name: name, Source: p.Source, Hardware: p.Hardware, Tool: p.Tool,
 			Side: p.Side, Metric: p.MetricKey(), Match: p.Match}
 		for _, c := range p.Cells {
-			pc := results.PublishedCell{Where: map[string]string{}, Value: c.Value}
+			pc := verdicts.PublishedCell{Where: map[string]string{}, Value: c.Value}
 			for k, v := range c.Where {
 				pc.Where[k] = plan.Render(v)
 			}
@@ -182,7 +183,7 @@ func (o *Operation) LoadCheckedRun(rs results.Store, lab *spec.Lab, runID string
 // ReportOutcomes checks the spec's expect blocks against a run for the
 // HTML report, as `lab check` does; when the spec cannot be loaded (or
 // has no expect blocks) the note says so instead of failing the report.
-func (o *Operation) ReportOutcomes(v Vars, info results.RunInfo, groups []results.CellGroup) ([]results.Outcome, string) {
+func (o *Operation) ReportOutcomes(v Vars, info results.RunInfo, groups []results.CellGroup) ([]verdicts.Outcome, string) {
 	lab, err := o.LoadLab(v)
 	if err != nil {
 		return nil, "expectations not checked: the spec did not load (" + firstLine(err.Error()) + ")"
@@ -197,9 +198,9 @@ func (o *Operation) ReportOutcomes(v Vars, info results.RunInfo, groups []result
 	if len(exps) == 0 {
 		return nil, "the spec has no expect blocks"
 	}
-	outs := results.Evaluate(groups, exps)
+	outs := verdicts.Evaluate(groups, exps)
 	if info.Status != results.StatusComplete && info.Status != "" {
-		results.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", info.ID, info.Status))
+		verdicts.MarkIncomplete(outs, fmt.Sprintf("run %s ended %s, so cells may lack runs", info.ID, info.Status))
 	}
 	note := ""
 	if info.SpecHash != "" && info.SpecHash != lab.Hash {

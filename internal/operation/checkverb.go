@@ -3,8 +3,8 @@ package operation
 import (
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // CheckArgs are check's arguments, parsed from its flags by the CLI.
@@ -26,7 +26,7 @@ type CheckView interface {
 	// NoExpectations says that lab has no expect blocks.
 	NoExpectations(lab string)
 	// Checks shows the verdicts on run runID.
-	Checks(runID string, outs []results.Outcome) error
+	Checks(runID string, outs []verdicts.Outcome) error
 }
 
 // Check is `lab check`: it evaluates the lab's expect blocks against the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // CompareArgs are compare's arguments, parsed from its flags by the CLI.
@@ -18,17 +19,17 @@ type CompareArgs struct {
 	// Format is the output format (report.CompareFormats), checked here
 	// so that a wrong one is refused before any run is read.
 	Format string
-	// Threshold, ShapeMargin and Adjust are results.CompareOptions'.
+	// Threshold, ShapeMargin and Adjust are verdicts.CompareOptions'.
 	Threshold, ShapeMargin float64
 	Adjust                 string
 	// FailOn are the verdicts that make compare fail (ErrExpectFailed).
-	FailOn []results.Change
+	FailOn []verdicts.Change
 }
 
 // CompareView shows a comparison.
 type CompareView interface {
 	// Comparison shows the verdicts of run testID over run baseID.
-	Comparison(baseID, testID string, ds []results.Delta) error
+	Comparison(baseID, testID string, ds []verdicts.Delta) error
 }
 
 // Compare is `lab compare BASE TEST`: it checks the metric, format and
@@ -41,7 +42,7 @@ func (o *Operation) Compare(args CompareArgs, view CompareView) error {
 	if !slices.Contains(report.CompareFormats, args.Format) {
 		return fmt.Errorf("compare -format %q: want %s", args.Format, strings.Join(report.CompareFormats, ", "))
 	}
-	if !slices.Contains(results.Adjustments, args.Adjust) {
+	if !slices.Contains(verdicts.Adjustments, args.Adjust) {
 		return fmt.Errorf("compare -adjust %q: want holm or bh", args.Adjust)
 	}
 	rs := o.ResultStore()
@@ -58,7 +59,7 @@ func (o *Operation) Compare(args CompareArgs, view CompareView) error {
 		}
 		ids[i], groups[i] = id, results.Group(recs)
 	}
-	ds := results.Compare(groups[0], groups[1], results.CompareOptions{Threshold: args.Threshold, Metric: args.Metric,
+	ds := verdicts.Compare(groups[0], groups[1], verdicts.CompareOptions{Threshold: args.Threshold, Metric: args.Metric,
 		Adjust: args.Adjust, ShapeMargin: args.ShapeMargin})
 	if err := view.Comparison(ids[0], ids[1], ds); err != nil {
 		return err

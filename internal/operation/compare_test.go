@@ -10,12 +10,13 @@ import (
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // compareView is a CompareView writing a transcript.
 type compareView struct{ recView }
 
-func (v *compareView) Comparison(base, test string, ds []results.Delta) error {
+func (v *compareView) Comparison(base, test string, ds []verdicts.Delta) error {
 	v.say("comparison of %s with %s: %d cells", base, test, len(ds))
 	for _, d := range ds {
 		v.say("  %s %s %s: %s", d.Metric, d.Pair, d.CellKey, d.Change)
@@ -26,7 +27,7 @@ func (v *compareView) Comparison(base, test string, ds []results.Delta) error {
 // compareArgs are compare's defaults, as its flags give them.
 func compareArgs() CompareArgs {
 	return CompareArgs{Base: results.AliasPrevious, Test: results.AliasLatest, Metric: results.MetricThroughput,
-		Format: "table", Threshold: results.DefaultThreshold, ShapeMargin: results.DefaultShapeMargin, Adjust: results.AdjustHolm}
+		Format: "table", Threshold: verdicts.DefaultThreshold, ShapeMargin: verdicts.DefaultShapeMargin, Adjust: verdicts.AdjustHolm}
 }
 
 // TestCompareVerb: compare, one operation call, compares two runs applied
@@ -47,8 +48,8 @@ func TestCompareVerb(t *testing.T) {
 		failed  bool
 	}{
 		{name: "previous-latest", args: func(*CompareArgs) {}},
-		{name: "bh", args: func(a *CompareArgs) { a.Adjust = results.AdjustBH }},
-		{name: "fail-on", args: func(a *CompareArgs) { a.FailOn = results.Changes }, failed: true},
+		{name: "bh", args: func(a *CompareArgs) { a.Adjust = verdicts.AdjustBH }},
+		{name: "fail-on", args: func(a *CompareArgs) { a.FailOn = verdicts.Changes }, failed: true},
 		{name: "metric", args: func(a *CompareArgs) { a.Metric = "speed" }, wantErr: `compare -metric "speed": unknown metric`},
 		{name: "format", args: func(a *CompareArgs) { a.Format = "pdf" }, wantErr: `compare -format "pdf": want ` + strings.Join(report.CompareFormats, ", ")},
 		{name: "adjust", args: func(a *CompareArgs) { a.Adjust = "none" }, wantErr: `compare -adjust "none": want holm or bh`},

@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Effects loads run id (an id, "latest" or "previous"; "" = the latest)
 // and estimates each matrix factor's main effect and each two-way
 // interaction on the metric key (every measured metric when "") for every
-// experiment and pair (results.Effects).
-func (o *Operation) Effects(id, key string) (results.RunInfo, []results.FactorEffects, error) {
+// experiment and pair (verdicts.Effects).
+func (o *Operation) Effects(id, key string) (results.RunInfo, []verdicts.FactorEffects, error) {
 	if key != "" {
 		if _, ok := results.MetricByKey(key); !ok {
 			return results.RunInfo{}, nil, fmt.Errorf("no metric %q: the metrics are %s", key, strings.Join(results.MetricKeys(), ", "))
@@ -32,5 +33,5 @@ func (o *Operation) Effects(id, key string) (results.RunInfo, []results.FactorEf
 	if err != nil {
 		return results.RunInfo{}, nil, err
 	}
-	return info, results.Effects(recs, key), nil
+	return info, verdicts.Effects(recs, key), nil
 }

@@ -8,12 +8,13 @@ import (
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Judge judges a new run (its records newRecs, its lab directory newDir)
 // against the published run of the bundle in dir: cell by cell (within ±
 // margin of each published mean), shape by shape (each shape's change
-// within ± shapeMargin, paired by block: results.Shapes), and the spec's
+// within ± shapeMargin, paired by block: verdicts.Shapes), and the spec's
 // expect blocks on the new run.
 func Judge(lab *spec.Lab, dir string, info bundle.Info, pubInfo results.RunInfo, pubRecs []results.Record,
 	newInfo results.RunInfo, newDir string, newRecs []results.Record, metric string, margin, shapeMargin float64) (*Reproduction, error) {
@@ -29,16 +30,16 @@ func Judge(lab *spec.Lab, dir string, info bundle.Info, pubInfo results.RunInfo,
 		Bundle: dir, Lab: info.Lab, PublishedRun: pubInfo.ID, NewRun: newInfo.ID, NewRunDir: newDir,
 		Metric: metric, Margin: margin, ShapeMargin: shapeMargin,
 		Cells: ReproduceCells(results.Group(pubRecs), newGroups, metric, margin),
-		Shapes: results.Shapes(results.Group(pubRecs), newGroups, results.ShapeOptions{Metric: metric, Margin: shapeMargin,
+		Shapes: verdicts.Shapes(results.Group(pubRecs), newGroups, verdicts.ShapeOptions{Metric: metric, Margin: shapeMargin,
 			PublishedDesign: pubInfo.DesignOf, NewDesign: newInfo.DesignOf}),
-		Expects: results.Evaluate(newGroups, exps),
+		Expects: verdicts.Evaluate(newGroups, exps),
 		// The bundle's own run, judged by the same expect blocks: an
 		// expectation it failed too (a seed's shape this machine kind does
 		// not show, said in the spec) is reproduced by failing again.
-		BundleExpects: results.Evaluate(results.Group(pubRecs), exps),
+		BundleExpects: verdicts.Evaluate(results.Group(pubRecs), exps),
 	}
 	if newInfo.Status != results.StatusComplete {
-		results.MarkIncomplete(r.Expects, fmt.Sprintf("run %s ended %s", newInfo.ID, newInfo.Status))
+		verdicts.MarkIncomplete(r.Expects, fmt.Sprintf("run %s ended %s", newInfo.ID, newInfo.Status))
 	}
 	r.Verdict = r.Overall()
 	return r, nil
@@ -75,7 +76,7 @@ type CellReproduction struct {
 	Experiment string `json:"experiment"`
 	Pair       string `json:"pair"`
 	CellKey    string `json:"cell_key"`
-	results.Equivalence
+	verdicts.Equivalence
 }
 
 // ReproduceCells judges every published cell against the new run's.
@@ -89,13 +90,13 @@ func ReproduceCells(published, new []results.CellGroup, metric string, margin fl
 	for _, p := range published {
 		c := CellReproduction{Experiment: p.Experiment, Pair: p.Pair, CellKey: p.CellKey}
 		n, ok := byKey[key{p.Experiment, p.Pair, p.CellKey}]
-		c.Equivalence = results.TOST(p.Metric(metric), n.Metric(metric), margin)
-		same, why := results.Comparable(results.CellEnvironmentOf(p), results.CellEnvironmentOf(n))
+		c.Equivalence = verdicts.TOST(p.Metric(metric), n.Metric(metric), margin)
+		same, why := verdicts.Comparable(verdicts.CellEnvironmentOf(p), verdicts.CellEnvironmentOf(n))
 		switch {
 		case !ok:
 			c.Note = "not in the new run"
 		case !same:
-			c.Verdict, c.Note = results.EnvNotComparable, "not comparable: "+why
+			c.Verdict, c.Note = verdicts.EnvNotComparable, "not comparable: "+why
 			why = ""
 		case n.Failed+n.Missing > 0:
 			c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + fmt.Sprintf("%d new run(s) failed or missing", n.Failed+n.Missing)
@@ -118,15 +119,15 @@ type Reproduction struct {
 	NewRunDir    string  `json:"new_run_dir"`
 	Metric       string  `json:"metric"`
 	Margin       float64 `json:"margin"`
-	// ShapeMargin is the margin of a shape's change (results.Shapes).
+	// ShapeMargin is the margin of a shape's change (verdicts.Shapes).
 	ShapeMargin float64            `json:"shape_margin"`
 	Cells       []CellReproduction `json:"cells"`
-	Shapes      []results.Shape    `json:"shapes"`
-	Expects     []results.Outcome  `json:"expects"`
+	Shapes      []verdicts.Shape   `json:"shapes"`
+	Expects     []verdicts.Outcome `json:"expects"`
 	// BundleExpects are the same expect blocks on the bundle's run, in
 	// the order of Expects.
-	BundleExpects []results.Outcome    `json:"bundle_expects"`
-	Verdict       results.Reproduction `json:"verdict"`
+	BundleExpects []verdicts.Outcome    `json:"bundle_expects"`
+	Verdict       verdicts.Reproduction `json:"verdict"`
 }
 
 // Overall is not reproduced when a cell or a shape is, or an
@@ -136,47 +137,47 @@ type Reproduction struct {
 // hardware (as in lab check, never a failure) or fails as it did on the
 // bundle's run; inconclusive otherwise (a block failing now that was
 // inconclusive on the bundle's run among them: the bundle claimed nothing).
-func (r *Reproduction) Overall() results.Reproduction {
+func (r *Reproduction) Overall() verdicts.Reproduction {
 	r.Type = "reproduce"
-	v := results.Reproduced
+	v := verdicts.Reproduced
 	for _, c := range r.Cells {
 		switch c.Verdict {
-		case results.NotReproduced:
-			return results.NotReproduced
-		case results.Inconclusive, results.EnvNotComparable:
-			v = results.Inconclusive
+		case verdicts.NotReproduced:
+			return verdicts.NotReproduced
+		case verdicts.Inconclusive, verdicts.EnvNotComparable:
+			v = verdicts.Inconclusive
 		}
 	}
 	for _, s := range r.Shapes {
 		switch s.Verdict {
-		case results.NotReproduced:
-			return results.NotReproduced
-		case results.Inconclusive:
-			v = results.Inconclusive
+		case verdicts.NotReproduced:
+			return verdicts.NotReproduced
+		case verdicts.Inconclusive:
+			v = verdicts.Inconclusive
 		}
 	}
 	for i, o := range r.Expects {
 		was := r.BundleVerdict(i)
 		switch {
 		case FailedExpect(o.Verdict) && FailedExpect(was): // as published
-		case FailedExpect(o.Verdict) && (was == results.VerdictPass || was == results.VerdictReproduced):
-			return results.NotReproduced
-		case o.Verdict == results.VerdictPass, o.Verdict == results.VerdictReproduced, o.Verdict == results.VerdictNotComparable:
+		case FailedExpect(o.Verdict) && (was == verdicts.VerdictPass || was == verdicts.VerdictReproduced):
+			return verdicts.NotReproduced
+		case o.Verdict == verdicts.VerdictPass, o.Verdict == verdicts.VerdictReproduced, o.Verdict == verdicts.VerdictNotComparable:
 		default:
-			v = results.Inconclusive
+			v = verdicts.Inconclusive
 		}
 	}
 	return v
 }
 
 // FailedExpect says whether v is an expect block's verdict that lab check exits 2 on.
-func FailedExpect(v results.Verdict) bool {
-	return v == results.VerdictFail || v == results.VerdictNotReproduced
+func FailedExpect(v verdicts.Verdict) bool {
+	return v == verdicts.VerdictFail || v == verdicts.VerdictNotReproduced
 }
 
 // BundleVerdict is expect block i's verdict on the bundle's run (""
 // when unknown).
-func (r *Reproduction) BundleVerdict(i int) results.Verdict {
+func (r *Reproduction) BundleVerdict(i int) verdicts.Verdict {
 	if i < len(r.BundleExpects) && r.BundleExpects[i].Name == r.Expects[i].Name {
 		return r.BundleExpects[i].Verdict
 	}

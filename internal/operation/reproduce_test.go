@@ -6,6 +6,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // cell is three runs of one cell at gbps, on a runner at the given CPU
@@ -31,15 +32,15 @@ func TestReproduceCellsNotComparable(t *testing.T) {
 	tests := []struct {
 		name      string
 		pub, new  []results.Record
-		want      results.Reproduction
+		want      verdicts.Reproduction
 		note      string
-		wantTotal results.Reproduction
+		wantTotal verdicts.Reproduction
 	}{
-		{"same runner", cell(10, 10, true), cell(10, 12, true), results.Reproduced, "", results.Reproduced},
-		{"busy vs quiet runner", cell(10, 94, true), cell(10, 20, true), results.EnvNotComparable,
-			"not comparable: CPU pressure 94% vs 20%", results.Inconclusive},
-		{"old bundle", cell(10, 0, false), cell(10, 20, true), results.Reproduced,
-			"published: no runner environment recorded", results.Reproduced},
+		{"same runner", cell(10, 10, true), cell(10, 12, true), verdicts.Reproduced, "", verdicts.Reproduced},
+		{"busy vs quiet runner", cell(10, 94, true), cell(10, 20, true), verdicts.EnvNotComparable,
+			"not comparable: CPU pressure 94% vs 20%", verdicts.Inconclusive},
+		{"old bundle", cell(10, 0, false), cell(10, 20, true), verdicts.Reproduced,
+			"published: no runner environment recorded", verdicts.Reproduced},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // ReproduceArgs are reproduce's arguments, parsed from its flags by the
@@ -95,7 +96,7 @@ func (o *Operation) Reproduce(ctx context.Context, args ReproduceArgs, view Repr
 	if err := view.Reproduction(r); err != nil {
 		return err
 	}
-	if r.Verdict == results.NotReproduced || args.Strict && r.Verdict != results.Reproduced {
+	if r.Verdict == verdicts.NotReproduced || args.Strict && r.Verdict != verdicts.Reproduced {
 		return ErrExpectFailed
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/lab-bench/lab/internal/bundle"
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 func (v *recView) Signed(who, file string) { v.say("signed by %s (%s)", who, file) }
@@ -124,7 +125,7 @@ func TestReproduceVerbStrict(t *testing.T) {
 		v := &recView{}
 		err := o.Reproduce(context.Background(), a, v)
 		verdict := v.lines[len(v.lines)-1]
-		settled := strings.Contains(verdict, "verdict: "+string(results.Reproduced))
+		settled := strings.Contains(verdict, "verdict: "+string(verdicts.Reproduced))
 		if wantFail := strict && !settled; errors.Is(err, ErrExpectFailed) != wantFail || err != nil && !errors.Is(err, ErrExpectFailed) {
 			t.Errorf("strict %v, %s: Reproduce = %v", strict, verdict, err)
 		}

@@ -15,7 +15,7 @@ import (
 // the two pairs, as one batch of flows (Batches); odd repeats put the
 // first cell on the first pair, even ones swap the pairs, so a constant
 // difference between the pairs cancels in the mean of each two repeats
-// (results.PairedRatio with results.DesignDuet). cells lists the cells
+// (verdicts.PairedRatio with results.DesignDuet). cells lists the cells
 // pair by pair, two per pair (spec.decodeDesign checked both). Each run
 // is configured with its own cell's settings on its own pair; the first
 // pair's run comes first in the batch.

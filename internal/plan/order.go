@@ -45,7 +45,7 @@ func (c cellRuns) at(n int, warmup bool) placed {
 //     rng; each even repeat is the repeat before it reversed (ABBA for two
 //     cells), a fold. Within a fold every cell's mean position is the
 //     same, so a linear drift of the host cancels in each cell's mean and
-//     in every shape (results.PairedRatio, which averages a fold's two
+//     in every shape (verdicts.PairedRatio, which averages a fold's two
 //     blocks), and the cells compared sit next to each other as often as
 //     a shuffle lets them; no periodic disturbance lines up with a cell.
 //   - interleaved: each pair's cells once per round in matrix order, the

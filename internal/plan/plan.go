@@ -26,6 +26,7 @@ import (
 	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/internal/verdicts"
 	"github.com/lab-bench/lab/machine"
 	"github.com/lab-bench/lab/providers"
 )
@@ -165,10 +166,10 @@ type Run struct {
 	// UntilVerdict (until = "verdict"): from repeat MinRepeat+1 on, the
 	// run is skipped once the group-sequential band rule decides every
 	// band of Bands — the throughput expectations (Gb/s) that select this
-	// cell — or finds more runs futile (results.GroupSeqLook, with the
+	// cell — or finds more runs futile (verdicts.GroupSeqLook, with the
 	// design Run.Sequential). A cell without bands runs every repeat.
-	UntilVerdict bool             `json:"until_verdict,omitempty"`
-	Bands        []results.Target `json:"bands,omitempty"`
+	UntilVerdict bool              `json:"until_verdict,omitempty"`
+	Bands        []verdicts.Target `json:"bands,omitempty"`
 	// MaxRepeat is an until = "verdict" cell's most runs (repeat.max).
 	MaxRepeat int  `json:"max_repeat,omitempty"`
 	Warmup    bool `json:"warmup,omitempty"`
@@ -657,14 +658,14 @@ func (g *Group) Machines() []machine.Machine {
 // cell (of pair), for adaptive repeats that stop on the verdict; nil
 // unless e's repeat is until = "verdict". Selectors match as `lab check`
 // matches them (rendered values; the key "pair" is the pair).
-func cellBands(e *spec.Experiment, pair string, cell []results.CellValue) []results.Target {
+func cellBands(e *spec.Experiment, pair string, cell []results.CellValue) []verdicts.Target {
 	if !e.UntilVerdict {
 		return nil
 	}
-	var out []results.Target
+	var out []verdicts.Target
 	for _, x := range e.Expects {
 		if x.Throughput != nil && selects(x.Where, pair, cell) {
-			out = append(out, results.Target{Value: x.Throughput.Value, Tolerance: x.Throughput.Tolerance})
+			out = append(out, verdicts.Target{Value: x.Throughput.Value, Tolerance: x.Throughput.Tolerance})
 		}
 	}
 	return out

@@ -3,8 +3,8 @@ package plan
 import (
 	"testing"
 
-	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/state"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // until = "verdict": each run carries the throughput bands of the expect
@@ -37,7 +37,7 @@ experiment "e" {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	want := map[string][]results.Target{
+	want := map[string][]verdicts.Target{
 		"mtu=1500": {{Value: 10, Tolerance: 0.5}},
 		"mtu=9000": {{Value: 20, Tolerance: 0.1}, {Value: 10, Tolerance: 0.5}},
 	}

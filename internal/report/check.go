@@ -7,25 +7,25 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // verdictColor is the ANSI colour of each verdict in the check table.
-var verdictColor = map[results.Verdict]string{
-	results.VerdictPass:         "\x1b[32m",
-	results.VerdictFail:         "\x1b[31m",
-	results.VerdictInconclusive: ansiYellow,
-	results.VerdictIncomplete:   ansiYellow,
+var verdictColor = map[verdicts.Verdict]string{
+	verdicts.VerdictPass:         "\x1b[32m",
+	verdicts.VerdictFail:         "\x1b[31m",
+	verdicts.VerdictInconclusive: ansiYellow,
+	verdicts.VerdictIncomplete:   ansiYellow,
 	// A published table's cells: reproduced as a pass, not reproduced as a
 	// fail; not comparable is no judgement (uncoloured).
-	results.VerdictReproduced:    "\x1b[32m",
-	results.VerdictNotReproduced: "\x1b[31m",
+	verdicts.VerdictReproduced:    "\x1b[32m",
+	verdicts.VerdictNotReproduced: "\x1b[31m",
 }
 
 // RenderChecks writes the expectation verdicts as a table: one row per
 // checked cell (or cell pair for ratios), then one summary line per
 // expectation.
-func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options) error {
+func RenderChecks(w io.Writer, runID string, outs []verdicts.Outcome, opt Options) error {
 	if _, err := fmt.Fprintf(w, "expectations checked against run %s\n", runID); err != nil {
 		return err
 	}
@@ -53,17 +53,17 @@ func RenderChecks(w io.Writer, runID string, outs []results.Outcome, opt Options
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render checks: %w", err)
 	}
-	counts := map[results.Verdict]int{}
+	counts := map[verdicts.Verdict]int{}
 	for _, o := range outs {
 		counts[o.Verdict]++
 	}
 	published := ""
-	for _, v := range []results.Verdict{results.VerdictReproduced, results.VerdictNotReproduced, results.VerdictNotComparable} {
+	for _, v := range []verdicts.Verdict{verdicts.VerdictReproduced, verdicts.VerdictNotReproduced, verdicts.VerdictNotComparable} {
 		if counts[v] > 0 {
 			published += fmt.Sprintf(", %d %s", counts[v], v)
 		}
 	}
 	_, err := fmt.Fprintf(w, "%d expectation(s): %d pass, %d fail, %d inconclusive, %d incomplete%s\n", len(outs),
-		counts[results.VerdictPass], counts[results.VerdictFail], counts[results.VerdictInconclusive], counts[results.VerdictIncomplete], published)
+		counts[verdicts.VerdictPass], counts[verdicts.VerdictFail], counts[verdicts.VerdictInconclusive], counts[verdicts.VerdictIncomplete], published)
 	return err
 }

@@ -9,23 +9,24 @@ import (
 
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // fakeOutcomes evaluates expectations with every verdict against the
 // fixed groups: pass and fail (deb), inconclusive (one run), incomplete
 // (a failed run), and a ratio.
-func fakeOutcomes() []results.Outcome {
-	exps := []results.Expectation{
+func fakeOutcomes() []verdicts.Outcome {
+	exps := []verdicts.Expectation{
 		{Name: "fbsd at 2.4 Gb/s", Experiment: "lro-mtu", Where: map[string]string{"pair": "fbsd", "mtu": "1500"},
-			Throughput: &results.Target{Value: 2.4, Tolerance: 0.15}},
+			Throughput: &verdicts.Target{Value: 2.4, Tolerance: 0.15}},
 		{Name: "fbsd jumbo", Experiment: "lro-mtu", Where: map[string]string{"pair": "fbsd", "mtu": "9000"},
-			Throughput: &results.Target{Value: 8.6, Tolerance: 0.15}},
+			Throughput: &verdicts.Target{Value: 8.6, Tolerance: 0.15}},
 		{Name: "deb at 15 Gb/s", Experiment: "lro-mtu", Where: map[string]string{"pair": "deb", "mtu": "1500"},
-			Throughput: &results.Target{Value: 15, Tolerance: 0.15}},
+			Throughput: &verdicts.Target{Value: 15, Tolerance: 0.15}},
 		{Name: "no retransmits", Experiment: "lro-mtu", Where: map[string]string{"mtu": "1500"},
-			Retransmits: &results.Target{Value: 0}},
+			Retransmits: &verdicts.Target{Value: 0}},
 	}
-	return results.Evaluate(fakeGroups(), exps)
+	return verdicts.Evaluate(fakeGroups(), exps)
 }
 
 func TestRenderChecksGolden(t *testing.T) {
@@ -63,7 +64,7 @@ func TestRenderCompareGolden(t *testing.T) {
 	test := fakeGroups()
 	test[0].ThroughputBps = results.Summarize([]float64{2.0e9, 2.05e9, 1.98e9})
 	var buf bytes.Buffer
-	ds := results.Compare(base, test, results.CompareOptions{Threshold: 0.02})
+	ds := verdicts.Compare(base, test, verdicts.CompareOptions{Threshold: 0.02})
 	if err := RenderCompare(&buf, "A", "B", ds, CompareOptions{Threshold: 0.02}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +75,8 @@ func TestRenderCompareGolden(t *testing.T) {
 // Benjamini–Hochberg and its false discovery rate; the default stays Holm.
 func TestRenderCompareBH(t *testing.T) {
 	var buf bytes.Buffer
-	ds := results.Compare(fakeGroups(), fakeGroups(), results.CompareOptions{Adjust: results.AdjustBH})
-	if err := RenderCompare(&buf, "A", "B", ds, CompareOptions{Adjust: results.AdjustBH}); err != nil {
+	ds := verdicts.Compare(fakeGroups(), fakeGroups(), verdicts.CompareOptions{Adjust: verdicts.AdjustBH})
+	if err := RenderCompare(&buf, "A", "B", ds, CompareOptions{Adjust: verdicts.AdjustBH}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"p (BH)", "Benjamini–Hochberg", "false discovery rate"} {

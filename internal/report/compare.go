@@ -11,16 +11,17 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // changeColor is the ANSI colour of each comparison verdict.
-var changeColor = map[results.Change]string{
-	results.Improved:   "\x1b[32m",
-	results.Regressed:  "\x1b[31m",
-	results.TooNoisy:   ansiYellow,
-	results.Incomplete: ansiYellow,
+var changeColor = map[verdicts.Change]string{
+	verdicts.Improved:   "\x1b[32m",
+	verdicts.Regressed:  "\x1b[31m",
+	verdicts.TooNoisy:   ansiYellow,
+	verdicts.Incomplete: ansiYellow,
 	// not comparable: the runners differed, as inconclusive as too noisy
-	results.NotComparable: ansiYellow,
+	verdicts.NotComparable: ansiYellow,
 }
 
 // CompareOptions are Options plus the threshold the comparison used.
@@ -29,13 +30,13 @@ type CompareOptions struct {
 	// Threshold is the practical-significance threshold (fraction).
 	Threshold float64
 	// Adjust is the comparison's multiple-comparison adjustment
-	// (results.AdjustHolm, "" meaning it, or results.AdjustBH).
+	// (verdicts.AdjustHolm, "" meaning it, or verdicts.AdjustBH).
 	Adjust string
 }
 
 // RenderCompare writes a base-versus-test table, one row per cell, with
 // the raw and adjusted (Holm, or Benjamini–Hochberg) p-values and notes (noisy, failed runs).
-func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt CompareOptions) error {
+func RenderCompare(w io.Writer, base, test string, ds []verdicts.Delta, opt CompareOptions) error {
 	if _, err := fmt.Fprintf(w, "base %s → test %s\n", base, test); err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 		if d.Base.N > 0 && d.Test.N > 0 && d.Base.Mean != 0 {
 			delta = fmt.Sprintf("%+.1f %%", 100*d.RelDiff)
 		}
-		if d.Change != results.Missing && d.Change != results.NotComparable {
+		if d.Change != verdicts.Missing && d.Change != verdicts.NotComparable {
 			p, padj = fmt.Sprintf("%.3g", d.P), fmt.Sprintf("%.3g", d.PAdjusted)
 		}
 		v := string(d.Change)
@@ -80,10 +81,10 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 	}
 	threshold := opt.Threshold
 	if threshold <= 0 {
-		threshold = results.DefaultThreshold
+		threshold = verdicts.DefaultThreshold
 	}
 	correction := "Holm–Bonferroni across the %d tested cells (family-wise α = %.2f). "
-	if opt.Adjust == results.AdjustBH {
+	if opt.Adjust == verdicts.AdjustBH {
 		correction = "Benjamini–Hochberg across the %d tested cells (false discovery rate α = %.2f). "
 	}
 	_, err := fmt.Fprintf(w, "Welch's t-test, two-sided, "+correction+
@@ -91,10 +92,10 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 		"\"too noisy\": neither; \"incomplete\": runs failed or are missing; \"missing\": a side has < 2 runs. "+
 		"MDE: the change seen with 80 %% power. shape: the change of the cell over the first cell of its pair, paired by block "+
 		"within each run (reproduced within ±%s %%).\n",
-		tested(ds), results.Alpha, number(100*threshold, 2), number(100*threshold, 2), number(100*shapeMargin(ds), 2))
-	if err == nil && slices.ContainsFunc(ds, func(d results.Delta) bool { return d.Change == results.NotComparable }) {
+		tested(ds), verdicts.Alpha, number(100*threshold, 2), number(100*threshold, 2), number(100*shapeMargin(ds), 2))
+	if err == nil && slices.ContainsFunc(ds, func(d verdicts.Delta) bool { return d.Change == verdicts.NotComparable }) {
 		_, err = fmt.Fprintf(w, "\"not comparable\": the runner's CPU pressure or load differed between the runs (medians more than %s points or ×%s apart), so the cell is not tested.\n",
-			number(results.ComparablePressure, 0), number(results.ComparableLoad, 0))
+			number(verdicts.ComparablePressure, 0), number(verdicts.ComparableLoad, 0))
 	}
 	return err
 }
@@ -104,7 +105,7 @@ func RenderCompare(w io.Writer, base, test string, ds []results.Delta, opt Compa
 // 1 Gb/s, as a latency lab's is), and its decimals: the table once said
 // "0.00 ± 0.00" Gb/s where the plot said Mb/s, and gave a latency no ± CI
 // (issue 35).
-func compareScale(m results.Metric, ds []results.Delta) (unitScale, int) {
+func compareScale(m results.Metric, ds []verdicts.Delta) (unitScale, int) {
 	top := 0.0
 	for _, d := range ds {
 		for _, s := range []results.Summary{d.Base, d.Test} {
@@ -122,17 +123,17 @@ func compareScale(m results.Metric, ds []results.Delta) (unitScale, int) {
 
 // adjustLabel names an adjustment in the p-value column's header.
 func adjustLabel(adjust string) string {
-	if adjust == results.AdjustBH {
+	if adjust == verdicts.AdjustBH {
 		return "BH"
 	}
 	return "Holm"
 }
 
 // tested counts the deltas that had a t-test.
-func tested(ds []results.Delta) int {
+func tested(ds []verdicts.Delta) int {
 	n := 0
 	for _, d := range ds {
-		if d.Change != results.Missing {
+		if d.Change != verdicts.Missing {
 			n++
 		}
 	}
@@ -149,7 +150,7 @@ func mdeText(mde float64) string {
 
 // compareShapeText renders a cell's shape change in compare's table:
 // "-48.0 % not reproduced (MDE 18.3 %)"; "-" for none.
-func compareShapeText(s *results.Shape) string {
+func compareShapeText(s *verdicts.Shape) string {
 	if s == nil {
 		return "-"
 	}
@@ -161,11 +162,11 @@ func compareShapeText(s *results.Shape) string {
 }
 
 // shapeMargin is the shape margin the deltas were judged with.
-func shapeMargin(ds []results.Delta) float64 {
+func shapeMargin(ds []verdicts.Delta) float64 {
 	for _, d := range ds {
 		if d.Shape != nil {
 			return d.Shape.Margin
 		}
 	}
-	return results.DefaultShapeMargin
+	return verdicts.DefaultShapeMargin
 }

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // CompareFormats are the formats RenderCompareFormat knows.
@@ -24,7 +25,7 @@ var CompareFormats = []string{"table", "svg", "html"}
 // an SVG overlaying base and test per cell (mean, 95 % CI, the verdict
 // above each pair of bars), or as a self-contained HTML page holding
 // that plot and the table.
-func RenderCompareFormat(w io.Writer, format, base, test string, ds []results.Delta, opt CompareOptions) error {
+func RenderCompareFormat(w io.Writer, format, base, test string, ds []verdicts.Delta, opt CompareOptions) error {
 	switch format {
 	case "", "table":
 		return RenderCompare(w, base, test, ds, opt)
@@ -37,12 +38,12 @@ func RenderCompareFormat(w io.Writer, format, base, test string, ds []results.De
 }
 
 // changeInk colours a comparison verdict as the HTML report colours verdicts.
-var changeInk = map[results.Change]color.Color{
-	results.Improved:      color.RGBA{0x1a, 0x7f, 0x37, 0xff},
-	results.Regressed:     color.RGBA{0xc6, 0x28, 0x28, 0xff},
-	results.TooNoisy:      color.RGBA{0x9a, 0x67, 0x00, 0xff},
-	results.Incomplete:    color.RGBA{0x9a, 0x67, 0x00, 0xff},
-	results.NotComparable: color.RGBA{0x9a, 0x67, 0x00, 0xff},
+var changeInk = map[verdicts.Change]color.Color{
+	verdicts.Improved:      color.RGBA{0x1a, 0x7f, 0x37, 0xff},
+	verdicts.Regressed:     color.RGBA{0xc6, 0x28, 0x28, 0xff},
+	verdicts.TooNoisy:      color.RGBA{0x9a, 0x67, 0x00, 0xff},
+	verdicts.Incomplete:    color.RGBA{0x9a, 0x67, 0x00, 0xff},
+	verdicts.NotComparable: color.RGBA{0x9a, 0x67, 0x00, 0xff},
 }
 
 // verdictLabels writes each cell's verdict and delta above its bars, in
@@ -65,7 +66,7 @@ func (v verdictLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 
 // comparePanel is the overlay: per cell, the base's bar (blue) and the
 // test's (orange), each with its 95 % CI whisker, the verdict above.
-func comparePanel(base, test string, ds []results.Delta) (*panel, error) {
+func comparePanel(base, test string, ds []verdicts.Delta) (*panel, error) {
 	if len(ds) == 0 {
 		return nil, fmt.Errorf("compare: no cells to plot")
 	}
@@ -145,7 +146,7 @@ func overlayPanel(title string, m results.Metric, cats, names []string, sums [][
 }
 
 // renderCompareSVG writes the overlay as SVG.
-func renderCompareSVG(w io.Writer, base, test string, ds []results.Delta) error {
+func renderCompareSVG(w io.Writer, base, test string, ds []verdicts.Delta) error {
 	p, err := comparePanel(base, test, ds)
 	if err != nil {
 		return err
@@ -171,7 +172,7 @@ pre { font-family: 'Liberation Mono', 'Courier New', monospace; font-size: 0.85e
 
 // renderCompareHTML writes one self-contained page: the overlay and the
 // comparison table.
-func renderCompareHTML(w io.Writer, base, test string, ds []results.Delta, opt CompareOptions) error {
+func renderCompareHTML(w io.Writer, base, test string, ds []verdicts.Delta, opt CompareOptions) error {
 	svg, err := inlineSVG(func(w io.Writer) error { return renderCompareSVG(w, base, test, ds) })
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // TestCompareFormats: -format svg overlays base and test with one pair of
@@ -23,7 +24,7 @@ import (
 func TestCompareFormats(t *testing.T) {
 	base, test := fakeGroups(), fakeGroups()
 	test[0].ThroughputBps = results.Summarize([]float64{2.0e9, 2.05e9, 1.98e9})
-	ds := results.Compare(base, test, results.CompareOptions{Threshold: 0.02})
+	ds := verdicts.Compare(base, test, verdicts.CompareOptions{Threshold: 0.02})
 	opt := CompareOptions{Threshold: 0.02}
 	var svg, page, table, plain bytes.Buffer
 	if err := RenderCompareFormat(&svg, "svg", "A", "B", ds, opt); err != nil {
@@ -80,7 +81,7 @@ func TestCompareFormats(t *testing.T) {
 // x = -46.8, so "latency p99: base …" read "99: base …" (issue 35).
 func TestPlotTextStaysOnCanvas(t *testing.T) {
 	base, test := fakeGroups(), fakeGroups()
-	ds := results.Compare(base, test, results.CompareOptions{Threshold: 0.02, Metric: results.MetricLatencyP99})
+	ds := verdicts.Compare(base, test, verdicts.CompareOptions{Threshold: 0.02, Metric: results.MetricLatencyP99})
 	var svg bytes.Buffer
 	if err := RenderCompareFormat(&svg, "svg", "20261201T113443Z-quickstart-base", "20261202T010039Z-quickstart-test", ds, CompareOptions{Threshold: 0.02}); err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func TestCompareTableUnits(t *testing.T) {
 		{"", "base Mb/s", "0.00 ± 0.00"},
 		{results.MetricLatencyMean, " ± ", ""},
 	} {
-		ds := results.Compare(g, g, results.CompareOptions{Threshold: 0.02, Metric: tc.metric})
+		ds := verdicts.Compare(g, g, verdicts.CompareOptions{Threshold: 0.02, Metric: tc.metric})
 		var out bytes.Buffer
 		if err := RenderCompare(&out, "A", "B", ds, CompareOptions{Threshold: 0.02}); err != nil {
 			t.Fatal(err)

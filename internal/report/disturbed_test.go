@@ -7,6 +7,7 @@ import (
 
 	"github.com/lab-bench/lab/bench"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Every report format names a cell's disturbed runs (issue 23 §1: the
@@ -83,7 +84,7 @@ func TestCompareTableNotComparable(t *testing.T) {
 				Environment: &results.Environment{CPUPressure: p, CPUPressureKnown: true, Load1Start: 2, Load1End: 2}})
 		}
 	}
-	ds := results.Compare(results.Group(recs[0]), results.Group(recs[1]), results.CompareOptions{})
+	ds := verdicts.Compare(results.Group(recs[0]), results.Group(recs[1]), verdicts.CompareOptions{})
 	var buf bytes.Buffer
 	if err := RenderCompare(&buf, "a", "b", ds, CompareOptions{}); err != nil {
 		t.Fatal(err)

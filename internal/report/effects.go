@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // htmlEffects is one experiment and pair's section of the HTML report's
@@ -25,7 +26,7 @@ type htmlEffects struct {
 }
 
 // effectsSections fits the throughput effects of every experiment and
-// pair whose matrix varies a factor (results.Effects) and plots them.
+// pair whose matrix varies a factor (verdicts.Effects) and plots them.
 func effectsSections(records []results.Record, groups []results.CellGroup) ([]htmlEffects, error) {
 	if records == nil {
 		for _, g := range groups {
@@ -33,7 +34,7 @@ func effectsSections(records []results.Record, groups []results.CellGroup) ([]ht
 		}
 	}
 	var out []htmlEffects
-	for _, fe := range results.Effects(records, results.MetricThroughput) {
+	for _, fe := range verdicts.Effects(records, results.MetricThroughput) {
 		if len(fe.Factors) == 0 || len(fe.Metrics) == 0 {
 			continue
 		}
@@ -64,10 +65,10 @@ type effectsPanel struct {
 	cats []string
 }
 
-// effectsPlot draws one bar per shown estimate (results.Term.Shown): a
+// effectsPlot draws one bar per shown estimate (verdicts.Term.Shown): a
 // two-level term's contrast, else each level's deviation from the mean,
 // in Gb/s with 95 % CI whiskers; one that is not estimable has no bar.
-func effectsPlot(title string, me results.MetricEffects) (effectsPanel, error) {
+func effectsPlot(title string, me verdicts.MetricEffects) (effectsPanel, error) {
 	var cats []string
 	var vals plotter.Values
 	var lo, hi []float64

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // TestHTMLEffects renders the HTML report of the firewall-jumbo bundle's
@@ -19,7 +20,7 @@ import (
 // firewall levels, the six interaction pairs), and an experiment whose
 // matrix varies nothing gets no section.
 func TestHTMLEffects(t *testing.T) {
-	b, err := os.ReadFile("../results/testdata/effects/records.json")
+	b, err := os.ReadFile("../verdicts/testdata/effects/records.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestHTMLEffects(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs = slices.DeleteFunc(recs, func(r results.Record) bool { return r.Experiment != "firewall" })
-	fe := results.Effects(recs, results.MetricThroughput)[0]
+	fe := verdicts.Effects(recs, results.MetricThroughput)[0]
 	p, err := effectsPlot("firewall/fw", fe.Metrics[0])
 	if err != nil {
 		t.Fatal(err)

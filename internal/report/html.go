@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // htmlPage is the template of the HTML report: one self-contained file
@@ -32,8 +33,8 @@ type htmlData struct {
 	CPU        template.HTML // inline SVG of the CPU panel
 	// Panels are the inline SVGs of every other metric's panel.
 	Panels   []template.HTML
-	Outcomes []results.Outcome
-	// Effects are the factor-effects sections (results.Effects).
+	Outcomes []verdicts.Outcome
+	// Effects are the factor-effects sections (verdicts.Effects).
 	Effects []htmlEffects
 	// ChecksNote says why there are no verdicts ("" when there are).
 	ChecksNote string

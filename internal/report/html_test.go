@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	headlesspkg "github.com/lab-bench/lab/internal/headless"
 	"html"
 	"os"
 	"path/filepath"
@@ -12,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	headlesspkg "github.com/lab-bench/lab/internal/headless"
+
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // chromium and headless are internal/headless's Chromium and Run: a
@@ -26,13 +28,13 @@ func headless(t *testing.T, bin, page string, extra ...string) (dom string, cons
 
 // htmlFixture renders the metrics fixture with verdicts that pass, fail
 // and are inconclusive.
-func htmlFixture(t *testing.T) (page []byte, groups []results.CellGroup, outs []results.Outcome) {
+func htmlFixture(t *testing.T) (page []byte, groups []results.CellGroup, outs []verdicts.Outcome) {
 	t.Helper()
 	groups = results.Group(fakeMetricRecords())
-	outs = results.Evaluate(groups, []results.Expectation{
-		{Name: "round trips under 1 ms", Experiment: "rr", Metrics: []results.MetricTarget{{Metric: results.MetricLatencyMean, Value: 1000, IsMax: true}}},
-		{Name: "no loss <script>alert(1)</script>", Experiment: "udp", Metrics: []results.MetricTarget{{Metric: results.MetricLoss, Value: 0.1, IsMax: true}}},
-		{Name: "8 Gb/s routed", Experiment: "fw", Throughput: &results.Target{Value: 8, Tolerance: 0.1}},
+	outs = verdicts.Evaluate(groups, []verdicts.Expectation{
+		{Name: "round trips under 1 ms", Experiment: "rr", Metrics: []verdicts.MetricTarget{{Metric: results.MetricLatencyMean, Value: 1000, IsMax: true}}},
+		{Name: "no loss <script>alert(1)</script>", Experiment: "udp", Metrics: []verdicts.MetricTarget{{Metric: results.MetricLoss, Value: 0.1, IsMax: true}}},
+		{Name: "8 Gb/s routed", Experiment: "fw", Throughput: &verdicts.Target{Value: 8, Tolerance: 0.1}},
 	})
 	var buf bytes.Buffer
 	if err := Render(&buf, "html", info, groups, Options{Outcomes: outs}); err != nil {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // junitSuites is the root of a JUnit XML report. Its attributes are the
@@ -54,7 +54,7 @@ type junitMessage struct {
 // matching `lab check -strict`'s exit status. A published cell reproduced
 // passes, not reproduced fails, not comparable is always <skipped>. The
 // message is the reason.
-func WriteJUnit(w io.Writer, runID string, outs []results.Outcome, strict bool) error {
+func WriteJUnit(w io.Writer, runID string, outs []verdicts.Outcome, strict bool) error {
 	root := junitSuites{Name: "lab check " + runID}
 	for _, o := range outs {
 		s := junitSuite{Name: o.Name}
@@ -67,8 +67,8 @@ func WriteJUnit(w io.Writer, runID string, outs []results.Outcome, strict bool) 
 				SystemOut: fmt.Sprintf("measured %s, expected %s: %s", c.Measured, c.Expected, c.Verdict)}
 			msg := &junitMessage{Message: c.Reason, Type: string(c.Verdict), Text: c.Reason}
 			switch {
-			case c.Verdict == results.VerdictPass || c.Verdict == results.VerdictReproduced:
-			case c.Verdict == results.VerdictNotComparable:
+			case c.Verdict == verdicts.VerdictPass || c.Verdict == verdicts.VerdictReproduced:
+			case c.Verdict == verdicts.VerdictNotComparable:
 				tc.Skipped = msg // no judgement, not even with strict
 				s.Skipped++
 			case c.Verdict.Failing() || strict:

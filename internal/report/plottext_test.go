@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/font"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // textBox is where an SVG text element's glyphs lie, in the SVG's own
@@ -137,7 +138,7 @@ func TestEveryPlotReads(t *testing.T) {
 					svgs[fmt.Sprintf("%s figure %d", format, i+1)] = s
 				}
 			}
-			ds := results.Compare(groups, groups, results.CompareOptions{Threshold: 0.02})
+			ds := verdicts.Compare(groups, groups, verdicts.CompareOptions{Threshold: 0.02})
 			var cmp bytes.Buffer
 			if err := RenderCompareFormat(&cmp, "svg", run.id+"-base", run.id+"-test", ds, CompareOptions{Threshold: 0.02}); err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Formats lists the formats Render knows, in the order help text shows them.
@@ -28,7 +29,7 @@ type Options struct {
 	Records []results.Record
 	// Outcomes are the spec's expectations checked against the run, for
 	// the html format; ChecksNote says why there are none.
-	Outcomes   []results.Outcome
+	Outcomes   []verdicts.Outcome
 	ChecksNote string
 }
 

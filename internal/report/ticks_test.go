@@ -13,6 +13,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/golden"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // TestNiceTicks: four to seven labelled ticks at round numbers, with the
@@ -55,7 +56,7 @@ func TestPlotGoldens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := results.Compare(groups, groups, results.CompareOptions{Threshold: 0.02})
+	ds := verdicts.Compare(groups, groups, verdicts.CompareOptions{Threshold: 0.02})
 	for _, tc := range []struct {
 		name   string
 		render func(io.Writer) error

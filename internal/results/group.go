@@ -133,7 +133,7 @@ func Group(records []Record) []CellGroup {
 		if r.pooled != nil {
 			a.group.RetransmitCounts.merge(*r.pooled)
 		} else {
-			a.group.RetransmitCounts.add(float64(m.Retransmits))
+			a.group.RetransmitCounts.Add(float64(m.Retransmits))
 		}
 		for _, mt := range Metrics {
 			if v, ok := mt.Value(r); ok {

@@ -124,10 +124,7 @@ func (s Store) Load(runID string) (RunInfo, []Record, error) {
 		return RunInfo{}, nil, fmt.Errorf("load run %s: %w", runID, err)
 	}
 	SortRecords(info.Experiments, recs)
-	info.plan(recs)
-	for i := range recs {
-		recs[i].design = info.Design[recs[i].Experiment] // "" reads as DesignBlocks
-	}
+	info.Plan(recs)
 	return info, recs, nil
 }
 

@@ -109,9 +109,14 @@ type PlannedCell struct {
 	Sequential *SeqDesign `json:"sequential,omitempty"`
 }
 
-// plan gives every record of its cell the number of repeats planned
-// for it (Record.planned), which Group reads.
-func (info RunInfo) plan(recs []Record) {
+// Plan gives every record its experiment's block design (Record.design,
+// "" reading as DesignBlocks) and the number of repeats planned for its
+// cell (Record.planned), which Group and the verdicts read: Store.Load
+// calls it, and so do simulations that make records of their own.
+func (info RunInfo) Plan(recs []Record) {
+	for i := range recs {
+		recs[i].design = info.Design[recs[i].Experiment] // "" reads as DesignBlocks
+	}
 	if len(info.Planned) == 0 {
 		return
 	}

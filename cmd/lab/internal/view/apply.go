@@ -14,6 +14,7 @@ import (
 	"github.com/lab-bench/lab/internal/plan"
 	"github.com/lab-bench/lab/internal/report"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Apply is apply's view (operation.ApplyView) for people, or with JSON
@@ -109,7 +110,7 @@ func (v *Apply) LockFile(wrote, kept bool) {
 }
 
 // Checks shows the expectations' verdicts after the run's summary.
-func (v *Apply) Checks(runID string, outs []results.Outcome) error {
+func (v *Apply) Checks(runID string, outs []verdicts.Outcome) error {
 	if !v.JSON {
 		fmt.Fprintln(v.Stdout)
 	}
@@ -118,7 +119,7 @@ func (v *Apply) Checks(runID string, outs []results.Outcome) error {
 
 // Checks shows the expectations' verdicts on run runID: as a table, or
 // with asJSON as one line, so that it fits apply's -json event stream.
-func Checks(w io.Writer, runID string, outs []results.Outcome, asJSON, color bool) error {
+func Checks(w io.Writer, runID string, outs []verdicts.Outcome, asJSON, color bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(map[string]any{"type": "check", "run": runID, "outcomes": outs})
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/lab-bench/lab/internal/results"
 	"github.com/lab-bench/lab/internal/spec"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Check is check's view (operation.CheckView) on W: a table, or with
@@ -24,7 +24,7 @@ func (v Check) NoExpectations(lab string) {
 }
 
 // Checks shows the verdicts on run runID.
-func (v Check) Checks(runID string, outs []results.Outcome) error {
+func (v Check) Checks(runID string, outs []verdicts.Outcome) error {
 	return Checks(v.W, runID, outs, v.JSON, v.Color)
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/atomicfile"
 	"github.com/lab-bench/lab/internal/report"
-	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Compare is compare's view (operation.CompareView): the verdicts as
@@ -25,7 +25,7 @@ type Compare struct {
 }
 
 // Comparison shows the verdicts of run testID over run baseID.
-func (v Compare) Comparison(baseID, testID string, ds []results.Delta) error {
+func (v Compare) Comparison(baseID, testID string, ds []verdicts.Delta) error {
 	o := atomicfile.NewOutput(v.Out, v.Stdout)
 	if v.JSON {
 		enc := json.NewEncoder(o)

@@ -10,13 +10,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Effects prints `lab effects`: for each experiment and pair, each
 // metric's fitted mean and, per term, the contrast (two levels) or each
 // level's deviation from the mean, with 95 % CI and the term's F test,
 // in the metric's display unit.
-func Effects(w io.Writer, info results.RunInfo, effs []results.FactorEffects) {
+func Effects(w io.Writer, info results.RunInfo, effs []verdicts.FactorEffects) {
 	fmt.Fprintf(w, "Run %s of lab %q: factor effects (least squares, sum-to-zero coding, 95 %% CI)\n", info.ID, info.Lab)
 	for _, fe := range effs {
 		fmt.Fprintf(w, "\n%s / %s: %d runs in %d cells", fe.Experiment, fe.Pair, fe.Runs, fe.Cells)
@@ -45,7 +46,7 @@ func Effects(w io.Writer, info results.RunInfo, effs []results.FactorEffects) {
 	}
 }
 
-func metricEffects(w io.Writer, me results.MetricEffects) {
+func metricEffects(w io.Writer, me verdicts.MetricEffects) {
 	m, _ := results.MetricByKey(me.Metric)
 	dec := m.Decimals + 1
 	label := m.Label
@@ -76,7 +77,7 @@ func metricEffects(w io.Writer, me results.MetricEffects) {
 }
 
 // estimateText is "+4.22\t[-0.87, 9.31]", or why there is no figure.
-func estimateText(m results.Metric, e results.Estimate, dec int) string {
+func estimateText(m results.Metric, e verdicts.Estimate, dec int) string {
 	switch {
 	case !e.Estimable:
 		return "not estimable\t(a cell it needs has no run)"

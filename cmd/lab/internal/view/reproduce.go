@@ -9,6 +9,7 @@ import (
 
 	"github.com/lab-bench/lab/internal/operation"
 	"github.com/lab-bench/lab/internal/results"
+	"github.com/lab-bench/lab/internal/verdicts"
 )
 
 // Reproduction writes a reproduction's verdicts for people.
@@ -62,7 +63,7 @@ func Reproduction(w io.Writer, r *operation.Reproduction) {
 }
 
 // ShapeText renders a block-paired ratio: "1.98 [1.90, 2.05] (10 blocks)".
-func ShapeText(l results.LogRatio) string {
+func ShapeText(l verdicts.LogRatio) string {
 	if l.Blocks == 0 {
 		return "— (no paired block)"
 	}
@@ -75,14 +76,14 @@ func ShapeText(l results.LogRatio) string {
 // ShapeChangeText renders a shape's change, its interval, MDE and verdict:
 // "change -48.5 % (95 % CI -55.1 % … -41.2 %), MDE 18.3 %: not
 // reproduced", with the blocks a 10 % change needs when inconclusive.
-func ShapeChangeText(c results.ShapeChange) string {
+func ShapeChangeText(c verdicts.ShapeChange) string {
 	s := fmt.Sprintf("change %+.1f %%", 100*c.Change)
 	if c.SE > 0 {
 		s += fmt.Sprintf(" (95 %% CI %+.1f %% … %+.1f %%), MDE %.1f %%", 100*c.ChangeLow, 100*c.ChangeHigh, 100*c.MDE)
 	}
 	s += ": " + string(c.Verdict)
-	if c.Verdict == results.Inconclusive && c.BlocksNeeded > 0 {
-		s += fmt.Sprintf(" — needs ≈ %d blocks a run to see %.0f %%", c.BlocksNeeded, 100*results.MDETarget)
+	if c.Verdict == verdicts.Inconclusive && c.BlocksNeeded > 0 {
+		s += fmt.Sprintf(" — needs ≈ %d blocks a run to see %.0f %%", c.BlocksNeeded, 100*verdicts.MDETarget)
 	}
 	if c.Note != "" {
 		s += " (" + c.Note + ")"
