@@ -4,14 +4,14 @@
 # the latest run.
 
 machine "pair.veth.client" {
-  template = "linux 6.18.44-fc-v1045; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
-  kernel   = "6.18.44-fc-v1045"
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
   driver   = "veth"
 }
 
 machine "pair.veth.server" {
-  template = "linux 6.18.44-fc-v1045; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
-  kernel   = "6.18.44-fc-v1045"
+  template = "linux 6.18.44-fc-v1294; iperf 3.12 (cJSON 1.7.15); iperf version 2.1.8 (12 August 2022) pthreads"
+  kernel   = "6.18.44-fc-v1294"
   driver   = "veth"
 }
 
