@@ -18,7 +18,7 @@ const (
 	DesignSequential = "sequential"
 )
 
-// DesignDuet: each repeat ran the experiment's two cells at once, one on
+// DesignDuet is the duet design: each repeat ran the experiment's two cells at once, one on
 // each of two pairs, the pairs swapped every second repeat (design =
 // "duet"): a unit is the mean of two repeats' log-ratios.
 const DesignDuet = "duet"
